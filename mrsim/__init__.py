@@ -1,0 +1,11 @@
+"""mrsim: a Hadoop-compatible MapReduce scheduler emulator.
+
+Layers, bottom up:
+
+* :mod:`mrsim.profiler` turns Hadoop logs and traces into :class:`mrsim.templates.Workload` objects
+  (SimMR's job templates, section III-A of the SimMR paper).
+* :mod:`mrsim.tracker` holds the event kernel and the emulated JobTracker / TaskTracker heartbeat layer.
+* top-level ``schedulers`` holds the scheduler plug-ins (one readable file each).
+"""
+
+__version__ = "0.1.0"

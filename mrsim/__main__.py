@@ -1,0 +1,5 @@
+import sys
+
+from mrsim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``mrsim`` subcommand (see :mod:`mrsim.cli`)."""

@@ -1,0 +1,1 @@
+"""MRProfiler: Hadoop logs and traces to job templates."""

@@ -1,0 +1,1 @@
+"""Event kernel and the emulated JobTracker / TaskTracker heartbeat layer."""
