@@ -1,0 +1,86 @@
+"""Fluid-model speed on the SWIM samples, and the ratio against the naive O(n)-per-event reference.
+
+Usage: python3 benchmarks/bench_fluid.py [--data DIR] [--repeat 3] [--sigma 0.5] [--seed 0] [--naive-loads 0.9 2.0]
+
+For every SWIM sample and every discipline it prints the event count, the best-of-``repeat`` wall time of
+:func:`mrsim.fluid.simulate` (workload parsing excluded) and events per second. Then, on FB-2010, it runs PS,
+FSP+FIFO and FSP+PS in both the fast (virtual-time, O(log n) per event) and the naive (:mod:`mrsim.fluid.naive`,
+O(n) per event) versions at each ``--naive-loads`` load, checks they agree, and prints the speed ratio. Event
+counts are asserted, so skipping work cannot pass as a speed-up. Peak RSS is printed last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+from mrsim.fluid import FluidPolicy, FluidWorkload, estimate_sizes, simulate
+from mrsim.fluid.naive import naive_simulate
+
+FILES = ("FB-2009_samples_24_times_1hr_0.tsv", "FB-2009_samples_24_times_1hr_1.tsv",
+         "FB-2010_samples_24_times_1hr_0.tsv")
+
+
+def _check_events(policy: FluidPolicy, n: int, events: int) -> None:
+    if policy in (FluidPolicy.FIFO, FluidPolicy.PS, FluidPolicy.SRPT):
+        assert events == 2 * n, (policy, events)
+    elif policy is FluidPolicy.LAS:
+        assert 2 * n <= events <= 3 * n, (policy, events)  # arrivals, completions, at most n level merges
+    else:
+        assert 2 * n < events <= 3 * n, (policy, events)  # plus virtual finishes before the last completion
+
+
+def _best(fn, repeat: int):
+    best = float("inf")
+    out = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=Path("/work/shared/data/swim"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sigma", type=float, default=0.5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--naive-loads", type=float, nargs="*", default=[0.9, 2.0])
+    args = ap.parse_args(argv)
+
+    print(f"fluid model, sigma={args.sigma}, seed={args.seed}, load 0.9, d/n 4, best of {args.repeat}")
+    print(f"{'trace':<36} {'scheduler':<9} {'jobs':>6} {'events':>7} {'wall_ms':>8} {'events/s':>10}")
+    for name in FILES:
+        w = FluidWorkload.from_swim(args.data / name)
+        est = estimate_sizes(w.size_s, args.sigma, args.seed)
+        for policy in FluidPolicy:
+            wall, out = _best(lambda: simulate(w, policy, est), args.repeat)
+            _check_events(policy, len(w), out.events)
+            print(f"{name:<36} {policy.value:<9} {len(w):>6} {out.events:>7} {wall * 1e3:>8.1f} "
+                  f"{out.events / wall:>10.0f}")
+
+    print()
+    print(f"fast vs naive O(n)-per-event reference on {FILES[2]} (sigma={args.sigma})")
+    print(f"{'load':>5} {'scheduler':<9} {'events':>7} {'fast_ms':>8} {'naive_ms':>9} {'ratio':>6} {'max|dt|_s':>10}")
+    for load in args.naive_loads:
+        w = FluidWorkload.from_swim(args.data / FILES[2], load=load)
+        est = estimate_sizes(w.size_s, args.sigma, args.seed)
+        sub, size, est_l = w.submit_s.tolist(), w.size_s.tolist(), est.tolist()
+        for policy in (FluidPolicy.PS, FluidPolicy.FSP_FIFO, FluidPolicy.FSP_PS):
+            fast_wall, fast = _best(lambda: simulate(w, policy, est), args.repeat)
+            naive_wall, naive = _best(lambda: naive_simulate(sub, size, est_l, policy), 1)
+            assert fast.events == naive.events, (policy, fast.events, naive.events)
+            diff = max(abs(a - b) for a, b in zip(fast.finish_s, naive.finish_s))
+            print(f"{load:>5.2f} {policy.value:<9} {fast.events:>7} {fast_wall * 1e3:>8.1f} {naive_wall * 1e3:>9.1f} "
+                  f"{naive_wall / fast_wall:>6.1f} {diff:>10.2e}")
+    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"\npeak RSS {rss_kb / 1024:.0f} MB; python {sys.version.split()[0]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
