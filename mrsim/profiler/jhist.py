@@ -17,9 +17,11 @@ Memory: one job (one file) at a time; events are decoded one by one.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
+import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -278,6 +280,9 @@ def read_jhist_file(
         except _Truncated as cut:
             owner = acc.job_id if acc else job_id_in(path.name) or "?"
             report(warnings, f"job {owner}: {where}: event {cut.position} is cut off (file truncated); dropped")
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            owner = acc.job_id if acc else job_id_in(path.name) or "?"
+            report(warnings, f"job {owner}: {where}: compressed data ends early ({exc}); read up to there")
         except OSError as exc:
             raise InputError(f"{where}: unreadable ({exc})") from None
     if acc is None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -358,7 +359,10 @@ def _read_file(file: Path, stream: _JobStream, *, explicit: bool) -> Iterator[di
         yield from _drain(stream)
         return
     with open_text(file) as fh:
-        first = _first_line(fh)
+        try:
+            first = _first_line(fh)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise InputError(f"{where}: corrupt or empty compressed data ({exc})") from None
         if first is None:
             report(stream.warnings, f"{where}: empty file; skipped")
             return
@@ -367,7 +371,7 @@ def _read_file(file: Path, stream: _JobStream, *, explicit: bool) -> Iterator[di
                 raise InputError(f"{where}: not a Hadoop 0.20/1.x JobHistory log (first line {first[:60]!r})")
             report(stream.warnings, f"{where}: not a JobHistory log; skipped")
             return
-        lines = _chain_first(first, fh)
+        lines = _safe_lines(_chain_first(first, fh), where, stream)
         yield from _read_sections(lines, file.name, where, stream)
 
 
@@ -381,6 +385,18 @@ def _first_line(fh: Any) -> str | None:
 def _chain_first(first: str, fh: Any) -> Iterator[str]:
     yield first
     yield from fh
+
+
+def _safe_lines(lines: Iterator[str], where: str, stream: _JobStream) -> Iterator[str]:
+    """Lines until the data ends; a cut or corrupt gzip stream ends them early with a warning."""
+    count = 0
+    try:
+        for line in lines:
+            count += 1
+            yield line
+    except (EOFError, OSError, zlib.error) as exc:
+        owner = f"job {stream.acc.job_id}: " if stream.acc else ""
+        report(stream.warnings, f"{owner}{where}: compressed data ends early after line {count} ({exc}); read up to there")
 
 
 def _read_sections(lines: Iterator[str], file_name: str, where: str, stream: _JobStream) -> Iterator[dict[str, Any]]:
