@@ -7,7 +7,10 @@ Each job object carries ``job.id``, ``job.user``, ``job.queue.name``, ``job.star
 ``container.type`` (``map``/``reduce``, default map), ``count`` and ``container.request.delay``.
 Key names and defaults follow ``AMDefinitionSLS`` and ``TaskContainerDefinition`` (hadoop-sls).
 
-Times in SLS are ms relative to the simulation start; they stay relative here (``base_ms`` shifts them).
+Times in SLS are ms relative to the simulation start. Rumen and its consumers read a time <= 0 as
+unknown (``JobBuilder`` checks ``> 0``), so every time is shifted by ``base_ms``, by default
+:data:`DEFAULT_BASE_MS` (10**12 ms, 2001-09-09T01:46:40Z): the first job of a trace that starts at 0 then
+has a real submit time, and all gaps are unchanged.
 Every container becomes one task with one SUCCESS attempt. When only a duration is given, the attempt is
 synthetic: it starts at ``job.start.ms + container.request.delay`` and lasts the duration. ``count``
 repeats a task and ``job.count`` repeats a job (ids ``<job.id>_<k>``), as SLS does. Task ids are
@@ -37,6 +40,9 @@ from mrsim.profiler.logged import (
     report,
 )
 
+#: Epoch ms added to SLS's relative times so none is 0 (Rumen's "unknown").
+DEFAULT_BASE_MS = 10**12
+
 _SLS_KEYS = re.compile(rb'"(job\.(tasks|start\.ms|end\.ms|queue\.name|user|id|count)|num\.(nodes|racks)|am\.type|yarn\.sls\.am\.type)"\s*:')
 _HADOOP_JOB = re.compile(r"job_(\d+_\d+)")
 
@@ -64,7 +70,7 @@ def _task_prefix(job_id: str) -> str:
 
 
 def sls_job_to_logged(
-    obj: Mapping[str, Any], *, job_id: str, where: str, base_ms: int = 0, warnings: list[str] | None = None
+    obj: Mapping[str, Any], *, job_id: str, where: str, base_ms: int = DEFAULT_BASE_MS, warnings: list[str] | None = None
 ) -> dict[str, Any]:
     """One SLS job object -> a ``LoggedJob`` dict with synthetic tasks and attempts (times + ``base_ms``)."""
     tasks = obj.get("job.tasks")
@@ -142,11 +148,11 @@ def _task(prefix: str, kind: str, number: int, start: int, finish: int, host: An
 
 
 def iter_sls_jobs(
-    path: str | os.PathLike[str], *, warnings: list[str] | None = None, base_ms: int = 0
+    path: str | os.PathLike[str], *, warnings: list[str] | None = None, base_ms: int = DEFAULT_BASE_MS
 ) -> Iterator[dict[str, Any]]:
     """Yield a Rumen ``LoggedJob`` dict per SLS job (``job.count`` copies each), in file order.
 
-    ``base_ms`` is added to every time (SLS times are relative to the simulation start). Raises
+    ``base_ms`` (epoch ms) is added to every time, as SLS times are relative to the simulation start. Raises
     :class:`InputError` naming the file and line for malformed JSON or a job without tasks; tasks
     without a positive duration are skipped with a warning, as SLS refuses them.
     """

@@ -70,3 +70,25 @@ def test_directories(tmp_path: Path) -> None:
         detect_format(tmp_path)
     with pytest.raises(InputError, match="no such file"):
         detect_format(tmp_path / "nope")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        TRUNK / "dispatch-sample-v20-jt-log.gz",
+        JHIST / "mapreduce-client-jobclient" / "job_1329348432655_0001-10.jhist",
+        SLS / "inputsls.json",
+        TRUNK / "dispatch-trace-output.json.gz",
+    ],
+    ids=["jobhistory", "jhist", "sls", "rumen"],
+)
+def test_one_builder_serves_every_format(path: Path) -> None:
+    """The contract: every reader's dicts feed the same LoggedJob -> JobTemplate builder."""
+    from mrsim.profiler.builder import template_from_logged_job
+
+    for job in iter_logged_jobs(path, warnings=[]):
+        if job["outcome"] != "SUCCESS":
+            continue
+        template = template_from_logged_job(job, source=str(path), warnings=[])
+        succeeded = sum(any(a["result"] == "SUCCESS" for a in t["attempts"]) for t in job["mapTasks"])
+        assert template is not None and len(template.map_durations) == succeeded

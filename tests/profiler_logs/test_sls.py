@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.profiler.sls import iter_sls_jobs
+from mrsim.profiler.sls import DEFAULT_BASE_MS, iter_sls_jobs
 from tests.profiler_logs.gold import SLS
 
 
@@ -18,7 +18,7 @@ def _read(path: Path, **kw) -> tuple[list[dict], list[str]]:
 
 
 def test_real_sls_trace_exact_timeline() -> None:
-    jobs, warnings = _read(SLS / "inputsls.json")
+    jobs, warnings = _read(SLS / "inputsls.json", base_ms=0)
     assert warnings == []
     assert [(j["jobID"], j["queue"], j["user"], j["submitTime"], j["finishTime"]) for j in jobs] == [
         ("job_1", "sls_queue_1", "default", 0, 95375),
@@ -37,9 +37,11 @@ def test_real_sls_trace_exact_timeline() -> None:
     assert [j["totalMaps"] for j in jobs] == [3, 2] and jobs[0]["successfulMapAttemptCDFs"][3]["numberValues"] == 3
 
 
-def test_dag_variant_and_base_time() -> None:
-    jobs, _ = _read(SLS / "sls_dag.json", base_ms=1_000_000)
-    assert jobs[0]["submitTime"] == 1_000_000 and jobs[0]["mapTasks"][0]["startTime"] == 1_006_664
+def test_dag_variant_and_default_base_time() -> None:
+    """By default relative times are shifted so that no time is 0, which Rumen reads as unknown."""
+    jobs, _ = _read(SLS / "sls_dag.json")
+    assert jobs[0]["submitTime"] == DEFAULT_BASE_MS and jobs[0]["mapTasks"][0]["startTime"] == DEFAULT_BASE_MS + 6664
+    assert jobs[1]["finishTime"] - jobs[1]["submitTime"] == 197256 - 105204
 
 
 def test_header_counts_durations_and_copies(tmp_path: Path) -> None:
@@ -56,7 +58,7 @@ def test_header_counts_durations_and_copies(tmp_path: Path) -> None:
     ]
     path = tmp_path / "trace.json"
     path.write_text("\n".join(json.dumps(o, indent=1) for o in objects))
-    jobs, warnings = _read(path)
+    jobs, warnings = _read(path, base_ms=0)
     assert [j["jobID"] for j in jobs] == ["job_1369942127770_0653_0", "job_1369942127770_0653_1"]
     job = jobs[0]
     assert [(t["taskID"], t["startTime"], t["finishTime"]) for t in job["mapTasks"]] == [
