@@ -198,6 +198,11 @@ class NodeContention:
         return self._now
 
     def __len__(self) -> int:
+        """Tasks the engine has not heard the end of: running plus pending (finished, not yet collected)."""
+        return len(self._tasks) + len(self._pending_keys)
+
+    @property
+    def running(self) -> int:
         """Number of running (contending) tasks."""
         return len(self._tasks)
 

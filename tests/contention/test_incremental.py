@@ -184,3 +184,20 @@ def test_random_operations_keep_invariants() -> None:
         if nxt is not None:
             assert nxt[0] >= node.now - 1e-9 or nxt[1] in node
     assert cache.stats()["solves"] < 600
+
+
+def test_co_finishing_tasks_stay_pending_until_retired() -> None:
+    # Two identical tasks end at the same instant. Removing one leaves the other pending (no longer
+    # contending, still counted by len()), and next_completion() hands it out at the same time.
+    node = NodeContention(NodeSpec(1, 0))
+    node.add_task("a", (5.0,), 0.0)
+    node.add_task("b", (5.0,), 0.0)
+    t, key = node.next_completion()
+    assert (t, key) == (pytest.approx(10.0), "a")
+    assert node.remove_task("a", t) == 0.0
+    assert node.running == 0 and len(node) == 1 and "b" in node
+    assert node.next_completion() == (t, "b")
+    assert node.completion_time("b") == t
+    assert node.remove_task("b", t) == 0.0
+    assert len(node) == 0 and node.next_completion() is None
+    node._check()
