@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 import os
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -76,12 +77,24 @@ _SNIFFERS: tuple[tuple[Format, Any], ...] = (
 
 
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
-    """The first ``size`` bytes of ``path``, gunzipped when it starts with the gzip magic."""
+    """The first ``size`` bytes of ``path``, gunzipped when it starts with the gzip magic.
+
+    A gzip stream cut short still yields the bytes before the cut (a truncated log is still a log).
+    """
+    parts: list[bytes] = []
+    got = 0
     with open_binary(path) as fh:
         try:
-            return fh.read(size)
-        except (OSError, EOFError) as exc:
-            raise InputError(f"{path}: corrupt gzip data ({exc})") from None
+            while got < size:
+                part = fh.read(min(4096, size - got))
+                if not part:
+                    break
+                parts.append(part)
+                got += len(part)
+        except (OSError, EOFError, zlib.error) as exc:
+            if not parts:
+                raise InputError(f"{path}: corrupt gzip data ({exc})") from None
+    return b"".join(parts)
 
 
 def sniff_format(head: bytes, name: str) -> Format | None:

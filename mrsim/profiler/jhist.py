@@ -177,8 +177,8 @@ def _iter_events(fh: IO[bytes], where: str) -> Iterator[tuple[int, str, Mapping[
     """Yield ``(event number or line, type, body)`` from a ``.jhist`` byte stream."""
     head = fh.read(4)
     if head == CONTAINER_MAGIC:
-        fh.seek(0) if fh.seekable() else None
-        stream = fh if fh.seekable() else io.BytesIO(head + fh.read())
+        fh.seek(0)  # plain and gzip streams are seekable; a 4-byte rewind is cheap for both
+        stream = fh
         try:
             for number, record in enumerate(fastavro.reader(stream), start=1):
                 yield number, str(record.get("type")), _event_body(record.get("event"))
@@ -219,13 +219,12 @@ def _iter_binary_events(fh: IO[bytes], where: str, schema: Any) -> Iterator[tupl
         parsed = fastavro.parse_schema(schema)
     except Exception as exc:  # fastavro raises several types for a bad schema
         raise InputError(f"{where}: line 2: unusable Avro schema ({exc})") from None
-    stream = fh if fh.seekable() else io.BytesIO(fh.read())
+    # peek() tells a clean end from a cut record without seeking back (a GzipFile would re-decompress).
+    stream = fh if hasattr(fh, "peek") else io.BufferedReader(fh)  # type: ignore[arg-type]
     number = 0
     while True:
-        position = stream.tell()
-        if not stream.read(1):
+        if not stream.peek(1):
             return
-        stream.seek(position)
         number += 1
         try:
             record = fastavro.schemaless_reader(stream, parsed)

@@ -370,7 +370,7 @@ class JobAccumulator:
         self._failed_attempt_host = failed_attempt_host
         self._tasks: dict[str, dict[str, Any]] = {}
         self._attempts: dict[str, dict[str, Any]] = {}
-        self._orphans: list[str] = []
+        self._orphans: dict[str, None] = {}  # ids of tasks/attempts whose records were dropped, in order
         self._notes: list[str] = []
         self._finished = False
         self.has_events = False
@@ -464,13 +464,13 @@ class JobAccumulator:
 
     def task_updated(self, task_id: str, *, finish_time: int) -> None:
         """TaskUpdated: finish time only."""
-        task = self._task(task_id, "finish time")
+        task = self._task(task_id)
         if task is not None:
             task["finishTime"] = finish_time
 
     def task_finished(self, task_id: str, *, finish_time: int, status: str, counters: Counters | None) -> None:
         """TaskFinished / TaskFailed: finish time, status and task-level byte/record counters."""
-        task = self._task(task_id, "finish")
+        task = self._task(task_id)
         if task is None:
             return
         task["finishTime"] = finish_time
@@ -562,18 +562,19 @@ class JobAccumulator:
         add_statistics(job)
         self._check(job)
         if self._orphans:
-            shown = ", ".join(self._orphans[:3]) + (" ..." if len(self._orphans) > 3 else "")
-            self._notes.append(f"{len(self._orphans)} record(s) name a task that never started; dropped: {shown}")
+            ids = list(self._orphans)
+            shown = ", ".join(ids[:3]) + (" ..." if len(ids) > 3 else "")
+            self._notes.append(f"records of {len(ids)} task(s)/attempt(s) whose task never started were dropped: {shown}")
         for message in self._notes:
             report(self._warnings, f"job {self.job_id}: {message}")
         return job
 
     # ---- internals
 
-    def _task(self, task_id: str, what: str) -> dict[str, Any] | None:
+    def _task(self, task_id: str, orphan_id: str | None = None) -> dict[str, Any] | None:
         task = self._tasks.get(task_id)
         if task is None:
-            self._orphans.append(f"{what} of {task_id}")
+            self._orphans[orphan_id or task_id] = None
         return task
 
     def _attempt(self, task_id: str, attempt_id: str) -> dict[str, Any] | None:
@@ -581,7 +582,7 @@ class JobAccumulator:
         attempt = self._attempts.get(attempt_id)
         if attempt is not None:
             return attempt
-        task = self._task(task_id, f"attempt {attempt_id}")
+        task = self._task(task_id, attempt_id)
         if task is None:
             return None
         attempt = new_attempt(attempt_id)

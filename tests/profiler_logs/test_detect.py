@@ -92,3 +92,13 @@ def test_one_builder_serves_every_format(path: Path) -> None:
         template = template_from_logged_job(job, source=str(path), warnings=[])
         succeeded = sum(any(a["result"] == "SUCCESS" for a in t["attempts"]) for t in job["mapTasks"])
         assert template is not None and len(template.map_durations) == succeeded
+
+
+def test_a_cut_gzip_is_still_recognised(tmp_path: Path) -> None:
+    data = gzip.compress((JHIST / "mapreduce-client-jobclient" / "job_1329348432655_0001-10.jhist").read_bytes())
+    cut = tmp_path / "cut.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    assert detect_format(cut) is Format.JHIST
+    cut.write_bytes(data[:5])  # not even one block: nothing to go on
+    with pytest.raises(InputError, match="cut.gz"):
+        detect_format(cut)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import shutil
@@ -165,3 +166,17 @@ def test_directory_reads_every_jhist_in_name_order(tmp_path: Path) -> None:
         "job_1399356417814_19732", "job_1329348432655_0001", "job_1393307629410_0001",
         "job_1400206191003_0001", "job_1400204860297_0001",
     ]
+
+
+def test_gzipped_and_cut_binary_jhist(tmp_path: Path) -> None:
+    binary = tmp_path / "job_1329348432655_0001.jhist"
+    _binary_jhist(SLEEP10, binary)
+    data = binary.read_bytes()
+    zipped = tmp_path / "zipped.jhist.gz"
+    zipped.write_bytes(gzip.compress(data))
+    (expected,), _ = _read(SLEEP10)
+    assert _read(zipped)[0] == [expected]
+    binary.write_bytes(data[:-30])  # cut inside the last event (JOB_FINISHED)
+    (job,), warnings = _read(binary)
+    assert job["finishTime"] == -1 and job["reduceTasks"][0]["taskStatus"] == "SUCCESS"
+    assert any("job_1329348432655_0001" in w and "cut off" in w for w in warnings)
