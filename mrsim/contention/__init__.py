@@ -28,7 +28,7 @@ from mrsim.contention.multicore import (
 )
 from mrsim.contention.mva import ExactMVAResult, MultiClassResult, exact_mva, exact_mva_multiclass
 from mrsim.contention.network import Centre, CentreKind, Network, seidmann, seidmann_split
-from mrsim.contention.node import NodeSolution, NodeSpec, solve_mix
+from mrsim.contention.node import NodeSolution, NodeSpec, node_demand, solve_mix
 
 __all__ = [
     "Centre",
@@ -50,6 +50,7 @@ __all__ = [
     "exact_mva",
     "exact_mva_multiclass",
     "memory_contention_multiclass",
+    "node_demand",
     "predicted_utilization",
     "schweitzer_amva",
     "seidmann",

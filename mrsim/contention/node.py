@@ -75,6 +75,21 @@ class NodeSpec:
         return [cpu / m, cpu * (m - 1) / m, *demand[1:]]
 
 
+def node_demand(spec: NodeSpec, cpu: float, disk: float = 0.0, *, speed: float = 1.0) -> tuple[float, ...]:
+    """Demand vector on ``spec`` for a task needing ``cpu`` CPU seconds and ``disk`` disk seconds on a speed-1 node.
+
+    The disk demand is striped evenly over the node's disks (an assumption: traces give one disk figure), and
+    every demand is divided by ``speed`` (``mrsim.cluster.TrackerSpec.speed``: > 1 is faster). Raises
+    :class:`InputError` for disk demand on a node without disks or a non-positive speed.
+    """
+    if not math.isfinite(speed) or speed <= 0:
+        raise InputError(f"node speed must be positive and finite, got {speed!r}")
+    if disk > 0 and spec.disks == 0:
+        raise InputError(f"a task needs {disk} s of disk but the node has no disk")
+    share = disk / spec.disks if spec.disks else 0.0
+    return spec.check((cpu / speed,) + (share / speed,) * spec.disks, "task")
+
+
 @dataclass(frozen=True, slots=True)
 class NodeSolution:
     """One solved mix on a node.
