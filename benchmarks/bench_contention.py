@@ -157,7 +157,8 @@ def main() -> None:
     literal = time.process_time() - t0
     tasks_subset = sum(len(streams[i]) for i in subset)
     print(
-        f"[3] literal Epochs on {len(subset)} nodes ({tasks_subset} tasks): {literal:.2f} CPU s, {n_epoch_solves} solves; "
+        f"[3] literal Epochs on {len(subset)} nodes ({tasks_subset} tasks): {literal:.2f} CPU s, "
+        f"{n_epoch_solves} solves; "
         f"incremental on all {n_nodes} nodes: {wall:.2f} s -> "
         f"{(literal / tasks_subset) / (wall / n_tasks):.1f}x less time per task; "
         f"max relative difference in end times {worst:.1e}"

@@ -126,7 +126,9 @@ def dispatch_stream(
     width = {s.spec.width for s in servers}
     for j in jobs:
         if len(width) != 1 or len(j.demands) not in width:
-            raise InputError(f"job {j.name}: demand vector length {len(j.demands)} does not fit every server {sorted(width)}")
+            raise InputError(
+                f"job {j.name}: demand vector length {len(j.demands)} does not fit every server {sorted(width)}"
+            )
         if isinstance(j.tasks, bool) or not isinstance(j.tasks, int) or j.tasks < 1:
             raise InputError(f"job {j.name}: task count must be a positive integer, got {j.tasks!r}")
         if not math.isfinite(j.arrival):

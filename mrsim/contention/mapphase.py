@@ -73,11 +73,13 @@ def map_phase_time(
         gamma: the measured slope of map-task concurrency versus slots (eq. 3.2), in (0, 1].
         fractional: how to evaluate the last wave's non-integer per-node concurrency.
     """
-    for name, v in (("number of maps", n_maps), ("slots", total_slots), ("nodes", nodes)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name == "number of maps" else 1):
-            raise InputError(f"map phase: {name} must be a {'non-negative' if name == 'number of maps' else 'positive'} integer, got {v!r}")
+    for name, v, low in (("number of maps", n_maps, 0), ("slots", total_slots, 1), ("nodes", nodes, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise InputError(f"map phase: {name} must be an integer >= {low}, got {v!r}")
     if total_slots % nodes:
-        raise InputError(f"map phase: {total_slots} slots do not divide evenly over {nodes} nodes (eq. 3.1 assumes n = k c)")
+        raise InputError(
+            f"map phase: {total_slots} slots do not divide evenly over {nodes} nodes (eq. 3.1 assumes n = k c)"
+        )
     if not (0.0 < gamma <= 1.0):
         raise InputError(f"map phase: gamma must be in (0, 1], got {gamma!r}")
     if not isinstance(fractional, FractionalConcurrency):

@@ -164,7 +164,8 @@ def exact_mva_multiclass(
                 q_tot[j] += x * r[j]
         queue[vec] = tuple(q_tot)
     if sum(pops) == 0:
-        return MultiClassResult((0.0,) * n_cls, (0.0,) * n_cls, ((0.0,) * k,) * n_cls, ((0.0,) * k,) * n_cls, (0.0,) * k)
+        zeros = (0.0,) * n_cls
+        return MultiClassResult(zeros, zeros, ((0.0,) * k,) * n_cls, ((0.0,) * k,) * n_cls, (0.0,) * k)
     # Response of an empty class is what one arriving job would see (arrival theorem), as in AMVA.
     final_q = queue[pops]
     resp, res, ql = [], [], []

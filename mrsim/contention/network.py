@@ -49,7 +49,9 @@ class Centre:
             raise InputError(f"centre {self.name!r}: a delay centre has no server count (got {self.servers})")
 
 
-def check_demand_rows(rows: Sequence[Sequence[float]], n_centres: int, what: str = "demands") -> tuple[tuple[float, ...], ...]:
+def check_demand_rows(
+    rows: Sequence[Sequence[float]], n_centres: int, what: str = "demands"
+) -> tuple[tuple[float, ...], ...]:
     """Validate a ``[class][centre]`` demand matrix and return it as tuples of Python floats.
 
     Raises :class:`InputError` naming the class and centre for a ragged row, a negative, NaN or infinite value.
@@ -108,7 +110,8 @@ class Network:
         for c in self.centres:
             if c.servers != 1:
                 raise InputError(
-                    f"centre {c.name!r} has {c.servers} servers; MVA needs single-server centres, apply seidmann() first"
+                    f"centre {c.name!r} has {c.servers} servers; MVA needs single-server centres, "
+                    "apply seidmann() first"
                 )
 
     def fold(self, per_centre: Sequence[float], n_original: int | None = None) -> tuple[float, ...]:

@@ -89,7 +89,8 @@ def test_demand_conservation_eq_5_1() -> None:
     for e in res.epochs:
         for pos, i in enumerate(e.mix):
             done[i] += e.accomplished[pos]
-            assert e.residual[pos] == pytest.approx(tuple(np.asarray(jobs[i][1]) - (done[i] - e.accomplished[pos])), abs=1e-9)
+            before = done[i] - e.accomplished[pos]  # accomplished in earlier epochs (eq. 5.2)
+            assert e.residual[pos] == pytest.approx(tuple(np.asarray(jobs[i][1]) - before), abs=1e-9)
     for i in range(12):
         assert done[i] == pytest.approx(jobs[i][1], rel=1e-9)
         # Contention can only slow a job down: its time is at least its isolated time sum(D) (one job: R = sum D).

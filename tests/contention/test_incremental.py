@@ -11,7 +11,9 @@ from mrsim.contention.node import NodeSpec, solve_mix
 from mrsim.errors import InputError
 
 
-def replay(spec: NodeSpec, jobs: list[tuple[float, tuple[float, ...]]], cache: MixCache | None = None) -> dict[int, float]:
+def replay(
+    spec: NodeSpec, jobs: list[tuple[float, tuple[float, ...]]], cache: MixCache | None = None
+) -> dict[int, float]:
     """Drive a NodeContention the way an engine with one event per completion would."""
     node = NodeContention(cache or MixCache(spec))
     ends: dict[int, float] = {}
@@ -139,7 +141,8 @@ def test_predictions_for_dispatchers() -> None:
     assert node.predicted_response_time((5.0, 5.0)) == pytest.approx(want.response[2], rel=1e-6)
     assert node.max_utilization() == max(node.utilization())
     assert node.signature() == sig and node.version == version
-    assert predicted_utilization(spec, [((100.0, 10.0), 1), ((50.0, 30.0), 1)]) == pytest.approx(node.utilization(), rel=1e-9)
+    standalone = predicted_utilization(spec, [((100.0, 10.0), 1), ((50.0, 30.0), 1)])
+    assert standalone == pytest.approx(node.utilization(), rel=1e-9)
     # A CPU-bound task on one core keeps it fully busy.
     assert predicted_utilization(NodeSpec(1, 0), [((7.0,), 3)]) == pytest.approx((1.0,))
 
