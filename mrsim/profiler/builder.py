@@ -1,0 +1,222 @@
+"""Turn Rumen ``LoggedJob`` dicts into :class:`~mrsim.templates.JobTemplate` objects (SimMR III-A).
+
+Every reader of the profiler (Rumen JSON, JobHistory logs, ``.jhist``, SLS) yields dicts in Rumen's
+``LoggedJob`` shape; this module is the single place where they become templates.
+
+Rules, in the words of the SimMR paper and Rumen's own consumers (``ZombieJob``):
+
+* Durations come from the **successful attempt's own timestamps** only (attempt finish − attempt start). In
+  0.20/1.x logs attempts use the TaskTracker clock and tasks the JobTracker clock; mixing them is wrong, so task
+  times are used only as a fallback when an attempt lacks a start or finish, and that fallback is reported.
+* The job's **map stage end** is the latest finish of its successful map attempts.
+* A successful reduce attempt is split at its sort end (``sortFinished``; else ``shuffleFinished``; else its
+  start, i.e. no shuffle). If it started before the map stage ended it is a first-wave reduce and contributes
+  the **non-overlapping** part of its shuffle, sort end − map stage end (at least 0), to
+  ``first_shuffle_durations``; otherwise sort end − start goes to ``typical_shuffle_durations``. Its reduce
+  duration is finish − sort end.
+* Out-of-order phase times (start ≤ shuffle ≤ sort ≤ finish violated, as in Rumen's branch-1 folded gold trace)
+  are clamped into [start, finish] and reported as a warning naming the job and attempt.
+* ``-1`` means unknown; Long.MIN/MAX sentinels (empty CDFs) are never read.
+
+Failed and killed work (a decision documented in the README): tasks without a successful attempt contribute no
+duration; their attempts are counted in ``extra["unsuccessful_attempts"]``. A FAILED or KILLED job is replayed
+with the tasks that did succeed (the work it really completed); if none did, it is skipped with a warning.
+A SUCCESS job with no tasks at all is malformed input and raises :class:`~mrsim.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from mrsim.errors import InputError
+from mrsim.templates import JobTemplate, Outcome, Priority, Workload
+
+_MS = 1000.0
+
+
+def _num(value: object) -> int:
+    """A Rumen long field as int; ``-1`` (unknown) for missing or non-numeric values."""
+    if isinstance(value, bool) or value is None:
+        return -1
+    if isinstance(value, (int, float)):
+        return int(value)
+    try:
+        return int(str(value))
+    except ValueError:
+        return -1
+
+
+def _successful_attempt(task: dict) -> dict | None:
+    for attempt in task.get("attempts") or ():
+        if attempt.get("result") == "SUCCESS":
+            return attempt
+    return None
+
+
+def _attempt_window(task: dict, attempt: dict, job_id: str, warnings: list[str]) -> tuple[int, int] | None:
+    start, finish = _num(attempt.get("startTime")), _num(attempt.get("finishTime"))
+    if start > 0 and finish >= start:
+        return start, finish
+    t_start, t_finish = _num(task.get("startTime")), _num(task.get("finishTime"))
+    aid = attempt.get("attemptID") or task.get("taskID")
+    if t_start > 0 and t_finish >= t_start:
+        warnings.append(f"job {job_id}: attempt {aid} has no valid start/finish; used the task's JobTracker times")
+        return t_start, t_finish
+    warnings.append(f"job {job_id}: attempt {aid} has no valid start/finish time; task dropped")
+    return None
+
+
+def _location_strings(task: dict) -> tuple[str, ...]:
+    hosts = []
+    for loc in task.get("preferredLocations") or ():
+        layers = loc.get("layers") if isinstance(loc, dict) else None
+        if layers:
+            hosts.append("/" + "/".join(str(x) for x in layers))
+    return tuple(hosts)
+
+
+def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str] | None = None) -> JobTemplate | None:
+    """Build one template from a ``LoggedJob`` dict; ``None`` when a failed/killed job did no usable work.
+
+    Cost: linear in the job's attempts.
+    """
+    warns: list[str] = warnings if warnings is not None else []
+    if not isinstance(job, dict) or not job.get("jobID"):
+        raise InputError(f"{source}: an object without a jobID is not a Rumen LoggedJob (is this a job trace?)")
+    job_id = str(job["jobID"])
+    outcome_raw = job.get("outcome")
+    try:
+        outcome = Outcome(str(outcome_raw).upper()) if outcome_raw else Outcome.UNKNOWN
+    except ValueError:
+        outcome = Outcome.UNKNOWN
+
+    map_tasks = [t for t in job.get("mapTasks") or () if (t.get("taskType") or "MAP") == "MAP"]
+    reduce_tasks = [t for t in job.get("reduceTasks") or () if (t.get("taskType") or "REDUCE") == "REDUCE"]
+    unsuccessful = 0
+
+    map_durations: list[float] = []
+    map_locations: list[tuple[str, ...]] = []
+    map_stage_end = -1
+    for task in map_tasks:
+        unsuccessful += sum(1 for a in task.get("attempts") or () if a.get("result") in ("FAILED", "KILLED"))
+        attempt = _successful_attempt(task)
+        if attempt is None:
+            continue
+        window = _attempt_window(task, attempt, job_id, warns)
+        if window is None:
+            continue
+        start, finish = window
+        map_durations.append((finish - start) / _MS)
+        map_locations.append(_location_strings(task))
+        map_stage_end = max(map_stage_end, finish)
+
+    first_shuffle: list[float] = []
+    typical_shuffle: list[float] = []
+    reduce_durations: list[float] = []
+    for task in reduce_tasks:
+        unsuccessful += sum(1 for a in task.get("attempts") or () if a.get("result") in ("FAILED", "KILLED"))
+        attempt = _successful_attempt(task)
+        if attempt is None:
+            continue
+        window = _attempt_window(task, attempt, job_id, warns)
+        if window is None:
+            continue
+        start, finish = window
+        shuffle_end, sort_end = _num(attempt.get("shuffleFinished")), _num(attempt.get("sortFinished"))
+        if sort_end <= 0:
+            sort_end = shuffle_end if shuffle_end > 0 else start
+        ordered = start <= (shuffle_end if shuffle_end > 0 else start) <= sort_end <= finish
+        if not ordered:
+            warns.append(
+                f"job {job_id}: reduce attempt {attempt.get('attemptID')} has shuffle/sort times out of order "
+                f"(start {start}, shuffle {shuffle_end}, sort {sort_end}, finish {finish}); clamped into [start, finish]"
+            )
+            sort_end = min(max(sort_end, start), finish)
+        if map_stage_end > 0 and start < map_stage_end:
+            first_shuffle.append(max(0, sort_end - map_stage_end) / _MS)
+        else:
+            typical_shuffle.append((sort_end - start) / _MS)
+        reduce_durations.append((finish - sort_end) / _MS)
+
+    n_tasks = len(map_durations) + len(reduce_durations)
+    if n_tasks == 0:
+        if outcome is Outcome.SUCCESS or not (map_tasks or reduce_tasks or _num(job.get("totalMaps")) > 0):
+            if outcome in (Outcome.FAILED, Outcome.KILLED):
+                warns.append(f"job {job_id}: {outcome.value} job with no completed task skipped")
+                return None
+            raise InputError(f"{source}: job {job_id} has no tasks with a usable successful attempt")
+        warns.append(f"job {job_id}: {outcome.value} job with no completed task skipped")
+        return None
+    if outcome in (Outcome.FAILED, Outcome.KILLED):
+        warns.append(f"job {job_id}: {outcome.value} job replayed with its {n_tasks} completed tasks only")
+
+    submit_ms = _num(job.get("submitTime"))
+    if submit_ms <= 0:
+        launch_ms = _num(job.get("launchTime"))
+        if launch_ms <= 0:
+            raise InputError(f"{source}: job {job_id} has no submitTime")
+        warns.append(f"job {job_id}: no submitTime; used launchTime")
+        submit_ms = launch_ms
+    finish_ms = _num(job.get("finishTime"))
+    actual = (finish_ms - submit_ms) / _MS if finish_ms > 0 and finish_ms >= submit_ms else None
+    has_locations = any(map_locations)
+
+    return JobTemplate(
+        job_id=job_id,
+        submit_s=submit_ms / _MS,
+        map_durations=np.asarray(map_durations, dtype=np.float64),
+        reduce_durations=np.asarray(reduce_durations, dtype=np.float64),
+        first_shuffle_durations=np.asarray(first_shuffle, dtype=np.float64),
+        typical_shuffle_durations=np.asarray(typical_shuffle, dtype=np.float64),
+        name=str(job.get("jobName") or ""),
+        user=str(job.get("user") or "default"),
+        queue=str(job.get("queue") or "default"),
+        priority=Priority.parse(job.get("priority")),
+        outcome=outcome,
+        actual_completion_s=actual,
+        map_locations=tuple(map_locations) if has_locations else None,
+        extra={"unsuccessful_attempts": unsuccessful},
+    )
+
+
+def workload_from_logged_jobs(jobs: Iterable[dict], *, source: str = "") -> Workload:
+    """Build a :class:`Workload` from ``LoggedJob`` dicts, sorting by submit time and renaming duplicate ids.
+
+    Duplicate job ids (Rumen's Folder repeats jobs) are kept as separate jobs named ``<id>#2``, ``#3``, ...
+    with a warning, because a folded trace really submits them again.
+    """
+    warnings: list[str] = []
+    templates: list[JobTemplate] = []
+    seen: dict[str, int] = {}
+    for logged in jobs:
+        template = template_from_logged_job(logged, source=source, warnings=warnings)
+        if template is None:
+            continue
+        count = seen.get(template.job_id, 0) + 1
+        seen[template.job_id] = count
+        if count > 1:
+            new_id = f"{template.job_id}#{count}"
+            warnings.append(f"job {template.job_id}: duplicate job id; occurrence {count} replayed as {new_id}")
+            template = template.with_changes(job_id=new_id)
+        templates.append(template)
+    if not templates:
+        raise InputError(f"{source}: no replayable job (every job failed or was killed before doing any work)")
+    return Workload.of(templates, source=source, warnings=warnings)
+
+
+def load_rumen_workload(path: str | os.PathLike[str]) -> Workload:
+    """Read a Rumen trace file into a workload (see :func:`mrsim.profiler.rumen.iter_rumen_jobs`)."""
+    from mrsim.profiler.rumen import iter_rumen_jobs
+
+    return workload_from_logged_jobs(iter_rumen_jobs(path), source=str(path))
+
+
+def iter_templates(jobs: Iterable[dict], *, source: str = "", warnings: list[str] | None = None) -> Iterator[JobTemplate]:
+    """Lazily convert ``LoggedJob`` dicts; skipped jobs are left out."""
+    for logged in jobs:
+        template = template_from_logged_job(logged, source=source, warnings=warnings)
+        if template is not None:
+            yield template

@@ -1,0 +1,99 @@
+"""Read Rumen JSON job traces: a stream of concatenated ``LoggedJob`` objects (no enclosing array).
+
+Follows Rumen's ``JsonObjectMapperParser`` (one ``readValue`` per job until EOF), with two differences users
+expect: gzip is detected from the content (magic bytes), not the file name, and malformed input ends in an
+:class:`~mrsim.errors.InputError` naming the file, line and column instead of a stack trace.
+
+Streaming: the file is decoded in chunks, one job object at a time, so memory stays proportional to the
+largest single job, not the file. Cost: linear in the file size (the C JSON decoder does the parsing).
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import json
+import os
+import zlib
+from typing import Iterator
+
+from mrsim.errors import InputError
+from mrsim.io.compressed import open_binary
+
+_CHUNK = 1 << 20
+_WHITESPACE = " \t\r\n"
+
+
+def _read_chunk(fh, path: os.PathLike[str] | str) -> bytes:
+    try:
+        return fh.read(_CHUNK)
+    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise InputError(f"{path}: corrupt gzip data ({exc})") from None
+
+
+def iter_rumen_jobs(path: str | os.PathLike[str]) -> Iterator[dict]:
+    """Yield each top-level JSON object of a Rumen trace as a dict, in file order.
+
+    A trace with no job at all, a truncated object, or anything that is not a JSON object raises
+    :class:`InputError` with the line where the problem starts.
+    """
+    decoder = json.JSONDecoder()
+    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    buf = ""
+    pos = 0
+    lines_before = 0  # newlines already dropped from the front of ``buf``
+    eof = False
+    seen = 0
+    with open_binary(path) as fh:
+
+        def refill() -> bool:
+            nonlocal buf, pos, lines_before, eof
+            chunk = _read_chunk(fh, path)
+            eof = not chunk
+            lines_before += buf.count("\n", 0, pos)
+            buf = buf[pos:] + utf8.decode(chunk, final=eof)
+            pos = 0
+            return not eof
+
+        while True:
+            while True:
+                n = len(buf)
+                while pos < n and buf[pos] in _WHITESPACE:
+                    pos += 1
+                if pos < n or eof or not refill():
+                    break
+            if pos >= len(buf):
+                break
+            if buf[pos] != "{":
+                line = lines_before + buf.count("\n", 0, pos) + 1
+                raise InputError(
+                    f"{path}: line {line}: expected a JSON object (a Rumen LoggedJob), found {buf[pos:pos + 20]!r}"
+                )
+            try:
+                obj, end = decoder.raw_decode(buf, pos)
+            except json.JSONDecodeError as exc:
+                if not eof and refill():
+                    continue
+                line = lines_before + buf.count("\n", 0, exc.pos) + 1
+                truncated = exc.pos >= len(buf.rstrip()) - 1
+                what = "truncated JSON" if truncated else f"invalid JSON ({exc.msg})"
+                raise InputError(f"{path}: line {line}: {what} in job object #{seen + 1}") from None
+            seen += 1
+            pos = end
+            yield obj
+    if seen == 0:
+        raise InputError(f"{path}: no job objects found (empty Rumen trace)")
+
+
+def read_rumen_topology(path: str | os.PathLike[str]) -> dict:
+    """Read a Rumen ``LoggedNetworkTopology`` JSON file (a single ``{"name", "children"}`` object)."""
+    from mrsim.io.compressed import read_bytes
+
+    raw = read_bytes(path)
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a Rumen topology JSON object ({exc})") from None
+    if not isinstance(obj, dict) or "children" not in obj:
+        raise InputError(f"{path}: not a Rumen topology (expected an object with 'name' and 'children')")
+    return obj

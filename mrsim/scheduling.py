@@ -1,0 +1,188 @@
+"""The scheduler plug-in contract, SimMR's narrow interface adapted onto it, and the plug-in registry.
+
+Hadoop-style contract (``org.apache.hadoop.mapred.TaskScheduler`` + ``JobInProgressListener``)::
+
+    class MyScheduler(TaskScheduler):
+        name = "mine"
+        def start(self, jt): ...                 # once, before the first event
+        def job_added(self, job): ...            # a job was submitted (it is RUNNING from now on)
+        def job_updated(self, job, change): ...  # e.g. JobChange.REDUCES_READY once slow start is met
+        def job_removed(self, job): ...          # the job finished
+        def assign_tasks(self, tracker) -> int:  # a heartbeat: launch tasks, return how many
+            ...
+
+``assign_tasks`` launches tasks by calling ``jt.obtain_new_map_task(job, tracker, locality)`` and
+``jt.obtain_new_reduce_task(job, tracker)`` (Hadoop's ``JobInProgress.obtainNew*Task``), which start the task at
+once and return whether one was launched. Schedulers read the job and tracker state objects but never write
+them. Return 0 quickly when nothing can be done: that is the common case on the hot path.
+
+SimMR's narrow interface (``choose_next_map_task(job_queue)`` / ``choose_next_reduce_task(job_queue)`` returning
+the job whose task runs next, or None) is adapted by :class:`NarrowPolicyScheduler`: on a heartbeat it asks the
+policy once per free slot.
+
+Plug-ins are found through the ``mrsim.schedulers`` entry-point group; the built-ins in the top-level
+``schedulers`` package register there too. A plug-in that fails to load is reported, never fatal.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import sys
+from importlib import metadata
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from mrsim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.state import JobState, TrackerState
+
+
+class Locality(enum.IntEnum):
+    """Cache levels of ``JobInProgress.findNewMapTask``: the most distant level a call may hand out."""
+
+    NODE = 1  # node-local only
+    RACK = 2  # node- or rack-local (FIFO's "local" call)
+    ANY = 3  # anything, including off-switch
+    NON_LOCAL = -1  # only off-rack or location-less splits (FIFO's "non-local" call)
+
+
+class JobChange(enum.Enum):
+    """Why ``job_updated`` was called (Hadoop's ``JobChangeEvent``)."""
+
+    REDUCES_READY = "reduces_ready"  # slow start met: reduces may now be scheduled
+    TASKS_REQUEUED = "tasks_requeued"  # tasks went back to pending (failure, preemption)
+    PRIORITY_CHANGED = "priority_changed"
+
+
+class TaskScheduler:
+    """Base class for Hadoop-style schedulers. Subclasses override the hooks they need."""
+
+    name = "base"
+    #: one line shown by ``mrsim schedulers``
+    summary = ""
+
+    def __init__(self, config: dict | None = None) -> None:
+        self.config = dict(config or {})
+        self.jt: "JobTracker"
+
+    def start(self, jt: "JobTracker") -> None:
+        self.jt = jt
+
+    def job_added(self, job: "JobState") -> None:
+        pass
+
+    def job_updated(self, job: "JobState", change: JobChange) -> None:
+        pass
+
+    def job_removed(self, job: "JobState") -> None:
+        pass
+
+    def assign_tasks(self, tracker: "TrackerState") -> int:
+        raise NotImplementedError
+
+    def describe(self) -> dict:
+        """Effective configuration, recorded beside every run's results."""
+        return {"name": self.name, **self.config}
+
+
+class NarrowPolicy:
+    """SimMR's policy interface: pick the job whose map (reduce) task runs next, or None."""
+
+    name = "narrow"
+
+    def choose_next_map_task(self, job_queue: Sequence["JobState"]) -> "JobState | None":
+        raise NotImplementedError
+
+    def choose_next_reduce_task(self, job_queue: Sequence["JobState"]) -> "JobState | None":
+        raise NotImplementedError
+
+    def job_added(self, job: "JobState") -> None:
+        pass
+
+    def job_removed(self, job: "JobState") -> None:
+        pass
+
+
+class NarrowPolicyScheduler(TaskScheduler):
+    """Runs a SimMR-style :class:`NarrowPolicy` on the heartbeat engine: one question per free slot.
+
+    The job queue handed to the policy holds the running jobs in arrival order. A policy that returns a job
+    with nothing runnable ends the round for that slot type (no busy loop).
+    """
+
+    def __init__(self, policy: NarrowPolicy, config: dict | None = None) -> None:
+        super().__init__(config)
+        self.policy = policy
+        self.name = policy.name
+        self.queue: list["JobState"] = []
+
+    def job_added(self, job: "JobState") -> None:
+        self.queue.append(job)
+        self.policy.job_added(job)
+
+    def job_removed(self, job: "JobState") -> None:
+        self.queue.remove(job)
+        self.policy.job_removed(job)
+
+    def assign_tasks(self, tracker: "TrackerState") -> int:
+        jt = self.jt
+        assigned = 0
+        for _ in range(tracker.map_slots - tracker.running_maps):
+            job = self.policy.choose_next_map_task(self.queue)
+            if job is None or not jt.obtain_new_map_task(job, tracker, Locality.ANY):
+                break
+            assigned += 1
+        for _ in range(tracker.reduce_slots - tracker.running_reduces):
+            job = self.policy.choose_next_reduce_task(self.queue)
+            if job is None or not jt.obtain_new_reduce_task(job, tracker):
+                break
+            assigned += 1
+        return assigned
+
+
+# --------------------------------------------------------------------------------------------- registry
+
+ENTRY_POINT_GROUP = "mrsim.schedulers"
+
+#: Built-in schedulers, used when mrsim runs from a source tree without installed entry points.
+BUILTIN_SCHEDULERS: dict[str, str] = {
+    "fifo": "schedulers.fifo:FifoScheduler",
+}
+
+
+def _load_target(target: str) -> Callable[..., object]:
+    module_name, _, attr = target.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attr)
+
+
+def available_schedulers(report: Callable[[str], None] | None = None) -> dict[str, Callable[..., object]]:
+    """Name → factory for every scheduler that loads; failures are reported through ``report`` (stderr)."""
+    report = report or (lambda msg: print(f"mrsim: warning: {msg}", file=sys.stderr))
+    targets: dict[str, str] = dict(BUILTIN_SCHEDULERS)
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        targets[ep.name] = ep.value
+    found: dict[str, Callable[..., object]] = {}
+    for name, target in sorted(targets.items()):
+        try:
+            found[name] = _load_target(target)
+        except Exception as exc:  # a broken third-party plug-in must not take mrsim down
+            report(f"scheduler plug-in {name!r} ({target}) failed to load: {type(exc).__name__}: {exc}")
+    return found
+
+
+def create_scheduler(name: str, config: dict | None = None) -> TaskScheduler:
+    """Instantiate the scheduler registered as ``name`` (a :class:`TaskScheduler` or a :class:`NarrowPolicy`)."""
+    factories = available_schedulers()
+    key = name.strip().lower()
+    if key not in factories:
+        raise InputError(f"unknown scheduler {name!r} (available: {', '.join(sorted(factories))})")
+    obj = factories[key]
+    instance = obj(config) if isinstance(obj, type) and issubclass(obj, TaskScheduler) else obj()  # type: ignore[call-arg]
+    if isinstance(instance, NarrowPolicy):
+        return NarrowPolicyScheduler(instance, config)
+    if not isinstance(instance, TaskScheduler):
+        raise InputError(f"scheduler {name!r} is neither a TaskScheduler nor a NarrowPolicy")
+    return instance

@@ -1,0 +1,393 @@
+"""The emulated JobTracker and TaskTracker heartbeat layer.
+
+What happens, in Hadoop terms (``JobTracker.heartbeat``, ``TaskTracker.offerService``):
+
+* **Job arrival** (``JobTracker.submitJob``): the job becomes RUNNING at once (setup/cleanup tasks are not
+  modelled) and the scheduler's ``job_added`` hook runs.
+* **Task finished** on a TaskTracker: the task stops running there, but the JobTracker learns of it only in
+  that tracker's next heartbeat (or an immediate out-of-band one when
+  ``mapreduce.tasktracker.outofband.heartbeat`` is true). Its slot is free from that heartbeat on.
+* **Heartbeat** of a tracker: (1) apply its reported completions (finished counts, slow start, map-stage end,
+  job completion); (2) if it has a free slot, call the scheduler's ``assign_tasks``; launched tasks start now.
+
+Same-instant order (documented and tested): job arrivals, then task completions, then heartbeats in tracker
+order. Each event class has its own ``order`` value in the kernel (0, 1 and 2 + tracker index).
+
+**Heartbeat timing.** Tracker *i* heartbeats at ``phase_i + k * interval`` (phases drawn once from a seeded
+stream). Most heartbeats change nothing, so by default they are not simulated (``engine-performance.md`` §1):
+a tracker is *parked* (no event queued) unless it has completions to report or it just launched tasks and still
+has free slots; anything that can make a parked tracker useful (a job arrival, slow start being met, one of its
+own tasks finishing) computes its next grid time arithmetically and queues just that heartbeat. The naive mode
+(``naive_heartbeats=True``) emits every heartbeat; tests check that both give identical results.
+
+With ``interval = 0`` (``--heartbeat-interval off``) the engine runs SimMR's task-completion-driven mode: a
+completion is applied at once and the tracker is offered work at the same instant, repeatedly while the
+scheduler keeps launching.
+
+**Reduce model** (SimMR III-B). A reduce occupies its slot from launch. If it launched before its job's map
+stage ended, its shuffle ends ``first_shuffle`` seconds after the job's last map *finished* (not after the
+heartbeat that reported it: the profiled first-shuffle is measured from the last map's own finish, so it already
+contains the reporting delay; the end is never earlier than the moment the map stage is known to be complete).
+Later reduces take ``typical_shuffle`` from launch. Then the reduce phase. Durations are divided by the
+node's speed factor.
+"""
+
+from __future__ import annotations
+
+import math
+from heapq import heappush
+from typing import Callable
+
+from mrsim.cluster import ClusterSpec
+from mrsim.hadoop_conf import HadoopConf
+from mrsim.rng import stream
+from mrsim.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.templates import Workload
+from mrsim.tracker.kernel import Kernel
+from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+
+# Event kinds (handler table index) and same-instant order values.
+EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT = 0, 1, 2
+ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = 0, 1, 2
+
+
+class JobTracker:
+    """One replay's live state and event handlers. Build with :func:`mrsim.tracker.replay.replay`."""
+
+    def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
+                 *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0) -> None:
+        self.workload = workload
+        self.cluster = cluster
+        self.conf = conf
+        self.scheduler = scheduler
+        self.kernel = Kernel()
+        n = len(cluster.trackers)
+        self.interval = conf.heartbeat_interval_s(n) if heartbeat_interval is None else float(heartbeat_interval)
+        self.task_mode = self.interval <= 0.0
+        self.naive = naive_heartbeats and not self.task_mode
+        self.oob = conf.outofband_heartbeat and not self.task_mode
+        phases = stream(seed, "heartbeat-phases").uniform(0.0, max(self.interval, 0.0), n).tolist() if n else []
+        self.trackers = [
+            TrackerState(i, t.name, t.rack, t.map_slots, t.reduce_slots, t.speed, t.cores, phases[i])
+            for i, t in enumerate(cluster.trackers)
+        ]
+        origin = workload.origin_s
+        self.jobs = [JobState(i, tmpl, tmpl.submit_s - origin, conf.slowstart_completed_maps)
+                     for i, tmpl in enumerate(workload.jobs)]
+        self.running_jobs: dict[int, JobState] = {}
+        self.total_map_slots = sum(t.map_slots for t in self.trackers)
+        self.total_reduce_slots = sum(t.reduce_slots for t in self.trackers)
+        # Aggregates Hadoop's schedulers compute each heartbeat; kept incrementally (O(1) per change).
+        self.remaining_maps = 0  # sum over RUNNING jobs of (desired - finished) maps
+        self.remaining_ready_reduces = 0  # same for reduces of jobs past slow start
+        self.cluster_status_maps = 0  # sum of trackers' last reported running maps
+        self.cluster_status_reduces = 0
+        self.jobs_done = 0
+        self.tasks_done = 0
+        self.heartbeats = 0
+        self.useful_heartbeats = 0
+        self.progress: Callable[[int], None] | None = None
+
+    # ----------------------------------------------------------------------------------------- running
+
+    def run(self, after_event: Callable[[], None] | None = None) -> None:
+        """Replay the whole workload to completion."""
+        kernel = self.kernel
+        for job in self.jobs:
+            kernel.schedule(job.submit, ORDER_JOB_ARRIVAL, EV_JOB_ARRIVAL, job.index, 0)
+        if self.naive:
+            for t in self.trackers:
+                self._schedule_heartbeat(t, t.phase)
+        self.scheduler.start(self)
+        kernel.run((self._on_job_arrival, self._on_task_done, self._on_heartbeat), after_event)
+
+    @property
+    def now(self) -> float:
+        return self.kernel.now
+
+    # ----------------------------------------------------------------------------------------- heartbeats
+
+    def _schedule_heartbeat(self, tracker: TrackerState, time: float) -> None:
+        tracker.hb_stamp += 1
+        tracker.next_hb = time
+        k = self.kernel
+        k.seq += 1
+        heappush(k.heap, (time, ORDER_HEARTBEAT + tracker.index, k.seq, EV_HEARTBEAT, tracker.index, tracker.hb_stamp))
+
+    def _next_grid_time(self, tracker: TrackerState, now: float) -> float:
+        """The first heartbeat of ``tracker`` not before ``now`` that has not already been passed in this instant."""
+        interval = self.interval
+        phase = tracker.phase
+        k = math.ceil((now - phase) / interval)
+        if k < 0:
+            k = 0
+        t = phase + k * interval
+        if t < now:
+            k += 1
+            t = phase + k * interval
+        elif k > 0 and phase + (k - 1) * interval >= now:
+            k -= 1
+            t = phase + k * interval
+        # A heartbeat at exactly ``now`` is still ahead only if its order comes after the event being handled.
+        if t == now and ORDER_HEARTBEAT + tracker.index <= self.kernel.order:
+            t = phase + (k + 1) * interval
+        return t
+
+    def wake(self, tracker: TrackerState) -> None:
+        """Make sure ``tracker`` has a heartbeat queued (its next grid time, or now in task mode)."""
+        if tracker.next_hb != INF:
+            return
+        now = self.kernel.now
+        if self.task_mode:
+            self._schedule_heartbeat(tracker, now)
+        else:
+            self._schedule_heartbeat(tracker, self._next_grid_time(tracker, now))
+
+    def wake_for_maps(self) -> None:
+        for t in self.trackers:
+            if t.next_hb == INF and t.running_maps < t.map_slots:
+                self.wake(t)
+
+    def wake_for_reduces(self) -> None:
+        for t in self.trackers:
+            if t.next_hb == INF and t.running_reduces < t.reduce_slots:
+                self.wake(t)
+
+    def wake_all(self) -> None:
+        """For schedulers whose state changed in a way the engine cannot see (e.g. a timer expired)."""
+        for t in self.trackers:
+            if t.next_hb == INF and (t.running_maps < t.map_slots or t.running_reduces < t.reduce_slots):
+                self.wake(t)
+
+    # ----------------------------------------------------------------------------------------- handlers
+
+    def _on_job_arrival(self, now: float, order: int, index: int, _b: int) -> None:
+        job = self.jobs[index]
+        job.materialize()
+        self.running_jobs[index] = job
+        self.remaining_maps += job.n_maps
+        self.scheduler.job_added(job)
+        if job.finished_maps >= job.slowstart_threshold and job.n_reduces:
+            self._reduces_ready(job)
+        if job.n_maps:
+            self.wake_for_maps()
+        if job.n_maps == 0 and job.n_reduces == 0:  # nothing to run (builders reject this; be safe)
+            self._finish_job(job, now)
+
+    def _on_task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
+        tracker = self.trackers[tracker_index]
+        if self.task_mode:
+            self._apply_completion(tracker, gid, now)
+            self._refresh_status(tracker)
+            self.wake(tracker)
+            return
+        tracker.reports.append(gid)
+        if self.oob:
+            self._schedule_heartbeat(tracker, now)  # supersedes a queued one (tombstoned by hb_stamp)
+            tracker.phase = now  # the TaskTracker's wait restarts from this heartbeat
+        elif not self.naive:
+            self.wake(tracker)
+
+    def _refresh_status(self, tracker: TrackerState) -> None:
+        self.cluster_status_maps += tracker.running_maps - tracker.status_maps
+        self.cluster_status_reduces += tracker.running_reduces - tracker.status_reduces
+        tracker.status_maps = tracker.running_maps
+        tracker.status_reduces = tracker.running_reduces
+
+    def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
+        tracker = self.trackers[tracker_index]
+        if stamp != tracker.hb_stamp:
+            return  # superseded by an out-of-band heartbeat
+        tracker.next_hb = INF
+        self.heartbeats += 1
+        reports = tracker.reports
+        if reports:
+            for gid in reports:
+                self._apply_completion(tracker, gid, now)
+            reports.clear()
+        self._refresh_status(tracker)
+        assigned = 0
+        tracker.hb_requested = False
+        if tracker.running_maps < tracker.map_slots or tracker.running_reduces < tracker.reduce_slots:
+            assigned = self.scheduler.assign_tasks(tracker)
+            if assigned:
+                self.useful_heartbeats += 1
+        if self.naive:
+            if tracker.next_hb == INF and self.jobs_done < len(self.jobs):
+                self._schedule_heartbeat(tracker, self._next_grid_time(tracker, now))
+            return
+        # After launching, the next heartbeat is still needed even with every slot busy: it reports the new
+        # tasks as running (cluster status counts that other trackers' scheduling reads). A scheduler that
+        # declined only for now (a condition other trackers can change) asks for it with request_heartbeat.
+        if (assigned or tracker.hb_requested) and tracker.next_hb == INF:
+            tracker.hb_requested = False
+            if self.task_mode:
+                if assigned:
+                    self._schedule_heartbeat(tracker, now)
+            else:
+                self._schedule_heartbeat(tracker, self._next_grid_time(tracker, now))
+
+    def request_heartbeat(self, tracker: TrackerState) -> None:
+        """Called by a scheduler inside ``assign_tasks`` when it declined for a reason that can change without
+        any event the engine wakes trackers for (e.g. FIFO's padding, which depends on other trackers' status):
+        the tracker then keeps its next regular heartbeat instead of being parked."""
+        tracker.hb_requested = True
+
+    # ----------------------------------------------------------------------------------------- completions
+
+    def _apply_completion(self, tracker: TrackerState, gid: int, now: float) -> None:
+        job = self.jobs[gid >> JOB_SHIFT]
+        self.tasks_done += 1
+        if gid & REDUCE_BIT:
+            tracker.running_reduces -= 1
+            job.running_reduces -= 1
+            job.finished_reduces += 1
+            self.remaining_ready_reduces -= 1
+        else:
+            tracker.running_maps -= 1
+            job.running_maps -= 1
+            job.finished_maps += 1
+            self.remaining_maps -= 1
+            finish = job.map_finish[gid & TASK_MASK]
+            if finish > job.last_map_finish:
+                job.last_map_finish = finish
+            if job.finished_maps == job.n_maps:
+                self._map_stage_done(job, now)
+            if not job.reduces_ready and job.n_reduces and job.finished_maps >= job.slowstart_threshold:
+                self._reduces_ready(job)
+        if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:
+            self._finish_job(job, now)
+
+    def _map_stage_done(self, job: JobState, now: float) -> None:
+        """Release first-wave reduces (SimMR's filler reduce gets its real first-shuffle duration)."""
+        job.map_stage_done = True
+        base = job.last_map_finish
+        first = job.first_shuffle
+        n_first = len(first)
+        trackers = self.trackers
+        k = self.kernel
+        for gid in job.waiting_reduces:
+            i = gid & TASK_MASK
+            tracker = trackers[job.reduce_tracker[i]]
+            speed = tracker.speed
+            shuffle_end = base + first[job.first_wave_count % n_first] / speed
+            job.first_wave_count += 1
+            if shuffle_end < now:
+                shuffle_end = now
+            finish = shuffle_end + job.reduce_dur[i] / speed
+            job.reduce_shuffle_end[i] = shuffle_end
+            job.reduce_finish[i] = finish
+            k.seq += 1
+            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+        job.waiting_reduces = []
+
+    def _reduces_ready(self, job: JobState) -> None:
+        job.reduces_ready = True
+        self.remaining_ready_reduces += job.n_reduces - job.finished_reduces
+        self.scheduler.job_updated(job, JobChange.REDUCES_READY)
+        self.wake_for_reduces()
+
+    def _finish_job(self, job: JobState, now: float) -> None:
+        job.finish_time = now
+        if job.reduces_ready:
+            self.remaining_ready_reduces -= job.n_reduces - job.finished_reduces
+        self.remaining_maps -= job.n_maps - job.finished_maps
+        del self.running_jobs[job.index]
+        self.jobs_done += 1
+        self.scheduler.job_removed(job)
+        if self.progress is not None:
+            self.progress(self.jobs_done)
+        if self.jobs_done == len(self.jobs):
+            # Only idle heartbeats can remain (naive mode): the replay is over.
+            self.kernel.heap.clear()
+            for t in self.trackers:
+                t.next_hb = INF
+
+    # ----------------------------------------------------------------------------------------- scheduler API
+
+    def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY) -> bool:
+        """Launch the job's next map on ``tracker`` now (``JobInProgress.obtainNew*MapTask``).
+
+        Locality: maps are treated as rack-local on every node (Hadoop's behaviour for splits with locations
+        on a single-rack topology), so node-only and non-local-only requests get nothing.
+        Returns whether a map was launched. Cost: O(log events).
+        """
+        i = job.next_map
+        if i >= job.n_maps or locality == Locality.NODE or locality == Locality.NON_LOCAL:
+            return False
+        job.next_map = i + 1
+        now = self.kernel.now
+        finish = now + job.map_dur[i] / tracker.speed
+        job.map_start[i] = now
+        job.map_finish[i] = finish
+        job.map_tracker[i] = tracker.index
+        job.running_maps += 1
+        tracker.running_maps += 1
+        if job.start_time < 0.0:
+            job.start_time = now
+        k = self.kernel
+        k.seq += 1
+        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i))
+        return True
+
+    def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
+        """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
+        i = job.next_reduce
+        if i >= job.n_reduces or not job.reduces_ready:
+            return False
+        job.next_reduce = i + 1
+        now = self.kernel.now
+        gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
+        job.reduce_start[i] = now
+        job.reduce_tracker[i] = tracker.index
+        job.running_reduces += 1
+        tracker.running_reduces += 1
+        if job.start_time < 0.0:
+            job.start_time = now
+        if job.map_stage_done:
+            speed = tracker.speed
+            typical = job.typical_shuffle
+            shuffle_end = now + typical[job.typical_count % len(typical)] / speed
+            job.typical_count += 1
+            finish = shuffle_end + job.reduce_dur[i] / speed
+            job.reduce_shuffle_end[i] = shuffle_end
+            job.reduce_finish[i] = finish
+            k = self.kernel
+            k.seq += 1
+            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+        else:
+            job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
+        return True
+
+    # ----------------------------------------------------------------------------------------- invariants
+
+    def check_invariants(self) -> None:
+        """Slot accounting and job counters are consistent (``_check()`` in the sortedcontainers sense).
+
+        Cost O(trackers + running jobs); for tests, run after every event.
+        """
+        now = self.kernel.now
+        maps = reduces = 0
+        for t in self.trackers:
+            assert 0 <= t.running_maps <= t.map_slots, f"{t}: map slots over-used"
+            assert 0 <= t.running_reduces <= t.reduce_slots, f"{t}: reduce slots over-used"
+            assert t.next_hb == INF or t.next_hb >= now, f"{t}: heartbeat queued in the past"
+            maps += t.running_maps
+            reduces += t.running_reduces
+        jm = jr = 0
+        remaining = ready = 0
+        for job in self.running_jobs.values():
+            assert 0 <= job.finished_maps <= job.next_map <= job.n_maps, f"{job}: map counters"
+            assert 0 <= job.finished_reduces <= job.next_reduce <= job.n_reduces, f"{job}: reduce counters"
+            assert job.running_maps == job.next_map - job.finished_maps, f"{job}: running maps"
+            assert job.running_reduces == job.next_reduce - job.finished_reduces, f"{job}: running reduces"
+            assert job.next_reduce == 0 or job.reduces_ready, f"{job}: reduce launched before slow start"
+            jm += job.running_maps
+            jr += job.running_reduces
+            remaining += job.n_maps - job.finished_maps
+            if job.reduces_ready:
+                ready += job.n_reduces - job.finished_reduces
+        assert maps == jm and reduces == jr, "tracker and job running counts disagree"
+        assert remaining == self.remaining_maps, "remaining map load out of sync"
+        assert ready == self.remaining_ready_reduces, "remaining reduce load out of sync"
+        assert self.cluster_status_maps == sum(t.status_maps for t in self.trackers)

@@ -1,0 +1,151 @@
+"""Replay results as flat records: per job, per task, and a summary; plus the JSON contract and CSV files.
+
+The ``--json`` object is a public contract (extend it, never break it)::
+
+    {"scheduler": str,
+     "jobs": [{"job_id", "submit_s", "start_s", "finish_s", "completion_s", "maps", "reduces",
+               "actual_completion_s"}, ...],
+     "summary": {"jobs", "tasks", "makespan_s", "mean_completion_s", "events", "wall_s", ...},
+     ...}
+
+Times are seconds from the first submission; ``completion_s = finish_s - submit_s``; ``start_s`` is the launch
+of the job's first task; ``actual_completion_s`` is the trace's finish − submit, or null when unknown.
+Extra keys (``spec``, ``summary.heartbeats`` ...) are additions, never replacements.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from mrsim.io import atomic_path
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.replay import ReplayOptions
+
+
+@dataclass
+class ReplayResult:
+    """Per-job table, per-task table (pandas, built once at the end), summary and the run's specification."""
+
+    scheduler: str
+    jobs: pd.DataFrame
+    tasks: pd.DataFrame
+    summary: dict
+    spec: dict = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def to_json_dict(self) -> dict:
+        jobs = []
+        for row in self.jobs.itertuples(index=False):
+            actual = row.actual_completion_s
+            jobs.append({
+                "job_id": row.job_id,
+                "submit_s": _r(row.submit_s),
+                "start_s": _r(row.start_s),
+                "finish_s": _r(row.finish_s),
+                "completion_s": _r(row.completion_s),
+                "maps": int(row.maps),
+                "reduces": int(row.reduces),
+                "actual_completion_s": None if actual is None or (isinstance(actual, float) and math.isnan(actual)) else _r(actual),
+            })
+        return {"scheduler": self.scheduler, "jobs": jobs, "summary": self.summary, "spec": self.spec,
+                "warnings": list(self.warnings)}
+
+    def write_csv(self, out_dir: str | os.PathLike[str]) -> list[Path]:
+        """Write ``jobs.csv`` and ``tasks.csv`` into ``out_dir`` (each atomically)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, frame in (("jobs.csv", self.jobs), ("tasks.csv", self.tasks)):
+            with atomic_path(out / name) as tmp:
+                frame.to_csv(tmp, index=False, float_format="%.6f")
+            written.append(out / name)
+        return written
+
+
+def _r(x: float) -> float:
+    return round(float(x), 6)
+
+
+def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) -> ReplayResult:
+    """Build the result tables from the JobTracker's flat per-job lists (pandas only here, at the edge)."""
+    jobs = jt.jobs
+    n = len(jobs)
+    submit = np.fromiter((j.submit for j in jobs), float, n)
+    start = np.fromiter((j.start_time for j in jobs), float, n)
+    finish = np.fromiter((j.finish_time for j in jobs), float, n)
+    actual = np.fromiter(
+        (j.template.actual_completion_s if j.template.actual_completion_s is not None else np.nan for j in jobs), float, n
+    )
+    deadline = np.fromiter((j.deadline for j in jobs), float, n)
+    job_frame = pd.DataFrame({
+        "job_id": [j.job_id for j in jobs],
+        "name": [j.template.name for j in jobs],
+        "user": [j.user for j in jobs],
+        "queue": [j.queue for j in jobs],
+        "submit_s": submit,
+        "start_s": start,
+        "finish_s": finish,
+        "completion_s": finish - submit,
+        "maps": [j.n_maps for j in jobs],
+        "reduces": [j.n_reduces for j in jobs],
+        "actual_completion_s": actual,
+        "deadline_s": np.where(np.isfinite(deadline), deadline, np.nan),
+    })
+    names = [t.name for t in jt.trackers]
+    parts = []
+    for j in jobs:
+        if j.n_maps:
+            parts.append(pd.DataFrame({
+                "job_id": j.job_id, "type": "MAP", "task": np.arange(j.n_maps),
+                "tracker": [names[i] for i in j.map_tracker], "start_s": j.map_start,
+                "shuffle_end_s": np.nan, "finish_s": j.map_finish,
+            }))
+        if j.n_reduces:
+            parts.append(pd.DataFrame({
+                "job_id": j.job_id, "type": "REDUCE", "task": np.arange(j.n_reduces),
+                "tracker": [names[i] for i in j.reduce_tracker], "start_s": j.reduce_start,
+                "shuffle_end_s": j.reduce_shuffle_end, "finish_s": j.reduce_finish,
+            }))
+    columns = ["job_id", "type", "task", "tracker", "start_s", "shuffle_end_s", "finish_s"]
+    task_frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+    completion = finish - submit
+    makespan = float(finish.max()) if n else 0.0
+    events = jt.kernel.events
+    summary = {
+        "jobs": n,
+        "tasks": int(sum(j.n_maps + j.n_reduces for j in jobs)),
+        "makespan_s": _r(makespan),
+        "mean_completion_s": _r(float(completion.mean())) if n else 0.0,
+        "events": int(events),
+        "wall_s": round(wall_s, 4),
+        "p95_completion_s": _r(float(np.percentile(completion, 95))) if n else 0.0,
+        "heartbeats": jt.heartbeats,
+        "events_per_s": round(events / wall_s, 1) if wall_s > 0 else None,
+    }
+    has_deadlines = np.isfinite(deadline)
+    if has_deadlines.any():
+        rel_deadline = deadline - submit
+        late = has_deadlines & (completion > rel_deadline + 1e-9)
+        summary["deadlines_missed"] = int(late.sum())
+        summary["relative_deadline_exceeded"] = _r(float(((completion[late] - rel_deadline[late]) / rel_deadline[late]).sum()))
+    spec = {
+        "mode": "task" if jt.task_mode else ("heartbeat-naive" if jt.naive else "heartbeat"),
+        "heartbeat_interval_s": jt.interval,
+        "hadoop_version": jt.conf.version.value,
+        "slowstart_completed_maps": jt.conf.slowstart_completed_maps,
+        "outofband_heartbeat": jt.conf.outofband_heartbeat,
+        "seed": options.seed,
+        "cluster": jt.cluster.describe(),
+        "scheduler": jt.scheduler.describe(),
+        "trace": jt.workload.source,
+    }
+    return ReplayResult(jt.scheduler.name, job_frame, task_frame, summary, spec, jt.workload.warnings)

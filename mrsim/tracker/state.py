@@ -1,0 +1,169 @@
+"""Live replay state: one small object per job and per TaskTracker, counters only, no per-task objects.
+
+A task is identified by an integer *gid*: ``(job_index << 25) | (is_reduce << 24) | task_index``
+(up to 16.7 million tasks of each kind per job). Per-task results live in flat per-job lists that are
+allocated once, when the job arrives.
+
+Schedulers may read every attribute documented here; only the JobTracker writes them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mrsim.templates import JobTemplate
+
+JOB_SHIFT = 25
+REDUCE_BIT = 1 << 24
+TASK_MASK = REDUCE_BIT - 1
+
+INF = float("inf")
+
+
+class JobState:
+    """A job in the JobTracker (Hadoop's ``JobInProgress``, counters only).
+
+    Attributes read by schedulers:
+        index: position in the workload (submit order); also the final FIFO tie-break.
+        job_id, user, queue, priority (int, lower first), submit (s, replay clock), deadline (absolute s or INF).
+        n_maps, n_reduces: desired task counts.
+        next_map / next_reduce: tasks launched so far (the next unlaunched index).
+        running_maps, finished_maps, running_reduces, finished_reduces: as the JobTracker knows them
+            (finished counts include only completions already reported by a heartbeat).
+        reduces_ready: slow start met (``finished_maps >= slowstart_threshold``).
+        map_stage_done: every map reported finished.
+    """
+
+    __slots__ = (
+        "index", "template", "job_id", "user", "queue", "priority", "submit", "deadline",
+        "n_maps", "n_reduces", "next_map", "next_reduce", "running_maps", "running_reduces",
+        "finished_maps", "finished_reduces", "slowstart_threshold", "reduces_ready", "map_stage_done",
+        "last_map_finish", "waiting_reduces", "first_wave_count", "typical_count",
+        "map_dur", "reduce_dur", "first_shuffle", "typical_shuffle",
+        "start_time", "finish_time", "map_start", "map_finish", "map_tracker",
+        "reduce_start", "reduce_shuffle_end", "reduce_finish", "reduce_tracker", "sched",
+    )
+
+    def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
+        self.index = index
+        self.template = template
+        self.job_id = template.job_id
+        self.user = template.user
+        self.queue = template.queue
+        self.priority = int(template.priority)
+        self.submit = submit
+        self.deadline = submit + template.deadline_s if template.deadline_s is not None else INF
+        self.n_maps = template.n_maps
+        self.n_reduces = template.n_reduces
+        self.next_map = 0
+        self.next_reduce = 0
+        self.running_maps = 0
+        self.running_reduces = 0
+        self.finished_maps = 0
+        self.finished_reduces = 0
+        # JobInProgress.initTasks: completedMapsForReduceSlowstart = ceil(fraction * numMapTasks)
+        self.slowstart_threshold = int(math.ceil(slowstart * self.n_maps))
+        self.reduces_ready = False
+        self.map_stage_done = self.n_maps == 0
+        self.last_map_finish = submit
+        self.waiting_reduces: list[int] = []
+        self.first_wave_count = 0
+        self.typical_count = 0
+        self.map_dur: list[float] = []
+        self.reduce_dur: list[float] = []
+        self.first_shuffle: list[float] = []
+        self.typical_shuffle: list[float] = []
+        self.start_time = -1.0
+        self.finish_time = -1.0
+        self.map_start: list[float] = []
+        self.map_finish: list[float] = []
+        self.map_tracker: list[int] = []
+        self.reduce_start: list[float] = []
+        self.reduce_shuffle_end: list[float] = []
+        self.reduce_finish: list[float] = []
+        self.reduce_tracker: list[int] = []
+        self.sched: object = None  # free slot for the scheduler's own per-job data
+
+    def materialize(self) -> None:
+        """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""
+        t = self.template
+        self.map_dur = t.map_durations.tolist()
+        self.reduce_dur = t.reduce_durations.tolist()
+        first = t.first_shuffle_durations.tolist()
+        typical = t.typical_shuffle_durations.tolist()
+        # Documented fallback (mrsim.templates): one shuffle array stands in for the other; none means 0 s.
+        self.first_shuffle = first or typical or [0.0]
+        self.typical_shuffle = typical or first or [0.0]
+        n, r = self.n_maps, self.n_reduces
+        self.map_start = [-1.0] * n
+        self.map_finish = [-1.0] * n
+        self.map_tracker = [-1] * n
+        self.reduce_start = [-1.0] * r
+        self.reduce_shuffle_end = [-1.0] * r
+        self.reduce_finish = [-1.0] * r
+        self.reduce_tracker = [-1] * r
+
+    @property
+    def pending_maps(self) -> int:
+        return self.n_maps - self.next_map
+
+    @property
+    def pending_reduces(self) -> int:
+        return self.n_reduces - self.next_reduce
+
+    @property
+    def done(self) -> bool:
+        return self.finish_time >= 0.0
+
+    def __repr__(self) -> str:
+        return f"<JobState {self.job_id} maps {self.finished_maps}/{self.n_maps} reduces {self.finished_reduces}/{self.n_reduces}>"
+
+
+class TrackerState:
+    """A TaskTracker as the JobTracker sees it.
+
+    Attributes read by schedulers:
+        index, name, host, rack, map_slots, reduce_slots, speed.
+        running_maps / running_reduces: tasks occupying slots now, including ones launched in this heartbeat.
+        status_maps / status_reduces: the counts the TaskTracker reported in its last heartbeat (Hadoop's
+            ``TaskTrackerStatus.countMapTasks``): what Hadoop's schedulers see during ``assignTasks``.
+    """
+
+    __slots__ = (
+        "index", "name", "host", "rack", "map_slots", "reduce_slots", "speed", "cores",
+        "running_maps", "running_reduces", "status_maps", "status_reduces",
+        "reports", "next_hb", "phase", "hb_stamp", "hb_requested", "busy_map_time", "busy_reduce_time",
+    )
+
+    def __init__(self, index: int, name: str, rack: str, map_slots: int, reduce_slots: int, speed: float,
+                 cores: int, phase: float) -> None:
+        self.index = index
+        self.name = name
+        self.host = name
+        self.rack = rack
+        self.map_slots = map_slots
+        self.reduce_slots = reduce_slots
+        self.speed = speed
+        self.cores = cores
+        self.running_maps = 0
+        self.running_reduces = 0
+        self.status_maps = 0
+        self.status_reduces = 0
+        self.reports: list[int] = []
+        self.next_hb = INF
+        self.phase = phase
+        self.hb_stamp = 0
+        self.hb_requested = False
+        self.busy_map_time = 0.0
+        self.busy_reduce_time = 0.0
+
+    @property
+    def free_map_slots(self) -> int:
+        return self.map_slots - self.running_maps
+
+    @property
+    def free_reduce_slots(self) -> int:
+        return self.reduce_slots - self.running_reduces
+
+    def __repr__(self) -> str:
+        return f"<TrackerState {self.name} maps {self.running_maps}/{self.map_slots} reduces {self.running_reduces}/{self.reduce_slots}>"

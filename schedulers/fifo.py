@@ -1,0 +1,142 @@
+"""FIFO: Hadoop 1.x's default ``org.apache.hadoop.mapred.JobQueueTaskScheduler``.
+
+Follows ``JobQueueTaskScheduler.assignTasks`` (identical in 0.20.2, 0.21, 0.22 and 1.2.1) and
+``JobQueueJobInProgressListener`` (``hadoop_schedulers.md`` §2):
+
+* Job order: priority (VERY_HIGH first), then start time, then job id (here: the trace's submit order, which
+  is (submit time, job id)).
+* Per-tracker load cap, spreading work when the cluster is under-loaded:
+  ``cap = min(ceil(remaining / cluster_slots * tracker_slots), tracker_slots)`` with ``remaining`` = desired −
+  finished tasks over running jobs (reduces only for jobs past slow start); the tracker gets at most
+  ``cap − running`` maps in this heartbeat.
+* Maps: repeatedly walk the queue from the head; a job's node-or-rack-local map is taken and the walk restarts;
+  otherwise its non-local map is taken and **map scheduling ends** (at most one off-switch map per heartbeat).
+* Padding (``mapred.jobtracker.taskalloc.capacitypad``, 0.01, only for clusters of more than 3 trackers): if
+  cluster running tasks + min(tracker slots, trunc(needed × pad)) ≥ cluster capacity, where needed sums the
+  desired tasks of running jobs **that have reduces** (Hadoop's filter, applied to maps too), at most one map is
+  given and only the head job with reduces is tried for a reduce.
+* Reduces: at most one per heartbeat.
+
+Cost per heartbeat: O(maps assigned × log jobs) — the queues of jobs with unlaunched maps and of jobs with
+schedulable reduces are kept sorted incrementally (``sortedcontainers``), so an idle answer is O(1).
+"""
+
+from __future__ import annotations
+
+import math
+
+from sortedcontainers import SortedKeyList
+
+from mrsim.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.tracker.state import JobState, TrackerState
+
+MIN_CLUSTER_SIZE_FOR_PADDING = 3  # JobQueueTaskScheduler.MIN_CLUSTER_SIZE_FOR_PADDING
+
+
+def fifo_order(job: JobState) -> tuple[int, float, int]:
+    """``JobQueueJobInProgressListener.FIFO_JOB_QUEUE_COMPARATOR``: priority, start time, job id."""
+    return (job.priority, job.submit, job.index)
+
+
+class FifoScheduler(TaskScheduler):
+    """Hadoop's FIFO scheduler, heartbeat by heartbeat."""
+
+    name = "fifo"
+    summary = "Hadoop 1.x JobQueueTaskScheduler: priority then submit order, load cap, padding, 1 reduce/heartbeat"
+
+    def start(self, jt) -> None:  # type: ignore[override]
+        super().start(jt)
+        self.pad = jt.conf.capacity_pad
+        self.padding_enabled = len(jt.trackers) > MIN_CLUSTER_SIZE_FOR_PADDING
+        self.map_queue: SortedKeyList = SortedKeyList(key=fifo_order)  # running jobs with unlaunched maps
+        self.reduce_queue: SortedKeyList = SortedKeyList(key=fifo_order)  # past slow start, unlaunched reduces
+        self.with_reduces: SortedKeyList = SortedKeyList(key=fifo_order)  # running jobs with numReduceTasks > 0
+        self.needed_maps = 0  # sum of desired maps over running jobs with reduces (padding)
+        self.needed_reduces = 0
+
+    def describe(self) -> dict:
+        return {"name": self.name, "capacity_pad": self.jt.conf.capacity_pad if hasattr(self, "jt") else None}
+
+    # --------------------------------------------------------------------------------- listener hooks
+
+    def job_added(self, job: JobState) -> None:
+        if job.n_maps:
+            self.map_queue.add(job)
+        if job.n_reduces:
+            self.with_reduces.add(job)
+            self.needed_maps += job.n_maps
+            self.needed_reduces += job.n_reduces
+
+    def job_updated(self, job: JobState, change: JobChange) -> None:
+        if change is JobChange.REDUCES_READY and job.next_reduce < job.n_reduces:
+            self.reduce_queue.add(job)
+        elif change is JobChange.TASKS_REQUEUED:
+            if job.next_map < job.n_maps and job not in self.map_queue:
+                self.map_queue.add(job)
+            if job.reduces_ready and job.next_reduce < job.n_reduces and job not in self.reduce_queue:
+                self.reduce_queue.add(job)
+
+    def job_removed(self, job: JobState) -> None:
+        if job in self.map_queue:
+            self.map_queue.remove(job)
+        if job in self.reduce_queue:
+            self.reduce_queue.remove(job)
+        if job.n_reduces:
+            self.with_reduces.remove(job)
+            self.needed_maps -= job.n_maps
+            self.needed_reduces -= job.n_reduces
+
+    # --------------------------------------------------------------------------------- heartbeat
+
+    def _exceeded_padding(self, running: int, capacity: int, needed: int, tracker_slots: int) -> bool:
+        """``JobQueueTaskScheduler.exceededPadding``; False when no running job has reduces."""
+        if not self.with_reduces:
+            return False
+        padding = min(tracker_slots, int(needed * self.pad)) if self.padding_enabled else 0
+        return running + padding >= capacity
+
+    def assign_tasks(self, tracker: TrackerState) -> int:
+        jt = self.jt
+        assigned = 0
+        map_queue = self.map_queue
+        slots = tracker.map_slots
+        if map_queue and tracker.running_maps < slots:
+            cap = min(math.ceil(jt.remaining_maps / jt.total_map_slots * slots), slots)
+            available = cap - tracker.running_maps
+            if available > 0:
+                exceeded = self._exceeded_padding(jt.cluster_status_maps, jt.total_map_slots, self.needed_maps, slots)
+                obtain = jt.obtain_new_map_task
+                stop = False
+                for _ in range(available):
+                    launched = None
+                    for job in map_queue:
+                        if obtain(job, tracker, Locality.RACK):
+                            launched = job
+                            stop = exceeded
+                            break
+                        if obtain(job, tracker, Locality.NON_LOCAL):
+                            launched = job
+                            stop = True
+                            break
+                    if launched is None:
+                        break
+                    assigned += 1
+                    if launched.next_map >= launched.n_maps:
+                        map_queue.remove(launched)
+                    if stop or not map_queue:
+                        break
+        slots = tracker.reduce_slots
+        if self.with_reduces and tracker.running_reduces < slots and jt.total_reduce_slots:
+            cap = min(math.ceil(jt.remaining_ready_reduces / jt.total_reduce_slots * slots), slots)
+            if cap - tracker.running_reduces > 0:
+                exceeded = self._exceeded_padding(jt.cluster_status_reduces, jt.total_reduce_slots,
+                                                  self.needed_reduces, slots)
+                job = self.with_reduces[0] if exceeded else (self.reduce_queue[0] if self.reduce_queue else None)
+                if job is not None and jt.obtain_new_reduce_task(job, tracker):
+                    assigned += 1
+                    if job.next_reduce >= job.n_reduces:
+                        self.reduce_queue.remove(job)
+                elif exceeded and self.reduce_queue:
+                    # Blocked by padding only: other trackers' status or the head job can change that.
+                    jt.request_heartbeat(tracker)
+        return assigned
