@@ -20,6 +20,9 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; outputs get the usual permissions
     tmp_path = Path(tmp)
     try:
         yield tmp_path

@@ -55,7 +55,8 @@ class JobTracker:
     """One replay's live state and event handlers. Build with :func:`mrsim.tracker.replay.replay`."""
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
-                 *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0) -> None:
+                 *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
+                 aligned_heartbeats: bool = False) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -66,7 +67,10 @@ class JobTracker:
         self.task_mode = self.interval <= 0.0
         self.naive = naive_heartbeats and not self.task_mode
         self.oob = conf.outofband_heartbeat and not self.task_mode
-        phases = stream(seed, "heartbeat-phases").uniform(0.0, max(self.interval, 0.0), n).tolist() if n else []
+        if aligned_heartbeats or self.task_mode:
+            phases = [0.0] * n
+        else:
+            phases = stream(seed, "heartbeat-phases").uniform(0.0, self.interval, n).tolist()
         self.trackers = [
             TrackerState(i, t.name, t.rack, t.map_slots, t.reduce_slots, t.speed, t.cores, phases[i])
             for i, t in enumerate(cluster.trackers)

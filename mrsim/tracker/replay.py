@@ -31,12 +31,15 @@ class ReplayOptions:
         naive_heartbeats: emulate every heartbeat instead of skipping those that cannot change anything.
         seed: master seed for every random stream (heartbeat phases, ...).
         check_invariants: run :meth:`JobTracker.check_invariants` after every event (slow; for tests).
+        aligned_heartbeats: every tracker's heartbeat phase is 0 instead of a seeded uniform draw in
+            [0, interval) (hand-computable timelines; real TaskTrackers start at arbitrary times).
     """
 
     heartbeat_interval_s: float | None = None
     naive_heartbeats: bool = False
     seed: int = 0
     check_invariants: bool = False
+    aligned_heartbeats: bool = False
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -51,7 +54,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
     if cluster.reduce_slots == 0 and workload.n_reduces > 0:
         raise InputError("the cluster has no reduce slots but the workload has reduce tasks")
     jt = JobTracker(workload, cluster, conf, scheduler, heartbeat_interval=options.heartbeat_interval_s,
-                    naive_heartbeats=options.naive_heartbeats, seed=options.seed)
+                    naive_heartbeats=options.naive_heartbeats, seed=options.seed,
+                    aligned_heartbeats=options.aligned_heartbeats)
     jt.progress = progress
     started = time.perf_counter()
     jt.run(jt.check_invariants if options.check_invariants else None)

@@ -1,0 +1,83 @@
+"""Command-line options shared by ``replay``, ``validate`` and ``compare``: cluster, Hadoop config, engine."""
+
+from __future__ import annotations
+
+import argparse
+
+from mrsim.cluster import ClusterSpec, cluster_from_rumen_topology, load_cluster_file, uniform_cluster
+from mrsim.errors import InputError
+from mrsim.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site, validate_conf
+from mrsim.profiler.rumen import read_rumen_topology
+from mrsim.tracker.replay import ReplayOptions
+
+
+def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("cluster (flags, or a file; flags override file defaults)")
+    g.add_argument("--nodes", type=int, help="number of TaskTrackers (default 64)")
+    g.add_argument("--map-slots", type=int, help="map slots per TaskTracker (default 2, or mapred-site.xml)")
+    g.add_argument("--reduce-slots", type=int, help="reduce slots per TaskTracker (default 2, or mapred-site.xml)")
+    g.add_argument("--cores", type=int, help="cores per TaskTracker (default 4)")
+    g.add_argument("--racks", type=int, default=1, help="racks for --nodes (default 1: /default-rack)")
+    g.add_argument("--cluster", metavar="FILE", help="cluster file (TOML or JSON, see docs/cluster.md)")
+    g.add_argument("--topology", metavar="FILE", help="Rumen topology JSON: one TaskTracker per host")
+    g.add_argument("--mapred-site", metavar="FILE", help="mapred-site.xml: slots, slow start, heartbeat keys")
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("engine")
+    g.add_argument("--hadoop-version", default="1.2",
+                   help="heartbeat formula: 0.20 (max(3 s, ceil(N/100) s)), 1.0, or 1.2/1.x (max(0.3 s, 10 ms x N)); default 1.2")
+    g.add_argument("--heartbeat-interval", metavar="S|off",
+                   help="override the heartbeat interval (seconds), or 'off' for SimMR's task-completion-driven mode")
+    g.add_argument("--oob-heartbeat", action="store_true",
+                   help="out-of-band heartbeat when a task finishes (mapreduce.tasktracker.outofband.heartbeat)")
+    g.add_argument("--slowstart", type=float, metavar="F",
+                   help="mapred.reduce.slowstart.completed.maps (default 0.05)")
+    g.add_argument("--naive-heartbeats", action="store_true",
+                   help="emulate every heartbeat (slow; results are identical to the default)")
+    g.add_argument("--seed", type=int, default=0, help="master random seed (default 0)")
+
+
+def build_conf(args: argparse.Namespace) -> HadoopConf:
+    conf = HadoopConf(version=HadoopVersion.parse(args.hadoop_version))
+    if args.mapred_site:
+        conf = conf_from_mapred_site(args.mapred_site, conf)
+    conf = conf.with_overrides(
+        map_slots=args.map_slots, reduce_slots=args.reduce_slots, slowstart_completed_maps=args.slowstart,
+        outofband_heartbeat=True if args.oob_heartbeat else None,
+    )
+    validate_conf(conf, "command line")
+    return conf
+
+
+def build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
+    sources = [x for x in (args.cluster, args.topology) if x]
+    if len(sources) > 1:
+        raise InputError("give at most one of --cluster and --topology")
+    overrides = {"map_slots": conf.map_slots, "reduce_slots": conf.reduce_slots, "cores": args.cores}
+    if args.cluster:
+        if args.nodes is not None:
+            raise InputError("--nodes cannot be combined with --cluster (the file lists the nodes)")
+        return load_cluster_file(args.cluster, overrides if (args.map_slots or args.reduce_slots or args.cores or args.mapred_site) else None)
+    if args.topology:
+        if args.nodes is not None:
+            raise InputError("--nodes cannot be combined with --topology (the topology lists the hosts)")
+        return cluster_from_rumen_topology(read_rumen_topology(args.topology), args.topology, overrides)
+    return uniform_cluster(args.nodes if args.nodes is not None else 64, conf.map_slots, conf.reduce_slots,
+                           args.cores if args.cores is not None else 4, args.racks)
+
+
+def build_options(args: argparse.Namespace) -> ReplayOptions:
+    interval = None
+    if args.heartbeat_interval is not None:
+        text = str(args.heartbeat_interval).strip().lower()
+        if text in ("off", "0", "none"):
+            interval = 0.0
+        else:
+            try:
+                interval = float(text)
+            except ValueError:
+                raise InputError(f"--heartbeat-interval expects seconds or 'off', got {args.heartbeat_interval!r}") from None
+            if not interval > 0:
+                raise InputError("--heartbeat-interval must be positive (or 'off')")
+    return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed)

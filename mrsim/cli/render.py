@@ -1,0 +1,64 @@
+"""Human-facing output: summary tables on stdout, progress bars on stderr (only on a terminal)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Callable, Iterator
+
+from mrsim.tracker.results import ReplayResult
+
+
+@contextlib.contextmanager
+def progress_bar(total: int, unit: str) -> Iterator[Callable[[int], None] | None]:
+    """Yield a ``progress(done)`` callback drawing a tqdm bar on stderr, or None when stderr is not a terminal."""
+    if not sys.stderr.isatty() or total < 50:
+        yield None
+        return
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit=unit, file=sys.stderr, leave=False, mininterval=0.2)
+
+    def update(done: int) -> None:
+        bar.update(done - bar.n)
+
+    try:
+        yield update
+    finally:
+        bar.close()
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.1f}"
+
+
+def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_rows: int = 20) -> None:
+    jobs = result.jobs
+    s = result.summary
+    spec = result.spec
+    c = spec.get("cluster", {})
+    print(f"mrsim replay: {spec.get('trace')}")
+    hb = spec.get("heartbeat_interval_s")
+    mode = spec.get("mode")
+    mode_text = "task-completion driven (no heartbeats)" if mode == "task" else f"heartbeat {hb:g} s (Hadoop {spec.get('hadoop_version')})"
+    print(f"scheduler {result.scheduler} | {c.get('nodes')} nodes, {c.get('map_slots')} map + {c.get('reduce_slots')} "
+          f"reduce slots | {mode_text} | seed {spec.get('seed')}")
+    print()
+    header = f"{'job':<28} {'maps':>6} {'reduces':>7} {'submit s':>10} {'start s':>10} {'finish s':>10} {'completion s':>12} {'actual s':>10}"
+    print(header)
+    print("-" * len(header))
+    shown = jobs if len(jobs) <= max_rows else jobs.head(max_rows)
+    for row in shown.itertuples(index=False):
+        actual = "" if row.actual_completion_s != row.actual_completion_s else _fmt(row.actual_completion_s)
+        print(f"{row.job_id[-28:]:<28} {row.maps:>6} {row.reduces:>7} {_fmt(row.submit_s):>10} {_fmt(row.start_s):>10} "
+              f"{_fmt(row.finish_s):>10} {_fmt(row.completion_s):>12} {actual:>10}")
+    if len(jobs) > max_rows:
+        print(f"... {len(jobs) - max_rows} more jobs (see --out DIR for every job and task)")
+    print()
+    print(f"jobs {s['jobs']}  tasks {s['tasks']:,}  makespan {_fmt(s['makespan_s'])} s  mean completion "
+          f"{_fmt(s['mean_completion_s'])} s  p95 {_fmt(s['p95_completion_s'])} s")
+    if "deadlines_missed" in s:
+        print(f"deadlines missed {s['deadlines_missed']}  relative deadline exceeded {s['relative_deadline_exceeded']:.3f}")
+    print(f"{s['events']:,} events ({s['heartbeats']:,} heartbeats) in {s['wall_s']:.3f} s wall")
+    if out_dir:
+        print(f"wrote {out_dir}/jobs.csv and {out_dir}/tasks.csv")

@@ -1,0 +1,50 @@
+"""Load any supported input as a :class:`~mrsim.templates.Workload` (one entry point for every command).
+
+Formats are detected from content (:mod:`mrsim.profiler.detect`): Rumen JSON, Hadoop 0.20/1.x JobHistory logs,
+``.jhist``, SLS JSON go through the Rumen ``LoggedJob`` builder; SWIM ``.tsv`` files become templates through
+the documented byte-to-duration rates of :mod:`mrsim.profiler.swim`.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+from mrsim.errors import InputError
+from mrsim.templates import Workload
+
+DEFAULT_TRACE_NAME = "default.json.gz"
+
+
+def default_trace_path() -> Path:
+    """The bundled default trace (``rumen_traces/default.json.gz``, made by ``mrsim synth``; see the README)."""
+    return Path(str(resources.files("rumen_traces").joinpath(DEFAULT_TRACE_NAME)))
+
+
+def load_workload(path: str | os.PathLike[str], fmt: str | None = None) -> Workload:
+    """Read ``path`` (file or directory) into a workload; ``fmt`` forces a format (``rumen``, ``jobhistory``,
+    ``jhist``, ``sls``, ``swim``)."""
+    from mrsim.profiler.builder import workload_from_logged_jobs
+    from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file or directory")
+    if fmt:
+        try:
+            format_ = Format[fmt.strip().upper()]
+        except KeyError:
+            raise InputError(f"unknown --format {fmt!r} (expected one of {', '.join(f.name.lower() for f in Format)})") from None
+    else:
+        format_ = detect_format(p)
+    if format_ is Format.SWIM:
+        from mrsim.profiler.swim import swim_to_templates
+
+        swim = swim_to_templates(p)
+        return Workload.of(swim.jobs, source=str(p), warnings=swim.warnings)
+    warnings: list[str] = []
+    workload = workload_from_logged_jobs(iter_logged_jobs(p, format_, warnings=warnings), source=str(p))
+    if warnings:
+        workload = Workload.of(workload.jobs, source=workload.source, warnings=[*warnings, *workload.warnings])
+    return workload

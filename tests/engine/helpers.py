@@ -1,0 +1,49 @@
+"""Small builders for hand-computed engine tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mrsim.cluster import ClusterSpec, TrackerSpec, uniform_cluster
+from mrsim.hadoop_conf import HadoopConf
+from mrsim.scheduling import create_scheduler
+from mrsim.templates import JobTemplate, Priority, Workload
+from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED_DATA = Path(os.environ.get("MRSIM_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def job(job_id: str, submit: float, maps=(), reduces=(), first=(), typical=(), priority=Priority.NORMAL,
+        **kw) -> JobTemplate:
+    return JobTemplate(job_id=job_id, submit_s=submit, map_durations=list(maps), reduce_durations=list(reduces),
+                       first_shuffle_durations=list(first), typical_shuffle_durations=list(typical),
+                       priority=priority, **kw)
+
+
+def one_node(map_slots: int, reduce_slots: int) -> ClusterSpec:
+    return ClusterSpec((TrackerSpec("n1", map_slots=map_slots, reduce_slots=reduce_slots),))
+
+
+def run(jobs, cluster=None, *, interval=0.0, slowstart=0.05, scheduler="fifo", **opts) -> ReplayResult:
+    cluster = cluster or uniform_cluster(1, 2, 1)
+    conf = HadoopConf(slowstart_completed_maps=slowstart)
+    options = ReplayOptions(heartbeat_interval_s=interval, check_invariants=True, aligned_heartbeats=True, **opts)
+    return replay(Workload.of(jobs, source="test"), cluster, conf, create_scheduler(scheduler), options)
+
+
+def starts(result: ReplayResult, job_id: str, kind: str = "MAP") -> list[float]:
+    t = result.tasks
+    sel = t[(t.job_id == job_id) & (t.type == kind)].sort_values("task")
+    return [round(x, 6) for x in sel.start_s]
+
+
+def finishes(result: ReplayResult, job_id: str, kind: str = "MAP") -> list[float]:
+    t = result.tasks
+    sel = t[(t.job_id == job_id) & (t.type == kind)].sort_values("task")
+    return [round(x, 6) for x in sel.finish_s]
+
+
+def job_finish(result: ReplayResult, job_id: str) -> float:
+    return round(float(result.jobs.set_index("job_id").loc[job_id, "finish_s"]), 6)
