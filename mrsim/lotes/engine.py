@@ -100,13 +100,18 @@ def simulate(
     plan: LotesPlan | None = None,
     samples: int = 200,
     on_event: Callable[[ClusterState, list], None] | None = None,
+    source: JobSource | None = None,
 ) -> RunResult:
-    """Run one replication until ``horizon`` hours. ``on_event(state, heap)`` (tests) is called after every event."""
+    """Run one replication until ``horizon`` hours.
+
+    ``on_event(state, heap)`` (tests) is called after every event. ``source`` replaces the random job source with
+    any object offering the same three methods (scripted timelines in tests).
+    """
     state = ClusterState(cluster)
     uniforms = Uniforms(stream(seed, "dispatch"))
     dispatcher = make_dispatcher(policy, state, plan, uniforms)
     dispatch = dispatcher.dispatch
-    src = JobSource(workload, cluster, rate, seed)
+    src = source if source is not None else JobSource(workload, cluster, rate, seed)
     single = workload.shape is JobShape.SINGLE_TASK
     n_maps, n_reduces = workload.maps, workload.reduces
 

@@ -82,6 +82,29 @@ class ClusterState:
         self.groups.append(g)
         return g
 
+    # ---- changes (reference versions; the engine inlines the same steps on its hot path) ----------------------
+
+    def start(self, m: int, req: Sequence[int]) -> None:
+        """Occupy ``req`` on machine ``m`` (which must be able to start it now) and update the indexes."""
+        if not self.can_start(m, req):
+            raise ValueError(f"machine {m} cannot start {list(req)} now")
+        fm = self.free[m]
+        for l in range(self.n_resources):
+            fm[l] -= req[l]
+        tree, pos = self.tree_slot[m]
+        tree.set(pos, fm)
+
+    def enqueue(self, m: int, task: tuple) -> None:
+        """Append ``task`` (its request first) to machine ``m``'s FIFO queue and update the indexes."""
+        q = self.queues[m]
+        q.append(task)
+        self.waiting += 1
+        for qi, pos in self.queue_slots[m]:
+            qi.move(pos, len(q))
+        if len(q) == 1:
+            tree, pos = self.tree_slot[m]
+            tree.set(pos, self.neg)
+
     # ---- queries (read-only) -------------------------------------------------------------------------------
 
     def can_start(self, m: int, req: Sequence[int]) -> bool:
