@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import enum
 import importlib
-import sys
 from importlib import metadata
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -149,6 +148,11 @@ ENTRY_POINT_GROUP = "mrsim.schedulers"
 #: Built-in schedulers, used when mrsim runs from a source tree without installed entry points.
 BUILTIN_SCHEDULERS: dict[str, str] = {
     "fifo": "schedulers.fifo:FifoScheduler",
+    "fair": "schedulers.fair:FairScheduler",
+    "capacity": "schedulers.capacity:CapacityScheduler",
+    "maxedf": "schedulers.maxedf:MaxEdfScheduler",
+    "minedf": "schedulers.minedf:MinEdfScheduler",
+    "cafifo": "schedulers.cafifo:CaFifoScheduler",
 }
 
 
@@ -158,28 +162,39 @@ def _load_target(target: str) -> Callable[..., object]:
     return getattr(module, attr)
 
 
-def available_schedulers(report: Callable[[str], None] | None = None) -> dict[str, Callable[..., object]]:
-    """Name → factory for every scheduler that loads; failures are reported through ``report`` (stderr)."""
-    report = report or (lambda msg: print(f"mrsim: warning: {msg}", file=sys.stderr))
+def scheduler_targets() -> dict[str, str]:
+    """Name → ``module:attr`` for the built-ins and every ``mrsim.schedulers`` entry point (entry points win)."""
     targets: dict[str, str] = dict(BUILTIN_SCHEDULERS)
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         targets[ep.name] = ep.value
+    return targets
+
+
+def available_schedulers(report: Callable[[str], None] | None = None) -> dict[str, Callable[..., object]]:
+    """Name → factory for every scheduler that loads; failures are reported through ``report`` (default: silent)."""
     found: dict[str, Callable[..., object]] = {}
-    for name, target in sorted(targets.items()):
+    for name, target in sorted(scheduler_targets().items()):
         try:
             found[name] = _load_target(target)
         except Exception as exc:  # a broken third-party plug-in must not take mrsim down
-            report(f"scheduler plug-in {name!r} ({target}) failed to load: {type(exc).__name__}: {exc}")
+            if report is not None:
+                report(f"scheduler plug-in {name!r} ({target}) failed to load: {type(exc).__name__}: {exc}")
     return found
 
 
 def create_scheduler(name: str, config: dict | None = None) -> TaskScheduler:
-    """Instantiate the scheduler registered as ``name`` (a :class:`TaskScheduler` or a :class:`NarrowPolicy`)."""
-    factories = available_schedulers()
+    """Instantiate the scheduler registered as ``name`` (a :class:`TaskScheduler` or a :class:`NarrowPolicy`).
+
+    Only the requested plug-in is imported; if it fails to load, the error names it and the reason.
+    """
+    targets = scheduler_targets()
     key = name.strip().lower()
-    if key not in factories:
-        raise InputError(f"unknown scheduler {name!r} (available: {', '.join(sorted(factories))})")
-    obj = factories[key]
+    if key not in targets:
+        raise InputError(f"unknown scheduler {name!r} (available: {', '.join(sorted(available_schedulers()))})")
+    try:
+        obj = _load_target(targets[key])
+    except Exception as exc:
+        raise InputError(f"scheduler plug-in {key!r} ({targets[key]}) failed to load: {type(exc).__name__}: {exc}") from None
     instance = obj(config) if isinstance(obj, type) and issubclass(obj, TaskScheduler) else obj()  # type: ignore[call-arg]
     if isinstance(instance, NarrowPolicy):
         return NarrowPolicyScheduler(instance, config)
