@@ -94,6 +94,13 @@ class _EventMapper:
 
     def apply(self, kind: str, body: Mapping[str, Any]) -> None:
         get = lambda key: _plain(body.get(key))  # noqa: E731 - tiny local accessor
+
+        def ident(key: str) -> str:
+            value = get(key)
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"no {key}")
+            return value
+
         acc = self.acc
         if kind == "JOB_SUBMITTED":
             acc.job_submitted(
@@ -116,21 +123,21 @@ class _EventMapper:
         elif kind in ("JOB_FAILED", "JOB_KILLED", "JOB_ERROR"):
             acc.job_unsuccessful(finish_time=int(get("finishTime")), status=str(get("jobStatus") or kind[4:]))
         elif kind == "TASK_STARTED":
-            acc.task_started(get("taskid"), str(get("taskType")), start_time=int(get("startTime")), splits=get("splitLocations"))
+            acc.task_started(ident("taskid"), str(get("taskType")), start_time=int(get("startTime")), splits=get("splitLocations"))
         elif kind == "TASK_UPDATED":
-            acc.task_updated(get("taskid"), finish_time=int(get("finishTime")))
+            acc.task_updated(ident("taskid"), finish_time=int(get("finishTime")))
         elif kind in ("TASK_FINISHED", "TASK_FAILED"):
             counters = _counters(body.get("counters"))
             acc.task_finished(
-                get("taskid"), finish_time=int(get("finishTime")), status=str(get("status")), counters=counters or []
+                ident("taskid"), finish_time=int(get("finishTime")), status=str(get("status")), counters=counters or []
             )
         elif kind.endswith("_ATTEMPT_STARTED"):
-            acc.attempt_started(get("taskid"), get("attemptId"), start_time=int(get("startTime")))
+            acc.attempt_started(ident("taskid"), ident("attemptId"), start_time=int(get("startTime")))
         elif kind in ("MAP_ATTEMPT_FINISHED", "REDUCE_ATTEMPT_FINISHED"):
             reduce = kind.startswith("REDUCE")
             acc.attempt_finished(
-                get("taskid"),
-                get("attemptId"),
+                ident("taskid"),
+                ident("attemptId"),
                 status=str(get("taskStatus")),
                 finish_time=int(get("finishTime")),
                 hostname=get("hostname"),
@@ -142,8 +149,8 @@ class _EventMapper:
             )
         elif kind in ("SETUP_ATTEMPT_FINISHED", "CLEANUP_ATTEMPT_FINISHED"):
             acc.attempt_finished(
-                get("taskid"),
-                get("attemptId"),
+                ident("taskid"),
+                ident("attemptId"),
                 status=str(get("taskStatus")),
                 finish_time=int(get("finishTime")),
                 hostname=get("hostname"),
@@ -153,8 +160,8 @@ class _EventMapper:
             )
         elif kind.endswith(("_ATTEMPT_FAILED", "_ATTEMPT_KILLED")):
             acc.attempt_unsuccessful(
-                get("taskid"),
-                get("attemptId"),
+                ident("taskid"),
+                ident("attemptId"),
                 status=str(get("status") or kind.rsplit("_", 1)[-1]),
                 finish_time=int(get("finishTime")),
                 hostname=get("hostname"),
@@ -191,7 +198,7 @@ def _iter_events(fh: IO[bytes], where: str) -> Iterator[tuple[int, str, Mapping[
         raise InputError(f"{where}: line 1: expected 'Avro-Json' or 'Avro-Binary', found {magic[:40]!r}")
     try:
         schema = json.loads(schema_line)
-    except json.JSONDecodeError:
+    except ValueError:  # malformed JSON or undecodable bytes
         raise InputError(f"{where}: line 2: the Avro event schema is not valid JSON") from None
     if magic == JSON_MAGIC:
         yield from _iter_json_events(fh, where)
@@ -205,10 +212,11 @@ def _iter_json_events(fh: IO[bytes], where: str) -> Iterator[tuple[int, str, Map
             continue
         try:
             event = json.loads(raw)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # malformed JSON or undecodable bytes
             if not raw.endswith(b"\n"):
                 raise _Truncated(number) from None
-            raise InputError(f"{where}: line {number}: malformed event JSON ({exc.msg})") from None
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+            raise InputError(f"{where}: line {number}: malformed event JSON ({reason})") from None
         if not isinstance(event, dict) or "type" not in event:
             raise InputError(f"{where}: line {number}: an event needs 'type' and 'event'")
         yield number, str(event["type"]), _event_body(event.get("event"))
@@ -229,16 +237,17 @@ def _iter_binary_events(fh: IO[bytes], where: str, schema: Any) -> Iterator[tupl
         try:
             record = fastavro.schemaless_reader(stream, parsed)
         except (EOFError, StopIteration, IndexError, ValueError, UnicodeDecodeError):
-            raise _Truncated(number) from None
+            raise _Truncated(number, "is cut off or corrupt; it and the rest of the file") from None
         yield number, str(record.get("type")), _event_body(record.get("event"))
 
 
 class _Truncated(Exception):
-    """The stream ends inside an event (a job still running, or a cut file)."""
+    """The stream ends inside an event (a job still running, or a cut file), or binary data is corrupt."""
 
-    def __init__(self, position: int) -> None:
+    def __init__(self, position: int, what: str = "is cut off (file truncated)") -> None:
         super().__init__(position)
         self.position = position
+        self.what = what
 
 
 def _job_id_of(kind: str, body: Mapping[str, Any]) -> str | None:
@@ -278,7 +287,7 @@ def read_jhist_file(
                     acc.note(f"{where}: event {position} ({kind}) is missing a field or has a bad value ({exc}); skipped")
         except _Truncated as cut:
             owner = acc.job_id if acc else job_id_in(path.name) or "?"
-            report(warnings, f"job {owner}: {where}: event {cut.position} is cut off (file truncated); dropped")
+            report(warnings, f"job {owner}: {where}: event {cut.position} {cut.what}; dropped")
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             owner = acc.job_id if acc else job_id_in(path.name) or "?"
             report(warnings, f"job {owner}: {where}: compressed data ends early ({exc}); read up to there")
