@@ -66,7 +66,9 @@ class RunResult:
     jobs_arrived: int
     jobs_completed: int
     tasks_released: int
-    events: int
+    tasks_running_end: int
+    tasks_queued_end: int
+    events: int  # job arrivals + task completions processed
     censored_tasks: int  # measured tasks still queued at the end
     censored_age: float  # their summed age at the end (hours)
     steady: SteadyVerdict
@@ -303,6 +305,8 @@ def simulate(
         jobs_arrived=arrived,
         jobs_completed=completed,
         tasks_released=counters[0],
+        tasks_running_end=len(heap),
+        tasks_queued_end=counters[1],
         events=events,
         censored_tasks=censored,
         censored_age=age,

@@ -167,6 +167,8 @@ def summarise(res: RunResult, workload: Workload) -> dict[str, Any]:
         "jobs_arrived": res.jobs_arrived,
         "jobs_completed": res.jobs_completed,
         "tasks_released": res.tasks_released,
+        "tasks_running_end": res.tasks_running_end,
+        "tasks_queued_end": res.tasks_queued_end,
         "events": res.events,
         "wall_s": res.wall_seconds,
         "events_per_s": res.events / res.wall_seconds if res.wall_seconds > 0 else math.nan,

@@ -116,10 +116,14 @@ class ClusterState:
     def capable_configs(self, req: Sequence[int]) -> list[int]:
         """Configurations (with machines) whose capacity could ever hold ``req``. Cost O(M R)."""
         R = self.n_resources
+        groups = self.config_groups
+        if R == 2:  # unrolled: greedy asks this for every task it cannot start at once
+            r0, r1 = req[0], req[1]
+            return [j for j, cap in enumerate(self.config_cap) if cap[0] >= r0 and cap[1] >= r1 and groups[j].members]
         return [
             j
             for j, cap in enumerate(self.config_cap)
-            if self.config_groups[j].members and all(cap[l] >= req[l] for l in range(R))
+            if groups[j].members and all(cap[l] >= req[l] for l in range(R))
         ]
 
     def any_fit(self, req: Sequence[int], u: float) -> int:

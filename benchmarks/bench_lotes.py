@@ -1,0 +1,134 @@
+"""LoTES vs greedy on Tran & Beck's data centre: speed figures and the experiments reported in docs/lotes.md.
+
+Usage (from the repository root)::
+
+    python3 benchmarks/bench_lotes.py speed                      # ~1-2 min: events/s at 10,000 machines
+    python3 benchmarks/bench_lotes.py sweep --jobs 2 --out DIR   # loads 0.5-0.95, both policies, 200 h each
+    python3 benchmarks/bench_lotes.py machines-off --out DIR     # load 0.8 with 100/95/90 % of machines
+    python3 benchmarks/bench_lotes.py mapreduce --out DIR        # section 7: 200 maps + 100 reduces per job
+
+Each mode prints a table and, with ``--out``, writes the JSON results and PNG figures there. Every run asserts
+its event count: events must equal job arrivals plus task completions, and the arrivals must equal those of an
+independent replay of the arrival stream, so that skipping work cannot pass as a speed-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import resource
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import orjson
+
+from mrsim.io import atomic_write
+from mrsim.lotes.experiment import RunSpec, System, replication_seed, sweep, sweep_specs
+from mrsim.lotes.policies import Policy
+from mrsim.lotes.workload import JobSource
+
+
+def _check_events(point: dict) -> None:
+    spec = point["spec"]
+    system = System()
+    _, active, workload = system.resolve(RunSpec(**{**spec, "policy": Policy(spec["policy"]), "warmup": spec["warmup"]}))
+    for r in point["replications"]:
+        completions = r["tasks_released"] - r["tasks_running_end"] - r["tasks_queued_end"]
+        assert r["events"] == r["jobs_arrived"] + completions, "event count does not add up"
+        src = JobSource(workload, active, point["rate"], replication_seed(spec["seed"], r["replication"]))
+        n = 0
+        while src.next_job()[0] <= spec["horizon"]:
+            n += 1
+        assert n == r["jobs_arrived"], f"simulator saw {r['jobs_arrived']} arrivals, the stream has {n}"
+
+
+def _table(points: list[dict]) -> None:
+    print(f"{'policy':<7} {'frac':>5} {'load':>5} {'jobs/h':>8} {'mean wait':>12} {'median wait':>12} {'flow/F':>7} "
+          f"{'in system':>10} {'steady':>7} {'events':>11} {'wall s':>7} {'ev/s':>8}")
+    for p in points:
+        s, a = p["spec"], p["over_replications"]
+        reps = p["replications"]
+        ev = sum(r["events"] for r in reps)
+        wall = sum(r["wall_s"] for r in reps)
+        wait = a["wait_mean_h"]["mean"]
+        med = a["wait_median_h"]["mean"]
+        print(f"{s['policy']:<7} {s['machines_fraction']:>5.2f} {s['load']:>5.2f} {p['rate']:>8.0f} "
+              f"{wait:>10.4g} h {med:>10.4g} h {a['flow_over_F']['mean']:>7.3f} {a['jobs_in_system_mean']['mean']:>10.0f} "
+              f"{p['steady_replications']:>3}/{len(reps):<3} {ev:>11,} {wall:>7.1f} {ev / wall:>8,.0f}")
+        for r in reps:
+            if not r["steady"]:
+                print(f"        not steady (rep {r['replication']}): {r['steady_reason']}; "
+                      f"{r['tasks_queued_end']:,} tasks queued at the end")
+
+
+def _save(points: list[dict], out: str | None, name: str, plots: list[str]) -> None:
+    if not out:
+        return
+    from mrsim.lotes import plots as P
+
+    d = Path(out)
+    with atomic_write(d / f"{name}.json", "wb") as fh:
+        fh.write(orjson.dumps({"points": points}))
+    for kind in plots:
+        getattr(P, f"plot_{kind}")(points, d / f"{name}_{kind}.png")
+    print(f"wrote {d / (name + '.json')} and {len(plots)} figure(s)")
+
+
+def _progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["speed", "sweep", "machines-off", "mapreduce"])
+    ap.add_argument("--horizon", type=float, default=None, help="simulated hours per run")
+    ap.add_argument("--replications", type=int, default=1)
+    ap.add_argument("--machines-per-config", type=int, default=None)
+    ap.add_argument("--loads", default=None, help="comma-separated loads")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--out", default=None, help="directory for JSON and PNG results")
+    a = ap.parse_args()
+    loads = [float(x) for x in a.loads.split(",")] if a.loads else None
+    base = RunSpec(seed=a.seed, replications=a.replications, machines_per_config=a.machines_per_config)
+    t0 = time.perf_counter()
+    if a.mode == "speed":
+        base = replace(base, horizon=a.horizon or 30.0, load=0.9)
+        specs = sweep_specs(base, [Policy.LOTES, Policy.GREEDY], loads or [0.9])
+        plots: list[str] = []
+        name = "lotes_speed"
+    elif a.mode == "sweep":
+        base = replace(base, horizon=a.horizon or 200.0)
+        specs = sweep_specs(base, [Policy.LOTES, Policy.GREEDY], loads or [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95])
+        plots = ["wait_vs_load", "jobs_in_system"]
+        name = "lotes_sweep"
+    elif a.mode == "machines-off":
+        base = replace(base, horizon=a.horizon or 200.0)
+        specs = sweep_specs(base, [Policy.GREEDY], loads or [0.8]) + sweep_specs(
+            base, [Policy.LOTES], loads or [0.8], [1.0, 0.95, 0.9]
+        )
+        plots = ["flow_ratio", "jobs_in_system"]
+        name = "lotes_machines_off"
+    else:
+        base = replace(base, horizon=a.horizon or 600.0, mapreduce=True)
+        specs = sweep_specs(base, [Policy.LOTES, Policy.GREEDY], loads or [0.6, 0.7, 0.8, 0.9])
+        plots = ["wait_vs_load", "jobs_in_system"]
+        name = "lotes_mapreduce"
+    points = sweep(specs, jobs=a.jobs, progress=_progress)
+    for p in points:
+        _check_events(p)
+    _table(points)
+    total = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"total wall {total:.1f} s with {a.jobs} process(es); peak RSS {max(rss, kids):.0f} MB; "
+          f"cpu {os.cpu_count()} cores; python {sys.version.split()[0]}")
+    _save(points, a.out, name, plots)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
