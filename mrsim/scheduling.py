@@ -81,6 +81,9 @@ class TaskScheduler:
     def assign_tasks(self, tracker: "TrackerState") -> int:
         raise NotImplementedError
 
+    def on_timer(self, now: float, token: int) -> None:
+        """A timer set with ``jt.schedule_timer(time, token)`` fired (e.g. a periodic update or preemption check)."""
+
     def describe(self) -> dict:
         """Effective configuration, recorded beside every run's results."""
         return {"name": self.name, **self.config}

@@ -68,12 +68,12 @@ class FifoScheduler(TaskScheduler):
             self.needed_reduces += job.n_reduces
 
     def job_updated(self, job: JobState, change: JobChange) -> None:
-        if change is JobChange.REDUCES_READY and job.next_reduce < job.n_reduces:
+        if change is JobChange.REDUCES_READY and job.reduces_pending:
             self.reduce_queue.add(job)
         elif change is JobChange.TASKS_REQUEUED:
-            if job.next_map < job.n_maps and job not in self.map_queue:
+            if job.maps_pending and job not in self.map_queue:
                 self.map_queue.add(job)
-            if job.reduces_ready and job.next_reduce < job.n_reduces and job not in self.reduce_queue:
+            if job.reduces_ready and job.reduces_pending and job not in self.reduce_queue:
                 self.reduce_queue.add(job)
 
     def job_removed(self, job: JobState) -> None:
@@ -121,7 +121,7 @@ class FifoScheduler(TaskScheduler):
                     if launched is None:
                         break
                     assigned += 1
-                    if launched.next_map >= launched.n_maps:
+                    if launched.maps_pending == 0:
                         map_queue.remove(launched)
                     if stop or not map_queue:
                         break
@@ -134,7 +134,7 @@ class FifoScheduler(TaskScheduler):
                 job = self.with_reduces[0] if exceeded else (self.reduce_queue[0] if self.reduce_queue else None)
                 if job is not None and jt.obtain_new_reduce_task(job, tracker):
                     assigned += 1
-                    if job.next_reduce >= job.n_reduces:
+                    if job.reduces_pending == 0:
                         self.reduce_queue.remove(job)
                 elif exceeded and self.reduce_queue:
                     # Blocked by padding only: other trackers' status or the head job can change that.

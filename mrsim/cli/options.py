@@ -36,6 +36,12 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--naive-heartbeats", action="store_true",
                    help="emulate every heartbeat (slow; results are identical to the default)")
     g.add_argument("--seed", type=int, default=0, help="master random seed (default 0)")
+    g.add_argument("--contention", choices=["none", "tdam"], default="none",
+                   help="task durations: none = from the trace (default); tdam = per-node queueing model (needs service demands)")
+    g.add_argument("--scheduler-config", metavar="FILE",
+                   help="scheduler configuration file (fair: allocation XML; capacity: capacity-scheduler.xml)")
+    g.add_argument("--threshold", metavar="RES=U,...",
+                   help="CA-FIFO utilization thresholds, e.g. cpu=0.7,disk=0.75")
 
 
 def build_conf(args: argparse.Namespace) -> HadoopConf:
@@ -80,4 +86,25 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
                 raise InputError(f"--heartbeat-interval expects seconds or 'off', got {args.heartbeat_interval!r}") from None
             if not interval > 0:
                 raise InputError("--heartbeat-interval must be positive (or 'off')")
-    return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed)
+    contention = None if args.contention == "none" else args.contention
+    return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
+                         contention=contention)
+
+
+def scheduler_config(args: argparse.Namespace) -> dict:
+    """The config dict handed to the scheduler plug-in's constructor."""
+    config: dict = {}
+    if getattr(args, "scheduler_config", None):
+        config["config_file"] = args.scheduler_config
+    if getattr(args, "threshold", None):
+        thresholds = {}
+        for part in str(args.threshold).split(","):
+            name, _, value = part.partition("=")
+            try:
+                thresholds[name.strip()] = float(value)
+            except ValueError:
+                raise InputError(f"--threshold expects RES=U pairs like cpu=0.7,disk=0.75, got {args.threshold!r}") from None
+            if not 0 < thresholds[name.strip()] <= 1.5:
+                raise InputError(f"--threshold {name.strip()}={value}: expected a utilization in (0, 1.5]")
+        config["thresholds"] = thresholds
+    return config

@@ -47,8 +47,8 @@ from mrsim.tracker.kernel import Kernel
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
 # Event kinds (handler table index) and same-instant order values.
-EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT = 0, 1, 2
-ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = 0, 1, 2
+EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER = 0, 1, 2, 3
+ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2
 
 
 class JobTracker:
@@ -90,6 +90,8 @@ class JobTracker:
         self.tasks_done = 0
         self.heartbeats = 0
         self.useful_heartbeats = 0
+        self.killed_tasks = 0
+        self.wasted_s = 0.0
         self.progress: Callable[[int], None] | None = None
 
     # ----------------------------------------------------------------------------------------- running
@@ -103,7 +105,7 @@ class JobTracker:
             for t in self.trackers:
                 self._schedule_heartbeat(t, t.phase)
         self.scheduler.start(self)
-        kernel.run((self._on_job_arrival, self._on_task_done, self._on_heartbeat), after_event)
+        kernel.run((self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer), after_event)
 
     @property
     def now(self) -> float:
@@ -179,6 +181,9 @@ class JobTracker:
             self._finish_job(job, now)
 
     def _on_task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
+        job = self.jobs[gid >> JOB_SHIFT]
+        if (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] != now:
+            return  # the attempt was killed (tombstone)
         tracker = self.trackers[tracker_index]
         if self.task_mode:
             self._apply_completion(tracker, gid, now)
@@ -191,6 +196,17 @@ class JobTracker:
             tracker.phase = now  # the TaskTracker's wait restarts from this heartbeat
         elif not self.naive:
             self.wake(tracker)
+
+    def schedule_timer(self, time: float, token: int = 0) -> None:
+        """Call ``scheduler.on_timer(now, token)`` at ``time`` (before any other event of that instant).
+
+        For scheduler logic that runs on its own clock in Hadoop (the Fair Scheduler's update thread and
+        preemption checks, delay-scheduling waits). Timers after the last job finishes are dropped.
+        """
+        self.kernel.schedule(max(time, self.kernel.now), ORDER_TIMER, EV_TIMER, token, 0)
+
+    def _on_timer(self, now: float, order: int, token: int, _b: int) -> None:
+        self.scheduler.on_timer(now, token)
 
     def _refresh_status(self, tracker: TrackerState) -> None:
         self.cluster_status_maps += tracker.running_maps - tracker.status_maps
@@ -316,10 +332,14 @@ class JobTracker:
         on a single-rack topology), so node-only and non-local-only requests get nothing.
         Returns whether a map was launched. Cost: O(log events).
         """
-        i = job.next_map
-        if i >= job.n_maps or locality == Locality.NODE or locality == Locality.NON_LOCAL:
+        if job.maps_pending == 0 or locality == Locality.NODE or locality == Locality.NON_LOCAL:
             return False
-        job.next_map = i + 1
+        if job.requeued_maps:
+            i = job.requeued_maps.pop()
+        else:
+            i = job.next_map
+            job.next_map = i + 1
+        job.maps_pending -= 1
         now = self.kernel.now
         finish = now + job.map_dur[i] / tracker.speed
         job.map_start[i] = now
@@ -336,10 +356,14 @@ class JobTracker:
 
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
-        i = job.next_reduce
-        if i >= job.n_reduces or not job.reduces_ready:
+        if job.reduces_pending == 0 or not job.reduces_ready:
             return False
-        job.next_reduce = i + 1
+        if job.requeued_reduces:
+            i = job.requeued_reduces.pop()
+        else:
+            i = job.next_reduce
+            job.next_reduce = i + 1
+        job.reduces_pending -= 1
         now = self.kernel.now
         gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
         job.reduce_start[i] = now
@@ -363,6 +387,62 @@ class JobTracker:
             job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
         return True
 
+    def kill_task(self, job: JobState, reduce: bool) -> float:
+        """Kill the job's most recently launched running map (or reduce) and put it back in the job's queue.
+
+        Used for preemption (the Fair Scheduler kills the newest tasks of over-share pools). The slot is free at
+        once (Hadoop frees it when the TaskTracker confirms the kill in its next heartbeat; approximation), the
+        attempt's slot time so far is counted as wasted, and the task will run again from scratch. Returns the
+        wasted seconds, or -1.0 when the job has no running task of that kind. Cost: O(tasks of the job) in the
+        worst case (scans from the newest launch backwards); preemption is rare.
+        """
+        now = self.kernel.now
+        starts = job.reduce_start if reduce else job.map_start
+        finishes = job.reduce_finish if reduce else job.map_finish
+        top = job.next_reduce if reduce else job.next_map
+        requeued = job.requeued_reduces if reduce else job.requeued_maps
+        victim = -1
+        newest = -1.0
+        for i in range(top - 1, -1, -1):
+            start = starts[i]
+            if start > newest and start >= 0.0 and (finishes[i] > now or (reduce and finishes[i] < 0.0)):
+                if i in requeued:
+                    continue
+                victim, newest = i, start
+        if victim < 0:
+            return -1.0
+        i = victim
+        tracker_list = job.reduce_tracker if reduce else job.map_tracker
+        tracker = self.trackers[tracker_list[i]]
+        wasted = now - starts[i]
+        starts[i] = -1.0
+        finishes[i] = -1.0  # tombstones the queued completion event
+        tracker_list[i] = -1
+        if reduce:
+            gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
+            if gid in job.waiting_reduces:
+                job.waiting_reduces.remove(gid)
+            job.reduce_shuffle_end[i] = -1.0
+            tracker.running_reduces -= 1
+            job.running_reduces -= 1
+            job.reduces_pending += 1
+        else:
+            tracker.running_maps -= 1
+            job.running_maps -= 1
+            job.maps_pending += 1
+        requeued.append(i)
+        job.killed_tasks += 1
+        job.wasted_s += wasted
+        self.killed_tasks += 1
+        self.wasted_s += wasted
+        self.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
+        if reduce:
+            self.wake_for_reduces()
+        else:
+            self.wake_for_maps()
+        self.wake(tracker)
+        return wasted
+
     # ----------------------------------------------------------------------------------------- invariants
 
     def check_invariants(self) -> None:
@@ -383,8 +463,10 @@ class JobTracker:
         for job in self.running_jobs.values():
             assert 0 <= job.finished_maps <= job.next_map <= job.n_maps, f"{job}: map counters"
             assert 0 <= job.finished_reduces <= job.next_reduce <= job.n_reduces, f"{job}: reduce counters"
-            assert job.running_maps == job.next_map - job.finished_maps, f"{job}: running maps"
-            assert job.running_reduces == job.next_reduce - job.finished_reduces, f"{job}: running reduces"
+            assert job.running_maps == job.next_map - len(job.requeued_maps) - job.finished_maps, f"{job}: running maps"
+            assert job.running_reduces == job.next_reduce - len(job.requeued_reduces) - job.finished_reduces, f"{job}: running reduces"
+            assert job.maps_pending == job.n_maps - job.next_map + len(job.requeued_maps), f"{job}: pending maps"
+            assert job.reduces_pending == job.n_reduces - job.next_reduce + len(job.requeued_reduces), f"{job}: pending reduces"
             assert job.next_reduce == 0 or job.reduces_ready, f"{job}: reduce launched before slow start"
             jm += job.running_maps
             jr += job.running_reduces

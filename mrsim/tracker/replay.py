@@ -31,6 +31,8 @@ class ReplayOptions:
         naive_heartbeats: emulate every heartbeat instead of skipping those that cannot change anything.
         seed: master seed for every random stream (heartbeat phases, ...).
         check_invariants: run :meth:`JobTracker.check_invariants` after every event (slow; for tests).
+        contention: None for trace durations, or ``"tdam"`` for contention-aware durations from per-node
+            queueing networks (``mrsim.tracker.contention.ContentionJobTracker``, dissertation ch. 5).
         aligned_heartbeats: every tracker's heartbeat phase is 0 instead of a seeded uniform draw in
             [0, interval) (hand-computable timelines; real TaskTrackers start at arbitrary times).
     """
@@ -40,6 +42,7 @@ class ReplayOptions:
     seed: int = 0
     check_invariants: bool = False
     aligned_heartbeats: bool = False
+    contention: str | None = None
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -53,7 +56,14 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         raise InputError("the cluster has no map slots but the workload has map tasks")
     if cluster.reduce_slots == 0 and workload.n_reduces > 0:
         raise InputError("the cluster has no reduce slots but the workload has reduce tasks")
-    jt = JobTracker(workload, cluster, conf, scheduler, heartbeat_interval=options.heartbeat_interval_s,
+    engine: type[JobTracker] = JobTracker
+    if options.contention:
+        if options.contention != "tdam":
+            raise InputError(f"unknown --contention model {options.contention!r} (expected none or tdam)")
+        from mrsim.tracker.contention import ContentionJobTracker
+
+        engine = ContentionJobTracker
+    jt = engine(workload, cluster, conf, scheduler, heartbeat_interval=options.heartbeat_interval_s,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats)
     jt.progress = progress

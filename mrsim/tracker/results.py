@@ -129,6 +129,8 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "wall_s": round(wall_s, 4),
         "p95_completion_s": _r(float(np.percentile(completion, 95))) if n else 0.0,
         "heartbeats": jt.heartbeats,
+        "killed_tasks": jt.killed_tasks,
+        "wasted_slot_s": _r(jt.wasted_s),
         "events_per_s": round(events / wall_s, 1) if wall_s > 0 else None,
     }
     has_deadlines = np.isfinite(deadline)

@@ -27,7 +27,8 @@ class JobState:
         index: position in the workload (submit order); also the final FIFO tie-break.
         job_id, user, queue, priority (int, lower first), submit (s, replay clock), deadline (absolute s or INF).
         n_maps, n_reduces: desired task counts.
-        next_map / next_reduce: tasks launched so far (the next unlaunched index).
+        next_map / next_reduce: the next never-launched task index.
+        maps_pending / reduces_pending: tasks waiting for a slot (never launched, or killed and requeued).
         running_maps, finished_maps, running_reduces, finished_reduces: as the JobTracker knows them
             (finished counts include only completions already reported by a heartbeat).
         reduces_ready: slow start met (``finished_maps >= slowstart_threshold``).
@@ -42,6 +43,7 @@ class JobState:
         "map_dur", "reduce_dur", "first_shuffle", "typical_shuffle",
         "start_time", "finish_time", "map_start", "map_finish", "map_tracker",
         "reduce_start", "reduce_shuffle_end", "reduce_finish", "reduce_tracker", "sched",
+        "maps_pending", "reduces_pending", "requeued_maps", "requeued_reduces", "killed_tasks", "wasted_s",
     )
 
     def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
@@ -83,6 +85,12 @@ class JobState:
         self.reduce_finish: list[float] = []
         self.reduce_tracker: list[int] = []
         self.sched: object = None  # free slot for the scheduler's own per-job data
+        self.maps_pending = self.n_maps  # not yet launched, or killed and back in the queue
+        self.reduces_pending = self.n_reduces
+        self.requeued_maps: list[int] = []  # killed tasks waiting to run again (relaunched first)
+        self.requeued_reduces: list[int] = []
+        self.killed_tasks = 0
+        self.wasted_s = 0.0  # slot-seconds of killed attempts
 
     def materialize(self) -> None:
         """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""
@@ -105,11 +113,11 @@ class JobState:
 
     @property
     def pending_maps(self) -> int:
-        return self.n_maps - self.next_map
+        return self.maps_pending
 
     @property
     def pending_reduces(self) -> int:
-        return self.n_reduces - self.next_reduce
+        return self.reduces_pending
 
     @property
     def done(self) -> bool:

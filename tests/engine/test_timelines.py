@@ -151,3 +151,29 @@ def test_several_local_maps_in_one_heartbeat():
     # Without padding pressure FIFO hands out as many (rack-)local maps as the cap allows in one heartbeat.
     r = run([job("j", 0.0, maps=[5, 5, 5, 5])], uniform_cluster(1, 4, 1), interval=1.0)
     assert starts(r, "j") == [0, 0, 0, 0]
+
+
+def test_kill_task_requeues_and_counts_wasted_work():
+    # A scheduler that kills job A's newest map at t=4 (once) and otherwise behaves like FIFO.
+    from mrsim.cluster import uniform_cluster
+    from mrsim.hadoop_conf import HadoopConf
+    from mrsim.templates import Workload
+    from mrsim.tracker.replay import ReplayOptions, replay
+    from schedulers.fifo import FifoScheduler
+
+    class Killer(FifoScheduler):
+        def start(self, jt):
+            super().start(jt)
+            jt.schedule_timer(4.0, token=7)
+
+        def on_timer(self, now, token):
+            assert (now, token) == (4.0, 7)
+            assert self.jt.kill_task(self.jt.jobs[0], reduce=False) == 4.0
+
+    # One node, 2 map slots, heartbeat every 2 s. m0 (10 s), m1 (10 s) start at 0. At t=4 the newest (m1) is
+    # killed (4 s wasted); the freed slot is offered at the next heartbeat, t=4: m1 runs 4 -> 14, reported at 14.
+    r = replay(Workload.of([job("A", 0.0, maps=[10, 10])]), uniform_cluster(1, 2, 1), HadoopConf(), Killer(),
+               ReplayOptions(heartbeat_interval_s=2.0, aligned_heartbeats=True, check_invariants=True))
+    assert starts(r, "A") == [0, 4]
+    assert job_finish(r, "A") == 14
+    assert r.summary["killed_tasks"] == 1 and r.summary["wasted_slot_s"] == 4.0

@@ -7,7 +7,8 @@ import sys
 
 import orjson
 
-from mrsim.cli.options import add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
+                               scheduler_config)
 from mrsim.cli.render import print_replay_table, progress_bar
 from mrsim.errors import InputError
 from mrsim.scheduling import create_scheduler
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     cluster = build_cluster(args, conf)
     options = build_options(args)
     workload = load_workload(trace, args.format)
-    scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo")
+    scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
     with progress_bar(len(workload), "jobs") as progress:
         result = replay(workload, cluster, conf, scheduler, options, progress=progress)
     if args.out:
