@@ -7,21 +7,21 @@ stream of the master seed, so every scheduler compared at one seed sees the same
 from __future__ import annotations
 
 import math
-import zlib
 
 import numpy as np
 
 from mrsim.errors import InputError
+from mrsim.rng import stream
 
 #: Stream name for estimation errors; changing it changes every seeded result.
 ESTIMATE_STREAM = "fluid.size-estimation-error"
 
 
 def named_stream(seed: int, name: str) -> np.random.Generator:
-    """A generator for stream ``name`` derived from master ``seed`` (SeedSequence spawn key = CRC-32 of name)."""
+    """:func:`mrsim.rng.stream` for ``(seed, name)``, after checking that ``seed`` is a whole number >= 0."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed must be a whole number >= 0, got {seed!r}")
-    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(name.encode()),)))
+    return stream(int(seed), name)
 
 
 def estimate_sizes(size_s: np.ndarray, sigma: float, seed: int) -> np.ndarray:
