@@ -1,0 +1,89 @@
+"""``mrsim compare``: replay one trace under several schedulers and show the results side by side."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import orjson
+
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
+                               scheduler_config)
+from mrsim.compare import Comparison, compare, load_schedulers, plot_comparison
+from mrsim.errors import InputError
+from mrsim.workloads import default_trace_path, load_workload
+
+NAME = "compare"
+HELP = "replay one trace under several schedulers and compare completion times, deadlines and slot shares"
+DESCRIPTION = (
+    "Replay the same trace on the same cluster under each scheduler (same engine options and seeds) and print a "
+    "side-by-side table: mean and p95 completion, makespan, mean slowdown against each job run alone, deadlines "
+    "missed, relative deadline exceeded (with --deadline-factor) and the mean share of slots per queue. "
+    "Replication r uses master seed SEED + r."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("trace", nargs="?", help="trace file or log directory (default: the bundled default trace)")
+    p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls, swim")
+    p.add_argument("--schedulers", default="fifo,maxedf,minedf",
+                   help="comma-separated scheduler plug-ins (default fifo,maxedf,minedf; see mrsim schedulers)")
+    p.add_argument("--deadline-factor", type=float, metavar="DF",
+                   help="give every job a deadline drawn uniformly in [T_J, DF x T_J] (SimMR V-B; DF >= 1)")
+    p.add_argument("--replications", type=int, default=1, metavar="N", help="replications (seeds SEED..SEED+N-1)")
+    add_cluster_arguments(p)
+    add_engine_arguments(p)
+    p.add_argument("--plot", metavar="FILE.png", help="write a comparison figure (PNG, atomically)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.plot and not str(args.plot).lower().endswith(".png"):
+        raise InputError(f"--plot writes a PNG file; give a name ending in .png, got {args.plot!r}")
+    if args.replications < 1:
+        raise InputError(f"--replications must be at least 1, got {args.replications}")
+    conf = build_conf(args)
+    cluster = build_cluster(args, conf)
+    options = build_options(args)
+    config = scheduler_config(args)
+    names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
+    workload = load_workload(args.trace or str(default_trace_path()), args.format)
+    result = compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
+                     replications=args.replications, config=config)
+    if args.plot:
+        plot_comparison(result, args.plot)
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(result.to_json_dict(), option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+    else:
+        print_table(result, workload.source, args.plot)
+    return 0
+
+
+def _fmt(value: object, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    return f"{float(value):,.{digits}f}"  # type: ignore[arg-type]
+
+
+def print_table(result: Comparison, source: str, plot: str | None) -> None:
+    rows = result.table()
+    first = next(iter(result.runs.values())).results[0]
+    c = first.spec.get("cluster", {})
+    print(f"mrsim compare: {source}")
+    df = f"deadline factor {result.deadline_factor:g}" if result.deadline_factor is not None else "no deadlines"
+    print(f"{c.get('nodes')} nodes, {c.get('map_slots')} map + {c.get('reduce_slots')} reduce slots | {df} | "
+          f"{result.replications} replication(s) from seed {result.seed}")
+    print()
+    header = (f"{'scheduler':<12} {'mean s':>11} {'p95 s':>11} {'makespan s':>12} {'slowdown':>9} "
+              f"{'missed':>7} {'rel. exceeded':>14}  slot share by queue")
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        shares = ", ".join(f"{q} {v:.2f}" for q, v in r["slot_share"].items())
+        print(f"{r['scheduler']:<12} {_fmt(r['mean_completion_s']):>11} {_fmt(r['p95_completion_s']):>11} "
+              f"{_fmt(r['makespan_s']):>12} {_fmt(r['mean_slowdown'], 2):>9} {_fmt(r['deadlines_missed'], 1):>7} "
+              f"{_fmt(r['relative_deadline_exceeded'], 3):>14}  {shares}")
+    print()
+    print("slowdown = completion / completion alone on the cluster (FIFO); rel. exceeded = sum over late jobs of (T-D)/D")
+    if plot:
+        print(f"wrote {plot}")
