@@ -137,6 +137,7 @@ class FifoScheduler(TaskScheduler):
                     if job.reduces_pending == 0:
                         self.reduce_queue.remove(job)
                 elif exceeded and self.reduce_queue:
-                    # Blocked by padding only: other trackers' status or the head job can change that.
-                    jt.request_heartbeat(tracker)
+                    # Blocked by padding only: it lifts when the cluster's reported reduces drop or the job
+                    # queue changes; the engine wakes the tracker then (exact w.r.t. polling every heartbeat).
+                    jt.park_until_change(tracker)
         return assigned

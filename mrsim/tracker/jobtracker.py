@@ -92,6 +92,7 @@ class JobTracker:
         self.useful_heartbeats = 0
         self.killed_tasks = 0
         self.wasted_s = 0.0
+        self.change_waiters: list[TrackerState] = []  # parked until cluster state changes (park_until_change)
         self.progress: Callable[[int], None] | None = None
 
     # ----------------------------------------------------------------------------------------- running
@@ -103,7 +104,7 @@ class JobTracker:
             kernel.schedule(job.submit, ORDER_JOB_ARRIVAL, EV_JOB_ARRIVAL, job.index, 0)
         if self.naive:
             for t in self.trackers:
-                self._schedule_heartbeat(t, t.phase)
+                self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
         kernel.run((self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer), after_event)
 
@@ -120,24 +121,27 @@ class JobTracker:
         k.seq += 1
         heappush(k.heap, (time, ORDER_HEARTBEAT + tracker.index, k.seq, EV_HEARTBEAT, tracker.index, tracker.hb_stamp))
 
-    def _next_grid_time(self, tracker: TrackerState, now: float) -> float:
-        """The first heartbeat of ``tracker`` not before ``now`` that has not already been passed in this instant."""
+    def _schedule_heartbeat_k(self, tracker: TrackerState, k: int) -> None:
+        """Queue the heartbeat at grid point ``k``: ``phase + k * interval`` (always computed the same way, so
+        parked and naive modes produce bit-identical times)."""
+        tracker.hb_k = k
+        self._schedule_heartbeat(tracker, tracker.phase + k * self.interval)
+
+    def _next_grid_k(self, tracker: TrackerState, now: float) -> int:
+        """Index of the first heartbeat of ``tracker`` not before ``now`` that has not already passed in this
+        instant (a heartbeat at exactly ``now`` is still ahead only if its order comes after the current event)."""
         interval = self.interval
         phase = tracker.phase
         k = math.ceil((now - phase) / interval)
         if k < 0:
             k = 0
-        t = phase + k * interval
-        if t < now:
+        if phase + k * interval < now:
             k += 1
-            t = phase + k * interval
         elif k > 0 and phase + (k - 1) * interval >= now:
             k -= 1
-            t = phase + k * interval
-        # A heartbeat at exactly ``now`` is still ahead only if its order comes after the event being handled.
-        if t == now and ORDER_HEARTBEAT + tracker.index <= self.kernel.order:
-            t = phase + (k + 1) * interval
-        return t
+        if phase + k * interval == now and ORDER_HEARTBEAT + tracker.index <= self.kernel.order:
+            k += 1
+        return k
 
     def wake(self, tracker: TrackerState) -> None:
         """Make sure ``tracker`` has a heartbeat queued (its next grid time, or now in task mode)."""
@@ -147,7 +151,7 @@ class JobTracker:
         if self.task_mode:
             self._schedule_heartbeat(tracker, now)
         else:
-            self._schedule_heartbeat(tracker, self._next_grid_time(tracker, now))
+            self._schedule_heartbeat_k(tracker, self._next_grid_k(tracker, now))
 
     def wake_for_maps(self) -> None:
         for t in self.trackers:
@@ -173,6 +177,8 @@ class JobTracker:
         self.running_jobs[index] = job
         self.remaining_maps += job.n_maps
         self.scheduler.job_added(job)
+        if self.change_waiters:
+            self._wake_change_waiters()
         if job.finished_maps >= job.slowstart_threshold and job.n_reduces:
             self._reduces_ready(job)
         if job.n_maps:
@@ -192,8 +198,8 @@ class JobTracker:
             return
         tracker.reports.append(gid)
         if self.oob:
-            self._schedule_heartbeat(tracker, now)  # supersedes a queued one (tombstoned by hb_stamp)
             tracker.phase = now  # the TaskTracker's wait restarts from this heartbeat
+            self._schedule_heartbeat_k(tracker, 0)  # supersedes a queued one (tombstoned by hb_stamp)
         elif not self.naive:
             self.wake(tracker)
 
@@ -209,10 +215,22 @@ class JobTracker:
         self.scheduler.on_timer(now, token)
 
     def _refresh_status(self, tracker: TrackerState) -> None:
-        self.cluster_status_maps += tracker.running_maps - tracker.status_maps
-        self.cluster_status_reduces += tracker.running_reduces - tracker.status_reduces
-        tracker.status_maps = tracker.running_maps
-        tracker.status_reduces = tracker.running_reduces
+        dm = tracker.running_maps - tracker.status_maps
+        dr = tracker.running_reduces - tracker.status_reduces
+        if dm or dr:
+            self.cluster_status_maps += dm
+            self.cluster_status_reduces += dr
+            tracker.status_maps = tracker.running_maps
+            tracker.status_reduces = tracker.running_reduces
+            if (dm < 0 or dr < 0) and self.change_waiters:
+                self._wake_change_waiters()
+
+    def _wake_change_waiters(self) -> None:
+        waiters = self.change_waiters
+        self.change_waiters = []
+        for t in waiters:
+            t.waiting_change = False
+            self.wake(t)
 
     def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
         tracker = self.trackers[tracker_index]
@@ -222,30 +240,46 @@ class JobTracker:
         self.heartbeats += 1
         reports = tracker.reports
         if reports:
+            apply = self._apply_completion
             for gid in reports:
-                self._apply_completion(tracker, gid, now)
+                apply(tracker, gid, now)
             reports.clear()
-        self._refresh_status(tracker)
-        assigned = 0
+        running_maps = tracker.running_maps
+        running_reduces = tracker.running_reduces
+        if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
+            self._refresh_status(tracker)
         tracker.hb_requested = False
-        if tracker.running_maps < tracker.map_slots or tracker.running_reduces < tracker.reduce_slots:
+        if running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots:
             assigned = self.scheduler.assign_tasks(tracker)
-            if assigned:
-                self.useful_heartbeats += 1
+        else:
+            assigned = 0
+        if tracker.next_hb != INF:
+            return
         if self.naive:
-            if tracker.next_hb == INF and self.jobs_done < len(self.jobs):
-                self._schedule_heartbeat(tracker, self._next_grid_time(tracker, now))
+            if self.jobs_done < len(self.jobs):
+                self._schedule_heartbeat_k(tracker, tracker.hb_k + 1)
             return
         # After launching, the next heartbeat is still needed even with every slot busy: it reports the new
         # tasks as running (cluster status counts that other trackers' scheduling reads). A scheduler that
         # declined only for now (a condition other trackers can change) asks for it with request_heartbeat.
-        if (assigned or tracker.hb_requested) and tracker.next_hb == INF:
+        if assigned or tracker.hb_requested:
             tracker.hb_requested = False
             if self.task_mode:
                 if assigned:
                     self._schedule_heartbeat(tracker, now)
             else:
-                self._schedule_heartbeat(tracker, self._next_grid_time(tracker, now))
+                self._schedule_heartbeat_k(tracker, tracker.hb_k + 1)
+
+    def park_until_change(self, tracker: TrackerState) -> None:
+        """Called by a scheduler inside ``assign_tasks`` when it declined only because of cluster-wide state:
+        the tracker is parked until the cluster's reported running-task counts drop, a job is added, removed
+        or updated, or a task is killed; then it heartbeats at its next regular time. Exact with respect to
+        polling every heartbeat (the naive mode) for decisions that depend only on those quantities, e.g.
+        FIFO's padding rule; far cheaper when a tracker would otherwise poll for a long time.
+        """
+        if not tracker.waiting_change:
+            tracker.waiting_change = True
+            self.change_waiters.append(tracker)
 
     def request_heartbeat(self, tracker: TrackerState) -> None:
         """Called by a scheduler inside ``assign_tasks`` when it declined for a reason that can change without
@@ -305,6 +339,8 @@ class JobTracker:
         job.reduces_ready = True
         self.remaining_ready_reduces += job.n_reduces - job.finished_reduces
         self.scheduler.job_updated(job, JobChange.REDUCES_READY)
+        if self.change_waiters:
+            self._wake_change_waiters()
         self.wake_for_reduces()
 
     def _finish_job(self, job: JobState, now: float) -> None:
@@ -315,6 +351,8 @@ class JobTracker:
         del self.running_jobs[job.index]
         self.jobs_done += 1
         self.scheduler.job_removed(job)
+        if self.change_waiters:
+            self._wake_change_waiters()
         if self.progress is not None:
             self.progress(self.jobs_done)
         if self.jobs_done == len(self.jobs):
@@ -436,6 +474,8 @@ class JobTracker:
         self.killed_tasks += 1
         self.wasted_s += wasted
         self.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
+        if self.change_waiters:
+            self._wake_change_waiters()
         if reduce:
             self.wake_for_reduces()
         else:

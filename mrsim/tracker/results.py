@@ -37,10 +37,18 @@ class ReplayResult:
 
     scheduler: str
     jobs: pd.DataFrame
-    tasks: pd.DataFrame
+    task_columns: dict
     summary: dict
     spec: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    _tasks: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        """One row per task (built on first use: a million-task replay need not pay for it)."""
+        if self._tasks is None:
+            self._tasks = pd.DataFrame(self.task_columns)
+        return self._tasks
 
     def to_json_dict(self) -> dict:
         jobs = []
@@ -69,6 +77,48 @@ class ReplayResult:
                 frame.to_csv(tmp, index=False, float_format="%.6f")
             written.append(out / name)
         return written
+
+
+def _task_columns(jt: "JobTracker") -> dict[str, np.ndarray]:
+    """Per-task records as flat numpy columns, maps then reduces per job, in job order. O(tasks)."""
+    from itertools import chain
+
+    jobs = jt.jobs
+    kinds = []
+    ids = []
+    counts = []
+    for j in jobs:
+        if j.n_maps:
+            ids.append(j.job_id); kinds.append(0); counts.append(j.n_maps)
+        if j.n_reduces:
+            ids.append(j.job_id); kinds.append(1); counts.append(j.n_reduces)
+    total = sum(counts)
+    counts_arr = np.asarray(counts, dtype=np.int64)
+    starts_of_blocks = np.cumsum(counts_arr) - counts_arr
+    task_index = np.arange(total, dtype=np.int64) - np.repeat(starts_of_blocks, counts_arr)
+
+    def flat(attr_map: str, attr_reduce: str | None, fill: float = np.nan) -> np.ndarray:
+        seqs = []
+        for j in jobs:
+            if j.n_maps:
+                seqs.append(getattr(j, attr_map) if attr_map else [fill] * j.n_maps)
+            if j.n_reduces:
+                seqs.append(getattr(j, attr_reduce) if attr_reduce else [fill] * j.n_reduces)
+        return np.fromiter(chain.from_iterable(seqs), dtype=float, count=total)
+
+    tracker_idx = np.fromiter(chain.from_iterable(
+        seq for j in jobs for seq in ((j.map_tracker,) if j.n_maps else ()) + ((j.reduce_tracker,) if j.n_reduces else ())
+    ), dtype=np.int64, count=total)
+    names = np.array([t.name for t in jt.trackers] + [""], dtype=object)
+    return {
+        "job_id": np.repeat(np.array(ids, dtype=object), counts_arr),
+        "type": np.repeat(np.array(["MAP", "REDUCE"], dtype=object)[np.asarray(kinds, dtype=np.int64)], counts_arr),
+        "task": task_index,
+        "tracker": names[tracker_idx],
+        "start_s": flat("map_start", "reduce_start"),
+        "shuffle_end_s": flat("", "reduce_shuffle_end"),
+        "finish_s": flat("map_finish", "reduce_finish"),
+    }
 
 
 def _r(x: float) -> float:
@@ -100,23 +150,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "actual_completion_s": actual,
         "deadline_s": np.where(np.isfinite(deadline), deadline, np.nan),
     })
-    names = [t.name for t in jt.trackers]
-    parts = []
-    for j in jobs:
-        if j.n_maps:
-            parts.append(pd.DataFrame({
-                "job_id": j.job_id, "type": "MAP", "task": np.arange(j.n_maps),
-                "tracker": [names[i] for i in j.map_tracker], "start_s": j.map_start,
-                "shuffle_end_s": np.nan, "finish_s": j.map_finish,
-            }))
-        if j.n_reduces:
-            parts.append(pd.DataFrame({
-                "job_id": j.job_id, "type": "REDUCE", "task": np.arange(j.n_reduces),
-                "tracker": [names[i] for i in j.reduce_tracker], "start_s": j.reduce_start,
-                "shuffle_end_s": j.reduce_shuffle_end, "finish_s": j.reduce_finish,
-            }))
-    columns = ["job_id", "type", "task", "tracker", "start_s", "shuffle_end_s", "finish_s"]
-    task_frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+    task_columns = _task_columns(jt)
     completion = finish - submit
     makespan = float(finish.max()) if n else 0.0
     events = jt.kernel.events
@@ -150,4 +184,4 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "scheduler": jt.scheduler.describe(),
         "trace": jt.workload.source,
     }
-    return ReplayResult(jt.scheduler.name, job_frame, task_frame, summary, spec, jt.workload.warnings)
+    return ReplayResult(jt.scheduler.name, job_frame, task_columns, summary, spec, jt.workload.warnings)

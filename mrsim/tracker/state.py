@@ -140,7 +140,7 @@ class TrackerState:
     __slots__ = (
         "index", "name", "host", "rack", "map_slots", "reduce_slots", "speed", "cores",
         "running_maps", "running_reduces", "status_maps", "status_reduces",
-        "reports", "next_hb", "phase", "hb_stamp", "hb_requested", "busy_map_time", "busy_reduce_time",
+        "reports", "next_hb", "phase", "hb_k", "hb_stamp", "hb_requested", "waiting_change", "busy_map_time", "busy_reduce_time",
     )
 
     def __init__(self, index: int, name: str, rack: str, map_slots: int, reduce_slots: int, speed: float,
@@ -161,7 +161,9 @@ class TrackerState:
         self.next_hb = INF
         self.phase = phase
         self.hb_stamp = 0
+        self.hb_k = 0
         self.hb_requested = False
+        self.waiting_change = False
         self.busy_map_time = 0.0
         self.busy_reduce_time = 0.0
 
