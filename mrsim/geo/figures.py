@@ -85,10 +85,10 @@ def quick_plan(seed: int = 1) -> FigurePlan:
     """A small plan (seconds) for smoke tests and a first look; numbers from it are noisy."""
     return FigurePlan(
         utilizations=(0.5, 0.8),
-        jobs={TraceType.FACEBOOK: 120, TraceType.GOOGLE: 300, TraceType.EXPONENTIAL: 60},
-        n_datacenters=10,
+        jobs={TraceType.FACEBOOK: 60, TraceType.GOOGLE: 150, TraceType.EXPONENTIAL: 30},
+        n_datacenters=5,
         seeds=(seed,),
-        dc_counts=(5, 10),
+        dc_counts=(3, 5),
         skews=(0.0, 1.0),
     )
 

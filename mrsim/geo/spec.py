@@ -108,11 +108,12 @@ def load_spec(path: str | os.PathLike[str]) -> GeoWorkload:
     """Read a spec file; ``.toml`` (or ``.toml.gz``) as TOML, anything else as JSON."""
     p = Path(path)
     data = read_bytes(p)
+    is_toml = p.name.endswith((".toml", ".toml.gz"))
     try:
-        if p.name.endswith((".toml", ".toml.gz")):
+        if is_toml:
             doc = tomllib.loads(data.decode("utf-8"))
         else:
             doc = orjson.loads(data)
     except (tomllib.TOMLDecodeError, orjson.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{p}: not a valid {'TOML' if p.suffix == '.toml' else 'JSON'} job spec ({exc})") from None
+        raise InputError(f"{p}: not a valid {'TOML' if is_toml else 'JSON'} job spec ({exc})") from None
     return parse_spec(doc, str(p))

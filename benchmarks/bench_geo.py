@@ -1,0 +1,55 @@
+"""Benchmark of the geo-distributed federation simulator (mrsim.geo). Prints figures; not a test.
+
+For each policy on fixed synthetic workloads: simulated events, wall time, events per second, controller time
+per decision, and peak RSS. Each case asserts its event count (every task finish and every arrival is one
+event), so skipping work cannot pass as a speed-up.
+
+    python3 benchmarks/bench_geo.py            # default cases
+    python3 benchmarks/bench_geo.py --quick    # small cases, seconds
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+from mrsim.geo.policies import Policy
+from mrsim.geo.simulator import simulate
+from mrsim.geo.workloads import Scenario, TraceType, synthesize
+
+CASES = {
+    "facebook-0.9": Scenario(trace=TraceType.FACEBOOK, utilization=0.9, n_jobs=2000, seed=1),
+    "google-0.9": Scenario(trace=TraceType.GOOGLE, utilization=0.9, n_jobs=5000, seed=1),
+    "exponential-0.9": Scenario(trace=TraceType.EXPONENTIAL, utilization=0.9, n_jobs=800, seed=1),
+}
+QUICK = {
+    "exponential-0.8-small": Scenario(trace=TraceType.EXPONENTIAL, utilization=0.8, n_jobs=100, n_datacenters=10, seed=1),
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    cases = QUICK if args.quick else CASES
+    print(f"{'case':22s} {'policy':14s} {'events':>9s} {'wall s':>7s} {'events/s':>10s} "
+          f"{'decisions':>9s} {'ms/dec':>7s} {'p99 ms':>7s} {'jobs/dec':>8s}")
+    for name, sc in cases.items():
+        w = synthesize(sc)
+        expected_events = w.n_tasks + len(w)
+        for p in Policy:
+            t0 = time.perf_counter()
+            r = simulate(w, p)
+            wall = time.perf_counter() - t0
+            assert r.n_events == expected_events, (r.n_events, expected_events)
+            ms = r.decision_ns / 1e6
+            p99 = sorted(ms)[int(0.99 * (len(ms) - 1))]
+            print(f"{name:22s} {p.value:14s} {r.n_events:9d} {wall:7.2f} {r.n_events / wall:10.0f} "
+                  f"{len(ms):9d} {ms.mean():7.3f} {p99:7.2f} {r.decision_jobs.mean():8.1f}")
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS {rss_mb:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
