@@ -1,0 +1,555 @@
+"""The trace store: SimMR's *trace database* (section III-A), a persistent columnar home for job templates.
+
+Layout of a store directory (format ``mrsim-trace-store``, version :data:`FORMAT_VERSION`)::
+
+    STORE/
+      manifest.json          the only file ever rewritten in place (atomically): format, version, counts,
+                             the name of the current data directory, and the history of what was added
+      data-000003-1a2b3c4d/  one immutable version of the data
+        jobs.parquet         one row per job: identity, times, outcome, task counts, JSON ``extra``,
+                             plus optional per-job observation columns ``obs.<name>`` (float64, NaN = unknown)
+        <array>.npy          float64, every job's values concatenated in job-table order:
+                             map_durations, reduce_durations, first_shuffle_durations, typical_shuffle_durations,
+                             map_demands, reduce_demands (row-major, n_tasks x len(demand_resources))
+        <array>.offsets.npy  int64 CSR offsets (n_jobs + 1): job i owns values[offsets[i]:offsets[i + 1]]
+        map_locations.hosts.json / .ids.npy / .offsets.npy
+                             preferred split hosts: a host dictionary, the flat host ids (int32) and CSR
+                             offsets over *all* maps of all jobs (total_maps + 1)
+        hosts.parquet        optional: the cluster the traces ran on (rack, host, observed peak map/reduce
+                             attempts; see :mod:`mrsim.profiler.topology_infer`)
+
+**Updates never leave a half-written store.** A new version is written into a fresh directory beside the
+current one; the swap is the atomic replace of ``manifest.json`` (``os.replace``); the old version is deleted
+only after the swap. A crash before the swap leaves the old manifest pointing at the old, intact data (the
+orphaned directory is removed by the next update). Writers take an exclusive ``flock`` on ``STORE/.lock``.
+
+**Incremental, deduplicated.** :func:`add_to_store` keeps the existing job when a job id is already stored and
+reports how many were skipped. Appending concatenates arrays; it does not rebuild templates.
+
+**Load cost.** :func:`load_store` reads each array with one ``np.load``, checks every invariant of
+:class:`~mrsim.templates.JobTemplate` once over the whole flat arrays (vectorised: finite, non-negative,
+offsets consistent), then assembles templates whose arrays are read-only *views* of the flat arrays, without
+per-job copies or per-job validation. Cost: O(tasks) vectorised + about 3 us of Python per job (+ about
+0.3 us per map when split locations are stored). ``benchmarks/bench_store.py`` measures it;
+``load_store(path, verify=True)`` goes through the validating constructor instead (slower, same result).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import math
+import os
+import secrets
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mrsim.errors import InputError
+from mrsim.io import atomic_write
+from mrsim.templates import JobTemplate, Outcome, Priority, Workload
+
+FORMAT_NAME = "mrsim-trace-store"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+LOCK = ".lock"
+OBS_PREFIX = "obs."
+
+#: Flat float64 per-job arrays, stored as ``<name>.npy`` + ``<name>.offsets.npy``.
+DURATION_ARRAYS: tuple[str, ...] = (
+    "map_durations", "reduce_durations", "first_shuffle_durations", "typical_shuffle_durations",
+)
+DEMAND_ARRAYS: tuple[str, ...] = ("map_demands", "reduce_demands")
+
+#: Every :class:`JobTemplate` field the store writes and reads back. A test asserts this equals the dataclass's
+#: fields, so a field added to templates cannot be silently dropped by the store.
+STORED_FIELDS: frozenset[str] = frozenset({
+    "job_id", "submit_s", *DURATION_ARRAYS, "name", "user", "queue", "priority", "outcome", "deadline_s",
+    "actual_completion_s", *DEMAND_ARRAYS, "demand_resources", "map_locations", "extra",
+})
+
+_PRIORITIES = {p.value: p for p in Priority}
+_OUTCOMES = {o.value: o for o in Outcome}
+
+
+# ------------------------------------------------------------------------------------------- columns
+
+
+@dataclass
+class _Columns:
+    """A store version in memory: the job table plus the flat arrays (the on-disk layout, unassembled)."""
+
+    table: pa.Table
+    arrays: dict[str, np.ndarray]  # name -> flat values; "<name>.offsets" -> CSR offsets
+    location_hosts: list[str] = field(default_factory=list)
+
+    @property
+    def n_jobs(self) -> int:
+        return self.table.num_rows
+
+    def job_ids(self) -> list[str]:
+        return self.table.column("job_id").to_pylist()
+
+
+def _offsets(lengths: Sequence[int]) -> np.ndarray:
+    out = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(lengths, dtype=np.int64), out=out[1:])
+    return out
+
+
+def _flat(parts: list[np.ndarray], dtype: type = np.float64) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype, copy=False) if parts else np.empty(0, dtype=dtype)
+
+
+def _extra_json(template: JobTemplate) -> str:
+    try:
+        return orjson.dumps(dict(template.extra), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError as exc:
+        raise InputError(f"job {template.job_id}: extra is not JSON-serialisable ({exc})") from None
+
+
+def _columns_from_templates(templates: Sequence[JobTemplate],
+                            observations: Mapping[str, Mapping[str, float | None]] | None = None) -> _Columns:
+    """Columnise templates (cost: one Python pass over jobs + one concatenation per array)."""
+    cols: dict[str, list[Any]] = {k: [] for k in (
+        "job_id", "submit_s", "name", "user", "queue", "priority", "outcome", "deadline_s", "actual_completion_s",
+        "demand_resources", "has_map_demands", "has_reduce_demands", "has_map_locations", "extra")}
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in (*DURATION_ARRAYS, *DEMAND_ARRAYS)}
+    lengths: dict[str, list[int]] = {name: [] for name in parts}
+    host_ids: dict[str, int] = {}
+    loc_ids: list[int] = []
+    loc_lengths: list[int] = []
+    for t in templates:
+        cols["job_id"].append(t.job_id)
+        cols["submit_s"].append(float(t.submit_s))
+        cols["name"].append(t.name)
+        cols["user"].append(t.user)
+        cols["queue"].append(t.queue)
+        cols["priority"].append(int(t.priority.value))
+        cols["outcome"].append(t.outcome.value)
+        cols["deadline_s"].append(math.nan if t.deadline_s is None else float(t.deadline_s))
+        cols["actual_completion_s"].append(math.nan if t.actual_completion_s is None else float(t.actual_completion_s))
+        cols["demand_resources"].append(orjson.dumps(list(t.demand_resources)).decode())
+        cols["extra"].append(_extra_json(t))
+        for name in DURATION_ARRAYS:
+            arr = getattr(t, name)
+            parts[name].append(arr)
+            lengths[name].append(arr.size)
+        for name in DEMAND_ARRAYS:
+            arr = getattr(t, name)
+            cols[f"has_{name}"].append(arr is not None)
+            flat = np.empty(0) if arr is None else arr.reshape(-1)
+            parts[name].append(flat)
+            lengths[name].append(flat.size)
+        cols["has_map_locations"].append(t.map_locations is not None)
+        for hosts in t.map_locations or ((),) * t.n_maps:
+            loc_lengths.append(len(hosts))
+            for host in hosts:
+                loc_ids.append(host_ids.setdefault(host, len(host_ids)))
+    schema = {
+        "job_id": pa.string(), "submit_s": pa.float64(), "name": pa.string(), "user": pa.string(),
+        "queue": pa.string(), "priority": pa.int8(), "outcome": pa.string(), "deadline_s": pa.float64(),
+        "actual_completion_s": pa.float64(), "demand_resources": pa.string(), "has_map_demands": pa.bool_(),
+        "has_reduce_demands": pa.bool_(), "has_map_locations": pa.bool_(), "extra": pa.string(),
+    }
+    table = pa.table({k: pa.array(v, type=schema[k]) for k, v in cols.items()})
+    if observations:
+        names = sorted({k for obs in observations.values() for k in obs})
+        for name in names:
+            values = [observations.get(jid, {}).get(name) for jid in cols["job_id"]]
+            table = table.append_column(OBS_PREFIX + name, pa.array(
+                [math.nan if v is None else float(v) for v in values], type=pa.float64()))
+    arrays: dict[str, np.ndarray] = {}
+    for name in parts:
+        arrays[name] = _flat(parts[name])
+        arrays[f"{name}.offsets"] = _offsets(lengths[name])
+    arrays["map_locations.ids"] = np.asarray(loc_ids, dtype=np.int32)
+    arrays["map_locations.offsets"] = _offsets(loc_lengths)
+    return _Columns(table, arrays, list(host_ids))
+
+
+def _concat(a: _Columns, b: _Columns) -> _Columns:
+    """Jobs of ``a`` followed by jobs of ``b`` (host dictionaries merged, observation columns unioned)."""
+    arrays: dict[str, np.ndarray] = {}
+    for name in (*DURATION_ARRAYS, *DEMAND_ARRAYS):
+        arrays[name] = np.concatenate([a.arrays[name], b.arrays[name]])
+        ao, bo = a.arrays[f"{name}.offsets"], b.arrays[f"{name}.offsets"]
+        arrays[f"{name}.offsets"] = np.concatenate([ao, bo[1:] + ao[-1]])
+    hosts = list(a.location_hosts)
+    index = {h: i for i, h in enumerate(hosts)}
+    remap = np.array([index.setdefault(h, len(index)) for h in b.location_hosts], dtype=np.int32)
+    hosts = list(index)
+    b_ids = remap[b.arrays["map_locations.ids"]] if remap.size else b.arrays["map_locations.ids"]
+    arrays["map_locations.ids"] = np.concatenate([a.arrays["map_locations.ids"], b_ids]).astype(np.int32)
+    ao, bo = a.arrays["map_locations.offsets"], b.arrays["map_locations.offsets"]
+    arrays["map_locations.offsets"] = np.concatenate([ao, bo[1:] + ao[-1]])
+    ta, tb = a.table, b.table
+    for name in ta.column_names:
+        if name not in tb.column_names:
+            tb = tb.append_column(name, pa.array(np.full(tb.num_rows, np.nan), type=ta.schema.field(name).type))
+    for name in tb.column_names:
+        if name not in ta.column_names:
+            ta = ta.append_column(name, pa.array(np.full(ta.num_rows, np.nan), type=tb.schema.field(name).type))
+    table = pa.concat_tables([ta, tb.select(ta.column_names)])
+    return _Columns(table, arrays, hosts)
+
+
+# ------------------------------------------------------------------------------------------- on disk
+
+
+def _manifest_path(store: Path) -> Path:
+    return store / MANIFEST
+
+
+def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The store's manifest (format, version, counts, data directory, sources). Raises InputError if not a store."""
+    store = Path(path)
+    mpath = _manifest_path(store)
+    try:
+        manifest = orjson.loads(mpath.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{store}: not an mrsim trace store (no {MANIFEST})") from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{mpath}: corrupt store manifest ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
+        raise InputError(f"{store}: {MANIFEST} is not an mrsim trace-store manifest")
+    version = manifest.get("format_version")
+    if version != FORMAT_VERSION:
+        raise InputError(f"{store}: trace-store format version {version} is not supported (this mrsim reads {FORMAT_VERSION})")
+    return manifest
+
+
+def is_store(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` is a directory holding a trace-store manifest. Cheap: reads one small file."""
+    store = Path(path)
+    if not store.is_dir() or not _manifest_path(store).is_file():
+        return False
+    try:
+        read_manifest(store)
+    except InputError:
+        return False
+    return True
+
+
+def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None) -> None:
+    directory.mkdir()
+    pq.write_table(cols.table, directory / "jobs.parquet", compression="zstd")
+    for name, values in cols.arrays.items():
+        np.save(directory / f"{name}.npy", values, allow_pickle=False)
+    (directory / "map_locations.hosts.json").write_bytes(orjson.dumps(cols.location_hosts))
+    if hosts is not None:
+        pq.write_table(hosts, directory / "hosts.parquet")
+    # Durability before the swap: the manifest must never point at data still in the page cache only.
+    for child in directory.iterdir():
+        with open(child, "rb") as fh:
+            os.fsync(fh.fileno())
+
+
+def _array_names() -> Iterator[str]:
+    for name in (*DURATION_ARRAYS, *DEMAND_ARRAYS):
+        yield name
+        yield f"{name}.offsets"
+    yield "map_locations.ids"
+    yield "map_locations.offsets"
+
+
+def _read_columns(directory: Path) -> tuple[_Columns, pa.Table | None]:
+    try:
+        table = pq.read_table(directory / "jobs.parquet")
+        arrays = {name: np.load(directory / f"{name}.npy", allow_pickle=False) for name in _array_names()}
+        hosts_list = orjson.loads((directory / "map_locations.hosts.json").read_bytes())
+        hosts_path = directory / "hosts.parquet"
+        hosts = pq.read_table(hosts_path) if hosts_path.exists() else None
+    except FileNotFoundError as exc:
+        raise InputError(f"{directory}: trace store data incomplete (missing {Path(exc.filename).name})") from None
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise InputError(f"{directory}: corrupt trace store data ({exc})") from None
+    return _Columns(table, arrays, hosts_list), hosts
+
+
+def _current(store: Path) -> tuple[dict[str, Any], _Columns, pa.Table | None]:
+    """Manifest and data of the current version; retried once if a concurrent update swapped it meanwhile."""
+    for attempt in (0, 1):
+        manifest = read_manifest(store)
+        try:
+            cols, hosts = _read_columns(store / manifest["data"])
+        except InputError:
+            if attempt == 0 and read_manifest(store).get("data") != manifest.get("data"):
+                continue
+            raise
+        return manifest, cols, hosts
+    raise AssertionError("unreachable")
+
+
+# ------------------------------------------------------------------------------------------- assemble
+
+
+def _check(cols: _Columns, where: str) -> None:
+    """Every template invariant, checked once over the flat arrays (O(values), vectorised)."""
+    n = cols.n_jobs
+    for name in (*DURATION_ARRAYS, *DEMAND_ARRAYS):
+        values, offs = cols.arrays[name], cols.arrays[f"{name}.offsets"]
+        if values.dtype != np.float64 or values.ndim != 1:
+            raise InputError(f"{where}: {name} is not a flat float64 array")
+        if offs.shape != (n + 1,) or offs[0] != 0 or offs[-1] != values.size or np.any(np.diff(offs) < 0):
+            raise InputError(f"{where}: {name} offsets do not match the job table ({n} jobs)")
+        if values.size and (not np.isfinite(values).all() or (values < 0).any()):
+            raise InputError(f"{where}: {name} holds negative or non-finite values")
+    n_maps = np.diff(cols.arrays["map_durations.offsets"])
+    loc_offs, loc_ids = cols.arrays["map_locations.offsets"], cols.arrays["map_locations.ids"]
+    if loc_offs.shape != (int(n_maps.sum()) + 1,) or loc_offs[-1] != loc_ids.size:
+        raise InputError(f"{where}: map_locations offsets do not match the maps")
+    if loc_ids.size and (loc_ids.min() < 0 or loc_ids.max() >= len(cols.location_hosts)):
+        raise InputError(f"{where}: map_locations refer to unknown hosts")
+    prio = cols.table.column("priority").to_numpy()
+    if not np.isin(prio, list(_PRIORITIES)).all():
+        raise InputError(f"{where}: unknown priority value in the job table")
+
+
+def _templates(cols: _Columns, where: str, verify: bool) -> list[JobTemplate]:
+    t = cols.table
+    ids = t.column("job_id").to_pylist()
+    submit = t.column("submit_s").to_numpy().tolist()
+    names = t.column("name").to_pylist()
+    users = t.column("user").to_pylist()
+    queues = t.column("queue").to_pylist()
+    prios = [_PRIORITIES[int(p)] for p in t.column("priority").to_numpy()]
+    outcomes = [_OUTCOMES.get(o, Outcome.UNKNOWN) for o in t.column("outcome").to_pylist()]
+    deadline = [None if d != d else d for d in t.column("deadline_s").to_numpy().tolist()]
+    actual = [None if a != a else a for a in t.column("actual_completion_s").to_numpy().tolist()]
+    resources_cache: dict[str, tuple[str, ...]] = {}
+    resources = [resources_cache.setdefault(r, tuple(orjson.loads(r))) for r in t.column("demand_resources").to_pylist()]
+    has_md = t.column("has_map_demands").to_pylist()
+    has_rd = t.column("has_reduce_demands").to_pylist()
+    has_loc = t.column("has_map_locations").to_pylist()
+    extras = t.column("extra").to_pylist()
+
+    arrays = cols.arrays
+    for values in arrays.values():
+        values.setflags(write=False)  # template arrays are read-only views of these
+    offs = {name: arrays[f"{name}.offsets"].tolist() for name in (*DURATION_ARRAYS, *DEMAND_ARRAYS)}
+    map_offs = offs["map_durations"]
+    loc_offs = arrays["map_locations.offsets"].tolist()
+    loc_ids = arrays["map_locations.ids"].tolist()
+    hosts = cols.location_hosts
+
+    out: list[JobTemplate] = []
+    for i, job_id in enumerate(ids):
+        values: dict[str, Any] = {}
+        for name in DURATION_ARRAYS:
+            o = offs[name]
+            values[name] = arrays[name][o[i]:o[i + 1]]
+        k = len(resources[i])
+        for name, has in (("map_demands", has_md[i]), ("reduce_demands", has_rd[i])):
+            o = offs[name]
+            if has:
+                n_rows = (map_offs[i + 1] - map_offs[i]) if name == "map_demands" else (
+                    offs["reduce_durations"][i + 1] - offs["reduce_durations"][i])
+                if o[i + 1] - o[i] != n_rows * k:
+                    raise InputError(f"{where}: job {job_id}: {name} size does not match its tasks")
+                values[name] = arrays[name][o[i]:o[i + 1]].reshape(n_rows, k)
+            else:
+                values[name] = None
+        locations = None
+        if has_loc[i]:
+            host_of = hosts.__getitem__
+            locations = tuple(
+                tuple(map(host_of, loc_ids[loc_offs[m]:loc_offs[m + 1]])) for m in range(map_offs[i], map_offs[i + 1])
+            )
+        extra_text = extras[i]
+        values.update(
+            job_id=job_id, submit_s=submit[i], name=names[i], user=users[i], queue=queues[i], priority=prios[i],
+            outcome=outcomes[i], deadline_s=deadline[i], actual_completion_s=actual[i], demand_resources=resources[i],
+            map_locations=locations, extra={} if extra_text == "{}" else orjson.loads(extra_text),
+        )
+        if verify:
+            out.append(JobTemplate(**values))
+        else:
+            template = object.__new__(JobTemplate)
+            # Frozen dataclasses guard __setattr__ only; the values were validated in bulk by _check.
+            template.__dict__.update(values)
+            out.append(template)
+    return out
+
+
+def load_store(path: str | os.PathLike[str], *, verify: bool = False) -> Workload:
+    """The store's jobs as a :class:`Workload` (``source`` is the store path; warnings are empty).
+
+    ``verify=True`` builds every template through :class:`JobTemplate`'s validating constructor (per-job copies
+    and checks, about 60 us per job) instead of the bulk-checked fast path. Both give equal templates.
+    """
+    store = Path(path)
+    manifest, cols, _ = _current(store)
+    where = str(store)
+    _check(cols, where)
+    if cols.n_jobs != manifest.get("jobs"):
+        raise InputError(f"{store}: manifest says {manifest.get('jobs')} jobs, the job table has {cols.n_jobs}")
+    return Workload.of(_templates(cols, where, verify), source=where)
+
+
+def load_observations(path: str | os.PathLike[str]) -> dict[str, dict[str, float | None]]:
+    """Per-job observation columns (``obs.<name>``) as ``{job_id: {name: value or None}}``."""
+    _, cols, _ = _current(Path(path))
+    t = cols.table
+    names = [c for c in t.column_names if c.startswith(OBS_PREFIX)]
+    ids = t.column("job_id").to_pylist()
+    columns = {c[len(OBS_PREFIX):]: t.column(c).to_numpy().tolist() for c in names}
+    return {jid: {k: (None if v[i] != v[i] else v[i]) for k, v in columns.items()} for i, jid in enumerate(ids)}
+
+
+def load_hosts(path: str | os.PathLike[str]) -> list[dict[str, Any]] | None:
+    """The stored cluster hosts (rack, host, map_slots, reduce_slots, attempts), or None when none was stored."""
+    _, _, hosts = _current(Path(path))
+    return None if hosts is None else hosts.to_pylist()
+
+
+# ------------------------------------------------------------------------------------------- update
+
+
+@dataclass(frozen=True)
+class StoreUpdate:
+    """What an update did: jobs added, duplicates skipped (ids already stored or repeated), totals after it."""
+
+    path: str
+    added: int
+    skipped: int
+    skipped_ids: tuple[str, ...]
+    jobs: int
+    maps: int
+    reduces: int
+    created: bool
+
+
+@contextlib.contextmanager
+def _locked(store: Path) -> Iterator[None]:
+    with open(store / LOCK, "a") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _prepare_dir(store: Path) -> bool:
+    """Create the store directory if needed; True when it is a new store. Refuse to take over other data."""
+    if store.exists() and not store.is_dir():
+        raise InputError(f"{store}: exists and is not a directory (a trace store is a directory)")
+    if store.is_dir() and _manifest_path(store).exists():
+        read_manifest(store)  # a wrong format or version is an error, not something to overwrite
+        return False
+    # Only the lock and data directories of a creation that crashed before its first manifest may be there.
+    if store.is_dir() and any(c.name != LOCK and not c.name.startswith("data-") for c in store.iterdir()):
+        raise InputError(f"{store}: directory exists, is not empty and is not an mrsim trace store")
+    store.mkdir(parents=True, exist_ok=True)
+    return True
+
+
+def _hosts_table(hosts: Iterable[Mapping[str, Any]]) -> pa.Table:
+    rows = list(hosts)
+    return pa.table({
+        "rack": pa.array([str(h["rack"]) for h in rows], type=pa.string()),
+        "host": pa.array([str(h["host"]) for h in rows], type=pa.string()),
+        "map_slots": pa.array([int(h["map_slots"]) for h in rows], type=pa.int32()),
+        "reduce_slots": pa.array([int(h["reduce_slots"]) for h in rows], type=pa.int32()),
+        "attempts": pa.array([int(h.get("attempts", 0)) for h in rows], type=pa.int64()),
+    })
+
+
+def merge_hosts(old: Iterable[Mapping[str, Any]] | None, new: Iterable[Mapping[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """Union of two host lists by (rack, host); peak slots take the maximum, attempts add up."""
+    if old is None and new is None:
+        return None
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for rows in (old or (), new or ()):
+        for h in rows:
+            key = (str(h["rack"]), str(h["host"]))
+            cur = merged.get(key)
+            if cur is None:
+                merged[key] = {"rack": key[0], "host": key[1], "map_slots": int(h["map_slots"]),
+                               "reduce_slots": int(h["reduce_slots"]), "attempts": int(h.get("attempts", 0))}
+            else:
+                cur["map_slots"] = max(cur["map_slots"], int(h["map_slots"]))
+                cur["reduce_slots"] = max(cur["reduce_slots"], int(h["reduce_slots"]))
+                cur["attempts"] += int(h.get("attempts", 0))
+    return [merged[k] for k in sorted(merged)]
+
+
+def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate], *,
+                 observations: Mapping[str, Mapping[str, float | None]] | None = None,
+                 hosts: Iterable[Mapping[str, Any]] | None = None,
+                 sources: Sequence[Mapping[str, Any]] = ()) -> StoreUpdate:
+    """Create the store at ``path`` or add ``templates`` to it, atomically (see the module docstring).
+
+    A template whose id is already stored, or repeated within ``templates``, is skipped (the first one is kept).
+    ``observations`` maps job ids to extra per-job numbers kept beside the templates; ``hosts`` (dicts with
+    rack, host, map_slots, reduce_slots, attempts) are merged into the stored cluster by maximum.
+    ``sources`` are recorded in the manifest's history. Cost: O(stored values + new values).
+    """
+    store = Path(path)
+    created = _prepare_dir(store)
+    with _locked(store):
+        if created and _manifest_path(store).exists():  # another writer created it while we waited
+            created = False
+        old_manifest: dict[str, Any] | None = None
+        old_cols: _Columns | None = None
+        old_hosts: list[dict[str, Any]] | None = None
+        if not created:
+            old_manifest, old_cols, old_hosts_table = _current(store)
+            old_hosts = None if old_hosts_table is None else old_hosts_table.to_pylist()
+        seen = set(old_cols.job_ids()) if old_cols is not None else set()
+        fresh: list[JobTemplate] = []
+        skipped: list[str] = []
+        for t in templates:
+            if t.job_id in seen:
+                skipped.append(t.job_id)
+            else:
+                seen.add(t.job_id)
+                fresh.append(t)
+        new_cols = _columns_from_templates(fresh, {k: v for k, v in (observations or {}).items()})
+        cols = new_cols if old_cols is None else _concat(old_cols, new_cols)
+        merged_hosts = merge_hosts(old_hosts, hosts)
+        history = list((old_manifest or {}).get("sources", []))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        history.extend({**dict(s), "at": stamp} for s in sources)
+        generation = int((old_manifest or {}).get("generation", 0)) + 1
+        data_name = f"data-{generation:06d}-{secrets.token_hex(4)}"
+        n_maps = int(cols.arrays["map_durations.offsets"][-1])
+        n_reduces = int(cols.arrays["reduce_durations.offsets"][-1])
+        manifest = {
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "generation": generation,
+            "data": data_name,
+            "jobs": cols.n_jobs,
+            "maps": n_maps,
+            "reduces": n_reduces,
+            "tasks": n_maps + n_reduces,
+            "has_hosts": merged_hosts is not None,
+            "updated": stamp,
+            "sources": history,
+        }
+        target = store / data_name
+        try:
+            _write_columns(target, cols, None if merged_hosts is None else _hosts_table(merged_hosts))
+            with atomic_write(_manifest_path(store), "wb") as fh:  # the swap
+                fh.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        except BaseException:
+            shutil.rmtree(target, ignore_errors=True)
+            raise
+        _remove_stale(store, keep=data_name)
+    return StoreUpdate(str(store), len(fresh), len(skipped), tuple(skipped), cols.n_jobs, n_maps, n_reduces, created)
+
+
+def _remove_stale(store: Path, keep: str) -> None:
+    """Delete data directories other than ``keep`` (old versions and leftovers of crashed updates)."""
+    for child in store.iterdir():
+        if child.is_dir() and child.name.startswith("data-") and child.name != keep:
+            shutil.rmtree(child, ignore_errors=True)
+

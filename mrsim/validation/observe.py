@@ -1,0 +1,268 @@
+"""One pass over profiled inputs: templates, per-job observations of the real run, and the cluster's slot usage.
+
+Both ``mrsim profile`` and ``mrsim validate`` read their inputs through :class:`Profiler`. For every Rumen
+``LoggedJob`` (from any reader in :mod:`mrsim.profiler.detect`) it
+
+* builds the :class:`~mrsim.templates.JobTemplate` with :func:`mrsim.profiler.builder.template_from_logged_job`
+  (the SimMR rules), renaming a job id repeated *within one input* to ``<id>#2``, ``#3`` ... exactly as
+  :func:`~mrsim.profiler.builder.workload_from_logged_jobs` does, so a store equals ``load_workload`` of its input;
+* records a :class:`JobObservation`: what the real run did that a template does not carry (time from submit to
+  the first task, setup/cleanup tasks, the tail after the last task, wasted failed attempts, peak slots held);
+* feeds the attempts to :class:`~mrsim.profiler.topology_infer.SlotUsage` (the cluster's hosts and slots) and
+  the job conf to :class:`~mrsim.validation.trace_conf.TraceConf` (the engine keys the trace recorded).
+
+A job id already taken by an earlier input is skipped (the first one is kept) and counted. SWIM files (no task
+logs) and trace stores (already templates) contribute templates only, plus the store's saved observations and
+hosts.
+
+Clock domains (``docs/formats.md``): job and task times come from the JobTracker (or MR AM) clock, attempt times
+from the TaskTracker clock on 0.20/1.x logs. Observations that are compared with the job's submit and finish
+(launch delay, task span, tail, setup, cleanup) therefore use **task** times; attempt times are used only within
+one attempt (failed-attempt durations) or one host (peaks, see topology_infer). The identity
+``actual completion = launch delay + task span + tail`` holds exactly in the JobTracker clock.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from mrsim.errors import InputError
+from mrsim.profiler.builder import template_from_logged_job
+from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
+from mrsim.profiler.topology_infer import HostSlots, SlotUsage, iter_attempt_windows, job_slot_peaks
+from mrsim.templates import JobTemplate
+from mrsim.validation.trace_conf import TraceConf
+
+_MS = 1000.0
+
+
+@dataclass(frozen=True)
+class JobObservation:
+    """What the real run of one job did beyond its task durations. Seconds; None when the trace lacks it.
+
+    Attributes:
+        peak_maps / peak_reduces: most map / reduce attempts (any result) running at once, across hosts.
+        launch_delay_s: first map/reduce task start − submit (job init, setup task, queueing, heartbeats).
+        task_span_s: last map/reduce task finish − first map/reduce task start.
+        tail_s: job finish − last map/reduce task finish (cleanup task, job commit).
+        setup_s / cleanup_s: summed durations of the job's SETUP / CLEANUP tasks (``otherTasks``).
+        failed_attempt_s: summed durations of FAILED and KILLED map/reduce attempts (slot time the template drops).
+        failed_attempts: their number.
+    """
+
+    peak_maps: int | None = None
+    peak_reduces: int | None = None
+    launch_delay_s: float | None = None
+    task_span_s: float | None = None
+    tail_s: float | None = None
+    setup_s: float | None = None
+    cleanup_s: float | None = None
+    failed_attempt_s: float | None = None
+    failed_attempts: int | None = None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {k: (None if v is None else float(v)) for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, float | None]) -> "JobObservation":
+        kwargs: dict[str, Any] = {}
+        for name in cls.__dataclass_fields__:
+            v = values.get(name)
+            if v is not None and name in ("peak_maps", "peak_reduces", "failed_attempts"):
+                v = int(v)
+            kwargs[name] = v
+        return cls(**kwargs)
+
+
+def _ms(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return -1
+    return int(value)
+
+
+def _task_durations(job: Mapping[str, Any], task_type: str) -> float | None:
+    total = None
+    for task in job.get("otherTasks") or ():
+        if task.get("taskType") != task_type:
+            continue
+        start, finish = _ms(task.get("startTime")), _ms(task.get("finishTime"))
+        if start > 0 and finish >= start:
+            total = (total or 0.0) + (finish - start) / _MS
+    return total
+
+
+def observe_job(job: Mapping[str, Any]) -> JobObservation:
+    """The :class:`JobObservation` of one ``LoggedJob`` dict. Cost: linear in its attempts."""
+    submit = _ms(job.get("submitTime"))
+    if submit <= 0:
+        submit = _ms(job.get("launchTime"))
+    finish = _ms(job.get("finishTime"))
+    first_start, last_finish = -1, -1
+    for key in ("mapTasks", "reduceTasks"):
+        for task in job.get(key) or ():
+            start, end = _ms(task.get("startTime")), _ms(task.get("finishTime"))
+            if start > 0 and (first_start < 0 or start < first_start):
+                first_start = start
+            if end > 0 and end > last_finish:
+                last_finish = end
+    failed_s, failed_n = 0.0, 0
+    for _kind, attempt, start, end in iter_attempt_windows(job):
+        if attempt.get("result") in ("FAILED", "KILLED"):
+            failed_s += (end - start) / _MS
+            failed_n += 1
+    peak_maps, peak_reduces = job_slot_peaks(job)
+    return JobObservation(
+        peak_maps=peak_maps,
+        peak_reduces=peak_reduces,
+        launch_delay_s=(first_start - submit) / _MS if submit > 0 and first_start > 0 else None,
+        task_span_s=(last_finish - first_start) / _MS if first_start > 0 and last_finish >= first_start else None,
+        tail_s=(finish - last_finish) / _MS if finish > 0 and last_finish > 0 else None,
+        setup_s=_task_durations(job, "SETUP"),
+        cleanup_s=_task_durations(job, "CLEANUP"),
+        failed_attempt_s=failed_s,
+        failed_attempts=failed_n,
+    )
+
+
+@dataclass
+class InputReport:
+    """What one input contributed."""
+
+    path: str
+    format: str
+    jobs_read: int = 0
+    jobs_added: int = 0
+    duplicates_skipped: int = 0
+    jobs_without_work: int = 0
+    warnings: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Profiler:
+    """Accumulates templates, observations and slot usage over several inputs (see the module docstring)."""
+
+    fmt: Format | None = None
+    templates: list[JobTemplate] = field(default_factory=list)
+    observations: dict[str, JobObservation] = field(default_factory=dict)
+    usage: SlotUsage = field(default_factory=SlotUsage)
+    trace_conf: TraceConf = field(default_factory=TraceConf)
+    stored_hosts: list[dict[str, Any]] = field(default_factory=list)
+    inputs: list[InputReport] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    _seen: set[str] = field(default_factory=set)
+    _seen_without_work: set[str] = field(default_factory=set)
+
+    @property
+    def duplicates_skipped(self) -> int:
+        return sum(r.duplicates_skipped for r in self.inputs)
+
+    def input_format(self, path: str | os.PathLike[str]) -> str:
+        """``store`` for a trace store, else the detected (or forced) :class:`Format` value."""
+        from mrsim.profiler.store import is_store
+
+        if is_store(path):
+            return "store"
+        return (self.fmt or detect_format(path)).value
+
+    def add(self, path: str | os.PathLike[str]) -> InputReport:
+        """Read one input completely."""
+        for _ in self.logged_jobs(path):
+            pass
+        return self.inputs[-1]
+
+    def logged_jobs(self, path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+        """Read one input, yielding each new ``LoggedJob`` dict (for a Rumen writer) as it is profiled.
+
+        Stores and SWIM files yield nothing (they hold no ``LoggedJob``), but are profiled all the same.
+        """
+        p = Path(path)
+        kind = self.input_format(p)
+        report = InputReport(str(p), kind)
+        self.inputs.append(report)
+        if kind == "store":
+            self._add_store(p, report)
+            return
+        if kind == Format.SWIM.value:
+            self._add_swim(p, report)
+            return
+        warnings: list[str] = []
+        occurrences: dict[str, int] = {}
+        try:
+            for logged in iter_logged_jobs(p, Format(kind), warnings=warnings):
+                report.jobs_read += 1
+                template = template_from_logged_job(logged, source=str(p), warnings=warnings)
+                if template is None:
+                    report.jobs_without_work += 1
+                    raw_id = str(logged.get("jobID"))
+                    if raw_id not in self._seen_without_work:  # still written to a Rumen trace, once
+                        self._seen_without_work.add(raw_id)
+                        yield logged
+                    continue
+                count = occurrences.get(template.job_id, 0) + 1
+                occurrences[template.job_id] = count
+                if count > 1:  # the builder's rule for folded traces (workload_from_logged_jobs)
+                    new_id = f"{template.job_id}#{count}"
+                    warnings.append(f"job {template.job_id}: duplicate job id; occurrence {count} replayed as {new_id}")
+                    template = template.with_changes(job_id=new_id)
+                if template.job_id in self._seen:
+                    report.duplicates_skipped += 1
+                    continue
+                self._seen.add(template.job_id)
+                self.templates.append(template)
+                self.observations[template.job_id] = observe_job(logged)
+                self.usage.add_job(logged)
+                self.trace_conf.add_job(logged)
+                report.jobs_added += 1
+                yield logged
+        finally:
+            report.warnings = len(warnings)
+            self.warnings.extend(warnings)
+
+    def _add_templates(self, templates: list[JobTemplate], report: InputReport,
+                       observations: Mapping[str, Mapping[str, float | None]] | None = None) -> None:
+        for template in templates:
+            report.jobs_read += 1
+            if template.job_id in self._seen:
+                report.duplicates_skipped += 1
+                continue
+            self._seen.add(template.job_id)
+            self.templates.append(template)
+            if observations and template.job_id in observations:
+                self.observations[template.job_id] = JobObservation.from_dict(observations[template.job_id])
+            report.jobs_added += 1
+
+    def _add_store(self, p: Path, report: InputReport) -> None:
+        from mrsim.profiler.store import load_hosts, load_observations, load_store
+
+        self._add_templates(list(load_store(p).jobs), report, load_observations(p))
+        self.stored_hosts.extend(load_hosts(p) or ())
+
+    def _add_swim(self, p: Path, report: InputReport) -> None:
+        from mrsim.profiler.swim import swim_to_templates
+
+        workload = swim_to_templates(p)
+        self._add_templates(list(workload.jobs), report)
+        report.warnings = len(workload.warnings)
+        self.warnings.extend(workload.warnings)
+
+    def hosts(self) -> list[dict[str, Any]] | None:
+        """The cluster's hosts inferred from the attempts read, merged with hosts saved in input stores."""
+        from mrsim.profiler.store import merge_hosts
+
+        inferred: list[HostSlots] = self.usage.hosts()
+        if not inferred and not self.stored_hosts:
+            return None
+        return merge_hosts(self.stored_hosts or None, [h.as_dict() for h in inferred] or None)
+
+
+def require_templates(profiler: Profiler, what: str) -> None:
+    """InputError when nothing replayable was read (every job failed, or only duplicates)."""
+    if not profiler.templates:
+        raise InputError(f"{what}: no replayable job (every job failed or was killed before doing any work, "
+                         "or every job id was already present)")
