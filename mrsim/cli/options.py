@@ -36,6 +36,12 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--naive-heartbeats", action="store_true",
                    help="emulate every heartbeat (slow; results are identical to the default)")
     g.add_argument("--seed", type=int, default=0, help="master random seed (default 0)")
+    g.add_argument("--locality", choices=["auto", "on", "off"], default="auto",
+                   help="honour map split locations: auto (when they name cluster hosts; default), on, off")
+    g.add_argument("--rack-local-slowdown", type=float, default=1.0, metavar="X",
+                   help="multiply rack-local map durations by X (default 1: trace durations)")
+    g.add_argument("--off-switch-slowdown", type=float, default=1.0, metavar="X",
+                   help="multiply off-switch map durations by X (default 1; Mumak used 3 relative to node-local)")
     g.add_argument("--contention", choices=["none", "tdam"], default="none",
                    help="task durations: none = from the trace (default); tdam = per-node queueing model (needs service demands)")
     g.add_argument("--scheduler-config", metavar="FILE",
@@ -88,7 +94,8 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
                 raise InputError("--heartbeat-interval must be positive (or 'off')")
     contention = None if args.contention == "none" else args.contention
     return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
-                         contention=contention)
+                         contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
+                         off_switch_slowdown=args.off_switch_slowdown)
 
 
 def scheduler_config(args: argparse.Namespace) -> dict:

@@ -49,6 +49,7 @@ from mrsim.scheduling import Locality, TaskScheduler
 from mrsim.templates import Workload
 from mrsim.tracker.jobtracker import (
     EV_JOB_ARRIVAL,
+    EV_TASK_DONE,
     ORDER_JOB_ARRIVAL,
     ORDER_TASK_DONE,
     JobTracker,
@@ -89,6 +90,7 @@ class ContentionJobTracker(JobTracker):
         self._map_rows: dict[int, list[tuple[float, float]]] = {}  # job index -> per task (cpu_s, disk_s)
         self._reduce_rows: dict[int, list[tuple[float, float]]] = {}
         self.epochs = 0  # node re-solves (flushes of a changed mix)
+        self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _drop_diverted
         self._validate(workload)
 
     # ----------------------------------------------------------------------------------------- set-up
@@ -160,7 +162,16 @@ class ContentionJobTracker(JobTracker):
     def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY) -> bool:
         requeued = job.requeued_maps
         i = requeued[-1] if requeued else job.next_map  # the index JobTracker.obtain_new_map_task launches
-        if not JobTracker.obtain_new_map_task(self, job, tracker, locality):
+        k = self.kernel
+        heap = k.heap
+        k.heap = self._diverted
+        try:
+            launched = JobTracker.obtain_new_map_task(self, job, tracker, locality)
+        finally:
+            k.heap = heap
+        if self._diverted:
+            self._drop_diverted()
+        if not launched:
             return False
         cpu, disk = self._map_rows[job.index][i]
         self._contend(tracker.index, (job.index << JOB_SHIFT) | i, cpu, disk)
@@ -169,7 +180,16 @@ class ContentionJobTracker(JobTracker):
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
         requeued = job.requeued_reduces
         i = requeued[-1] if requeued else job.next_reduce
-        if not JobTracker.obtain_new_reduce_task(self, job, tracker):
+        k = self.kernel
+        heap = k.heap
+        k.heap = self._diverted
+        try:
+            launched = JobTracker.obtain_new_reduce_task(self, job, tracker)
+        finally:
+            k.heap = heap
+        if self._diverted:
+            self._drop_diverted()
+        if not launched:
             return False
         self._shuffling[tracker.index] += 1
         if job.map_stage_done:  # later-wave reduce: the base engine set its shuffle end (launch + typical)
@@ -205,7 +225,17 @@ class ContentionJobTracker(JobTracker):
             self._flush()
 
     def _drop_trace_completion(self, now: float, order: int, tracker_index: int, gid: int) -> None:
-        """The base launch path's trace-duration completion: never valid under the node model."""
+        """A trace-duration completion: never valid under the node model (none is queued; see _drop_diverted)."""
+
+    def _drop_diverted(self) -> None:
+        """Forward what the base launch path pushed while the heap was diverted, except its trace-duration
+        ``TASK_DONE`` events: those would only be stale events costing a push and a pop per task. (A hook in
+        ``JobTracker`` for queueing a task's completion would make this diversion unnecessary.)"""
+        heap = self.kernel.heap
+        for event in self._diverted:
+            if event[3] != EV_TASK_DONE:
+                heappush(heap, event)
+        self._diverted.clear()
 
     def _on_node_done(self, now: float, order: int, ti: int, stamp: int) -> None:
         """The node's earliest predicted completion is due: retire every task that ends now, as the base engine
@@ -245,7 +275,15 @@ class ContentionJobTracker(JobTracker):
 
     def _map_stage_done(self, job: JobState, now: float) -> None:
         waiting = job.waiting_reduces  # the base computes their shuffle ends, then replaces the list
-        JobTracker._map_stage_done(self, job, now)
+        k = self.kernel
+        heap = k.heap
+        k.heap = self._diverted
+        try:
+            JobTracker._map_stage_done(self, job, now)
+        finally:
+            k.heap = heap
+        if self._diverted:
+            self._drop_diverted()
         for gid in waiting:
             i = gid & TASK_MASK
             self._shuffle_until(job, gid, job.reduce_tracker[i], job.reduce_shuffle_end[i])
@@ -311,6 +349,11 @@ class ContentionJobTracker(JobTracker):
                 self._next[ti] = t
                 k.seq += 1
                 heappush(k.heap, (t, ORDER_TASK_DONE, k.seq, EV_NODE_DONE, ti, stamp))
+            if len(node) == 1:  # the common case with few slots: the next completion is the only task
+                gid = nxt[1]
+                job = jobs[gid >> JOB_SHIFT]  # type: ignore[operator]
+                (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = nxt[0]  # type: ignore[operator]
+                continue
             for gid, finish in node.completion_times().items():
                 job = jobs[gid >> JOB_SHIFT]
                 (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = finish

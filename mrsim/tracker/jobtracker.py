@@ -34,6 +34,7 @@ node's speed factor.
 
 from __future__ import annotations
 
+import enum
 import math
 from heapq import heappush
 from typing import Callable
@@ -46,6 +47,19 @@ from mrsim.templates import Workload
 from mrsim.tracker.kernel import Kernel
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
+class LocalityMode(enum.Enum):
+    """Whether map split locations are honoured (``--locality``).
+
+    AUTO: for jobs whose split locations name at least one host of the cluster (e.g. a Rumen topology or a
+    cluster inferred from the trace); other jobs' maps are rack-local everywhere. ON: always (maps on unknown
+    hosts are then off-switch everywhere). OFF: never (every map rack-local everywhere, SimMR's behaviour).
+    """
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
+
+
 # Event kinds (handler table index) and same-instant order values.
 EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER = 0, 1, 2, 3
 ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2
@@ -56,7 +70,8 @@ class JobTracker:
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
-                 aligned_heartbeats: bool = False) -> None:
+                 aligned_heartbeats: bool = False, locality: "LocalityMode | None" = None,
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -79,6 +94,10 @@ class JobTracker:
         self.jobs = [JobState(i, tmpl, tmpl.submit_s - origin, conf.slowstart_completed_maps)
                      for i, tmpl in enumerate(workload.jobs)]
         self.running_jobs: dict[int, JobState] = {}
+        self.locality_mode = locality or LocalityMode.AUTO
+        self.host_racks = {t.name: t.rack for t in self.trackers}
+        self.rack_local_slowdown = float(rack_local_slowdown)
+        self.off_switch_slowdown = float(off_switch_slowdown)
         self.total_map_slots = sum(t.map_slots for t in self.trackers)
         self.total_reduce_slots = sum(t.reduce_slots for t in self.trackers)
         # Aggregates Hadoop's schedulers compute each heartbeat; kept incrementally (O(1) per change).
@@ -174,6 +193,8 @@ class JobTracker:
     def _on_job_arrival(self, now: float, order: int, index: int, _b: int) -> None:
         job = self.jobs[index]
         job.materialize()
+        if job.template.map_locations is not None:
+            self._setup_locality(job)
         self.running_jobs[index] = job
         self.remaining_maps += job.n_maps
         self.scheduler.job_added(job)
@@ -364,22 +385,41 @@ class JobTracker:
     # ----------------------------------------------------------------------------------------- scheduler API
 
     def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY) -> bool:
-        """Launch the job's next map on ``tracker`` now (``JobInProgress.obtainNew*MapTask``).
+        """Launch one of the job's pending maps on ``tracker`` now (``JobInProgress.obtainNew*MapTask``).
 
-        Locality: maps are treated as rack-local on every node (Hadoop's behaviour for splits with locations
-        on a single-rack topology), so node-only and non-local-only requests get nothing.
-        Returns whether a map was launched. Cost: O(log events).
+        ``locality`` caps how far the split may be: NODE (node-local only), RACK (node- or rack-local), ANY
+        (anything, preferring local), NON_LOCAL (FIFO's second call: any pending map). Killed/failed tasks go
+        first whatever the cap (``findNewMapTask`` step 1). Jobs without split locations known to the cluster
+        have rack-local maps on every node (Hadoop's default single-rack topology): NODE and NON_LOCAL requests
+        get nothing for them. Returns whether a map was launched. Cost: O(log events) amortised.
         """
-        if job.maps_pending == 0 or locality == Locality.NODE or locality == Locality.NON_LOCAL:
+        if job.maps_pending == 0:
             return False
+        level = 2
         if job.requeued_maps:
             i = job.requeued_maps.pop()
-        else:
+        elif job.host_cache is None:
+            if locality == Locality.NODE or locality == Locality.NON_LOCAL:
+                return False
             i = job.next_map
             job.next_map = i + 1
+        else:
+            i, level = self._pick_local_map(job, tracker, locality)
+            if i < 0:
+                return False
+            job.next_map += 1
         job.maps_pending -= 1
+        if job.map_launched is not None:
+            job.map_launched[i] = 1
+            job.map_locality[i] = level
         now = self.kernel.now
-        finish = now + job.map_dur[i] / tracker.speed
+        duration = job.map_dur[i] / tracker.speed
+        if level != 2 or job.host_cache is not None:
+            if level == 2:
+                duration *= self.rack_local_slowdown
+            elif level == 3:
+                duration *= self.off_switch_slowdown
+        finish = now + duration
         job.map_start[i] = now
         job.map_finish[i] = finish
         job.map_tracker[i] = tracker.index
@@ -391,6 +431,67 @@ class JobTracker:
         k.seq += 1
         heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i))
         return True
+
+    @staticmethod
+    def _pop_unlaunched(candidates: list[int] | None, launched: bytearray) -> int:
+        """Pop the first not-yet-launched index from a locality cache (lazy deletion). Amortised O(1)."""
+        if not candidates:
+            return -1
+        while candidates:
+            i = candidates[-1]
+            if not launched[i]:
+                candidates.pop()
+                return i
+            candidates.pop()
+        return -1
+
+    def _pick_local_map(self, job: JobState, tracker: TrackerState, locality: Locality) -> tuple[int, int]:
+        launched = job.map_launched
+        assert launched is not None and job.host_cache is not None and job.rack_cache is not None
+        if locality != Locality.NON_LOCAL:
+            i = self._pop_unlaunched(job.host_cache.get(tracker.host), launched)
+            if i >= 0:
+                return i, 1
+            if locality == Locality.NODE:
+                return -1, 0
+            i = self._pop_unlaunched(job.rack_cache.get(tracker.rack), launched)
+            if i >= 0:
+                return i, 2
+            if locality == Locality.RACK:
+                return -1, 0
+        n = job.n_maps
+        c = job.any_cursor
+        while c < n and launched[c]:
+            c += 1
+        job.any_cursor = c
+        if c >= n:
+            return -1, 0
+        return c, 3
+
+    def _setup_locality(self, job: JobState) -> None:
+        """Build the job's host and rack caches when its split locations name hosts of this cluster."""
+        locations = job.template.map_locations
+        if locations is None or self.locality_mode is LocalityMode.OFF:
+            return
+        hosts = self.host_racks
+        known = any(loc.rsplit("/", 1)[-1] in hosts for locs in locations for loc in locs)
+        if not known and self.locality_mode is LocalityMode.AUTO:
+            return
+        host_cache: dict[str, list[int]] = {}
+        rack_cache: dict[str, list[int]] = {}
+        for i in range(len(locations) - 1, -1, -1):  # reversed: lists are popped from the end
+            racks_seen = set()
+            for loc in locations[i]:
+                rack, _, host = loc.rpartition("/")
+                host_cache.setdefault(host, []).append(i)
+                rack = hosts.get(host, rack or "/default-rack")
+                if rack not in racks_seen:
+                    racks_seen.add(rack)
+                    rack_cache.setdefault(rack, []).append(i)
+        job.host_cache = host_cache
+        job.rack_cache = rack_cache
+        job.map_launched = bytearray(job.n_maps)
+        job.map_locality = [0] * job.n_maps
 
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
@@ -437,7 +538,7 @@ class JobTracker:
         now = self.kernel.now
         starts = job.reduce_start if reduce else job.map_start
         finishes = job.reduce_finish if reduce else job.map_finish
-        top = job.next_reduce if reduce else job.next_map
+        top = job.next_reduce if reduce else (job.n_maps if job.map_launched is not None else job.next_map)
         requeued = job.requeued_reduces if reduce else job.requeued_maps
         victim = -1
         newest = -1.0

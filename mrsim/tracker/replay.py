@@ -17,7 +17,7 @@ from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import TaskScheduler
 from mrsim.templates import Workload
-from mrsim.tracker.jobtracker import JobTracker
+from mrsim.tracker.jobtracker import JobTracker, LocalityMode
 from mrsim.tracker.results import ReplayResult, collect_result
 
 
@@ -33,6 +33,10 @@ class ReplayOptions:
         check_invariants: run :meth:`JobTracker.check_invariants` after every event (slow; for tests).
         contention: None for trace durations, or ``"tdam"`` for contention-aware durations from per-node
             queueing networks (``mrsim.tracker.contention.ContentionJobTracker``, dissertation ch. 5).
+        locality: ``auto`` / ``on`` / ``off`` (see :class:`mrsim.tracker.jobtracker.LocalityMode`).
+        rack_local_slowdown / off_switch_slowdown: factors applied to the durations of maps that run rack-local
+            or off-switch (jobs with known split locations only); 1.0 keeps trace durations (Mumak's ZombieJob
+            used 1.5 and 3.0 relative to node-local).
         aligned_heartbeats: every tracker's heartbeat phase is 0 instead of a seeded uniform draw in
             [0, interval) (hand-computable timelines; real TaskTrackers start at arbitrary times).
     """
@@ -43,6 +47,9 @@ class ReplayOptions:
     check_invariants: bool = False
     aligned_heartbeats: bool = False
     contention: str | None = None
+    locality: str = "auto"
+    rack_local_slowdown: float = 1.0
+    off_switch_slowdown: float = 1.0
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -50,6 +57,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
     """Replay ``workload`` on ``cluster`` under ``scheduler`` and return per-job and per-task results."""
     if len(workload) == 0:
         raise InputError(f"{workload.source or 'workload'}: no jobs to replay")
+    if not (options.rack_local_slowdown > 0 and options.off_switch_slowdown > 0):
+        raise InputError("locality slowdown factors must be positive")
     if options.heartbeat_interval_s is not None and options.heartbeat_interval_s < 0:
         raise InputError("--heartbeat-interval must be positive, or 'off'")
     if cluster.map_slots == 0 and workload.n_maps > 0:
@@ -65,7 +74,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         engine = ContentionJobTracker
     jt = engine(workload, cluster, conf, scheduler, heartbeat_interval=options.heartbeat_interval_s,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
-                    aligned_heartbeats=options.aligned_heartbeats)
+                    aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
+                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
     jt.progress = progress
     started = time.perf_counter()
     jt.run(jt.check_invariants if options.check_invariants else None)
@@ -77,3 +87,10 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
             f"scheduler {scheduler.name!r} stopped assigning tasks"
         )
     return collect_result(jt, options, wall)
+
+
+def _locality_mode(text: str) -> LocalityMode:
+    try:
+        return LocalityMode(str(text).lower())
+    except ValueError:
+        raise InputError(f"unknown --locality {text!r} (expected auto, on or off)") from None

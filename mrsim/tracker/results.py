@@ -118,6 +118,10 @@ def _task_columns(jt: "JobTracker") -> dict[str, np.ndarray]:
         "start_s": flat("map_start", "reduce_start"),
         "shuffle_end_s": flat("", "reduce_shuffle_end"),
         "finish_s": flat("map_finish", "reduce_finish"),
+        "locality": np.fromiter(chain.from_iterable(
+            seq for j in jobs for seq in (((j.map_locality or [0] * j.n_maps),) if j.n_maps else ())
+            + (([0] * j.n_reduces,) if j.n_reduces else ())
+        ), dtype=np.int8, count=total),
     }
 
 
@@ -167,6 +171,11 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "wasted_slot_s": _r(jt.wasted_s),
         "events_per_s": round(events / wall_s, 1) if wall_s > 0 else None,
     }
+    loc = task_columns["locality"]
+    if (loc > 0).any():
+        summary["node_local_maps"] = int((loc == 1).sum())
+        summary["rack_local_maps"] = int((loc == 2).sum())
+        summary["off_switch_maps"] = int((loc == 3).sum())
     has_deadlines = np.isfinite(deadline)
     if has_deadlines.any():
         rel_deadline = deadline - submit
@@ -180,6 +189,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "slowstart_completed_maps": jt.conf.slowstart_completed_maps,
         "outofband_heartbeat": jt.conf.outofband_heartbeat,
         "seed": options.seed,
+        "locality": options.locality,
         "cluster": jt.cluster.describe(),
         "scheduler": jt.scheduler.describe(),
         "trace": jt.workload.source,

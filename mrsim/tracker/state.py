@@ -27,7 +27,8 @@ class JobState:
         index: position in the workload (submit order); also the final FIFO tie-break.
         job_id, user, queue, priority (int, lower first), submit (s, replay clock), deadline (absolute s or INF).
         n_maps, n_reduces: desired task counts.
-        next_map / next_reduce: the next never-launched task index.
+        next_map / next_reduce: how many distinct tasks were ever launched (without locality, also the next
+            never-launched index).
         maps_pending / reduces_pending: tasks waiting for a slot (never launched, or killed and requeued).
         running_maps, finished_maps, running_reduces, finished_reduces: as the JobTracker knows them
             (finished counts include only completions already reported by a heartbeat).
@@ -44,6 +45,7 @@ class JobState:
         "start_time", "finish_time", "map_start", "map_finish", "map_tracker",
         "reduce_start", "reduce_shuffle_end", "reduce_finish", "reduce_tracker", "sched",
         "maps_pending", "reduces_pending", "requeued_maps", "requeued_reduces", "killed_tasks", "wasted_s",
+        "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality",
     )
 
     def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
@@ -91,6 +93,12 @@ class JobState:
         self.requeued_reduces: list[int] = []
         self.killed_tasks = 0
         self.wasted_s = 0.0  # slot-seconds of killed attempts
+        # Locality (None when the job's maps are rack-local everywhere): split host / rack -> map indices.
+        self.host_cache: dict[str, list[int]] | None = None
+        self.rack_cache: dict[str, list[int]] | None = None
+        self.map_launched: bytearray | None = None
+        self.any_cursor = 0
+        self.map_locality: list[int] = []  # per map: 1 node-local, 2 rack-local, 3 off-switch (0 = not tracked)
 
     def materialize(self) -> None:
         """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""

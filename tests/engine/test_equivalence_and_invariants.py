@@ -81,3 +81,22 @@ def test_same_seed_same_result_and_seed_changes_phases():
     d = replay(w, c, HadoopConf(), create_scheduler("fifo"), ReplayOptions(seed=6))
     assert a.tasks.equals(b.tasks) and a.jobs.equals(b.jobs)
     assert not a.tasks.equals(d.tasks)
+
+
+def test_parked_equals_naive_with_real_locality():
+    # The zombie trace on its own topology: split locations name the cluster's hosts (node/rack/off-switch).
+    from mrsim.cluster import cluster_from_rumen_topology
+    from mrsim.profiler.rumen import read_rumen_topology
+    from mrsim.workloads import load_workload
+    from tests.engine.helpers import SHARED_DATA
+
+    trace = SHARED_DATA / "rumen" / "zombie" / "input-trace.json"
+    if not trace.exists():
+        pytest.skip("../shared/data not present")
+    topo = SHARED_DATA / "rumen" / "zombie" / "input-topology.json"
+    cluster = cluster_from_rumen_topology(read_rumen_topology(topo), str(topo), {"map_slots": 1, "reduce_slots": 1})
+    w = load_workload(trace)
+    fast = replay(w, cluster, HadoopConf(), create_scheduler("fifo"), ReplayOptions(seed=3, check_invariants=True))
+    naive = replay(w, cluster, HadoopConf(), create_scheduler("fifo"), ReplayOptions(seed=3, naive_heartbeats=True))
+    assert fast.tasks.equals(naive.tasks)
+    assert fast.summary["node_local_maps"] > 0 and fast.summary["off_switch_maps"] >= 0

@@ -177,3 +177,33 @@ def test_kill_task_requeues_and_counts_wasted_work():
     assert starts(r, "A") == [0, 4]
     assert job_finish(r, "A") == 14
     assert r.summary["killed_tasks"] == 1 and r.summary["wasted_slot_s"] == 4.0
+
+
+def test_locality_node_local_first_then_off_switch_with_slowdown():
+    # Hosts A, B on /r1 and C on /r2, one map slot each; aligned heartbeats in tracker order A, B, C at t=0.
+    # m0's split is on A, m1's on C. A takes m0 node-local. B has nothing node- or rack-local (m0 taken), so
+    # FIFO's non-local call gives it m1 off-switch (JobQueueTaskScheduler has no delay): 10 s x 2 (slowdown).
+    from mrsim.cluster import ClusterSpec, TrackerSpec
+    from mrsim.hadoop_conf import HadoopConf
+    from mrsim.scheduling import create_scheduler
+    from mrsim.templates import Workload
+    from mrsim.tracker.replay import ReplayOptions, replay
+
+    cluster = ClusterSpec((TrackerSpec("A", "/r1", 1, 1), TrackerSpec("B", "/r1", 1, 1), TrackerSpec("C", "/r2", 1, 1)))
+    j = job("j", 0.0, maps=[10, 10], map_locations=(("/r1/A",), ("/r2/C",)))
+    r = replay(Workload.of([j]), cluster, HadoopConf(), create_scheduler("fifo"),
+               ReplayOptions(heartbeat_interval_s=1.0, aligned_heartbeats=True, check_invariants=True,
+                             off_switch_slowdown=2.0))
+    t = r.tasks.sort_values("task")
+    assert list(t.tracker) == ["A", "B"]
+    assert list(t.locality) == [1, 3]
+    assert finishes(r, "j") == [10, 20]
+    assert (r.summary["node_local_maps"], r.summary["off_switch_maps"]) == (1, 1)
+
+
+def test_locality_auto_ignores_locations_on_unknown_hosts():
+    # Split hosts unknown to the cluster: the job's maps are rack-local everywhere (several per heartbeat).
+    j = job("j", 0.0, maps=[5, 5, 5, 5], map_locations=(("/x/h1",),) * 4)
+    r = run([j], uniform_cluster(1, 4, 1), interval=1.0)
+    assert starts(r, "j") == [0, 0, 0, 0]
+    assert "node_local_maps" not in r.summary
