@@ -1,0 +1,46 @@
+"""Chunk sizing: group sub-second cells so per-task overhead stays small, without starving workers.
+
+The first wave sends one cell per chunk to measure the cell time; afterwards a chunk holds about
+``target_s`` seconds of work, capped so that the remaining cells still spread over twice the worker count (a
+short tail) and at :data:`MAX_CHUNK`. Overhead per chunk is ~1 ms on a process pool and a few ms on Dask, so
+a 0.5 s chunk keeps it near 1 %. Cost: O(1) per call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAX_CHUNK = 256
+
+
+@dataclass
+class ChunkSizer:
+    """``fixed`` forces every chunk to that many cells (``--chunk-size``)."""
+
+    slots: int
+    target_s: float = 0.5
+    fixed: int | None = None
+    _cells: int = field(default=0, init=False)
+    _seconds: float = field(default=0.0, init=False)
+
+    def observe(self, cells: int, seconds: float) -> None:
+        """Record a finished chunk: ``cells`` cells took ``seconds`` of worker time in total."""
+        self._cells += cells
+        self._seconds += seconds
+
+    @property
+    def mean_cell_s(self) -> float | None:
+        return self._seconds / self._cells if self._cells else None
+
+    def next_size(self, remaining: int) -> int:
+        """Cells to put in the next chunk, given ``remaining`` unsubmitted cells (>= 1 when remaining >= 1)."""
+        if remaining <= 0:
+            return 0
+        if self.fixed:
+            return min(self.fixed, remaining)
+        mean = self.mean_cell_s
+        if mean is None:
+            return 1
+        wanted = int(self.target_s / mean) if mean > 0 else MAX_CHUNK
+        balance = max(1, remaining // (2 * self.slots))
+        return max(1, min(wanted, balance, MAX_CHUNK, remaining))

@@ -1,0 +1,99 @@
+"""The sweep journal: an append-only JSON-lines file of finished cells kept beside the results.
+
+One line per cell, ``{"cell_id": ..., "metrics": {...}, "cell_wall_s": ...}``, written by the driver only
+(workers return records; they never touch the file), flushed and fsync'd after every chunk. A run killed at any
+moment therefore loses at most the chunks in flight; a line torn by the kill is cut off when the journal is next
+opened. An exclusive ``flock`` keeps two sweeps from writing the same journal.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO, Any, Sequence
+
+import orjson
+
+from mrsim.errors import InputError
+from mrsim.experiments.runner import CellOutcome
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no locking
+    fcntl = None  # type: ignore[assignment]
+
+
+def journal_path(output: Path) -> Path:
+    """``results.parquet`` → ``results.parquet.journal.jsonl``."""
+    return output.with_name(output.name + ".journal.jsonl")
+
+
+class Journal:
+    """Open with ``with Journal(path) as j``; then :meth:`read`, :meth:`append`, :meth:`clear`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh: IO[bytes] | None = None
+
+    def __enter__(self) -> "Journal":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+b")
+        if fcntl is not None:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.close()
+                raise InputError(f"{self.path}: another sweep is writing these results (journal locked)") from None
+        self._fh = fh
+        self._cut_torn_tail()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fh is not None:
+            self._fh.close()  # closing releases the lock
+            self._fh = None
+
+    def _cut_torn_tail(self) -> None:
+        """Drop a last line without its newline (a write interrupted by a kill), so appends start clean."""
+        fh = self._require()
+        fh.seek(0)
+        data = fh.read()
+        if data and not data.endswith(b"\n"):
+            fh.truncate(data.rfind(b"\n") + 1)
+
+    def _require(self) -> IO[bytes]:
+        if self._fh is None:
+            raise RuntimeError("journal used outside its with-block")
+        return self._fh
+
+    def read(self) -> dict[str, dict[str, Any]]:
+        """Completed cells by id (a later line for the same id wins). Cost: O(journal size)."""
+        fh = self._require()
+        fh.seek(0)
+        done: dict[str, dict[str, Any]] = {}
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = orjson.loads(line)
+                done[rec["cell_id"]] = rec
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                raise InputError(f"{self.path}: line {lineno} is corrupt (delete the journal or use --restart)") from None
+        return done
+
+    def append(self, outcomes: Sequence[CellOutcome]) -> list[dict[str, Any]]:
+        """Write the successful outcomes durably; returns the records written."""
+        fh = self._require()
+        records = [{"cell_id": o.cell_id, "metrics": o.metrics, "cell_wall_s": round(o.wall_s, 6)}
+                   for o in outcomes if o.metrics is not None]
+        if records:
+            fh.seek(0, os.SEEK_END)
+            fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n" for r in records))
+            fh.flush()
+            os.fsync(fh.fileno())
+        return records
+
+    def clear(self) -> None:
+        fh = self._require()
+        fh.truncate(0)
+        fh.flush()

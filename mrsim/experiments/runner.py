@@ -1,0 +1,129 @@
+"""Worker side: run cells (on any executor) and return their metrics as plain records.
+
+Everything here is a pure function of the cell, so the same cell gives the same metrics on any worker, except
+the wall-clock metrics listed in :data:`TIMING_METRICS`. Inputs are built fresh per cell from frozen recipes
+(Omega's habit: immutable specs, a fresh simulator per sweep point); only the parsed base workloads are cached
+per worker process, because parsing a trace can cost more than replaying it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from mrsim.errors import InputError
+from mrsim.experiments.axes import Model, Param
+from mrsim.experiments.cells import Cell
+from mrsim.experiments.sources import WorkloadSource
+from mrsim.experiments.transforms import scale_interarrival, with_deadlines
+from mrsim.templates import Workload
+
+#: Metrics that measure the machine, not the model: they differ between runs of the same cell.
+TIMING_METRICS = ("wall_s", "events_per_s", "cell_wall_s")
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    """A cell's metrics (None on failure), its error (one line) and its wall time on the worker (s)."""
+
+    cell_id: str
+    metrics: dict[str, Any] | None
+    error: str | None
+    wall_s: float
+
+
+@functools.lru_cache(maxsize=4)
+def _trace_workload(path: str, fmt: str | None, digest: str | None) -> Workload:
+    from mrsim.workloads import load_workload
+
+    return load_workload(path, fmt)
+
+
+@functools.lru_cache(maxsize=8)
+def _generated_workload(source: WorkloadSource, seed: int, mean_interarrival_s: float | None) -> Workload:
+    from mrsim.synth import facebook_like_workload
+
+    return facebook_like_workload(source.facebook_spec(seed, mean_interarrival_s))
+
+
+@functools.lru_cache(maxsize=4)
+def _swim_trace(path: str, digest: str | None) -> Any:
+    from mrsim.profiler.swim import read_swim
+
+    return read_swim(path)
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def flatten_metrics(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Scalar summary entries as columns; nested tables become ``outer_inner``; lists are left out."""
+    out: dict[str, Any] = {}
+    for key, value in summary.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten_metrics(value, f"{name}_"))
+        elif value is None or isinstance(value, (bool, int, float, str, np.generic)):
+            out[name] = _scalar(value)
+    return out
+
+
+def _run_slots(cell: Cell) -> dict[str, Any]:
+    from mrsim.scheduling import create_scheduler
+    from mrsim.tracker.replay import replay
+
+    assert cell.cluster is not None and cell.engine is not None
+    source = cell.workload
+    if source.generator is not None:
+        workload = _generated_workload(source, cell.seed, cell.value(Param.MEAN_INTERARRIVAL_S))
+    else:
+        assert source.trace is not None
+        workload = _trace_workload(source.trace, source.format, source.digest)
+    workload = scale_interarrival(workload, float(cell.value(Param.INTERARRIVAL_SCALE)))
+    conf = cell.engine.conf()
+    factor = cell.value(Param.DEADLINE_FACTOR)
+    if factor is not None:
+        workload = with_deadlines(workload, cell.cluster.cluster, conf, float(factor), cell.seed)
+    scheduler = create_scheduler(cell.scheduler.name, cell.scheduler.config)
+    result = replay(workload, cell.cluster.cluster, conf, scheduler, cell.engine.replay_options(cell.seed))
+    return flatten_metrics(result.summary)
+
+
+def _run_fluid(cell: Cell) -> dict[str, Any]:
+    from mrsim.fluid import run_fluid
+
+    assert cell.workload.trace is not None
+    trace = _swim_trace(cell.workload.trace, cell.workload.digest)
+    out = run_fluid(trace, cell.scheduler.name, load=float(cell.value(Param.LOAD)), dn=float(cell.value(Param.DN)),
+                    sigma=float(cell.value(Param.SIGMA)), seed=cell.seed)
+    return flatten_metrics(out["summary"])
+
+
+def run_cell(cell: Cell) -> dict[str, Any]:
+    """The replay summary of one cell, flattened to scalar columns. Cost: one replay."""
+    return _run_fluid(cell) if cell.model is Model.FLUID else _run_slots(cell)
+
+
+def run_chunk(cells: Sequence[Cell]) -> list[CellOutcome]:
+    """Run cells one after another; a failing cell is reported in its outcome and the others still run."""
+    outcomes = []
+    for cell in cells:
+        started = time.perf_counter()
+        try:
+            metrics, error = run_cell(cell), None
+        except InputError as exc:
+            metrics, error = None, str(exc)
+        except Exception as exc:  # reported to the driver by value: exceptions may not pickle across processes
+            metrics, error = None, f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        outcomes.append(CellOutcome(cell.cell_id, metrics, error, time.perf_counter() - started))
+    return outcomes
