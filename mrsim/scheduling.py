@@ -156,6 +156,9 @@ BUILTIN_SCHEDULERS: dict[str, str] = {
     "maxedf": "schedulers.maxedf:MaxEdfScheduler",
     "minedf": "schedulers.minedf:MinEdfScheduler",
     "cafifo": "schedulers.cafifo:CaFifoScheduler",
+    "srpt": "schedulers.srpt:SrptScheduler",
+    "fsp": "schedulers.fsp:FspScheduler",
+    "las": "schedulers.las:LasScheduler",
 }
 
 
