@@ -8,7 +8,8 @@ Rules (documented in ``docs/trace-store.md``):
 * **Names** come from the attempt's ``location.layers`` ``[rack, host]``, else its ``hostName`` ``/rack/host``.
   They keep Rumen's JobHistory escapes (``cluster1396\\.secondleveldomain\\.com``) so that they match
   :func:`mrsim.cluster.cluster_from_rumen_topology`. A bare host name (0.20 logs name failed attempts without a
-  rack) is merged into the same host seen with a rack; a host never seen with a rack goes to ``/default-rack``.
+  rack) is merged into the same host seen with a rack by another attempt, else placed in the rack a split
+  location names it in; a host never seen with a rack goes to ``/default-rack``.
 * **Slots**: a host's map (reduce) slots are the maximum number of its map (reduce) attempts running at the same
   instant. Attempt windows are half-open ``[start, finish)`` in ms, at least 1 ms long, so an attempt that
   starts exactly when another finishes reuses its slot. Attempts without a valid start and finish are skipped.
@@ -121,10 +122,17 @@ class SlotUsage:
     def __init__(self) -> None:
         self._windows: dict[str, tuple[list[int], list[int], list[int], list[int]]] = {}
         self._rack: dict[str, str] = {}
+        self._split_rack: dict[str, str] = {}
         self.attempts = 0
         self.unnamed = 0  # attempts with a window but no host name
 
     def add_job(self, job: Mapping[str, Any]) -> None:
+        for key in ("mapTasks", "reduceTasks"):  # split locations name racks of hosts logged bare
+            for task in job.get(key) or ():
+                for loc in task.get("preferredLocations") or ():
+                    layers = loc.get("layers") if isinstance(loc, Mapping) else None
+                    if layers and len(layers) >= 2:
+                        self._split_rack.setdefault(strip_slash(str(layers[1])), strip_slash(str(layers[0])))
         for kind, attempt, start, finish in iter_attempt_windows(job):
             where = attempt_host(attempt)
             if where is None:
@@ -149,7 +157,7 @@ class SlotUsage:
         default_rack = strip_slash(DEFAULT_RACK)
         for host, (ms, mf, rs, rf) in self._windows.items():
             out.append(HostSlots(
-                rack=self._rack.get(host, default_rack), host=host,
+                rack=self._rack.get(host) or self._split_rack.get(host, default_rack), host=host,
                 map_slots=peak_concurrency(np.asarray(ms, np.int64), np.asarray(mf, np.int64)),
                 reduce_slots=peak_concurrency(np.asarray(rs, np.int64), np.asarray(rf, np.int64)),
                 attempts=len(ms) + len(rs),
