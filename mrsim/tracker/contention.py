@@ -7,28 +7,36 @@ a task's completion time follows from the contention it meets there instead of f
 
 How the engine drives the model (``docs/tdam.md`` has the user-facing version):
 
-* One :class:`~mrsim.contention.NodeContention` per TaskTracker, one :class:`~mrsim.contention.MixCache` per
-  distinct ``(cores, disks)``, so nodes of one type share solved mixes (``engine-performance.md`` §5).
-* **Launch** (``obtain_new_map_task``): the task joins its node's mix with its demand vector
+* One :class:`NodeMix` per TaskTracker, one :class:`~mrsim.contention.MixCache` per distinct ``(cores, disks)``,
+  so nodes of one type share solved mixes (``engine-performance.md`` §5).
+* **Launch** (``obtain_new_*``): the task joins its node's mix with its demand vector
   (:func:`mrsim.demands.demand_rows`: cpu + memory on the CPU, disk striped over the disks, all divided by the
-  node's speed). **Completion**: the node model retires it at its exact finish instant (eq. 5.3 accrual), and the
-  JobTracker hears of it as of a trace completion (task mode: at once; heartbeat mode: at the next heartbeat).
-  A **kill** (preemption) takes it off the node at once.
+  node's speed and multiplied by the locality slowdown a plain replay would apply). **Completion**: the node
+  model retires it at its exact finish instant, and the JobTracker hears of it as of a trace completion (task
+  mode: at once; heartbeat mode: at the next heartbeat). A **kill** (preemption) takes it off the node at once.
 * **Epoch boundaries** (any start or end on a node) re-solve only that node, once per engine event however many
   tasks started in it (launches in one heartbeat are batched). Each node has at most one live completion event,
-  ``EV_NODE_DONE`` at the node's earliest predicted completion, tombstoned by a per-node stamp; and every running
+  ``EV_NODE_DONE`` at its earliest predicted completion, tombstoned by a per-node stamp; and every running
   task's ``job.map_finish[i]`` / ``job.reduce_finish[i]`` is rewritten to its new predicted finish, so schedulers
-  and ``kill_task`` read current predictions. The base class's trace-duration ``TASK_DONE`` events are stale by
-  construction here and are dropped when they pop.
+  and ``kill_task`` read current predictions.
 * **Reduces**: the shuffle stays time-based as in the base engine (SimMR's model; the dissertation does not model
-  shuffle or network contention, section 6.6). A reduce holds its slot from launch but loads its node only from
-  its shuffle end: first-wave reduces (SimMR's filler) from ``last map finish + first_shuffle`` once the map stage
-  is done, later ones from ``launch + typical_shuffle`` (``EV_SHUFFLE_END``). Its demand is the post-shuffle work.
+  shuffle or network contention, sections 6.6 and 7.2). A reduce holds its slot from launch but loads its node
+  only from its shuffle end: first-wave reduces (SimMR's filler) from ``last map finish + first_shuffle`` once
+  the map stage is done, later ones from ``launch + typical_shuffle`` (``EV_SHUFFLE_END``). Its demand is the
+  post-shuffle work.
 * **Without demands** a task's demand is its trace duration on the CPU, so alone on an idle node it takes exactly
   its trace duration; the run's warnings say how many jobs used this fallback.
 
 Slots may exceed cores: nothing caps concurrency but the slots, and the model decides how slow tasks become
 (ten 100-s CPU tasks on one core take 1000 s, section 6.6).
+
+**Why a node model of its own.** :class:`NodeMix` is the engine's hot-path form of
+:class:`mrsim.contention.NodeContention` (same eq. 5.3 accrual by shape, same :class:`~mrsim.contention.MixCache`
+solves, same tie rule; ``tests/tdam/test_nodemix.py`` checks it against both that class and the literal
+:func:`mrsim.contention.epochs`). It skips what the engine does not need per call: demand re-validation (the
+templates validated them), pending-task bookkeeping and versions (the engine retires finished tasks in the same
+event). A task lifecycle costs about 7 µs instead of 23 µs, which is what keeps a contention-aware replay of the
+1148-job benchmark within 3x of a plain one (``benchmarks/bench_tdam.py``).
 
 Costs per epoch on a node: one mix lookup (an AMVA solve on a cache miss, O(sweeps x shapes x centres)) plus
 O(tasks on the node) to publish predictions; per launch O(log n + shapes); per completion O(shapes).
@@ -36,31 +44,257 @@ O(tasks on the node) to publish predictions; per launch O(log n + shapes); per c
 
 from __future__ import annotations
 
+import heapq
+import math
 from dataclasses import replace
 from heapq import heappush
-from typing import Callable
+from typing import Iterator, Sequence
 
 from mrsim.cluster import ClusterSpec
-from mrsim.contention import MixCache, NodeContention, NodeSpec
+from mrsim.contention import MixCache, NodeSpec
 from mrsim.demands import TaskKind, demand_rows, fallback_rows, has_demands
 from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import Locality, TaskScheduler
 from mrsim.templates import Workload
-from mrsim.tracker.jobtracker import (
-    EV_JOB_ARRIVAL,
-    EV_TASK_DONE,
-    ORDER_JOB_ARRIVAL,
-    ORDER_TASK_DONE,
-    JobTracker,
-)
+from mrsim.tracker.jobtracker import EV_TASK_DONE, ORDER_TASK_DONE, JobTracker
+from mrsim.tracker.kernel import Handler, Kernel
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
 # Event kinds after the base table (job arrival, task done, heartbeat, timer). Both sort with task completions
 # at one instant (ORDER_TASK_DONE): after arrivals, before heartbeats; ``seq`` orders them among themselves.
 EV_NODE_DONE, EV_SHUFFLE_END = 4, 5
 
+#: Tasks predicted to end within this relative window of each other end together (as NodeContention's tie rule).
+TIE_RTOL = 1e-10
+
 _MODELLED = frozenset({"cpu", "disk", "memory"})
+
+
+# --------------------------------------------------------------------------------------------- the node model
+
+
+class _Group:
+    """Running tasks of one demand shape on one node (eq. 5.3: they all lose residual size at one rate)."""
+
+    __slots__ = ("count", "virtual", "stretch", "heap")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.virtual = 0.0  # size units accomplished by every task of the shape since the group was created
+        self.stretch = math.inf  # wall seconds per size unit under the current mix
+        self.heap: list[tuple[float, int, int]] = []  # (virtual finish, seq, gid), stale entries pruned lazily
+
+
+class NodeMix:
+    """Running tasks of one node and their completions under the Epochs rule (Algorithm 7, eq. 5.3).
+
+    A task's demand vector ``d`` (s per ``NodeSpec.resources``) is ``size * u`` with ``size = sum(d)`` and ``u``
+    its shape. With one job per AMVA class the Schweitzer queue lengths do not depend on ``size``, so a mix solves
+    per shape (population = count) from the shared :class:`~mrsim.contention.MixCache`, and a task's remaining
+    wall time is ``residual_size * stretch[shape]``. Each shape keeps a virtual clock; a task's virtual finish is
+    ``clock_at_start + size``. Time only moves forward; the caller guarantees no task finishes unseen between two
+    calls (the engine queues an event at :meth:`next_completion`).
+
+    Keys are the engine's task gids. Costs: :meth:`add`, :meth:`remove` O(log n + shapes) (plus a solve when time
+    next moves after a change and the mix is not cached); :meth:`next_completion` O(shapes); :meth:`retire`
+    O(shapes + finished x log n).
+    """
+
+    __slots__ = ("cache", "now", "groups", "tasks", "instant", "dirty", "seq", "util")
+
+    def __init__(self, cache: MixCache) -> None:
+        self.cache = cache
+        self.now = 0.0
+        self.groups: dict[int, _Group] = {}
+        self.tasks: dict[int, tuple[int, float, int]] = {}  # gid -> (shape id, virtual finish, seq)
+        self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
+        self.dirty = False
+        self.seq = 0
+        self.util: tuple[float, ...] = (0.0,) * cache.spec.width
+
+    def __len__(self) -> int:
+        return len(self.tasks) + len(self.instant)
+
+    def __contains__(self, gid: int) -> bool:
+        return gid in self.tasks or gid in self.instant
+
+    # ----------------------------------------------------------------- changes
+
+    def add(self, gid: int, demand: Sequence[float], now: float) -> None:
+        """Start task ``gid`` at ``now`` with a valid demand vector (finite, non-negative, ``spec.width`` long)."""
+        self._accrue(now)
+        self.seq += 1
+        if not any(demand):
+            self.instant.append(gid)
+            return
+        sid, size = self.cache.shape_of(demand)
+        g = self.groups.get(sid)
+        if g is None:
+            g = self.groups[sid] = _Group()
+        finish_v = g.virtual + size
+        g.count += 1
+        heappush(g.heap, (finish_v, self.seq, gid))
+        self.tasks[gid] = (sid, finish_v, self.seq)
+        self.dirty = True
+
+    def remove(self, gid: int, now: float) -> float:
+        """Take a running task off the node at ``now`` (a kill); return its residual size (s of demand)."""
+        self._accrue(now)
+        if gid in self.instant:
+            self.instant.remove(gid)
+            return 0.0
+        sid, finish_v, _ = self.tasks.pop(gid)
+        g = self.groups[sid]
+        residual = max(0.0, finish_v - g.virtual)
+        g.count -= 1
+        if g.count == 0:
+            del self.groups[sid]
+        self.dirty = True  # the heap entry stays behind; next_completion prunes it
+        return residual
+
+    def retire(self, now: float) -> list[int]:
+        """Advance to ``now`` and take off every task that ends by ``now`` (within :data:`TIE_RTOL`), in start
+        order. The caller calls this at :meth:`next_completion` times, so they all end at ``now``."""
+        self._accrue(now)
+        done: list[tuple[int, int]] = []
+        if self.instant:
+            done = [(0, gid) for gid in self.instant]
+            self.instant.clear()
+        window = TIE_RTOL * max(1.0, abs(now))
+        tasks = self.tasks
+        finished = []
+        for sid, g in self.groups.items():
+            heap = g.heap
+            while heap:
+                finish_v, seq, gid = heap[0]
+                t = tasks.get(gid)
+                if t is None or t[2] != seq:
+                    heapq.heappop(heap)
+                    continue
+                if (finish_v - g.virtual) * g.stretch > window:
+                    break
+                heapq.heappop(heap)
+                del tasks[gid]
+                g.count -= 1
+                done.append((seq, gid))
+            if g.count == 0:
+                finished.append(sid)
+        for sid in finished:
+            del self.groups[sid]
+        if finished or (done and done[-1][0]):  # a running task left the mix (instant ones never joined it)
+            self.dirty = True
+        if len(done) > 1:
+            done.sort()
+        return [gid for _, gid in done]
+
+    # ----------------------------------------------------------------- queries
+
+    def next_completion(self) -> float:
+        """Earliest predicted completion under the current mix (s), ``now`` for a zero-demand task, INF if idle."""
+        if self.instant:
+            return self.now
+        if self.dirty:
+            self._solve()
+        best = INF
+        tasks = self.tasks
+        for g in self.groups.values():
+            heap = g.heap
+            while True:  # a live group has at least one live entry
+                finish_v, seq, gid = heap[0]
+                t = tasks.get(gid)
+                if t is not None and t[2] == seq:
+                    break
+                heapq.heappop(heap)
+            when = (finish_v - g.virtual) * g.stretch
+            if when < best:
+                best = when
+        return self.now + best if best < INF else INF
+
+    def completion_times(self) -> Iterator[tuple[int, float]]:
+        """``(gid, predicted finish)`` of every task if the mix stays as it is. O(n)."""
+        if self.dirty:
+            self._solve()
+        now = self.now
+        for gid in self.instant:
+            yield gid, now
+        groups = self.groups
+        for gid, (sid, finish_v, _) in self.tasks.items():
+            g = groups[sid]
+            yield gid, now + max(0.0, finish_v - g.virtual) * g.stretch
+
+    def utilization(self) -> tuple[float, ...]:
+        """Per-resource utilization of the current mix (``spec.resources`` order; CPU = fraction of cores busy)."""
+        if self.dirty:
+            self._solve()
+        return self.util
+
+    def predicted_utilization(self, extra: Sequence[float]) -> tuple[float, ...]:
+        """Utilization with one more task of demand ``extra`` (s): Algorithm 9's ``maxUtilizedResourceValue(
+        task.demands)`` before the max. Leaves the node unchanged. O(shapes log shapes) on a cache hit."""
+        if not any(extra):
+            return self.utilization()
+        sid, _ = self.cache.shape_of(extra)
+        counts = {s: g.count for s, g in self.groups.items()}
+        counts[sid] = counts.get(sid, 0) + 1
+        return self.cache.solve(tuple(sorted(counts.items()))).utilization
+
+    # ----------------------------------------------------------------- internals
+
+    def _solve(self) -> None:
+        self.dirty = False
+        groups = self.groups
+        if not groups:
+            self.util = (0.0,) * self.cache.spec.width
+            return
+        if len(groups) == 1:
+            ((sid, g),) = groups.items()
+            entry = self.cache.solve(((sid, g.count),))
+            g.stretch = entry.stretch[0]
+        else:
+            sig = tuple(sorted((sid, g.count) for sid, g in groups.items()))
+            entry = self.cache.solve(sig)
+            for (sid, _), stretch in zip(sig, entry.stretch):
+                groups[sid].stretch = stretch
+        self.util = entry.utilization
+
+    def _accrue(self, now: float) -> None:
+        dt = now - self.now
+        if dt > 0.0:
+            if self.dirty:
+                self._solve()  # the mix that held since the last change
+            for g in self.groups.values():
+                g.virtual += dt / g.stretch  # eq. 5.3: every task of the shape accomplishes d(E)/stretch
+            self.now = now
+        elif dt < -1e-9 * max(1.0, abs(now)):
+            raise ValueError(f"time went backwards on a node: {now!r} < {self.now!r}")
+
+    def _check(self) -> None:
+        """Invariants, for tests: counts match tasks, every task is in its heap, residuals within [0, size]."""
+        per_shape: dict[int, int] = {}
+        for gid, (sid, finish_v, seq) in self.tasks.items():
+            per_shape[sid] = per_shape.get(sid, 0) + 1
+            g = self.groups[sid]
+            assert (finish_v, seq, gid) in g.heap, f"task {gid} missing from its shape heap"
+            assert finish_v - g.virtual >= -1e-9 * max(1.0, finish_v), f"task {gid} ran past its demand unseen"
+        assert per_shape == {sid: g.count for sid, g in self.groups.items()}, "shape counts disagree with tasks"
+        assert not set(self.instant) & set(self.tasks), "a task is both instant and running"
+
+
+# --------------------------------------------------------------------------------------------- the engine
+
+
+class _Kernel(Kernel):
+    """The engine kernel with extra handlers appended to the table :meth:`JobTracker.run` passes."""
+
+    __slots__ = ("extra",)
+
+    def __init__(self, extra: tuple[Handler, ...]) -> None:
+        super().__init__()
+        self.extra = extra
+
+    def run(self, handlers: Sequence[Handler], after_event=None, until: float = INF) -> None:  # type: ignore[override]
+        super().run((*handlers, *self.extra), after_event, until)
 
 
 class ContentionJobTracker(JobTracker):
@@ -69,14 +303,16 @@ class ContentionJobTracker(JobTracker):
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  **kwargs: object) -> None:
         super().__init__(workload, cluster, conf, scheduler, **kwargs)  # type: ignore[arg-type]
+        # Nothing is queued yet: swap in a kernel that also dispatches this class's event kinds.
+        self.kernel = _Kernel((self._on_node_done, self._on_shuffle_end))
         caches: dict[NodeSpec, MixCache] = {}
-        self.nodes: list[NodeContention] = []
+        self.nodes: list[NodeMix] = []
         for t in cluster.trackers:
             spec = NodeSpec(t.cores, t.disks)
             cache = caches.get(spec)
             if cache is None:
                 cache = caches[spec] = MixCache(spec)
-            self.nodes.append(NodeContention(cache))
+            self.nodes.append(NodeMix(cache))
         self.caches: tuple[MixCache, ...] = tuple(caches.values())
         n = len(self.trackers)
         self._speed = [t.speed for t in cluster.trackers]
@@ -89,8 +325,9 @@ class ContentionJobTracker(JobTracker):
         self._shuffle_pending: set[int] = set()  # reduce gids with a live EV_SHUFFLE_END event
         self._map_rows: dict[int, list[tuple[float, float]]] = {}  # job index -> per task (cpu_s, disk_s)
         self._reduce_rows: dict[int, list[tuple[float, float]]] = {}
-        self.epochs = 0  # node re-solves (flushes of a changed mix)
-        self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _drop_diverted
+        self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _launch
+        self.epochs = 0  # node re-solves (ends of epochs on a node)
+        self.fallback_jobs = 0
         self._validate(workload)
 
     # ----------------------------------------------------------------------------------------- set-up
@@ -110,35 +347,27 @@ class ContentionJobTracker(JobTracker):
                         raise InputError(f"job {t.job_id} has disk demand but node {diskless[0]} has no disk")
             if not has_demands(t):
                 fallback.append(t.job_id)
+        self.fallback_jobs = len(fallback)
         if fallback:
             note = (f"--contention tdam: {len(fallback)} of {len(workload)} job(s) have no service demands "
                     f"(first: {fallback[0]}); their tasks' demand is their trace duration on the CPU, so a task "
                     f"alone on an idle node takes its trace duration")
             # Results carry the workload's warnings (mrsim.tracker.results), so the note reaches the output.
             self.workload = replace(workload, warnings=(*workload.warnings, note))
-        self.fallback_jobs = len(fallback)
-
-    def run(self, after_event: Callable[[], None] | None = None) -> None:
-        """Replay the whole workload (as :meth:`JobTracker.run`, with the node-model event kinds added)."""
-        kernel = self.kernel
-        for job in self.jobs:
-            kernel.schedule(job.submit, ORDER_JOB_ARRIVAL, EV_JOB_ARRIVAL, job.index, 0)
-        if self.naive:
-            for t in self.trackers:
-                self._schedule_heartbeat(t, t.phase)
-        self.scheduler.start(self)
-        kernel.run((self._on_job_arrival, self._drop_trace_completion, self._on_heartbeat, self._on_timer,
-                    self._on_node_done, self._on_shuffle_end), after_event)
 
     # ----------------------------------------------------------------------------------------- scheduler API
 
-    def node_model(self, tracker: TrackerState) -> NodeContention:
-        """The contention model of ``tracker``'s node (read-only for schedulers: use its what-if queries)."""
+    def node_model(self, tracker: TrackerState) -> NodeMix:
+        """The contention model of ``tracker``'s node (schedulers use its read-only queries)."""
         return self.nodes[tracker.index]
 
     def next_task_demand(self, job: JobState, tracker: TrackerState, reduce: bool = False) -> tuple[float, ...] | None:
-        """Demand vector on ``tracker`` (s per ``NodeSpec.resources``) of the task ``obtain_new_*`` would launch
-        next for ``job``, or None when it has none pending. For admission control (CA-FIFO, Algorithm 9)."""
+        """Demand vector on ``tracker`` (s per ``NodeSpec.resources``) of the job's next task of that kind in launch
+        order (requeued tasks first), or None when none is pending. For admission control (CA-FIFO).
+
+        With locality-aware map placement the engine may launch another of the job's maps; tasks of one job
+        usually share a demand shape, which is all utilization depends on.
+        """
         if reduce:
             if job.reduces_pending == 0:
                 return None
@@ -147,12 +376,12 @@ class ContentionJobTracker(JobTracker):
         else:
             if job.maps_pending == 0:
                 return None
-            i = job.requeued_maps[-1] if job.requeued_maps else job.next_map
+            i = job.requeued_maps[-1] if job.requeued_maps else min(job.next_map, job.n_maps - 1)
             cpu, disk = self._map_rows[job.index][i]
         return self._vector(tracker.index, cpu, disk)
 
     def contention_stats(self) -> dict[str, int]:
-        """Model counters for the run record: epochs (node re-solves), mix-cache hits and AMVA solves, etc."""
+        """Model counters for run records: epochs (node re-solves), fallback jobs, mix-cache hits, AMVA solves..."""
         out = {"epochs": self.epochs, "fallback_jobs": self.fallback_jobs}
         for cache in self.caches:
             for key, value in cache.stats().items():
@@ -160,41 +389,26 @@ class ContentionJobTracker(JobTracker):
         return out
 
     def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY) -> bool:
-        requeued = job.requeued_maps
-        i = requeued[-1] if requeued else job.next_map  # the index JobTracker.obtain_new_map_task launches
-        k = self.kernel
-        heap = k.heap
-        k.heap = self._diverted
-        try:
-            launched = JobTracker.obtain_new_map_task(self, job, tracker, locality)
-        finally:
-            k.heap = heap
-        if self._diverted:
-            self._drop_diverted()
-        if not launched:
+        gid = self._launch(JobTracker.obtain_new_map_task, job, tracker, locality)
+        if gid < 0:
             return False
+        i = gid & TASK_MASK
         cpu, disk = self._map_rows[job.index][i]
-        self._contend(tracker.index, (job.index << JOB_SHIFT) | i, cpu, disk)
+        factor = self._locality_factor(job, i)
+        self._contend(tracker.index, gid, cpu * factor, disk * factor)
         return True
 
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
-        requeued = job.requeued_reduces
-        i = requeued[-1] if requeued else job.next_reduce
-        k = self.kernel
-        heap = k.heap
-        k.heap = self._diverted
-        try:
-            launched = JobTracker.obtain_new_reduce_task(self, job, tracker)
-        finally:
-            k.heap = heap
-        if self._diverted:
-            self._drop_diverted()
-        if not launched:
+        waiting = len(job.waiting_reduces)
+        gid = self._launch(JobTracker.obtain_new_reduce_task, job, tracker)
+        if gid == -1:
             return False
-        self._shuffling[tracker.index] += 1
-        if job.map_stage_done:  # later-wave reduce: the base engine set its shuffle end (launch + typical)
-            self._shuffle_until(job, (job.index << JOB_SHIFT) | REDUCE_BIT | i, tracker.index, job.reduce_shuffle_end[i])
-        # else: a first-wave filler; _map_stage_done releases it
+        ti = tracker.index
+        self._shuffling[ti] += 1
+        if gid >= 0:  # later-wave reduce: the base engine set its shuffle end (launch + typical shuffle)
+            self._shuffle_until(job, gid, ti, job.reduce_shuffle_end[gid & TASK_MASK])
+        else:  # a first-wave filler: _map_stage_done releases it
+            assert len(job.waiting_reduces) == waiting + 1
         return True
 
     def kill_task(self, job: JobState, reduce: bool) -> float:
@@ -207,7 +421,7 @@ class ContentionJobTracker(JobTracker):
         gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
         node = self.nodes[ti]
         if gid in node:
-            node.remove_task(gid, self.kernel.now)
+            node.remove(gid, self.kernel.now)
             self._mark(ti)
         else:  # a reduce still in its shuffle: it never loaded the node
             self._shuffling[ti] -= 1
@@ -224,19 +438,6 @@ class ContentionJobTracker(JobTracker):
         if self._dirty:
             self._flush()
 
-    def _drop_trace_completion(self, now: float, order: int, tracker_index: int, gid: int) -> None:
-        """A trace-duration completion: never valid under the node model (none is queued; see _drop_diverted)."""
-
-    def _drop_diverted(self) -> None:
-        """Forward what the base launch path pushed while the heap was diverted, except its trace-duration
-        ``TASK_DONE`` events: those would only be stale events costing a push and a pop per task. (A hook in
-        ``JobTracker`` for queueing a task's completion would make this diversion unnecessary.)"""
-        heap = self.kernel.heap
-        for event in self._diverted:
-            if event[3] != EV_TASK_DONE:
-                heappush(heap, event)
-        self._diverted.clear()
-
     def _on_node_done(self, now: float, order: int, ti: int, stamp: int) -> None:
         """The node's earliest predicted completion is due: retire every task that ends now, as the base engine
         retires a trace completion (task mode: applied at once; heartbeat mode: reported at the next heartbeat)."""
@@ -244,10 +445,11 @@ class ContentionJobTracker(JobTracker):
             return  # the mix changed after this event was queued
         self._next[ti] = INF
         jobs = self.jobs
-        for _, gid in self.nodes[ti].advance(now):
+        done = self._on_task_done
+        for gid in self.nodes[ti].retire(now):
             job = jobs[gid >> JOB_SHIFT]
             (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = now
-            self._on_task_done(now, order, ti, gid)
+            done(now, order, ti, gid)
         self._mark(ti)
         self._flush()
 
@@ -275,15 +477,7 @@ class ContentionJobTracker(JobTracker):
 
     def _map_stage_done(self, job: JobState, now: float) -> None:
         waiting = job.waiting_reduces  # the base computes their shuffle ends, then replaces the list
-        k = self.kernel
-        heap = k.heap
-        k.heap = self._diverted
-        try:
-            JobTracker._map_stage_done(self, job, now)
-        finally:
-            k.heap = heap
-        if self._diverted:
-            self._drop_diverted()
+        self._launch(JobTracker._map_stage_done, job, now)
         for gid in waiting:
             i = gid & TASK_MASK
             self._shuffle_until(job, gid, job.reduce_tracker[i], job.reduce_shuffle_end[i])
@@ -294,6 +488,46 @@ class ContentionJobTracker(JobTracker):
         self._reduce_rows.pop(job.index, None)
 
     # ----------------------------------------------------------------------------------------- the model
+
+    def _launch(self, base_call, *args) -> int:  # type: ignore[no-untyped-def]
+        """Run a base launch path with the event heap diverted; return the gid of the task whose trace-duration
+        ``TASK_DONE`` it queued (that event is dropped: the node model decides the finish), -2 when the call
+        succeeded without queuing one (a first-wave reduce), or -1 when it launched nothing.
+
+        Why: ``JobTracker`` queues each task's completion inside ``obtain_new_*``; the event names the launched
+        task (with locality the engine, not the caller, picks the map). A ``JobTracker`` hook for queuing a
+        task's completion would replace this diversion. Other events the call queues are forwarded.
+        """
+        k = self.kernel
+        heap = k.heap
+        diverted = self._diverted
+        k.heap = diverted
+        try:
+            result = base_call(self, *args)
+        finally:
+            k.heap = heap
+        gid = -2 if result is not False else -1
+        if diverted:
+            for event in diverted:
+                if event[3] == EV_TASK_DONE:
+                    gid = event[5]
+                else:
+                    heappush(heap, event)
+            diverted.clear()
+        return gid
+
+    def _locality_factor(self, job: JobState, i: int) -> float:
+        """The duration factor a plain replay applies to this map (rack-local / off-switch slowdown), applied to
+        its demand vector instead: ``1.0`` for jobs without split locations known to the cluster."""
+        levels = getattr(job, "map_locality", None)
+        if not levels or getattr(job, "host_cache", None) is None:
+            return 1.0
+        level = levels[i]
+        if level == 2:
+            return float(getattr(self, "rack_local_slowdown", 1.0))
+        if level == 3:
+            return float(getattr(self, "off_switch_slowdown", 1.0))
+        return 1.0
 
     def _vector(self, ti: int, cpu: float, disk: float) -> tuple[float, ...]:
         """Demand vector ``(cpu, disk0, ...)`` on node ``ti``: disk striped evenly, everything divided by speed."""
@@ -307,7 +541,7 @@ class ContentionJobTracker(JobTracker):
         return (cpu / speed,) + (share,) * d
 
     def _contend(self, ti: int, gid: int, cpu: float, disk: float) -> None:
-        self.nodes[ti].add_task(gid, self._vector(ti, cpu, disk), self.kernel.now)
+        self.nodes[ti].add(gid, self._vector(ti, cpu, disk), self.kernel.now)
         self._mark(ti)
 
     def _shuffle_until(self, job: JobState, gid: int, ti: int, shuffle_end: float) -> None:
@@ -336,25 +570,27 @@ class ContentionJobTracker(JobTracker):
             self._is_dirty[ti] = False
             self.epochs += 1
             node = self.nodes[ti]
-            nxt = node.next_completion()
-            if nxt is None:
+            t = node.next_completion()
+            if t == INF:
                 if self._next[ti] != INF:
                     self._stamp[ti] += 1
                     self._next[ti] = INF
                 continue
-            t = nxt[0] if nxt[0] > now else now
+            if t < now:
+                t = now
             if t != self._next[ti]:  # an event already queued at exactly t stays valid: it retires what ends at t
                 stamp = self._stamp[ti] + 1
                 self._stamp[ti] = stamp
                 self._next[ti] = t
                 k.seq += 1
                 heappush(k.heap, (t, ORDER_TASK_DONE, k.seq, EV_NODE_DONE, ti, stamp))
-            if len(node) == 1:  # the common case with few slots: the next completion is the only task
-                gid = nxt[1]
-                job = jobs[gid >> JOB_SHIFT]  # type: ignore[operator]
-                (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = nxt[0]  # type: ignore[operator]
+            tasks = node.tasks
+            if len(tasks) == 1 and not node.instant:  # common with few slots: the only task ends at t
+                gid = next(iter(tasks))
+                job = jobs[gid >> JOB_SHIFT]
+                (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = t
                 continue
-            for gid, finish in node.completion_times().items():
+            for gid, finish in node.completion_times():
                 job = jobs[gid >> JOB_SHIFT]
                 (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = finish
         self._dirty.clear()
@@ -363,8 +599,8 @@ class ContentionJobTracker(JobTracker):
 
     def check_invariants(self) -> None:
         """The base invariants plus, per node: the model's own check; every slot-holding task is in the model,
-        shuffling, or awaiting its report; a node with tasks has exactly one live completion event in the
-        future; tasks in the model belong to this tracker. Cost O(running tasks)."""
+        shuffling, or awaiting its report; a node with tasks has exactly one live completion event, not in the
+        past; tasks in a node's model run on that tracker. Cost O(running tasks)."""
         super().check_invariants()
         now = self.kernel.now
         assert not self._dirty, "a changed node was not re-solved within its event"
@@ -377,9 +613,8 @@ class ContentionJobTracker(JobTracker):
             assert self._shuffling[ti] >= 0
             assert (self._next[ti] != INF) == (len(node) > 0), f"{t}: completion event missing or stale"
             assert self._next[ti] == INF or self._next[ti] >= now, f"{t}: completion event in the past"
-            for gid, finish in node.completion_times().items():
+            for gid, finish in node.completion_times():
                 job = self.jobs[gid >> JOB_SHIFT]
-                i = gid & TASK_MASK
-                owner = (job.reduce_tracker if gid & REDUCE_BIT else job.map_tracker)[i]
-                assert owner == ti, f"task {gid} is in node {ti}'s model but runs on {owner}"
+                owner = (job.reduce_tracker if gid & REDUCE_BIT else job.map_tracker)[gid & TASK_MASK]
+                assert owner == ti, f"task {gid} is in node {ti}'s model but runs on tracker {owner}"
                 assert finish >= now - 1e-9 * max(1.0, now), f"task {gid} predicted to finish in the past"

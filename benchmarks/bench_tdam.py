@@ -1,0 +1,127 @@
+"""Contention-aware replay (``--contention tdam``) against plain replay on the foundation benchmark workload.
+
+Workload and cluster as ``bench_replay.py``: the synthetic Facebook-like trace (``mrsim.synth``, 1148 jobs, about
+264,000 tasks, back-to-back arrivals) on 64 nodes x (1 map + 1 reduce slot, 4 cores, 1 disk), FIFO, Hadoop 1.2
+heartbeats (0.64 s) unless ``--mode task``. The target is a contention-aware run within 3x the plain run's
+engine time, in the same process.
+
+Demands (``--demands``):
+
+* ``fallback`` (default): the workload has none, so every task's demand is its trace duration on the CPU (the
+  engine's documented fallback): one demand shape, the cheapest case for the mix cache;
+* ``mixed``: every job gets a CPU/disk split drawn from the named stream ``bench-tdam-split`` (disk share uniform
+  in [0, 0.6], rounded to 0.05, so about 13 shapes), total demand = trace duration: exercises multi-shape mixes.
+
+Both engines are built as :func:`mrsim.tracker.replay.replay` builds them and timed around ``run()`` only (wall
+and process CPU time; the shared machine's load moves wall time, so ``--repeat N`` alternates the two N times
+and reports the best of each). Each run asserts that every task finished and that the contention run ended at
+least one node epoch per task, so skipping work cannot pass as a speed-up. Prints events, events/s, peak RSS,
+makespan, the model's counters (epochs, AMVA solves, cache hit rate) and the ratios.
+
+Usage: ``python3 benchmarks/bench_tdam.py [--jobs 1148] [--mode heartbeat|task] [--demands fallback|mixed]
+[--repeat 3] [--profile]``; ``--jobs 200`` gives a quick run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import pstats
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mrsim.cluster import uniform_cluster  # noqa: E402
+from mrsim.demands import DEMAND_RESOURCES  # noqa: E402
+from mrsim.hadoop_conf import HadoopConf  # noqa: E402
+from mrsim.rng import stream  # noqa: E402
+from mrsim.scheduling import create_scheduler  # noqa: E402
+from mrsim.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.templates import Workload  # noqa: E402
+from mrsim.tracker.contention import ContentionJobTracker  # noqa: E402
+from mrsim.tracker.jobtracker import JobTracker  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions  # noqa: E402
+from mrsim.tracker.results import collect_result  # noqa: E402
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def with_mixed_demands(workload: Workload, seed: int) -> Workload:
+    """Per job, split each task's trace duration into CPU and disk seconds (disk share in [0, 0.6], 0.05 steps)."""
+    shares = np.round(stream(seed, "bench-tdam-split").uniform(0.0, 0.6, len(workload)) / 0.05) * 0.05
+    jobs = []
+    for t, share in zip(workload, shares):
+        split = np.array([1.0 - share, share, 0.0])
+        jobs.append(t.with_changes(map_demands=np.outer(t.map_durations, split),
+                                   reduce_demands=np.outer(t.reduce_durations, split),
+                                   demand_resources=DEMAND_RESOURCES))
+    return Workload.of(jobs, source=workload.source + " (mixed demands)")
+
+
+def run(engine_cls, workload, cluster, interval, seed, label, profile=False):
+    """One replay built as :func:`mrsim.tracker.replay.replay` builds it; returns (wall s, CPU s, engine)."""
+    gc.collect()
+    jt = engine_cls(workload, cluster, HadoopConf(), create_scheduler("fifo"), heartbeat_interval=interval, seed=seed)
+    prof = cProfile.Profile() if profile else None
+    if prof:
+        prof.enable()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    jt.run()
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    if prof:
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+    result = collect_result(jt, ReplayOptions(heartbeat_interval_s=interval, seed=seed), wall)
+    s = result.summary
+    assert s["jobs"] == len(workload) and jt.jobs_done == len(workload) and s["tasks"] == workload.n_tasks
+    assert jt.tasks_done == workload.n_tasks, "not every task finished"
+    assert result.tasks.finish_s.ge(result.tasks.start_s).all(), "a task finished before it started"
+    print(f"{label:<22} wall {wall:7.3f} s  CPU {cpu:7.3f} s  events {s['events']:>9,}  events/s "
+          f"{s['events'] / wall:>9,.0f}  peak RSS {peak_rss_mb():6.0f} MB  makespan {s['makespan_s']:>12,.0f} s")
+    if isinstance(jt, ContentionJobTracker):
+        st = jt.contention_stats()
+        lookups = st["hits"] + st["solves"]
+        assert st["epochs"] >= workload.n_tasks, "fewer node epochs than tasks: the model was skipped"
+        print(f"{'':<22} epochs {st['epochs']:,}  AMVA solves {st['solves']:,}  cache hit rate "
+              f"{st['hits'] / max(1, lookups):.1%}  shapes {st['shapes']}  sweeps/solve "
+              f"{st['sweeps'] / max(1, st['solves']):.1f}  non-converged {st['nonconverged']}")
+    return wall, cpu
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=int, default=1148)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--mode", choices=["heartbeat", "task"], default="heartbeat")
+    ap.add_argument("--demands", choices=["fallback", "mixed"], default="fallback")
+    ap.add_argument("--repeat", type=int, default=1, help="alternate plain and tdam runs N times; report the best")
+    ap.add_argument("--profile", action="store_true", help="cProfile the (first) contention run")
+    args = ap.parse_args()
+
+    workload = facebook_like_workload(FacebookLikeSpec(jobs=args.jobs, seed=args.seed, mean_interarrival_s=0.0))
+    if args.demands == "mixed":
+        workload = with_mixed_demands(workload, args.seed)
+    print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks; cluster 64 x (1 map, 1 reduce, 4 cores, "
+          f"1 disk); mode {args.mode}; demands {args.demands}")
+    cluster = uniform_cluster(64, 1, 1, cores=4)
+    interval = 0.0 if args.mode == "task" else None
+    plain_runs, tdam_runs = [], []
+    for rep in range(args.repeat):  # alternate, so machine-load drift hits both alike
+        plain_runs.append(run(JobTracker, workload, cluster, interval, args.seed, "plain replay"))
+        tdam_runs.append(run(ContentionJobTracker, workload, cluster, interval, args.seed, "--contention tdam",
+                             args.profile and rep == 0))
+    pw, pc = min(w for w, _ in plain_runs), min(c for _, c in plain_runs)
+    tw, tc = min(w for w, _ in tdam_runs), min(c for _, c in tdam_runs)
+    print(f"best of {args.repeat}: plain {pw:.3f} s wall / {pc:.3f} s CPU, tdam {tw:.3f} s wall / {tc:.3f} s CPU")
+    print(f"ratio tdam/plain = {tw / pw:.2f}x wall, {tc / pc:.2f}x CPU (target <= 3x)")
+
+if __name__ == "__main__":
+    main()

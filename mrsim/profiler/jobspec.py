@@ -1,0 +1,164 @@
+"""Job spec files: synthetic what-if workloads written by hand (TOML), for contention studies (dissertation ch. 6).
+
+A spec file holds one ``[[job]]`` table per job::
+
+    [[job]]
+    id = "ingest"             # required, unique
+    submit = 0.0              # s; replays start their clock at the first submission
+    maps = 10                 # tasks of each kind (>= 0, not both 0)
+    reduces = 0
+    user = "alice"            # optional (default "default"); also queue (default "default"), name (default id)
+    map_demand = { cpu = 98.0, disk = 25.0 }   # per-task service demands (s): cpu, disk, memory
+    # map_duration = 123.0    # per-task duration (s) without contention; reduce_duration, reduce_demand alike
+    deadline = 600.0          # optional, s after submission
+    priority = "HIGH"         # optional: VERY_HIGH, HIGH, NORMAL (default), LOW, VERY_LOW
+
+Every task of a kind is identical. A kind with tasks needs ``<kind>_duration`` or ``<kind>_demand`` (or both):
+
+* with only a duration, the task has no demands (``--contention tdam`` then uses its fallback: the duration
+  on the CPU);
+* with only a demand, the duration (used without ``--contention``) is the demand's total, the time a task alone
+  on a one-disk node takes (a lone task queues nowhere, so its response time is the sum of its demands);
+* with both, each is used by its own mode.
+
+Shuffles are not described (0 s): spec jobs model the contention of map and reduce work on the nodes.
+Unknown keys, bad values and duplicate ids raise :class:`~mrsim.errors.InputError` naming the file and job.
+``examples/jobspecs/`` has the dissertation's scenarios; ``docs/tdam.md`` documents the format.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from mrsim.demands import TaskDemand, parse_demand, uniform_demands
+from mrsim.errors import InputError
+from mrsim.templates import DEMAND_RESOURCES, JobTemplate, Priority, Workload
+
+_JOB_TABLE = re.compile(r"^\s*\[\[\s*job\s*\]\]", re.MULTILINE)
+_HEAD_BYTES = 1 << 16
+
+_REQUIRED = ("id", "submit", "maps", "reduces")
+_OPTIONAL = ("user", "queue", "name", "map_duration", "reduce_duration", "map_demand", "reduce_demand",
+             "deadline", "priority")
+
+
+def is_jobspec(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a job spec file: a regular file whose first 64 KiB contain a ``[[job]]`` table header.
+
+    Cheap (reads the head only) and content-based, like :mod:`mrsim.profiler.detect`; never raises.
+    """
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return False
+        with p.open("rb") as fh:
+            head = fh.read(_HEAD_BYTES)
+    except OSError:
+        return False
+    if head.startswith(b"\x1f\x8b"):  # gzip: a trace, not a hand-written spec
+        return False
+    return _JOB_TABLE.search(head.decode("utf-8", "replace")) is not None
+
+
+def load_jobspec(path: str | os.PathLike[str]) -> Workload:
+    """Read a job spec file into a :class:`~mrsim.templates.Workload` (see the module docstring). Cost O(tasks)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such job spec file")
+    try:
+        doc = tomllib.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not a UTF-8 text file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{p}: invalid TOML ({exc})") from None
+    extra = set(doc) - {"job"}
+    if extra:
+        raise InputError(f"{p}: unknown top-level key(s) {', '.join(sorted(extra))} (a job spec holds [[job]] tables)")
+    entries = doc.get("job")
+    if not isinstance(entries, list) or not entries:
+        raise InputError(f"{p}: no [[job]] table")
+    jobs: list[JobTemplate] = []
+    seen: set[str] = set()
+    for k, entry in enumerate(entries):
+        template = _job(entry, f"{p}: job[{k}]")
+        if template.job_id in seen:
+            raise InputError(f"{p}: job[{k}]: id {template.job_id!r} is used twice")
+        seen.add(template.job_id)
+        jobs.append(template)
+    return Workload.of(jobs, source=str(p))
+
+
+def _job(entry: Mapping[str, object], where: str) -> JobTemplate:
+    missing = [key for key in _REQUIRED if key not in entry]
+    jid = str(entry.get("id", "")).strip()
+    if jid:
+        where = f"{where} (id {jid})"
+    if missing:
+        raise InputError(f"{where}: missing key(s) {', '.join(missing)}")
+    unknown = set(entry) - set(_REQUIRED) - set(_OPTIONAL)
+    if unknown:
+        raise InputError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    if not jid:
+        raise InputError(f"{where}: empty id")
+    submit = _number(entry["submit"], f"{where}: submit", allow_negative=True)
+    n_maps = _count(entry["maps"], f"{where}: maps")
+    n_reduces = _count(entry["reduces"], f"{where}: reduces")
+    if n_maps + n_reduces == 0:
+        raise InputError(f"{where}: a job needs at least one map or reduce")
+    durations, demands = {}, {}
+    for kind, n in (("map", n_maps), ("reduce", n_reduces)):
+        duration = _number(entry[f"{kind}_duration"], f"{where}: {kind}_duration") if f"{kind}_duration" in entry else None
+        demand = parse_demand(entry[f"{kind}_demand"], f"{where}: {kind}_demand") if f"{kind}_demand" in entry else None
+        if n and duration is None and demand is None:
+            raise InputError(f"{where}: {n} {kind}(s) need {kind}_duration or {kind}_demand")
+        durations[kind], demands[kind] = _arrays(n, duration, demand)
+    deadline = _number(entry["deadline"], f"{where}: deadline") if "deadline" in entry else None
+    if deadline is not None and deadline <= 0:
+        raise InputError(f"{where}: deadline must be positive (s after submission), got {deadline}")
+    try:
+        priority = Priority.parse(entry.get("priority"))
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    return JobTemplate(
+        job_id=jid,
+        submit_s=submit,
+        map_durations=durations["map"],
+        reduce_durations=durations["reduce"],
+        name=str(entry.get("name", jid)),
+        user=str(entry.get("user", "default")),
+        queue=str(entry.get("queue", "default")),
+        priority=priority,
+        deadline_s=deadline,
+        map_demands=demands["map"],
+        reduce_demands=demands["reduce"],
+        demand_resources=DEMAND_RESOURCES,
+        extra={"jobspec": True},
+    )
+
+
+def _arrays(n: int, duration: float | None, demand: TaskDemand | None) -> tuple[np.ndarray, np.ndarray | None]:
+    if duration is None:
+        duration = demand.total if demand is not None else 0.0
+    return np.full(n, duration, dtype=np.float64), (uniform_demands(n, demand) if demand is not None else None)
+
+
+def _number(value: object, where: str, *, allow_negative: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where} must be a number of seconds, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x) or (x < 0 and not allow_negative):
+        raise InputError(f"{where} must be finite{'' if allow_negative else ' and non-negative'}, got {value!r}")
+    return x
+
+
+def _count(value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f"{where} must be a non-negative integer, got {value!r}")
+    return value
