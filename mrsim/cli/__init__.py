@@ -9,9 +9,12 @@ single ``mrsim: error: ...`` line on stderr with exit code 2.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import pkgutil
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 from mrsim import __version__
@@ -23,31 +26,61 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message}\n")
 
 
-def _command_modules() -> list:
+@dataclass(frozen=True)
+class _CommandInfo:
+    module: str
+    name: str
+    help: str
+
+
+def _commands() -> list[_CommandInfo]:
+    """Every subcommand module with its NAME and HELP, read from source so that nothing is imported yet."""
     import mrsim.cli.commands as pkg
 
-    mods = []
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+    found = []
+    for info in pkgutil.iter_modules(pkg.__path__):
         if info.name.startswith("_"):
             continue
-        mods.append(importlib.import_module(f"{pkg.__name__}.{info.name}"))
-    return sorted(mods, key=lambda m: m.NAME)
+        path = Path(pkg.__path__[0]) / f"{info.name}.py"
+        values: dict[str, str] = {}
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in tree.body:
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    key = node.targets[0].id
+                    if key in ("NAME", "HELP") and isinstance(node.value, ast.Constant):
+                        values[key] = str(node.value.value)
+        except (OSError, SyntaxError):
+            values = {}
+        if "NAME" not in values:  # not a static constant: import to find out
+            mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
+            values = {"NAME": mod.NAME, "HELP": mod.HELP}
+        found.append(_CommandInfo(f"{pkg.__name__}.{info.name}", values["NAME"], values.get("HELP", "")))
+    return sorted(found, key=lambda c: c.name)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.ArgumentParser:
+    """The full parser. Subcommand modules are imported only for ``chosen`` (or all with ``load_all``), so
+    ``mrsim replay`` does not pay for importing every other command's dependencies."""
     parser = _Parser(prog="mrsim", description="Hadoop-compatible MapReduce scheduler emulator.")
     parser.add_argument("--version", action="version", version=f"mrsim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for mod in _command_modules():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
-        mod.add_arguments(p)
-        p.set_defaults(_run=mod.run)
+    for cmd in _commands():
+        if load_all or cmd.name == chosen:
+            mod = importlib.import_module(cmd.module)
+            p = sub.add_parser(cmd.name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+            mod.add_arguments(p)
+            p.set_defaults(_run=mod.run)
+        else:
+            sub.add_parser(cmd.name, help=cmd.help, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(chosen, load_all=False)
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)

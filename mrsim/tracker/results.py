@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from mrsim.io import atomic_path
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from mrsim.tracker.jobtracker import JobTracker
     from mrsim.tracker.replay import ReplayOptions
 
@@ -36,33 +37,46 @@ class ReplayResult:
     """Per-job table, per-task table (pandas, built once at the end), summary and the run's specification."""
 
     scheduler: str
-    jobs: pd.DataFrame
+    job_columns: dict
     task_columns: dict
     summary: dict
     spec: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
-    _tasks: pd.DataFrame | None = field(default=None, repr=False)
+    _jobs: "pd.DataFrame | None" = field(default=None, repr=False)
+    _tasks: "pd.DataFrame | None" = field(default=None, repr=False)
 
     @property
-    def tasks(self) -> pd.DataFrame:
+    def jobs(self) -> "pd.DataFrame":
+        """One row per job (pandas, built on first use)."""
+        if self._jobs is None:
+            import pandas as pd
+
+            self._jobs = pd.DataFrame(self.job_columns)
+        return self._jobs
+
+    @property
+    def tasks(self) -> "pd.DataFrame":
         """One row per task (built on first use: a million-task replay need not pay for it)."""
         if self._tasks is None:
+            import pandas as pd
+
             self._tasks = pd.DataFrame(self.task_columns)
         return self._tasks
 
     def to_json_dict(self) -> dict:
+        c = self.job_columns
         jobs = []
-        for row in self.jobs.itertuples(index=False):
-            actual = row.actual_completion_s
+        for k in range(len(c["job_id"])):
+            actual = float(c["actual_completion_s"][k])
             jobs.append({
-                "job_id": row.job_id,
-                "submit_s": _r(row.submit_s),
-                "start_s": _r(row.start_s),
-                "finish_s": _r(row.finish_s),
-                "completion_s": _r(row.completion_s),
-                "maps": int(row.maps),
-                "reduces": int(row.reduces),
-                "actual_completion_s": None if actual is None or (isinstance(actual, float) and math.isnan(actual)) else _r(actual),
+                "job_id": c["job_id"][k],
+                "submit_s": _r(c["submit_s"][k]),
+                "start_s": _r(c["start_s"][k]),
+                "finish_s": _r(c["finish_s"][k]),
+                "completion_s": _r(c["completion_s"][k]),
+                "maps": int(c["maps"][k]),
+                "reduces": int(c["reduces"][k]),
+                "actual_completion_s": None if math.isnan(actual) else _r(actual),
             })
         return {"scheduler": self.scheduler, "jobs": jobs, "summary": self.summary, "spec": self.spec,
                 "warnings": list(self.warnings)}
@@ -140,7 +154,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         (j.template.actual_completion_s if j.template.actual_completion_s is not None else np.nan for j in jobs), float, n
     )
     deadline = np.fromiter((j.deadline for j in jobs), float, n)
-    job_frame = pd.DataFrame({
+    job_columns = {
         "job_id": [j.job_id for j in jobs],
         "name": [j.template.name for j in jobs],
         "user": [j.user for j in jobs],
@@ -153,7 +167,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "reduces": [j.n_reduces for j in jobs],
         "actual_completion_s": actual,
         "deadline_s": np.where(np.isfinite(deadline), deadline, np.nan),
-    })
+    }
     task_columns = _task_columns(jt)
     completion = finish - submit
     makespan = float(finish.max()) if n else 0.0
@@ -194,4 +208,4 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "scheduler": jt.scheduler.describe(),
         "trace": jt.workload.source,
     }
-    return ReplayResult(jt.scheduler.name, job_frame, task_columns, summary, spec, jt.workload.warnings)
+    return ReplayResult(jt.scheduler.name, job_columns, task_columns, summary, spec, jt.workload.warnings)
