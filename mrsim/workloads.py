@@ -1,5 +1,7 @@
 """Load any supported input as a :class:`~mrsim.templates.Workload` (one entry point for every command).
 
+Trace stores (directories written by ``mrsim profile -o STORE``) and TOML job spec files are recognised first.
+
 Formats are detected from content (:mod:`mrsim.profiler.detect`): Rumen JSON, Hadoop 0.20/1.x JobHistory logs,
 ``.jhist``, SLS JSON go through the Rumen ``LoggedJob`` builder; SWIM ``.tsv`` files become templates through
 the documented byte-to-duration rates of :mod:`mrsim.profiler.swim`.
@@ -24,13 +26,22 @@ def default_trace_path() -> Path:
 
 def load_workload(path: str | os.PathLike[str], fmt: str | None = None) -> Workload:
     """Read ``path`` (file or directory) into a workload; ``fmt`` forces a format (``rumen``, ``jobhistory``,
-    ``jhist``, ``sls``, ``swim``)."""
+    ``jhist``, ``sls``, ``swim``, ``store`` (a trace store made by ``mrsim profile``) or ``jobspec`` (a TOML job
+    spec file))."""
     from mrsim.profiler.builder import workload_from_logged_jobs
     from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
 
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such file or directory")
+    kind = (fmt or "").strip().lower()
+    from mrsim.profiler.jobspec import is_jobspec, load_jobspec
+    from mrsim.profiler.store import is_store, load_store
+
+    if kind == "store" or (not kind and is_store(p)):
+        return load_store(p)
+    if kind == "jobspec" or (not kind and is_jobspec(p)):
+        return load_jobspec(p)
     if fmt:
         try:
             format_ = Format[fmt.strip().upper()]

@@ -25,7 +25,10 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("trace", nargs="?", help="trace file or log directory (default: the bundled default trace)")
-    p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls, swim")
+    p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls, swim, store, jobspec")
+    p.add_argument("--deadline-factor", type=float, metavar="DF",
+                   help="give every job a deadline drawn uniformly in [T, DF x T], T = its completion time alone on "
+                        "the cluster (SimMR section V); reported as deadlines_missed / relative_deadline_exceeded")
     p.add_argument("--scheduler", default=None, help="scheduler plug-in (default fifo, or mapred-site.xml's)")
     p.add_argument("--model", choices=["slots", "fluid"], default="slots",
                    help="slots: the heartbeat engine (default); fluid: the idealised one-server model (SWIM traces)")
@@ -48,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
     cluster = build_cluster(args, conf)
     options = build_options(args)
     workload = load_workload(trace, args.format)
+    if args.deadline_factor is not None:
+        from mrsim.deadlines import assign_deadlines
+
+        workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
     scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
     with progress_bar(len(workload), "jobs") as progress:
         result = replay(workload, cluster, conf, scheduler, options, progress=progress)
