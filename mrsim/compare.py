@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from mrsim.cluster import ClusterSpec
-from mrsim.deadlines import ISOLATED_KEY, assign_deadlines, isolated_completion_times
+from mrsim.deadlines import ISOLATED_KEY, assign_deadlines, check_deadline_factor, isolated_completion_times
 from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import TaskScheduler, create_scheduler
@@ -119,6 +119,8 @@ def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: S
     """
     if replications < 1:
         raise InputError(f"--replications must be at least 1, got {replications}")
+    if deadline_factor is not None:
+        check_deadline_factor(deadline_factor)
     names = load_schedulers(names, config) if factory is create_scheduler else list(names)
     runs = {name: SchedulerRuns(name) for name in names}
     total_slots = cluster.map_slots + cluster.reduce_slots

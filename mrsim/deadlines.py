@@ -32,6 +32,14 @@ from mrsim.tracker.replay import ReplayOptions, replay
 ISOLATED_KEY = "isolated_completion_s"
 
 
+def check_deadline_factor(deadline_factor: float) -> float:
+    """The factor as a float, or :class:`InputError` unless it is a finite number >= 1."""
+    df = float(deadline_factor)
+    if not (math.isfinite(df) and df >= 1.0):
+        raise InputError(f"--deadline-factor must be a number >= 1, got {deadline_factor}")
+    return df
+
+
 def isolated_completion_times(workload: Workload, cluster: ClusterSpec, conf: HadoopConf,
                               options: ReplayOptions | None = None) -> np.ndarray:
     """T_J (s) per job, in workload order: the job replayed alone on ``cluster`` under FIFO.
@@ -60,9 +68,7 @@ def assign_deadlines(workload: Workload, cluster: ClusterSpec, conf: HadoopConf,
     seed)``); ``isolated`` may pass precomputed T_J values (from :func:`isolated_completion_times`).
     Raises :class:`InputError` for df < 1 or a non-finite df.
     """
-    df = float(deadline_factor)
-    if not (math.isfinite(df) and df >= 1.0):
-        raise InputError(f"--deadline-factor must be a number >= 1, got {deadline_factor}")
+    df = check_deadline_factor(deadline_factor)
     if len(workload) == 0:
         raise InputError(f"{workload.source or 'workload'}: no jobs to assign deadlines to")
     if isolated is None:

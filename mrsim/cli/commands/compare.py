@@ -10,6 +10,7 @@ import orjson
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
                                scheduler_config)
 from mrsim.compare import Comparison, compare, load_schedulers, plot_comparison
+from mrsim.deadlines import check_deadline_factor
 from mrsim.errors import InputError
 from mrsim.workloads import default_trace_path, load_workload
 
@@ -42,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--plot writes a PNG file; give a name ending in .png, got {args.plot!r}")
     if args.replications < 1:
         raise InputError(f"--replications must be at least 1, got {args.replications}")
+    if args.deadline_factor is not None:
+        check_deadline_factor(args.deadline_factor)
     conf = build_conf(args)
     cluster = build_cluster(args, conf)
     options = build_options(args)
