@@ -262,11 +262,12 @@ def _array_names() -> Iterator[str]:
 
 def _read_columns(directory: Path) -> tuple[_Columns, pa.Table | None]:
     try:
-        table = pq.read_table(directory / "jobs.parquet")
+        # ParquetFile.read, not pq.read_table: the latter imports pyarrow.dataset and with it pandas (~0.7 s).
+        table = pq.ParquetFile(directory / "jobs.parquet").read()
         arrays = {name: np.load(directory / f"{name}.npy", allow_pickle=False) for name in _array_names()}
         hosts_list = orjson.loads((directory / "map_locations.hosts.json").read_bytes())
         hosts_path = directory / "hosts.parquet"
-        hosts = pq.read_table(hosts_path) if hosts_path.exists() else None
+        hosts = pq.ParquetFile(hosts_path).read() if hosts_path.exists() else None
     except FileNotFoundError as exc:
         raise InputError(f"{directory}: trace store data incomplete (missing {Path(exc.filename).name})") from None
     except (OSError, ValueError, pa.ArrowException) as exc:
@@ -308,73 +309,83 @@ def _check(cols: _Columns, where: str) -> None:
         raise InputError(f"{where}: map_locations offsets do not match the maps")
     if loc_ids.size and (loc_ids.min() < 0 or loc_ids.max() >= len(cols.location_hosts)):
         raise InputError(f"{where}: map_locations refer to unknown hosts")
-    prio = cols.table.column("priority").to_numpy()
-    if not np.isin(prio, list(_PRIORITIES)).all():
+    if not set(cols.table.column("priority").to_pylist()) <= set(_PRIORITIES):
         raise InputError(f"{where}: unknown priority value in the job table")
+
+
+def _views(values: np.ndarray, offsets: list[int], empty: np.ndarray) -> list[np.ndarray]:
+    """Per-job read-only views of a flat array (one shared empty array for empty segments: no allocation)."""
+    return [values[a:b] if a != b else empty for a, b in zip(offsets, offsets[1:])]
 
 
 def _templates(cols: _Columns, where: str, verify: bool) -> list[JobTemplate]:
     t = cols.table
+    # to_pylist throughout: ChunkedArray.to_numpy imports pandas (slow cold start), and Python values are needed.
     ids = t.column("job_id").to_pylist()
-    submit = t.column("submit_s").to_numpy().tolist()
+    n = len(ids)
+    submit = t.column("submit_s").to_pylist()
     names = t.column("name").to_pylist()
     users = t.column("user").to_pylist()
     queues = t.column("queue").to_pylist()
-    prios = [_PRIORITIES[int(p)] for p in t.column("priority").to_numpy()]
+    prios = [_PRIORITIES[p] for p in t.column("priority").to_pylist()]
     outcomes = [_OUTCOMES.get(o, Outcome.UNKNOWN) for o in t.column("outcome").to_pylist()]
-    deadline = [None if d != d else d for d in t.column("deadline_s").to_numpy().tolist()]
-    actual = [None if a != a else a for a in t.column("actual_completion_s").to_numpy().tolist()]
+    deadline = [None if d != d else d for d in t.column("deadline_s").to_pylist()]
+    actual = [None if a != a else a for a in t.column("actual_completion_s").to_pylist()]
     resources_cache: dict[str, tuple[str, ...]] = {}
     resources = [resources_cache.setdefault(r, tuple(orjson.loads(r))) for r in t.column("demand_resources").to_pylist()]
-    has_md = t.column("has_map_demands").to_pylist()
-    has_rd = t.column("has_reduce_demands").to_pylist()
-    has_loc = t.column("has_map_locations").to_pylist()
-    extras = t.column("extra").to_pylist()
+    extras = [{} if e == "{}" else orjson.loads(e) for e in t.column("extra").to_pylist()]
 
     arrays = cols.arrays
     for values in arrays.values():
         values.setflags(write=False)  # template arrays are read-only views of these
+    empty = np.empty(0, dtype=np.float64)
+    empty.setflags(write=False)
     offs = {name: arrays[f"{name}.offsets"].tolist() for name in (*DURATION_ARRAYS, *DEMAND_ARRAYS)}
-    map_offs = offs["map_durations"]
-    loc_offs = arrays["map_locations.offsets"].tolist()
-    loc_ids = arrays["map_locations.ids"].tolist()
-    hosts = cols.location_hosts
+    views = {name: _views(arrays[name], offs[name], empty) for name in DURATION_ARRAYS}
 
-    out: list[JobTemplate] = []
-    for i, job_id in enumerate(ids):
-        values: dict[str, Any] = {}
-        for name in DURATION_ARRAYS:
-            o = offs[name]
-            values[name] = arrays[name][o[i]:o[i + 1]]
-        k = len(resources[i])
-        for name, has in (("map_demands", has_md[i]), ("reduce_demands", has_rd[i])):
-            o = offs[name]
+    demands: dict[str, list[np.ndarray | None]] = {}
+    for name, has_col, rows_of in (("map_demands", "has_map_demands", "map_durations"),
+                                   ("reduce_demands", "has_reduce_demands", "reduce_durations")):
+        out_d: list[np.ndarray | None] = [None] * n
+        o, rows = offs[name], offs[rows_of]
+        for i, has in enumerate(t.column(has_col).to_pylist()):
             if has:
-                n_rows = (map_offs[i + 1] - map_offs[i]) if name == "map_demands" else (
-                    offs["reduce_durations"][i + 1] - offs["reduce_durations"][i])
+                n_rows, k = rows[i + 1] - rows[i], len(resources[i])
                 if o[i + 1] - o[i] != n_rows * k:
-                    raise InputError(f"{where}: job {job_id}: {name} size does not match its tasks")
-                values[name] = arrays[name][o[i]:o[i + 1]].reshape(n_rows, k)
-            else:
-                values[name] = None
-        locations = None
-        if has_loc[i]:
-            host_of = hosts.__getitem__
-            locations = tuple(
-                tuple(map(host_of, loc_ids[loc_offs[m]:loc_offs[m + 1]])) for m in range(map_offs[i], map_offs[i + 1])
-            )
-        extra_text = extras[i]
-        values.update(
-            job_id=job_id, submit_s=submit[i], name=names[i], user=users[i], queue=queues[i], priority=prios[i],
-            outcome=outcomes[i], deadline_s=deadline[i], actual_completion_s=actual[i], demand_resources=resources[i],
-            map_locations=locations, extra={} if extra_text == "{}" else orjson.loads(extra_text),
-        )
+                    raise InputError(f"{where}: job {ids[i]}: {name} size does not match its tasks")
+                out_d[i] = arrays[name][o[i]:o[i + 1]].reshape(n_rows, k)
+        demands[name] = out_d
+
+    locations: list[tuple[tuple[str, ...], ...] | None] = [None] * n
+    has_loc = t.column("has_map_locations").to_pylist()
+    if any(has_loc):
+        loc_offs = arrays["map_locations.offsets"].tolist()
+        loc_ids = arrays["map_locations.ids"].tolist()
+        host_of = cols.location_hosts.__getitem__
+        map_offs = offs["map_durations"]
+        for i, has in enumerate(has_loc):
+            if has:
+                locations[i] = tuple(
+                    tuple(map(host_of, loc_ids[loc_offs[m]:loc_offs[m + 1]])) for m in range(map_offs[i], map_offs[i + 1])
+                )
+
+    rows = zip(ids, submit, views["map_durations"], views["reduce_durations"], views["first_shuffle_durations"],
+               views["typical_shuffle_durations"], names, users, queues, prios, outcomes, deadline, actual,
+               demands["map_demands"], demands["reduce_demands"], resources, locations, extras)
+    out: list[JobTemplate] = []
+    new = object.__new__
+    set_ = object.__setattr__
+    for jid, sub, md, rd, fs, ts, nm, us, qu, pr, oc, dl, ac, mdm, rdm, res, loc, ex in rows:
+        values = {"job_id": jid, "submit_s": sub, "map_durations": md, "reduce_durations": rd,
+                  "first_shuffle_durations": fs, "typical_shuffle_durations": ts, "name": nm, "user": us, "queue": qu,
+                  "priority": pr, "outcome": oc, "deadline_s": dl, "actual_completion_s": ac, "map_demands": mdm,
+                  "reduce_demands": rdm, "demand_resources": res, "map_locations": loc, "extra": ex}
         if verify:
             out.append(JobTemplate(**values))
         else:
-            template = object.__new__(JobTemplate)
-            # Frozen dataclasses guard __setattr__ only; the values were validated in bulk by _check.
-            template.__dict__.update(values)
+            # Frozen dataclasses guard __setattr__ only; every value was validated in bulk by _check.
+            template = new(JobTemplate)
+            set_(template, "__dict__", values)
             out.append(template)
     return out
 
@@ -400,7 +411,7 @@ def load_observations(path: str | os.PathLike[str]) -> dict[str, dict[str, float
     t = cols.table
     names = [c for c in t.column_names if c.startswith(OBS_PREFIX)]
     ids = t.column("job_id").to_pylist()
-    columns = {c[len(OBS_PREFIX):]: t.column(c).to_numpy().tolist() for c in names}
+    columns = {c[len(OBS_PREFIX):]: t.column(c).to_pylist() for c in names}
     return {jid: {k: (None if v[i] != v[i] else v[i]) for k, v in columns.items()} for i, jid in enumerate(ids)}
 
 
