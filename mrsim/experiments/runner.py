@@ -20,7 +20,8 @@ from mrsim.errors import InputError
 from mrsim.experiments.axes import Model, Param
 from mrsim.experiments.cells import Cell
 from mrsim.experiments.sources import WorkloadSource
-from mrsim.experiments.transforms import scale_interarrival, with_deadlines
+from mrsim.experiments.transforms import isolated_times, scale_interarrival, with_deadlines
+from mrsim.experiments.variants import ClusterVariant, EngineOptions
 from mrsim.templates import Workload
 
 #: Metrics that measure the machine, not the model: they differ between runs of the same cell.
@@ -58,6 +59,21 @@ def _swim_trace(path: str, digest: str | None) -> Any:
     return read_swim(path)
 
 
+@functools.lru_cache(maxsize=16)
+def _isolated(source: WorkloadSource, seed: int, mean_interarrival_s: float | None, scale: float,
+              cluster: ClusterVariant, engine: EngineOptions) -> np.ndarray:
+    """T_J for the cell's workload; shared by every deadline factor and scheduler at this point (same key)."""
+    workload = scale_interarrival(_base_workload(source, seed, mean_interarrival_s), scale)
+    return isolated_times(workload, cluster.cluster, engine.conf(), engine.replay_options(seed))
+
+
+def _base_workload(source: WorkloadSource, seed: int, mean_interarrival_s: float | None) -> Workload:
+    if source.generator is not None:
+        return _generated_workload(source, seed, mean_interarrival_s)
+    assert source.trace is not None
+    return _trace_workload(source.trace, source.format, source.digest)
+
+
 def _scalar(value: Any) -> Any:
     if isinstance(value, np.generic):
         value = value.item()
@@ -82,20 +98,19 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     from mrsim.scheduling import create_scheduler
     from mrsim.tracker.replay import replay
 
-    assert cell.cluster is not None and cell.engine is not None
-    source = cell.workload
-    if source.generator is not None:
-        workload = _generated_workload(source, cell.seed, cell.value(Param.MEAN_INTERARRIVAL_S))
-    else:
-        assert source.trace is not None
-        workload = _trace_workload(source.trace, source.format, source.digest)
-    workload = scale_interarrival(workload, float(cell.value(Param.INTERARRIVAL_SCALE)))
-    conf = cell.engine.conf()
+    cluster, engine = cell.cluster, cell.engine
+    assert cluster is not None and engine is not None
+    mean = cell.value(Param.MEAN_INTERARRIVAL_S)
+    scale = float(cell.value(Param.INTERARRIVAL_SCALE))
+    workload = scale_interarrival(_base_workload(cell.workload, cell.seed, mean), scale)
+    conf = engine.conf()
+    options = engine.replay_options(cell.seed)
     factor = cell.value(Param.DEADLINE_FACTOR)
     if factor is not None:
-        workload = with_deadlines(workload, cell.cluster.cluster, conf, float(factor), cell.seed)
+        isolated = _isolated(cell.workload, cell.seed, mean, scale, cluster, engine)
+        workload = with_deadlines(workload, cluster.cluster, conf, float(factor), cell.seed, options, isolated)
     scheduler = create_scheduler(cell.scheduler.name, cell.scheduler.config)
-    result = replay(workload, cell.cluster.cluster, conf, scheduler, cell.engine.replay_options(cell.seed))
+    result = replay(workload, cluster.cluster, conf, scheduler, options)
     return flatten_metrics(result.summary)
 
 

@@ -135,7 +135,7 @@ def _check_misplaced(doc: Mapping[str, Any], source: str) -> None:
         for i, entry in enumerate(tables):
             if isinstance(entry, dict):
                 for key in entry:
-                    if key in _TOP_KEYS and key != "name":
+                    if key in _TOP_KEYS and key != "name" and not (section == "grid" and key == Param.SEED.value):
                         where = f"{section}[{i}]" if isinstance(value, list) else section
                         raise InputError(f"{source}: {where}: unknown key {key!r}; top-level keys such as {key} must "
                                          f"come before the first [table] header")

@@ -6,9 +6,12 @@ changed. Cost: O(jobs + tasks) for the template copies.
 
 from __future__ import annotations
 
+import numpy as np
+
 from mrsim.cluster import ClusterSpec
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.templates import Workload
+from mrsim.tracker.replay import ReplayOptions
 
 
 def scale_interarrival(workload: Workload, factor: float) -> Workload:
@@ -23,12 +26,24 @@ def scale_interarrival(workload: Workload, factor: float) -> Workload:
     return Workload.of(jobs, source=f"{workload.source} (inter-arrival x{factor:g})", warnings=workload.warnings)
 
 
-def with_deadlines(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, deadline_factor: float,
-                   seed: int) -> Workload:
-    """Deadlines uniform in ``[T_J, df * T_J]`` (SimMR section V-A) from :func:`mrsim.deadlines.assign_deadlines`.
+def with_deadlines(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, deadline_factor: float, seed: int,
+                   options: ReplayOptions, isolated: np.ndarray | None = None) -> Workload:
+    """Deadlines uniform in ``[T_J, df * T_J]`` (SimMR section V) from :func:`mrsim.deadlines.assign_deadlines`.
 
-    Imported here, lazily: that module belongs to the deadline-scheduler work and the spec checks it exists.
+    ``options`` are the engine options the cell replays with (T_J is measured with them); ``isolated`` passes T_J
+    when already known. Imported lazily: the spec checks that the module exists.
     """
     from mrsim.deadlines import assign_deadlines
 
-    return assign_deadlines(workload, cluster, conf, deadline_factor, seed)
+    return assign_deadlines(workload, cluster, conf, deadline_factor, seed, options=options, isolated=isolated)
+
+
+def isolated_times(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, options: ReplayOptions) -> np.ndarray:
+    """T_J per job: each job replayed alone under FIFO (:func:`mrsim.deadlines.isolated_completion_times`).
+
+    Cost: about one replay of the whole workload; it does not depend on the deadline factor or the scheduler,
+    so the runner caches it across those cells.
+    """
+    from mrsim.deadlines import isolated_completion_times
+
+    return isolated_completion_times(workload, cluster, conf, options)
