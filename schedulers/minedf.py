@@ -19,8 +19,8 @@ track of the number of running and scheduled map and reduce tasks so that they a
 heartbeat of the tracker that ran it; that tracker has just got a free slot and is offered work in the same
 heartbeat, so no other tracker needs waking. To notice those completions without a hook, the scheduler keeps per
 tracker the tasks it launched there and, on that tracker's heartbeat, re-checks the jobs whose tasks are gone.
-Tests compare parked with naive heartbeats. Cost per heartbeat: O(tasks running on the tracker + tasks
-launched × log jobs).
+Tests compare parked with naive heartbeats. Cost per heartbeat: O(1) when none of the tracker's tasks has
+finished since its last offer, else O(tasks launched on the tracker); plus O(tasks launched × log jobs).
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ class MinEdfScheduler(EdfScheduler):
 
     def assign_tasks(self, tracker: TrackerState) -> int:
         entries = self.on_tracker[tracker.index]
-        if entries:
+        # Every task on a tracker was launched by us, so equal counts mean none of them has gone: O(1) check.
+        if len(entries) != tracker.running_maps + tracker.running_reduces:
             self._forget_finished(tracker, entries)
         if not (self.map_queue or self.reduce_queue):
             return 0
