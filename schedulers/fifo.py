@@ -107,8 +107,12 @@ class FifoScheduler(TaskScheduler):
                 exceeded = self._exceeded_padding(jt.cluster_status_maps, jt.total_map_slots, self.needed_maps, slots)
                 obtain = jt.obtain_new_map_task
                 stop = False
+                speculative = jt.speculative_maps
                 for _ in range(available):
                     launched = None
+                    if speculative:  # jobs stay queued for backups until their map stage is over
+                        for job in [j for j in map_queue if j.map_stage_done]:
+                            map_queue.remove(job)
                     for job in map_queue:
                         if obtain(job, tracker, Locality.RACK):
                             launched = job
@@ -121,7 +125,7 @@ class FifoScheduler(TaskScheduler):
                     if launched is None:
                         break
                     assigned += 1
-                    if launched.maps_pending == 0:
+                    if launched.maps_pending == 0 and not jt.speculative_maps:
                         map_queue.remove(launched)
                     if stop or not map_queue:
                         break
@@ -131,10 +135,22 @@ class FifoScheduler(TaskScheduler):
             if cap - tracker.running_reduces > 0:
                 exceeded = self._exceeded_padding(jt.cluster_status_reduces, jt.total_reduce_slots,
                                                   self.needed_reduces, slots)
-                job = self.with_reduces[0] if exceeded else (self.reduce_queue[0] if self.reduce_queue else None)
-                if job is not None and jt.obtain_new_reduce_task(job, tracker):
+                # Hadoop walks every running job with reduces; with padding exceeded only the head is tried.
+                # Without speculation the first job that can give a reduce is the head of reduce_queue.
+                if exceeded:
+                    candidates = self.with_reduces[:1]
+                elif jt.speculative_reduces:
+                    candidates = list(self.with_reduces)
+                else:
+                    candidates = self.reduce_queue[:1]
+                job = None
+                for candidate in candidates:
+                    if jt.obtain_new_reduce_task(candidate, tracker):
+                        job = candidate
+                        break
+                if job is not None:
                     assigned += 1
-                    if job.reduces_pending == 0:
+                    if job.reduces_pending == 0 and job in self.reduce_queue:
                         self.reduce_queue.remove(job)
                 elif exceeded and self.reduce_queue:
                     # Blocked by padding only: it lifts when the cluster's reported reduces drop or the job

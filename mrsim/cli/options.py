@@ -31,6 +31,9 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="override the heartbeat interval (seconds), or 'off' for SimMR's task-completion-driven mode")
     g.add_argument("--oob-heartbeat", action="store_true",
                    help="out-of-band heartbeat when a task finishes (mapreduce.tasktracker.outofband.heartbeat)")
+    g.add_argument("--speculative", action="store_true",
+                   help="speculative execution of maps and reduces with Hadoop 1.x's rules (default off; or the "
+                        "mapred.*.tasks.speculative.execution keys of --mapred-site)")
     g.add_argument("--slowstart", type=float, metavar="F",
                    help="mapred.reduce.slowstart.completed.maps (default 0.05)")
     g.add_argument("--naive-heartbeats", action="store_true",
@@ -57,6 +60,8 @@ def build_conf(args: argparse.Namespace) -> HadoopConf:
     conf = conf.with_overrides(
         map_slots=args.map_slots, reduce_slots=args.reduce_slots, slowstart_completed_maps=args.slowstart,
         outofband_heartbeat=True if args.oob_heartbeat else None,
+        map_speculative=True if args.speculative else None,
+        reduce_speculative=True if args.speculative else None,
     )
     validate_conf(conf, "command line")
     return conf

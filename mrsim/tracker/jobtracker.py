@@ -44,6 +44,7 @@ from mrsim.hadoop_conf import HadoopConf
 from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.templates import Workload
+from mrsim.tracker import speculation
 from mrsim.tracker.kernel import Kernel
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
@@ -61,7 +62,7 @@ class LocalityMode(enum.Enum):
 
 
 # Event kinds (handler table index) and same-instant order values.
-EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER = 0, 1, 2, 3
+EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER, EV_BACKUP_DONE = 0, 1, 2, 3, 4
 ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2
 
 
@@ -112,6 +113,10 @@ class JobTracker:
         self.killed_tasks = 0
         self.wasted_s = 0.0
         self.change_waiters: list[TrackerState] = []  # parked until cluster state changes (park_until_change)
+        self.speculative_maps = conf.map_speculative
+        self.speculative_reduces = conf.reduce_speculative
+        self.spec_attempts = 0
+        self.spec_wins = 0
         self.progress: Callable[[int], None] | None = None
 
     # ----------------------------------------------------------------------------------------- running
@@ -125,7 +130,8 @@ class JobTracker:
             for t in self.trackers:
                 self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
-        kernel.run((self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer), after_event)
+        handlers = (self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer, self._on_backup_done)
+        kernel.run(handlers, after_event)
 
     @property
     def now(self) -> float:
@@ -211,7 +217,23 @@ class JobTracker:
         job = self.jobs[gid >> JOB_SHIFT]
         if (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] != now:
             return  # the attempt was killed (tombstone)
-        tracker = self.trackers[tracker_index]
+        if job.spec is not None and gid in job.spec:
+            speculation.cancel(self, job, gid, now)  # the first attempt won: kill the backup
+        self._completed_on(self.trackers[tracker_index], gid, now)
+
+    def _on_backup_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
+        job = self.jobs[gid >> JOB_SHIFT]
+        tracker = speculation.backup_won(self, job, gid, now)
+        if tracker is not None:
+            self._completed_on(tracker, gid, now)
+
+    def push_spec_done(self, finish: float, tracker_index: int, gid: int) -> None:
+        k = self.kernel
+        k.seq += 1
+        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_BACKUP_DONE, tracker_index, gid))
+
+    def _completed_on(self, tracker: TrackerState, gid: int, now: float) -> None:
+        """Task ``gid`` finished on ``tracker`` at ``now``: report it (now in task mode, else by heartbeat)."""
         if self.task_mode:
             self._apply_completion(tracker, gid, now)
             self._refresh_status(tracker)
@@ -223,6 +245,15 @@ class JobTracker:
             self._schedule_heartbeat_k(tracker, 0)  # supersedes a queued one (tombstoned by hb_stamp)
         elif not self.naive:
             self.wake(tracker)
+
+    def _speculate(self, job: JobState, tracker: TrackerState, reduce: bool) -> bool:
+        i, later = speculation.find_candidate(self, job, tracker, reduce)
+        if i < 0:
+            if later:
+                self.request_heartbeat(tracker)  # progress moves on without events: keep polling
+            return False
+        speculation.launch(self, job, tracker, i, reduce)
+        return True
 
     def schedule_timer(self, time: float, token: int = 0) -> None:
         """Call ``scheduler.on_timer(now, token)`` at ``time`` (before any other event of that instant).
@@ -394,6 +425,8 @@ class JobTracker:
         get nothing for them. Returns whether a map was launched. Cost: O(log events) amortised.
         """
         if job.maps_pending == 0:
+            if self.speculative_maps and (locality == Locality.ANY or locality == Locality.NON_LOCAL):
+                return self._speculate(job, tracker, False)
             return False
         level = 2
         if job.requeued_maps:
@@ -496,6 +529,8 @@ class JobTracker:
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
         if job.reduces_pending == 0 or not job.reduces_ready:
+            if self.speculative_reduces and job.reduces_ready:
+                return self._speculate(job, tracker, True)
             return False
         if job.requeued_reduces:
             i = job.requeued_reduces.pop()
@@ -551,6 +586,9 @@ class JobTracker:
         if victim < 0:
             return -1.0
         i = victim
+        victim_gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
+        if job.spec is not None and victim_gid in job.spec:
+            speculation.cancel(self, job, victim_gid, now)
         tracker_list = job.reduce_tracker if reduce else job.map_tracker
         tracker = self.trackers[tracker_list[i]]
         wasted = now - starts[i]
@@ -614,6 +652,11 @@ class JobTracker:
             remaining += job.n_maps - job.finished_maps
             if job.reduces_ready:
                 ready += job.n_reduces - job.finished_reduces
+        for job in self.running_jobs.values():
+            if job.spec:
+                jm += sum(1 for g in job.spec if not g & REDUCE_BIT)
+                jr += sum(1 for g in job.spec if g & REDUCE_BIT)
+                assert len(job.spec) == job.spec_running, f"{job}: backup count"
         assert maps == jm and reduces == jr, "tracker and job running counts disagree"
         assert remaining == self.remaining_maps, "remaining map load out of sync"
         assert ready == self.remaining_ready_reduces, "remaining reduce load out of sync"

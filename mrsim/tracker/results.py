@@ -183,6 +183,8 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "heartbeats": jt.heartbeats,
         "killed_tasks": jt.killed_tasks,
         "wasted_slot_s": _r(jt.wasted_s),
+        "speculative_attempts": jt.spec_attempts,
+        "speculative_wins": jt.spec_wins,
         "events_per_s": round(events / wall_s, 1) if wall_s > 0 else None,
     }
     loc = task_columns["locality"]
@@ -202,6 +204,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "hadoop_version": jt.conf.version.value,
         "slowstart_completed_maps": jt.conf.slowstart_completed_maps,
         "outofband_heartbeat": jt.conf.outofband_heartbeat,
+        "speculative_execution": {"maps": jt.speculative_maps, "reduces": jt.speculative_reduces},
         "seed": options.seed,
         "locality": options.locality,
         "cluster": jt.cluster.describe(),

@@ -100,3 +100,19 @@ def test_parked_equals_naive_with_real_locality():
     naive = replay(w, cluster, HadoopConf(), create_scheduler("fifo"), ReplayOptions(seed=3, naive_heartbeats=True))
     assert fast.tasks.equals(naive.tasks)
     assert fast.summary["node_local_maps"] > 0 and fast.summary["off_switch_maps"] >= 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_parked_equals_naive_with_speculation_on_heterogeneous_nodes(seed):
+    from mrsim.cluster import ClusterSpec, TrackerSpec
+
+    rng = np.random.default_rng(seed)
+    cluster = ClusterSpec(tuple(TrackerSpec(f"n{i}", map_slots=2, reduce_slots=1, speed=float(rng.choice([0.3, 1.0, 1.5])))
+                                for i in range(7)))
+    conf = HadoopConf(map_speculative=True, reduce_speculative=True)
+    w = random_workload(300 + seed, jobs=20)
+    fast = replay(w, cluster, conf, create_scheduler("fifo"), ReplayOptions(seed=seed, check_invariants=True))
+    naive = replay(w, cluster, conf, create_scheduler("fifo"), ReplayOptions(seed=seed, naive_heartbeats=True))
+    assert fast.tasks.equals(naive.tasks)
+    assert fast.summary["speculative_attempts"] == naive.summary["speculative_attempts"] > 0
+    assert len(fast.tasks) == w.n_tasks

@@ -207,3 +207,27 @@ def test_locality_auto_ignores_locations_on_unknown_hosts():
     r = run([j], uniform_cluster(1, 4, 1), interval=1.0)
     assert starts(r, "j") == [0, 0, 0, 0]
     assert "node_local_maps" not in r.summary
+
+
+def test_speculative_backup_on_a_faster_node_wins():
+    # Nodes "slow" (speed 0.25) and "fast" (speed 1), one map slot each, heartbeats every 1 s, aligned.
+    # Job: 2 maps of 100 s. t=0: slow takes m0 (400 s), fast takes m1 (100 s, done at 100, reported at 100).
+    # From t=100 the fast node is free: the job has no pending map, m0's progress is 0.25 while the job's average
+    # is (1 + 0.25) / 2 = 0.625 >= 0.25 + 0.2 and 60 s have passed -> a backup of m0 starts on "fast" at 100
+    # and ends at 200, before the original (400): the backup wins, the original is killed (200 s wasted).
+    from mrsim.cluster import ClusterSpec, TrackerSpec
+    from mrsim.hadoop_conf import HadoopConf
+    from mrsim.scheduling import create_scheduler
+    from mrsim.templates import Workload
+    from mrsim.tracker.replay import ReplayOptions, replay
+
+    cluster = ClusterSpec((TrackerSpec("slow", map_slots=1, reduce_slots=1, speed=0.25),
+                           TrackerSpec("fast", map_slots=1, reduce_slots=1)))
+    conf = HadoopConf(map_speculative=True)
+    opts = dict(heartbeat_interval_s=1.0, aligned_heartbeats=True)
+    r = replay(Workload.of([job("j", 0.0, maps=[100, 100])]), cluster, conf, create_scheduler("fifo"),
+               ReplayOptions(check_invariants=True, **opts))
+    assert finishes(r, "j") == [200, 100]
+    assert list(r.tasks.sort_values("task").tracker) == ["fast", "fast"]
+    assert r.summary["speculative_attempts"] == 1 and r.summary["speculative_wins"] == 1
+    assert r.summary["wasted_slot_s"] == 200.0  # the killed original had run from 0 to 200

@@ -1,0 +1,160 @@
+"""Speculative execution with Hadoop 1.x's rules (``TaskInProgress.hasSpeculativeTask``).
+
+A running task (TIP) gets one backup attempt on another TaskTracker when all of these hold
+(``hadoop_schedulers.md`` §1.6):
+
+* it has exactly one running attempt (``MAX_TASK_EXECS`` = 1: never more than two at once);
+* the job's average progress of that task type minus the TIP's progress is at least 0.2 (``SPECULATIVE_GAP``);
+* at least 60 s have passed since the TIP was created, i.e. since the job was initialised (``SPECULATIVE_LAG``);
+* the asking TaskTracker is not the one running the first attempt.
+
+Progress: a map's is the fraction of its duration elapsed; a reduce's is the elapsed fraction of its
+shuffle + reduce time once its finish is known, and (finished maps / maps) / 3 while a first-wave reduce waits
+in the copy phase (Hadoop's copy phase is the first third of reduce progress). The job average counts
+unstarted TIPs as 0 and finished ones as 1. Among candidates the one with the least progress is chosen (Hadoop
+walks its locality caches; documented approximation).
+
+The backup runs the task's full trace duration on its own node (divided by that node's speed; maps are charged
+the off-switch slowdown, since speculative maps come from the non-local path). Whichever attempt finishes first
+wins; the other is killed at that moment and its slot time so far is counted as wasted. The two outcomes appear
+in the summary as ``speculative_attempts``, ``speculative_wins`` and ``wasted_slot_s``.
+
+Cost: finding a candidate scans the job's launched tasks, O(tasks of the job); it runs only when speculation is
+on and the job has no pending task of that kind.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mrsim.tracker.state import JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.tracker.jobtracker import JobTracker
+
+SPECULATIVE_GAP = 0.2
+SPECULATIVE_LAG_S = 60.0
+
+
+def _progress(job: JobState, i: int, reduce: bool, now: float) -> float:
+    if reduce:
+        start, finish = job.reduce_start[i], job.reduce_finish[i]
+        if finish < 0.0:  # first-wave reduce still copying
+            return (job.finished_maps / job.n_maps if job.n_maps else 1.0) / 3.0
+    else:
+        start, finish = job.map_start[i], job.map_finish[i]
+    span = finish - start
+    return 1.0 if span <= 0.0 else min(1.0, (now - start) / span)
+
+
+def find_candidate(jt: "JobTracker", job: JobState, tracker: TrackerState, reduce: bool) -> tuple[int, bool]:
+    """``(task index or -1, whether a later heartbeat might find one)`` for a backup attempt on ``tracker``."""
+    now = jt.kernel.now
+    running = job.running_reduces if reduce else job.running_maps
+    if running == 0:
+        return -1, False
+    if reduce and not job.map_stage_done:
+        return -1, True  # backups of reduces only once the map stage is over (shuffle model, documented)
+    if now - job.submit < SPECULATIVE_LAG_S:
+        return -1, True
+    n = job.n_reduces if reduce else job.n_maps
+    starts = job.reduce_start if reduce else job.map_start
+    finishes = job.reduce_finish if reduce else job.map_finish
+    trackers = job.reduce_tracker if reduce else job.map_tracker
+    spec = job.spec
+    base = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0)
+    done = job.finished_reduces if reduce else job.finished_maps
+    total = float(done)
+    running_tips: list[tuple[float, int]] = []
+    for i in range(n):
+        if starts[i] < 0.0:
+            continue
+        f = finishes[i]
+        if 0.0 <= f <= now:
+            continue  # finished (maybe not yet reported)
+        p = _progress(job, i, reduce, now)
+        total += p
+        running_tips.append((p, i))
+    average = total / n
+    best = -1
+    best_p = 2.0
+    possible_later = False
+    for p, i in running_tips:
+        if spec is not None and (base | i) in spec:
+            continue
+        possible_later = True
+        if trackers[i] == tracker.index:
+            continue
+        if average - p >= SPECULATIVE_GAP and p < best_p:
+            best, best_p = i, p
+    return best, possible_later
+
+
+def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduce: bool) -> None:
+    """Start a backup attempt of task ``i`` on ``tracker`` now."""
+    now = jt.kernel.now
+    gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
+    speed = tracker.speed
+    if reduce:
+        typical = job.typical_shuffle
+        shuffle_end = now + typical[job.typical_count % len(typical)] / speed
+        finish = shuffle_end + job.reduce_dur[i] / speed
+        tracker.running_reduces += 1
+    else:
+        shuffle_end = -1.0
+        finish = now + job.map_dur[i] / speed * jt.off_switch_slowdown
+        tracker.running_maps += 1
+    if job.spec is None:
+        job.spec = {}
+    job.spec[gid] = (tracker.index, now, finish, shuffle_end)
+    job.spec_running += 1
+    jt.spec_attempts += 1
+    jt.push_spec_done(finish, tracker.index, gid)
+
+
+def cancel(jt: "JobTracker", job: JobState, gid: int, now: float) -> None:
+    """Kill the backup attempt of ``gid`` (the first attempt won, or the TIP was killed)."""
+    assert job.spec is not None
+    tracker_index, start, _finish, _shuffle = job.spec.pop(gid)
+    tracker = jt.trackers[tracker_index]
+    if gid & REDUCE_BIT:
+        tracker.running_reduces -= 1
+    else:
+        tracker.running_maps -= 1
+    job.spec_running -= 1
+    wasted = now - start
+    job.wasted_s += wasted
+    jt.wasted_s += wasted
+    jt.wake(tracker)
+
+
+def backup_won(jt: "JobTracker", job: JobState, gid: int, now: float) -> TrackerState | None:
+    """The backup of ``gid`` finished first: kill the first attempt, make the backup the TIP's attempt.
+
+    Returns the backup's tracker (the completion is then reported by it), or None for a stale event.
+    """
+    spec = job.spec
+    if spec is None or gid not in spec or spec[gid][2] != now:
+        return None
+    tracker_index, start, _finish, shuffle_end = spec.pop(gid)
+    job.spec_running -= 1
+    i = gid & TASK_MASK
+    reduce = bool(gid & REDUCE_BIT)
+    starts = job.reduce_start if reduce else job.map_start
+    finishes = job.reduce_finish if reduce else job.map_finish
+    trackers = job.reduce_tracker if reduce else job.map_tracker
+    first = jt.trackers[trackers[i]]
+    wasted = now - starts[i]
+    if reduce:
+        first.running_reduces -= 1
+        job.reduce_shuffle_end[i] = shuffle_end
+    else:
+        first.running_maps -= 1
+    job.wasted_s += wasted
+    jt.wasted_s += wasted
+    jt.spec_wins += 1
+    starts[i] = start
+    finishes[i] = now  # the first attempt's queued completion is now stale (tombstone)
+    trackers[i] = tracker_index
+    jt.wake(first)
+    return jt.trackers[tracker_index]
