@@ -51,6 +51,11 @@ class JobObservation:
         setup_s / cleanup_s: summed durations of the job's SETUP / CLEANUP tasks (``otherTasks``).
         failed_attempt_s: summed durations of FAILED and KILLED map/reduce attempts (slot time the template drops).
         failed_attempts: their number.
+        start_lag_s: mean over successful map/reduce attempts of attempt start − task start: the time between the
+            JobTracker (or MR AM) scheduling a task and the task running (JVM or container launch, and on YARN the
+            wait for a container). Templates time tasks from the attempt start, so the replay does not see it.
+        finish_lag_s: mean of task finish − successful attempt finish (the completion reaching the JobTracker).
+            Both lags mix two clocks on 0.20/1.x logs (TaskTracker vs JobTracker) and so include their skew.
     """
 
     peak_maps: int | None = None
@@ -62,6 +67,8 @@ class JobObservation:
     cleanup_s: float | None = None
     failed_attempt_s: float | None = None
     failed_attempts: int | None = None
+    start_lag_s: float | None = None
+    finish_lag_s: float | None = None
 
     def as_dict(self) -> dict[str, float | None]:
         return {k: (None if v is None else float(v)) for k, v in asdict(self).items()}
@@ -101,6 +108,8 @@ def observe_job(job: Mapping[str, Any]) -> JobObservation:
         submit = _ms(job.get("launchTime"))
     finish = _ms(job.get("finishTime"))
     first_start, last_finish = -1, -1
+    start_lags: list[int] = []
+    finish_lags: list[int] = []
     for key in ("mapTasks", "reduceTasks"):
         for task in job.get(key) or ():
             start, end = _ms(task.get("startTime")), _ms(task.get("finishTime"))
@@ -108,6 +117,14 @@ def observe_job(job: Mapping[str, Any]) -> JobObservation:
                 first_start = start
             if end > 0 and end > last_finish:
                 last_finish = end
+            for attempt in task.get("attempts") or ():
+                if attempt.get("result") != "SUCCESS":
+                    continue
+                a_start, a_end = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
+                if start > 0 and a_start > 0:
+                    start_lags.append(a_start - start)
+                if end > 0 and a_end > 0:
+                    finish_lags.append(end - a_end)
     failed_s, failed_n = 0.0, 0
     for _kind, attempt, start, end in iter_attempt_windows(job):
         if attempt.get("result") in ("FAILED", "KILLED"):
@@ -124,6 +141,8 @@ def observe_job(job: Mapping[str, Any]) -> JobObservation:
         cleanup_s=_task_durations(job, "CLEANUP"),
         failed_attempt_s=failed_s,
         failed_attempts=failed_n,
+        start_lag_s=sum(start_lags) / len(start_lags) / _MS if start_lags else None,
+        finish_lag_s=sum(finish_lags) / len(finish_lags) / _MS if finish_lags else None,
     )
 
 

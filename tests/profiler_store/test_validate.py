@@ -64,6 +64,7 @@ def test_error_arithmetic_on_a_hand_made_trace(tmp_path, capsys, isolate):
     assert j1["error_pct"] == error and j1["scored"] is True
     assert (j1["trace_launch_delay_s"], j1["trace_task_span_s"], j1["trace_tail_s"], j1["setup_s"]) == (1.0, 21.0, 3.0, 0.9)
     assert (j1["peak_maps"], j1["peak_reduces"], j1["failed_attempt_s"]) == (1, 0, 0.0)
+    assert (j1["start_lag_s"], j1["finish_lag_s"]) == (-0.25, 0.75)  # means of (0, -0.5) and (0.5, 1.0)
     # The decomposition is exact: completion - 25 = (0 - 1) + (completion - 21) - 3.
     assert j1["completion_s"] - j1["actual_completion_s"] == pytest.approx(
         (j1["sim_launch_delay_s"] - j1["trace_launch_delay_s"]) + (j1["sim_task_span_s"] - j1["trace_task_span_s"])
@@ -75,6 +76,7 @@ def test_error_arithmetic_on_a_hand_made_trace(tmp_path, capsys, isolate):
         assert (j1["map_slots"], j1["reduce_slots"], j2["map_slots"]) == (1, 0, 2)
     s = doc["summary"]
     assert (s["scored_jobs"], s["mean_abs_error_pct"], s["max_abs_error_pct"], s["mean_error_pct"]) == (1, -error, -error, error)
+    assert s["mean_abs_task_span_error_pct"] == pytest.approx(abs(100.0 * (completion - 21.0) / 21.0), abs=1e-3)
     assert CONTRACT_SUMMARY_KEYS <= set(s) and all(CONTRACT_JOB_KEYS <= set(j) for j in doc["jobs"])
 
 
