@@ -78,7 +78,8 @@ class Journal:
                 rec = orjson.loads(line)
                 done[rec["cell_id"]] = rec
             except (orjson.JSONDecodeError, KeyError, TypeError):
-                raise InputError(f"{self.path}: line {lineno} is corrupt (delete the journal or use --restart)") from None
+                raise InputError(f"{self.path}: line {lineno} is corrupt "
+                                 "(delete the journal or use --restart)") from None
         return done
 
     def append(self, outcomes: Sequence[CellOutcome]) -> list[dict[str, Any]]:

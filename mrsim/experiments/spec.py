@@ -108,7 +108,8 @@ def parse_spec(doc: Mapping[str, Any], source: str = "spec", base: Path | None =
     raw_workloads = _entries(doc, "workloads", source)
     workloads = tuple(parse_workload(table(w, f"{source}: workloads[{i}]"), i, model, base, source)
                       for i, w in enumerate(raw_workloads))
-    schedulers = tuple(parse_scheduler(s, i, model, base, source) for i, s in enumerate(_entries(doc, "schedulers", source)))
+    schedulers = tuple(parse_scheduler(s, i, model, base, source)
+                       for i, s in enumerate(_entries(doc, "schedulers", source)))
 
     if model is Model.FLUID:
         for key in ("clusters", "engine"):
@@ -159,7 +160,8 @@ def _check_consistency(spec: SweepSpec) -> None:
         if dup is not None:
             raise InputError(f"{src}: {key}: label {dup!r} is used twice (give each entry a distinct label)")
     if spec.axis(Param.SEED) is not None and spec.replications > 1:
-        raise InputError(f"{src}: grid.seed and replications > 1 exclude each other (list the seeds, or count replications)")
+        raise InputError(f"{src}: grid.seed and replications > 1 exclude each other "
+                         "(list the seeds, or count replications)")
     if spec.axis(Param.MEAN_INTERARRIVAL_S) is not None:
         trace = next((w for w in spec.workloads if w.generator is None), None)
         if trace is not None:

@@ -31,7 +31,8 @@ IN_FLIGHT_PER_SLOT = 2
 @dataclass(frozen=True)
 class SweepStats:
     """What a run did. ``cells_per_s`` counts cells computed by this run over its wall time (executor start-up
-    included, shutdown excluded); ``complete`` says whether every cell of the plan is now done and the table was written."""
+    included, shutdown excluded); ``complete`` says whether every cell of the plan is now done and the table
+    was written."""
 
     cells: int
     reused: int

@@ -142,7 +142,8 @@ def parse_cluster(doc: Any, index: int, base: Path, where: str) -> ClusterVarian
                                       ints.get("cores", 4), ints.get("racks", 1), speed if speed is not None else 1.0)
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
-        label = string(doc["label"], where, "label") if "label" in doc else f"{len(cluster)}x{ints.get('map_slots', 2)}m{ints.get('reduce_slots', 2)}r"
+        shape = f"{len(cluster)}x{ints.get('map_slots', 2)}m{ints.get('reduce_slots', 2)}r"  # e.g. 16x2m2r
+        label = string(doc["label"], where, "label") if "label" in doc else shape
     return ClusterVariant(label, cluster, cluster_digest(cluster))
 
 
@@ -201,7 +202,8 @@ def parse_engine(doc: Mapping[str, Any], where: str) -> EngineOptions:
         try:
             kw["hadoop_version"] = HadoopVersion.parse(str(doc["hadoop_version"]))
         except InputError:
-            raise InputError(f"{where}: hadoop_version {doc['hadoop_version']!r} is unknown (expected 0.20, 1.0, 1.2)") from None
+            raise InputError(f"{where}: hadoop_version {doc['hadoop_version']!r} is unknown "
+                             "(expected 0.20, 1.0, 1.2)") from None
     if "heartbeat_interval_s" in doc:
         raw = doc["heartbeat_interval_s"]
         kw["heartbeat_interval_s"] = 0.0 if raw == "off" else number(raw, where, "heartbeat_interval_s (or \"off\")",

@@ -74,7 +74,8 @@ def lines_figure(table: pd.DataFrame, metric: str, x: str, by: str = "scheduler"
         if logy:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
-    handles = [Line2D([], [], color=colours[i], marker="o", markersize=4, label=fmt_value(g)) for i, g in enumerate(groups)]
+    handles = [Line2D([], [], color=colours[i], marker="o", markersize=4, label=fmt_value(g))
+               for i, g in enumerate(groups)]
     title = axis_label(by) + ("" if spread is Spread.NONE else f"\nline: mean\nband: {_BAND_TEXT[spread]}")
     fig.legend(handles=handles, title=title, loc="outside right upper")
     return fig

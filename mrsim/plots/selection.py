@@ -28,13 +28,15 @@ def metric_columns(table: pd.DataFrame) -> list[str]:
 
 def require_column(table: pd.DataFrame, column: str, what: str) -> None:
     if column not in table.columns:
-        raise InputError(f"{what} {column!r} is not a column of the table (columns: {', '.join(map(str, table.columns))})")
+        columns = ", ".join(map(str, table.columns))
+        raise InputError(f"{what} {column!r} is not a column of the table (columns: {columns})")
 
 
 def metric_values(table: pd.DataFrame, metric: str) -> None:
     """Check ``metric`` is a numeric column with at least one value."""
     if metric not in table.columns or not pd.api.types.is_numeric_dtype(table[metric]):
-        raise InputError(f"--metric {metric!r} is not a metric of the table (metrics: {', '.join(metric_columns(table))})")
+        metrics = ", ".join(metric_columns(table))
+        raise InputError(f"--metric {metric!r} is not a metric of the table (metrics: {metrics})")
     if table[metric].notna().sum() == 0:
         raise InputError(f"--metric {metric!r} has no values in the selected rows")
 

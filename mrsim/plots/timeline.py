@@ -27,7 +27,8 @@ LEGEND_MAX_JOBS = 12
 SHUFFLE_ALPHA = 0.35
 
 
-def assign_lanes(tracker: np.ndarray, start: np.ndarray, finish: np.ndarray) -> tuple[np.ndarray, list[tuple[str, int, int]]]:
+def assign_lanes(tracker: np.ndarray, start: np.ndarray,
+                 finish: np.ndarray) -> tuple[np.ndarray, list[tuple[str, int, int]]]:
     """Global lane per task and ``(tracker, first lane, lanes)`` per tracker (trackers in name order).
 
     Within a tracker a task takes the lowest lane free at its start (a lane is free again at its last task's
@@ -76,7 +77,8 @@ def timeline_figure(tasks: pd.DataFrame, jobs: pd.DataFrame | None = None, *, ti
         raise InputError("timeline: the replay has no tasks")
     tasks = tasks.reset_index(drop=True)
     if jobs is not None and "job_id" in jobs.columns:
-        order = list(jobs.sort_values("submit_s", kind="stable")["job_id"]) if "submit_s" in jobs else list(jobs["job_id"])
+        by_submit = jobs.sort_values("submit_s", kind="stable") if "submit_s" in jobs else jobs
+        order = list(by_submit["job_id"])
     else:
         order = list(tasks.sort_values("start_s", kind="stable")["job_id"].drop_duplicates())
     index = {j: i for i, j in enumerate(order)}

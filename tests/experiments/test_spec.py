@@ -102,3 +102,19 @@ def test_explicit_seeds(tmp_path: Path) -> None:
     spec = load_spec(write_spec(tmp_path, FLUID_SPEC.replace("replications = 3", "") + "seed = [5, 9]\n"))
     assert spec.model is Model.FLUID
     assert sorted({c.seed for c in plan_cells(spec)}) == [5, 9]
+
+
+def test_cluster_files_and_scheduler_config_files_are_content(tmp_path: Path) -> None:
+    (tmp_path / "racks.toml").write_text('[defaults]\nmap_slots = 1\nreduce_slots = 1\n[[racks]]\nname = "r1"\ncount = 3\n')
+    (tmp_path / "sched.xml").write_text("<allocations/>\n")
+    text = ('schedulers = [{name = "fifo", config = {config_file = "sched.xml"}}]\n' + GEN +
+            '[[clusters]]\nfile = "racks.toml"\nmap_slots = 4\n')
+    spec = load_spec(write_spec(tmp_path, text))
+    (cell,) = plan_cells(spec)
+    assert cell.cluster is not None and cell.cluster.label == "racks"
+    assert (len(cell.cluster.cluster), cell.cluster.cluster.map_slots, cell.cluster.cluster.reduce_slots) == (3, 12, 3)
+    assert cell.scheduler.config["config_file"] == str((tmp_path / "sched.xml").resolve())
+    (tmp_path / "sched.xml").write_text("<allocations><pool name='a'/></allocations>\n")
+    (changed,) = plan_cells(load_spec(tmp_path / "spec.toml"))
+    assert changed.cell_id != cell.cell_id and changed.seed == cell.seed
+    assert "nodes cannot be combined with file" in _error(tmp_path, text.replace("map_slots = 4", "nodes = 4"))

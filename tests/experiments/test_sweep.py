@@ -107,7 +107,7 @@ def test_interrupted_sweep_resumes_only_missing_cells(tmp_path: Path) -> None:
 
 
 def test_killed_sweep_loses_only_cells_in_flight(tmp_path: Path) -> None:
-    spec_path = write_spec(tmp_path, SLOTS_SPEC.replace("replications = 2", "replications = 6"))
+    spec_path = write_spec(tmp_path, SLOTS_SPEC.replace("replications = 2", "replications = 5"))
     spec = load_spec(spec_path)
     total = len(plan_cells(spec))
     out = tmp_path / "killed.parquet"

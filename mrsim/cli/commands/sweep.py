@@ -19,12 +19,14 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC.toml", help="sweep specification (docs/sweeps.md)")
-    p.add_argument("-o", "--output", required=True, metavar="RESULTS.parquet", help="results table to write (atomically)")
+    p.add_argument("-o", "--output", required=True, metavar="RESULTS.parquet",
+                   help="results table to write (atomically)")
     p.add_argument("--executor", choices=["local", "dask"], default="local",
                    help="local: a process pool on this machine (default); dask: a dask.distributed cluster")
     p.add_argument("--address", metavar="tcp://HOST:PORT",
                    help="Dask scheduler to use (default with --executor dask: start a LocalCluster)")
-    p.add_argument("--workers", type=int, metavar="N", help="local processes / LocalCluster workers (default: all cores)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="local processes or LocalCluster workers (default: all cores; ignored with --address)")
     p.add_argument("--csv", action="store_true", help="also write RESULTS.csv")
     p.add_argument("--restart", action="store_true", help="discard the journal and recompute every cell")
     p.add_argument("--max-cells", type=int, metavar="N",
