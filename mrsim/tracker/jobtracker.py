@@ -199,6 +199,10 @@ class JobTracker:
     def _on_job_arrival(self, now: float, order: int, index: int, _b: int) -> None:
         job = self.jobs[index]
         job.materialize()
+        if self.speculative_maps:
+            job.live_maps = set()
+        if self.speculative_reduces:
+            job.live_reduces = set()
         if job.template.map_locations is not None:
             self._setup_locality(job)
         self.running_jobs[index] = job
@@ -345,11 +349,15 @@ class JobTracker:
         job = self.jobs[gid >> JOB_SHIFT]
         self.tasks_done += 1
         if gid & REDUCE_BIT:
+            if job.live_reduces is not None:
+                job.live_reduces.discard(gid & TASK_MASK)
             tracker.running_reduces -= 1
             job.running_reduces -= 1
             job.finished_reduces += 1
             self.remaining_ready_reduces -= 1
         else:
+            if job.live_maps is not None:
+                job.live_maps.discard(gid & TASK_MASK)
             tracker.running_maps -= 1
             job.running_maps -= 1
             job.finished_maps += 1
@@ -456,6 +464,8 @@ class JobTracker:
         job.map_start[i] = now
         job.map_finish[i] = finish
         job.map_tracker[i] = tracker.index
+        if job.live_maps is not None:
+            job.live_maps.add(i)
         job.running_maps += 1
         tracker.running_maps += 1
         if job.start_time < 0.0:
@@ -542,6 +552,8 @@ class JobTracker:
         gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
         job.reduce_start[i] = now
         job.reduce_tracker[i] = tracker.index
+        if job.live_reduces is not None:
+            job.live_reduces.add(i)
         job.running_reduces += 1
         tracker.running_reduces += 1
         if job.start_time < 0.0:
@@ -608,6 +620,9 @@ class JobTracker:
             job.running_maps -= 1
             job.maps_pending += 1
         requeued.append(i)
+        live = job.live_reduces if reduce else job.live_maps
+        if live is not None:
+            live.discard(i)
         job.killed_tasks += 1
         job.wasted_s += wasted
         self.killed_tasks += 1

@@ -19,8 +19,10 @@ the off-switch slowdown, since speculative maps come from the non-local path). W
 wins; the other is killed at that moment and its slot time so far is counted as wasted. The two outcomes appear
 in the summary as ``speculative_attempts``, ``speculative_wins`` and ``wasted_slot_s``.
 
-Cost: finding a candidate scans the job's launched tasks, O(tasks of the job); it runs only when speculation is
-on and the job has no pending task of that kind.
+Cost: finding a candidate scans the job's launched, unreported tasks, O(running tasks of the job); it runs only
+when speculation is on and the job has no pending task of that kind. Trackers with a free slot keep their
+regular heartbeats while some task might become a candidate (progress moves without events), which is exactly
+what the naive mode does and costs heartbeats.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ def find_candidate(jt: "JobTracker", job: JobState, tracker: TrackerState, reduc
     done = job.finished_reduces if reduce else job.finished_maps
     total = float(done)
     running_tips: list[tuple[float, int]] = []
-    for i in range(n):
+    live = job.live_reduces if reduce else job.live_maps
+    for i in (sorted(live) if live is not None else range(n)):
         if starts[i] < 0.0:
             continue
         f = finishes[i]

@@ -45,7 +45,7 @@ class JobState:
         "start_time", "finish_time", "map_start", "map_finish", "map_tracker",
         "reduce_start", "reduce_shuffle_end", "reduce_finish", "reduce_tracker", "sched",
         "maps_pending", "reduces_pending", "requeued_maps", "requeued_reduces", "killed_tasks", "wasted_s",
-        "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running",
+        "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running", "live_maps", "live_reduces",
     )
 
     def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
@@ -101,6 +101,9 @@ class JobState:
         self.map_locality: list[int] = []  # per map: 1 node-local, 2 rack-local, 3 off-switch (0 = not tracked)
         self.spec: dict[int, tuple[int, float, float, float]] | None = None  # gid -> backup (tracker, start, finish, shuffle end)
         self.spec_running = 0  # running backup attempts (they hold tracker slots, not job counts)
+        # Indices of launched, not yet reported tasks: kept only when speculation is on (candidate scans).
+        self.live_maps: set[int] | None = None
+        self.live_reduces: set[int] | None = None
 
     def materialize(self) -> None:
         """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""
