@@ -50,7 +50,7 @@ def sweep(
 ) -> list[dict[str, Any]]:
     """Rows for every (scenario, policy), in scenario then policy order. ``workers > 1`` uses processes.
 
-    Results do not depend on ``workers`` except the wall-clock ``timing`` fields.
+    Results do not depend on ``workers`` except the CPU-time ``timing`` fields.
     """
     jobs = [(sc, tuple(policies), measure) for sc in scenarios]
     rows: list[dict[str, Any]] = []

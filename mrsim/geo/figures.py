@@ -147,7 +147,7 @@ def make_figures(
     p = out / "overhead_decision_time.png"
     plots.line_plot(
         ov, "utilization", lambda r: r["timing"]["decision_ms_mean"], p,
-        xlabel="utilisation (fraction)", ylabel="controller time per decision (ms, wall clock)",
+        xlabel="utilisation (fraction)", ylabel="controller CPU time per decision (ms)",
         title=f"{plan.overhead_trace.value}-like: computation overhead", logy=True,
     )
     paths.append(str(p))

@@ -4,7 +4,7 @@
 * Slowdown: completion time over the job's *isolated* completion time, the time it would take alone in the
   federation (:func:`isolated_completion`), so every slowdown is >= 1. Reported per size class (small 1-150
   tasks, medium 151-500, large 501+), the paper's fairness analysis.
-* Controller computation time per decision (ms, wall clock, so machine-dependent and not reproducible).
+* Controller computation time per decision (ms of process CPU time, machine-dependent, not reproducible).
 * Jobs in the system: a step function that changes only at decisions; its time average and maximum, and the
   number of (job, datacenter) entries pushed per decision (the paper's communication-overhead proxy; zero for
   Independent-SRPT, whose datacenters order themselves).
@@ -82,7 +82,7 @@ def _class_stats(result: GeoResult, slow: np.ndarray) -> dict[str, dict[str, flo
 
 
 def summarize(result: GeoResult, isolated: np.ndarray) -> dict[str, Any]:
-    """One flat-ish record of a run. Keys under ``timing`` are wall-clock and vary between runs."""
+    """One flat-ish record of a run. Keys under ``timing`` are CPU times and vary between runs."""
     comp = result.completion_s
     slow = slowdowns(result, isolated)
     avg_jobs, max_jobs = jobs_in_system(result)

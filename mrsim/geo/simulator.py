@@ -61,13 +61,13 @@ class InvariantError(AssertionError):
 
 @dataclass(frozen=True, eq=False)
 class GeoResult:
-    """Flat records of one run. Times in seconds of simulated time unless named ``_ns`` (wall clock).
+    """Flat records of one run. Times in seconds of simulated time unless named ``_ns`` (CPU time).
 
     Per job ``i`` (workload order): ``arrival_s[i]``, ``finish_s[i]``, ``n_tasks[i]``.
     Per controller decision ``k``: ``decision_at_s[k]`` (simulated instant), ``decision_jobs[k]`` (jobs in the
     system after the batch, i.e. the number of jobs whose order the controller handles), ``decision_entries[k]``
-    ((job, datacenter) entries in the orders it produced) and ``decision_ns[k]`` (wall-clock nanoseconds of the
-    decision; the only non-deterministic field).
+    ((job, datacenter) entries in the orders it produced) and ``decision_ns[k]`` (process CPU nanoseconds of
+    the decision; the only non-deterministic field).
     ``busy_s[d]``: task-seconds run in datacenter ``d``. ``tasks``: optional ``(start, end, job, dc)`` per task,
     in launch order.
     """
@@ -158,7 +158,7 @@ def simulate(
     all_dcs = range(n_dc)
     seconds = measure is SizeMeasure.SECONDS
     heappush, heappop = heapq.heappush, heapq.heappop
-    perf = time.perf_counter_ns
+    perf = time.process_time_ns  # CPU time: robust to other processes on a shared machine
     n_events = 0
     ai = 0
     now = -math.inf

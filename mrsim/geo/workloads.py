@@ -139,7 +139,7 @@ class Scenario:
     trace: TraceType = TraceType.FACEBOOK
     utilization: float = 0.8
     n_datacenters: int = 30
-    slots: int = 100
+    slots: int = 10
     n_jobs: int = 500
     placement: Placement = Placement()
     seed: int = 1
