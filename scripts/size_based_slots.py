@@ -10,11 +10,12 @@ Scheduler as the processor-sharing reference) and the fluid model (:mod:`mrsim.f
 2. ``load_sigma{0,0.5}``: load 0.5, 0.9, 1.2 at d/n 4 (means over runs; fig. 3.4, 3.5);
 3. ``dn_sigma{0,0.5}``: d/n 1, 4, 10 at load 0.9 (means over runs; fig. 3.6, 3.7).
 
-Workloads (:func:`slot_workload`): the first ``hours`` of each SWIM sample (FB09-0 and FB09-1: 6 h, FB10: 1 h) turned
+Workloads (:func:`slot_workload`): the first ``hours`` of each SWIM sample (FB09-0 and FB09-1: 3 h, FB10: 0.5 h) turned
 into templates by :func:`mrsim.profiler.swim.swim_to_templates` with per-slot rates that mirror the fluid size
 formula (maps read input at r, reduces shuffle at r / (1 + d/n) and write output at r, so a job's slot work is
 proportional to its fluid size); the split size is the smallest 64 MB x 2^k that keeps the window under
-``--max-maps`` maps and the bytes per reducer the smallest 1e9 x 2^k under ``--max-reduces`` reduces. Durations
+``--max-maps`` maps and the bytes per reducer the smallest split / (1 + d/n) x 2^k under ``--max-reduces`` reduces (a reduce's shuffle
+then takes about as long as a map). Durations
 are then multiplied by one factor so that the busier slot pool (map or reduce) has the requested load over the
 window (its work / (its slots x the window's submit span)). The fluid run of the same window uses sizes equal to
 the jobs' slot work scaled to the same nominal load on one server. Cluster: ``--nodes`` (100) x 2 map + 2 reduce
@@ -44,7 +45,7 @@ from mrsim.cluster import uniform_cluster
 from mrsim.fluid import FluidWorkload, estimate_sizes, simulate
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.io import atomic_path, atomic_write
-from mrsim.profiler.swim import MB, SwimTaskModel, SwimTrace, read_swim, swim_task_counts, swim_to_templates
+from mrsim.profiler.swim import MB, SwimTaskModel, SwimTrace, read_swim, swim_to_templates
 from mrsim.scheduling import TaskScheduler, create_scheduler
 from mrsim.templates import JobTemplate, Workload
 from mrsim.tracker.replay import ReplayOptions, replay
@@ -54,9 +55,9 @@ from schedulers.las import LasScheduler
 from schedulers.srpt import SrptScheduler
 
 TRACES = {  # label: (file, hours of the window from the first submission)
-    "FB09-0": ("FB-2009_samples_24_times_1hr_0.tsv", 6.0),
-    "FB09-1": ("FB-2009_samples_24_times_1hr_1.tsv", 6.0),
-    "FB10": ("FB-2010_samples_24_times_1hr_0.tsv", 1.0),
+    "FB09-0": ("FB-2009_samples_24_times_1hr_0.tsv", 3.0),
+    "FB09-1": ("FB-2009_samples_24_times_1hr_1.tsv", 3.0),
+    "FB10": ("FB-2010_samples_24_times_1hr_0.tsv", 0.5),
 }
 SIGMAS = (0.0, 0.5, 1.0, 2.0)
 LOADS = (0.5, 0.9, 1.2)
@@ -72,7 +73,7 @@ SLOT = {
     "fsp-ps": (True, lambda s, k: FspScheduler({"sigma": s, "seed": k, "late": "ps"})),
     "fsp-ps+preempt": (True, lambda s, k: FspScheduler({"sigma": s, "seed": k, "late": "ps", "preempt": True})),
 }
-PREEMPT_ONLY_IN = "sigma"  # the preemptive variant runs in the sigma sweep only (cost)
+SIGMA_SWEEP_ONLY = ("fair", "fsp-ps+preempt")  # the slowest plug-ins run in the sigma sweep only (cost)
 FLUID = ("fifo", "ps", "las", "srpt", "fsp-fifo", "fsp-ps")
 FLUID_ESTIMATES = {"srpt", "fsp-fifo", "fsp-ps"}
 COLUMNS = ("trace", "experiment", "x", "sigma", "load", "dn", "model", "scheduler", "run", "seed",
@@ -89,8 +90,8 @@ class Setup:
 
     data: str
     nodes: int = 100
-    max_maps: int = 12000
-    max_reduces: int = 6000
+    max_maps: int = 6000
+    max_reduces: int = 3000
     base_mb_s: float = 8.0
 
 
@@ -104,25 +105,55 @@ def window(trace: SwimTrace, hours: float) -> SwimTrace:
                      trace.shuffle_bytes[keep], trace.output_bytes[keep])
 
 
+def task_counts(trace: SwimTrace, split: float, per_reducer: float, dn: float) -> tuple[np.ndarray, np.ndarray]:
+    """Tasks per job from the bytes each phase handles (our counting rule, see :func:`slot_workload`).
+
+    maps = max(1, ceil((input + output of map-only jobs) / split)); reduces = 0 without shuffle, else
+    clip(ceil((shuffle + output / (1 + d/n)) / per_reducer), 1, 999). Cost: O(jobs), vectorised.
+    """
+    map_only = trace.shuffle_bytes <= 0
+    maps = np.maximum(1, np.ceil((trace.input_bytes + np.where(map_only, trace.output_bytes, 0.0)) / split))
+    reds = np.clip(np.ceil((trace.shuffle_bytes + trace.output_bytes / (1.0 + dn)) / per_reducer), 1, 999)
+    reds[map_only] = 0
+    return maps.astype(np.int64), reds.astype(np.int64)
+
+
 def task_model(trace: SwimTrace, dn: float, setup: Setup) -> SwimTaskModel:
-    """Rates mirroring the fluid size formula; split and bytes per reducer doubled until the caps hold."""
+    """Rates mirroring the fluid size formula; the split doubled from 64 MB and the bytes per reducer from
+    split / (1 + d/n) (a reduce then takes about as long as a map) until the window's task caps hold."""
     r = setup.base_mb_s
-    k = 0
-    while True:
-        model = SwimTaskModel(mapred_min_split_size=64 * MB * 2 ** k, map_mb_s=r, shuffle_mb_s=r / (1.0 + dn),
-                              reduce_mb_s=r)
-        maps, _ = swim_task_counts(trace, model)
-        if maps.sum() <= setup.max_maps:
-            break
-        k += 1
-    k_red = 0
-    while True:
-        model = SwimTaskModel(mapred_min_split_size=model.mapred_min_split_size, bytes_per_reducer=1e9 * 2 ** k_red,
-                              map_mb_s=r, shuffle_mb_s=r / (1.0 + dn), reduce_mb_s=r)
-        _, reds = swim_task_counts(trace, model)
-        if reds.sum() <= setup.max_reduces:
-            return model
-        k_red += 1
+    split = 64 * MB
+    while task_counts(trace, split, split, dn)[0].sum() > setup.max_maps:
+        split *= 2
+    per_reducer = split / (1.0 + dn)
+    while task_counts(trace, split, per_reducer, dn)[1].sum() > setup.max_reduces:
+        per_reducer *= 2
+    return SwimTaskModel(mapred_min_split_size=split, bytes_per_reducer=per_reducer, map_mb_s=r,
+                         shuffle_mb_s=r / (1.0 + dn), reduce_mb_s=r)
+
+
+def _resplit(w: Workload, trace: SwimTrace, model: SwimTaskModel, dn: float) -> list[JobTemplate]:
+    """Keep each phase's work from ``swim_to_templates`` but cut it into :func:`task_counts` equal tasks.
+
+    ``swim_to_templates`` counts maps from input bytes and reduces from shuffle bytes only, so a map-only
+    generator writing 200 GB from 47 KB of input (FB09-0 job358) becomes one 49-hour map; such single tasks would
+    dominate every mean sojourn in the slot model while the fluid model spreads them over the cluster.
+    """
+    maps, reds = task_counts(trace, model.split_bytes, model.bytes_per_reducer, dn)
+    by_id = {jid: k for k, jid in enumerate(trace.job_ids)}
+    out = []
+    for j in w.jobs:
+        k = by_id[j.job_id]
+        changes: dict = {}
+        n_m = int(maps[k])
+        if n_m != j.n_maps:
+            changes["map_durations"] = np.full(n_m, float(j.map_durations.sum()) / n_m)
+        n_r = int(reds[k])
+        if n_r != j.n_reduces and j.n_reduces:
+            changes["reduce_durations"] = np.full(n_r, float(j.reduce_durations.sum()) / n_r)
+            changes["typical_shuffle_durations"] = np.full(n_r, float(j.typical_shuffle_durations.sum()) / n_r)
+        out.append(j.with_changes(**changes) if changes else j)
+    return out
 
 
 def slot_workload(label: str, load: float, dn: float, setup: Setup) -> tuple[Workload, FluidWorkload, dict]:
@@ -131,7 +162,7 @@ def slot_workload(label: str, load: float, dn: float, setup: Setup) -> tuple[Wor
     trace = window(read_swim(os.path.join(setup.data, name)), hours)
     model = task_model(trace, dn, setup)
     w = swim_to_templates(trace, model)
-    jobs = w.jobs
+    jobs = _resplit(w, trace, model, dn)
     map_work = sum(float(j.map_durations.sum()) for j in jobs)
     total = sum(job_work(j) for j in jobs)
     span = jobs[-1].submit_s - jobs[0].submit_s
@@ -147,9 +178,10 @@ def slot_workload(label: str, load: float, dn: float, setup: Setup) -> tuple[Wor
                                      [j.job_id for j in jobs], source=w.source)
     cluster_maps = cluster_reduces = setup.nodes * 2
     isolated = np.mean([_isolated(j, cluster_maps, cluster_reduces) for j in scaled])
-    info = {"isolated_s": float(isolated), "jobs": len(jobs), "maps": w.n_maps, "reduces": w.n_reduces, "split_mb": model.split_bytes / MB,
-            "bytes_per_reducer": model.bytes_per_reducer, "scale": c, "span_s": span,
-            "map_load": map_work * c / slots / span, "reduce_load": (total - map_work) * c / slots / span}
+    info = {"isolated_s": float(isolated), "jobs": len(jobs), "maps": slot_w.n_maps, "reduces": slot_w.n_reduces,
+            "split_mb": model.split_bytes / MB, "bytes_per_reducer": model.bytes_per_reducer, "scale": c,
+            "span_s": span, "map_load": map_work * c / slots / span,
+            "reduce_load": (total - map_work) * c / slots / span}
     return slot_w, fluid, info
 
 
@@ -191,7 +223,7 @@ def _cells(runs: int, seed: int) -> list[tuple]:
     for point in points:
         label, experiment, x, s, load, dn = point
         for name, (uses, _) in SLOT.items():
-            if name == "fsp-ps+preempt" and experiment != PREEMPT_ONLY_IN:
+            if name in SIGMA_SWEEP_ONLY and experiment != "sigma":
                 continue
             n = runs if (uses and s > 0) else 1
             for r in range(n):
@@ -239,9 +271,11 @@ def simulate_all(out: Path, runs: int, seed: int, workers: int, setup: Setup) ->
     cells = _cells(runs, seed)
     # A run depends on (trace, sigma, load, dn, model, scheduler, seed), not on the experiment naming it: the
     # load 0.9 and d/n 4 points of the sweeps repeat the sigma sweep's, so each distinct run is simulated once.
+    # Schedulers that use no estimate give the same run at every sigma.
     unique: dict[tuple, list[tuple]] = {}
     for c in cells:
-        unique.setdefault((c[0], c[3], c[4], c[5], c[6], c[7], c[9]), []).append(c)
+        uses = SLOT[c[7]][0] if c[6] == "slot" else c[7] in FLUID_ESTIMATES
+        unique.setdefault((c[0], c[3] if uses else 0.0, c[4], c[5], c[6], c[7], c[9]), []).append(c)
     groups: dict[tuple, list[tuple]] = {}
     for key, same in unique.items():  # group by workload so each worker builds it once
         c = same[0]
@@ -252,27 +286,35 @@ def simulate_all(out: Path, runs: int, seed: int, workers: int, setup: Setup) ->
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for i, chunk in enumerate(pool.map(_run_group, [(g, setup) for g in jobs]), start=1):
             for row in chunk:
-                done[(row[0], row[3], row[4], row[5], row[6], row[7], row[9])] = row
+                uses = SLOT[row[7]][0] if row[6] == "slot" else row[7] in FLUID_ESTIMATES
+                done[(row[0], row[3] if uses else 0.0, row[4], row[5], row[6], row[7], row[9])] = row
+            _write(out / RESULTS, unique, done)  # after every group: an interrupted sweep keeps its rows
             if sys.stderr.isatty():
                 print(f"\r{i}/{len(jobs)} groups", end="", file=sys.stderr)
     if sys.stderr.isatty():
         print(file=sys.stderr)
+    target = out / RESULTS
+    n_rows = _write(target, unique, done)
+    print(f"{len(done)} distinct runs ({n_rows} rows) in {time.perf_counter() - t0:.1f} s on {workers} "
+          f"worker(s) -> {target}")
+    return target
+
+
+def _write(target: Path, unique: dict[tuple, list[tuple]], done: dict[tuple, tuple]) -> int:
+    """Write every finished run once per experiment naming it (sigma and x as that experiment has them)."""
     rows = []
     for key, same in unique.items():
         row = done.get(key)
         if row is None:
-            continue  # a plug-in that failed to load
+            continue  # not run yet, or a plug-in that failed to load
         for c in same:
-            rows.append((c[0], c[1], c[2]) + row[3:])
+            rows.append((c[0], c[1], c[2], c[3]) + row[4:])
     rows.sort(key=lambda r: (r[0], r[1], r[2], r[6], r[7], r[8]))
-    target = out / RESULTS
     with atomic_write(target) as fh:
         writer = csv.writer(fh)
         writer.writerow(COLUMNS)
         writer.writerows(rows)
-    print(f"{len(done)} distinct runs ({len(rows)} rows) in {time.perf_counter() - t0:.1f} s on {workers} "
-          f"worker(s) -> {target}")
-    return target
+    return len(rows)
 
 
 # ------------------------------------------------------------------------------------------------ plots, tables
@@ -427,12 +469,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True, help="output directory for the CSV, PNGs and summary.md")
     ap.add_argument("--data", type=Path, default=Path("/work/shared/data/swim"), help="directory of SWIM .tsv files")
-    ap.add_argument("--runs", type=int, default=3, help="error draws per point for size-based schedulers (default 3)")
+    ap.add_argument("--runs", type=int, default=2, help="error draws per point for size-based schedulers (default 2)")
     ap.add_argument("--seed", type=int, default=0, help="estimation seed of run 0 (run r uses seed + r)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--nodes", type=int, default=100, help="nodes of 2 map + 2 reduce slots (default 100)")
-    ap.add_argument("--max-maps", type=int, default=12000, help="cap on maps per trace window (sets the split)")
-    ap.add_argument("--max-reduces", type=int, default=6000, help="cap on reduces per trace window")
+    ap.add_argument("--max-maps", type=int, default=6000, help="cap on maps per trace window (sets the split)")
+    ap.add_argument("--max-reduces", type=int, default=3000, help="cap on reduces per trace window")
     ap.add_argument("--plot-only", action="store_true", help="redraw from an existing results CSV")
     args = ap.parse_args(argv)
     if args.runs < 1:
