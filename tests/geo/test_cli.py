@@ -131,3 +131,15 @@ def test_docs_examples_run(tmp_path: Path, capsys: pytest.CaptureFixture[str], m
         argv = [a if a != "OUT" else str(tmp_path / "out") for a in argv]
         assert main(argv[1:]) == 0, argv
         capsys.readouterr()
+
+
+def test_trace_input_swim(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "tiny.tsv"
+    mb = 1 << 20
+    trace.write_text(f"job0\t0\t0\t{300 * mb}\t0\t{mb}\njob1\t5\t5\t{64 * mb}\t{10 * mb}\t{mb}\n")
+    assert main(["geo", "run", "--trace", str(trace), "--trace-format", "swim", "--datacenters", "3",
+                 "--slots", "2", "--placement", "uniform", "--include-reduces", "--json"]) == 0
+    obj = orjson.loads(capsys.readouterr().out)
+    assert obj["jobs"] == 2 and obj["scenario"]["kind"] == "trace" and obj["scenario"]["include_reduces"]
+    assert main(["geo", "run", "--trace", str(trace), "--trace-format", "swim", "--utilization", "0.5"]) == 2
+    assert "only apply to synthetic" in capsys.readouterr().err
