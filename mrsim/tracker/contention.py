@@ -61,9 +61,10 @@ from mrsim.tracker.jobtracker import EV_TASK_DONE, ORDER_TASK_DONE, JobTracker
 from mrsim.tracker.kernel import Handler, Kernel
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
-# Event kinds after the base table (job arrival, task done, heartbeat, timer). Both sort with task completions
-# at one instant (ORDER_TASK_DONE): after arrivals, before heartbeats; ``seq`` orders them among themselves.
-EV_NODE_DONE, EV_SHUFFLE_END = 4, 5
+# Event kinds of this engine, at fixed indices past JobTracker's own table (the kernel pads the gap), so the base
+# class may add kinds without renumbering these. Both sort with task completions at one instant
+# (ORDER_TASK_DONE): after arrivals, before heartbeats; ``seq`` orders them among themselves.
+EV_NODE_DONE, EV_SHUFFLE_END = 16, 17
 
 #: Tasks predicted to end within this relative window of each other end together (as NodeContention's tie rule).
 TIE_RTOL = 1e-10
@@ -284,8 +285,13 @@ class NodeMix:
 # --------------------------------------------------------------------------------------------- the engine
 
 
+def _no_such_event(now: float, order: int, a: int, b: int) -> None:
+    raise RuntimeError(f"event of an unknown kind at t={now}")
+
+
 class _Kernel(Kernel):
-    """The engine kernel with extra handlers appended to the table :meth:`JobTracker.run` passes."""
+    """The engine kernel with this module's handlers at kinds ``EV_NODE_DONE``, ``EV_SHUFFLE_END`` of the table
+    :meth:`JobTracker.run` passes (so ``run`` itself is inherited, not copied)."""
 
     __slots__ = ("extra",)
 
@@ -294,7 +300,10 @@ class _Kernel(Kernel):
         self.extra = extra
 
     def run(self, handlers: Sequence[Handler], after_event=None, until: float = INF) -> None:  # type: ignore[override]
-        super().run((*handlers, *self.extra), after_event, until)
+        if len(handlers) > EV_NODE_DONE:
+            raise RuntimeError(f"JobTracker has {len(handlers)} event kinds; ContentionJobTracker's start at {EV_NODE_DONE}")
+        padding = (_no_such_event,) * (EV_NODE_DONE - len(handlers))
+        super().run((*handlers, *padding, *self.extra), after_event, until)
 
 
 class ContentionJobTracker(JobTracker):
@@ -328,6 +337,9 @@ class ContentionJobTracker(JobTracker):
         self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _launch
         self.epochs = 0  # node re-solves (ends of epochs on a node)
         self.fallback_jobs = 0
+        if getattr(conf, "map_speculative", False) or getattr(conf, "reduce_speculative", False):
+            # A backup attempt would be a second task of the same gid on another node's model.
+            raise InputError("speculative execution is not supported with --contention tdam (turn one of them off)")
         self._validate(workload)
 
     # ----------------------------------------------------------------------------------------- set-up
@@ -390,8 +402,9 @@ class ContentionJobTracker(JobTracker):
 
     def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY) -> bool:
         gid = self._launch(JobTracker.obtain_new_map_task, job, tracker, locality)
-        if gid < 0:
+        if gid == -1:
             return False
+        assert gid >= 0, "a map launched without a completion event"
         i = gid & TASK_MASK
         cpu, disk = self._map_rows[job.index][i]
         factor = self._locality_factor(job, i)
