@@ -91,7 +91,7 @@ class CapQueue:
     """One queue: capacity in slots, occupied slots (queue and per user), active users, its jobs."""
 
     __slots__ = ("conf", "name", "position", "capacity_slots", "max_slots", "occupied", "user_occupied",
-                 "active", "jobs", "key")
+                 "active", "jobs", "key", "blocked")
 
     def __init__(self, conf: QueueConf, position: int, map_slots: int, reduce_slots: int) -> None:
         self.conf = conf
@@ -106,6 +106,7 @@ class CapQueue:
         self.active: list[dict[str, int]] = [{}, {}]  # user -> jobs with pending tasks of the kind
         self.jobs = [SortedList(), SortedList()]  # jobs with pending tasks, in queue job order
         self.key: list[tuple | None] = [None, None]
+        self.blocked = [False, False]  # a job was refused for user limit / maximum-capacity since the last change
 
     def sort_key(self, kind: int) -> tuple:
         """``CapacityTaskScheduler.queueComparator``: occupied / capacity (capacity 0 counts as 1.0)."""
@@ -147,6 +148,7 @@ class CapacityScheduler(TaskScheduler):
         self.live = LiveCounts(jt, self._on_change)
         self.reservations: list[dict[int, CapJob]] = [{}, {}]  # tracker index -> job holding its slots
         self.high_memory: list[dict[int, dict[CapJob, None]]] = [{}, {}]  # tracker -> multi-slot jobs run there
+        self.loosened: set[tuple[CapQueue, int]] = set()  # blocked queues whose limits moved in this event
         self.waiting = False  # a job was refused an off-switch map for want of missed opportunities
         self.off_switch_refused = False
         self.memory_scheduling = conf.memory.enabled
@@ -195,6 +197,7 @@ class CapacityScheduler(TaskScheduler):
         self.live.add(cj)
         for kind in KINDS:
             self._refresh(cj, kind)
+        self._flush_loosened()
 
     def job_updated(self, job: "JobState", change: JobChange) -> None:
         cj: CapJob = job.sched  # type: ignore[assignment]
@@ -202,6 +205,7 @@ class CapacityScheduler(TaskScheduler):
             self.live.sync(cj)
         for kind in KINDS:
             self._refresh(cj, kind)
+        self._flush_loosened()
 
     def job_removed(self, job: "JobState") -> None:
         cj: CapJob = job.sched  # type: ignore[assignment]
@@ -213,6 +217,7 @@ class CapacityScheduler(TaskScheduler):
             for jobs in self.high_memory[kind].values():
                 jobs.pop(cj, None)
             self._refresh(cj, kind)
+        self._flush_loosened()
 
     # ------------------------------------------------------------------------------------------- accounting
 
@@ -222,6 +227,23 @@ class CapacityScheduler(TaskScheduler):
         users = q.user_occupied[kind]
         users[cj.job.user] = users.get(cj.job.user, 0) + slots
         self._rekey_queue(q, kind)
+        self._limits_changed(q, kind)
+
+    def _limits_changed(self, q: CapQueue, kind: int) -> None:
+        """A queue's occupancy or active users moved: a job refused for limits may fit now, on any tracker."""
+        if q.blocked[kind]:
+            q.blocked[kind] = False
+            self.loosened.add((q, kind))
+
+    def _flush_loosened(self) -> None:
+        """At the end of an event: wake parked trackers for queues where a job refused for its limits now fits
+        (the tracker that freed the slot often refills it first); else keep watching the queue. O(its jobs)."""
+        for q, kind in self.loosened:
+            if q.fits_queue(kind, 1) and any(q.fits_user(kind, e[-1].job.user, e[-1].slots[kind]) for e in q.jobs[kind]):
+                (self.jt.wake_for_maps if kind == MAP else self.jt.wake_for_reduces)()
+            elif q.jobs[kind]:
+                q.blocked[kind] = True
+        self.loosened.clear()
 
     def _on_change(self, m: JobMirror, d_maps: int, d_reduces: int, _fm: int, _fr: int) -> None:
         cj: CapJob = m  # type: ignore[assignment]
@@ -253,6 +275,7 @@ class CapacityScheduler(TaskScheduler):
                     active[user] -= 1
                 q.jobs[kind].remove(cj.key[kind])
                 cj.key[kind] = None
+            self._limits_changed(q, kind)
         self._rekey_queue(q, kind)
 
     def _rekey_queue(self, q: CapQueue, kind: int) -> None:
@@ -334,13 +357,13 @@ class CapacityScheduler(TaskScheduler):
         for qkey in self.order[kind]:
             q: CapQueue = qkey[-1]
             if not q.fits_queue(kind, 1):
-                self.blocked = True
+                q.blocked[kind] = True
                 continue
             for jkey in q.jobs[kind]:
                 cj: CapJob = jkey[-1]
                 n = cj.slots[kind]
                 if not q.fits_user(kind, cj.job.user, n):
-                    self.blocked = True
+                    q.blocked[kind] = True
                     continue
                 if n <= avail:
                     got = self._obtain(cj, kind, tracker, off_switch_ok)
@@ -362,7 +385,6 @@ class CapacityScheduler(TaskScheduler):
     def assign_tasks(self, tracker: "TrackerState") -> int:
         jt = self.jt
         self.live.sync_tracker(tracker)
-        self.blocked = False
         self.off_switch_refused = False
         conf = self.cconf
         assigned = 0
@@ -394,9 +416,6 @@ class CapacityScheduler(TaskScheduler):
                 cj, _ = got
                 self._launched(cj, REDUCE, tracker)
                 assigned += 1
-        if self.blocked:
-            # Declined for user limits / maximum-capacity, which other trackers' completions and launches change.
-            jt.request_heartbeat(tracker)
         if self.off_switch_refused:
             # Missed-opportunity counters grow only with lookups: keep every free tracker heartbeating meanwhile.
             jt.request_heartbeat(tracker)
@@ -405,4 +424,5 @@ class CapacityScheduler(TaskScheduler):
                 jt.wake_all()
         else:
             self.waiting = False
+        self._flush_loosened()
         return assigned

@@ -203,6 +203,7 @@ class FairScheduler(TaskScheduler):
         self.total_running = [0, 0]
         self.total_demand = [0, 0]  # sum of pool demands as of the last update()
         self.dirty_pools: set[Pool] = set()  # live demand changed since the last update()
+        self.reopened: set[tuple[Pool, int]] = set()  # pools that fell below their max in the current event
         self.fifo_jobs = SortedList()  # (priority, submit, index, FairJob): FifoJobComparator, for runnability
         alloc = conf.allocations
         self.limits = any(p.max_running_jobs is not None for p in alloc.pools) or bool(alloc.user_max_jobs) or \
@@ -379,9 +380,16 @@ class FairScheduler(TaskScheduler):
             pool.running[kind] = before + d
             self.total_running[kind] += d
             self._rekey_job(fj, kind)
-            # A pool back under its maxMaps/maxReduces can take tasks on trackers parked meanwhile.
-            if d < 0 and before >= pool.max_share[kind] > pool.running[kind] and pool.queue[kind]:
+            if d < 0 and before >= pool.max_share[kind] > pool.running[kind]:
+                self.reopened.add((pool, kind))
+
+    def _flush_reopened(self) -> None:
+        """Pools that fell back under maxMaps/maxReduces during this event and still are (the tracker that freed
+        the slot usually refills it at once) can take tasks on trackers parked meanwhile: wake those."""
+        for pool, kind in self.reopened:
+            if pool.running[kind] < pool.max_share[kind] and pool.queue[kind]:
                 (self.jt.wake_for_maps if kind == MAP else self.jt.wake_for_reduces)()
+        self.reopened.clear()
 
     # ------------------------------------------------------------------------------------------- job events
 
@@ -402,6 +410,7 @@ class FairScheduler(TaskScheduler):
             self.runnability_dirty = True
         self._update(now)  # JobListener.jobAdded calls update()
         self._schedule_preemption_check()
+        self._flush_reopened()
 
     def job_updated(self, job: "JobState", change: JobChange) -> None:
         self._catch_up(self.jt.now)
@@ -414,6 +423,7 @@ class FairScheduler(TaskScheduler):
             self.live.sync(fj)
             self._rekey_job(fj, MAP)
         self._rekey_job(fj, REDUCE)
+        self._flush_reopened()
 
     def job_removed(self, job: "JobState") -> None:
         self._catch_up(self.jt.now)
@@ -428,6 +438,7 @@ class FairScheduler(TaskScheduler):
         if self.limits:
             self.runnability_dirty = True  # Hadoop recomputes runnability at the next update()
             self._want_timer(self.done_k + 1)
+        self._flush_reopened()
 
     # ------------------------------------------------------------------------------------------- update()
 
@@ -460,6 +471,7 @@ class FairScheduler(TaskScheduler):
             self.preempt_k = None
             self._preempt_if_necessary(now)
             self._schedule_preemption_check()
+        self._flush_reopened()
 
     def _schedule_preemption_check(self) -> None:
         """Queue the next preemption check tick (``preemptTasksIfNecessary`` runs after every update but acts at
@@ -754,4 +766,5 @@ class FairScheduler(TaskScheduler):
             self.waiting = False
         if blocked_by_totals:
             jt.request_heartbeat(tracker)
+        self._flush_reopened()
         return assigned[MAP] + assigned[REDUCE]
