@@ -405,6 +405,19 @@ def load_store(path: str | os.PathLike[str], *, verify: bool = False) -> Workloa
     return Workload.of(_templates(cols, where, verify), source=where)
 
 
+def stored_job_ids(path: str | os.PathLike[str]) -> set[str]:
+    """The job ids in the store at ``path`` (empty when there is no store yet). Reads one Parquet column."""
+    store = Path(path)
+    if not is_store(store):
+        return set()
+    manifest = read_manifest(store)
+    try:
+        table = pq.ParquetFile(store / manifest["data"] / "jobs.parquet").read(columns=["job_id"])
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(f"{store}: corrupt trace store data ({exc})") from None
+    return set(table.column("job_id").to_pylist())
+
+
 def load_observations(path: str | os.PathLike[str]) -> dict[str, dict[str, float | None]]:
     """Per-job observation columns (``obs.<name>``) as ``{job_id: {name: value or None}}``."""
     _, cols, _ = _current(Path(path))
@@ -523,9 +536,14 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
             else:
                 seen.add(t.job_id)
                 fresh.append(t)
+        merged_hosts = merge_hosts(old_hosts, hosts)
+        if old_cols is not None and not fresh and merged_hosts == merge_hosts(old_hosts, None):
+            # Nothing new: keep the current version rather than rewriting an identical one.
+            n_maps = int(old_cols.arrays["map_durations.offsets"][-1])
+            n_reduces = int(old_cols.arrays["reduce_durations.offsets"][-1])
+            return StoreUpdate(str(store), 0, len(skipped), tuple(skipped), old_cols.n_jobs, n_maps, n_reduces, False)
         new_cols = _columns_from_templates(fresh, {k: v for k, v in (observations or {}).items()})
         cols = new_cols if old_cols is None else _concat(old_cols, new_cols)
-        merged_hosts = merge_hosts(old_hosts, hosts)
         history = list((old_manifest or {}).get("sources", []))
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         history.extend({**dict(s), "at": stamp} for s in sources)

@@ -177,6 +177,10 @@ class Profiler:
     _seen: set[str] = field(default_factory=set)
     _seen_without_work: set[str] = field(default_factory=set)
 
+    def exclude(self, job_ids: set[str]) -> None:
+        """Treat ``job_ids`` as already taken (e.g. the ids of the store being extended)."""
+        self._seen.update(job_ids)
+
     @property
     def duplicates_skipped(self) -> int:
         return sum(r.duplicates_skipped for r in self.inputs)

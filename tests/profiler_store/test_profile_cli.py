@@ -35,6 +35,7 @@ def test_profile_incremental_dedup_over_two_runs(tmp_path, capsys):
     doc = json.loads(out)
     assert code == 0 and doc["created"] is False
     assert (doc["jobs_added"], doc["duplicates_skipped"], doc["jobs_total"]) == (5, 3, 8)  # the log repeats the gold jobs
+    assert [(r["jobs_added"], r["duplicates_skipped"]) for r in doc["inputs"]] == [(0, 3), (5, 0)]
     code, out, _ = run_cli(["profile", store, "-o", tmp_path / "copy", "--json"], capsys)  # a store is an input too
     assert code == 0 and json.loads(out)["jobs_total"] == 8
     assert len(load_store(tmp_path / "copy")) == 8

@@ -75,6 +75,10 @@ def test_incremental_add_keeps_existing_jobs_and_reports_skips(tmp_path):
     assert manifest["format_version"] == FORMAT_VERSION and manifest["generation"] == 2 and manifest["jobs"] == 3
     # Exactly one data version is left: the old one was removed after the swap.
     assert [c.name for c in path.iterdir() if c.name.startswith("data-")] == [manifest["data"]]
+    # Only duplicates: nothing to write, the current version stays.
+    nothing = add_to_store(path, first)
+    assert (nothing.added, nothing.skipped, nothing.jobs) == (0, 2, 3)
+    assert read_manifest(path)["generation"] == 2
 
 
 def test_failure_mid_write_leaves_the_old_store_intact(tmp_path, monkeypatch):

@@ -85,6 +85,10 @@ def _run_profile(args: argparse.Namespace) -> int:
         written = write_rumen_trace(_all_logged(profiler, args.inputs), args.output, pretty=args.pretty)
         summary.update(kind="rumen", jobs_written=written)
     else:
+        if args.output:
+            from mrsim.profiler.store import stored_job_ids
+
+            profiler.exclude(stored_job_ids(args.output))  # so each input reports the ids it repeats
         for path in args.inputs:
             profiler.add(path)
     _print_warnings(profiler.warnings, args.quiet)
@@ -95,7 +99,7 @@ def _run_profile(args: argparse.Namespace) -> int:
     if args.output and not _is_rumen_target(args.output):
         from mrsim.profiler.store import add_to_store
 
-        if not profiler.templates:
+        if not profiler.templates and not profiler.duplicates_skipped:
             raise InputError(f"{', '.join(args.inputs)}: no replayable job to store")
         update = add_to_store(
             args.output, profiler.templates,
