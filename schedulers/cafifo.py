@@ -28,9 +28,15 @@ Configuration (the scheduler's config dict; the CLI's ``--threshold cpu=0.7,disk
 
 Progress guarantee (not in the dissertation): a task is always admitted to a node with no task in its model;
 otherwise a task that alone exceeds a threshold (any CPU-bound task on a one-core node with ``cpu < 1``) would
-never run. Declined trackers ask for their next heartbeat (``request_heartbeat``); in task mode
-(``--heartbeat-interval off``) they are offered work again when one of their own tasks ends, the only event that
-lowers a node's utilization.
+never run.
+
+Waiting for a later heartbeat: a declined tracker is parked (``jt.park_until_mix_change``) instead of polling
+every heartbeat. Its answer can change only when its node's mix changes (a task there ends, is killed, or a
+reduce's shuffle ends there), a job arrives, or tasks are requeued, and the engine wakes the tracker at its next
+heartbeat after each of those; so the schedule equals heartbeat-by-heartbeat polling (tested against the naive
+mode) as long as each job's tasks of one kind share a demand shape (job specs, demand tables, the fallback).
+With per-task demands from counters, a job's next task may have another shape than the one declined; the
+parked tracker considers it at its next wake rather than at the next heartbeat (documented approximation).
 
 Needs the contention-aware engine (``--contention tdam``): the scheduler reads each node's model and the tasks'
 demand vectors from it. Without it, :meth:`CaFifoScheduler.start` raises :class:`~mrsim.errors.InputError`
@@ -143,9 +149,8 @@ class CaFifoScheduler(FifoScheduler):
                 declined = True
             elif available > 0:
                 exceeded = self._exceeded_padding(jt.cluster_status_maps, jt.total_map_slots, self.needed_maps, slots)
-                obtain = jt.obtain_new_map_task
                 for _ in range(available):
-                    launched, stop, declined_now = self._one_map(tracker, obtain, exceeded)
+                    launched, stop, declined_now = self._first_fit(tracker, map_queue, False, exceeded)
                     declined = declined or declined_now
                     if launched is None:
                         break
@@ -160,33 +165,37 @@ class CaFifoScheduler(FifoScheduler):
             if cap - tracker.running_reduces > 0:
                 exceeded = self._exceeded_padding(jt.cluster_status_reduces, jt.total_reduce_slots,
                                                   self.needed_reduces, slots)
-                job = self.with_reduces[0] if exceeded else (self.reduce_queue[0] if self.reduce_queue else None)
-                if (job is not None and self.gate_reduces and job.reduces_ready
-                        and not self._fits(tracker, jt.next_task_demand(job, tracker, reduce=True))):
-                    self.declined += 1
-                    declined = True
-                elif job is not None and jt.obtain_new_reduce_task(job, tracker):
+                # Hadoop's reduce loop walks the queue for the first job with a reduce to give, stopping after the
+                # first job with reduces when padding is exceeded; here the walk also skips reduces that do not fit.
+                candidates = self.with_reduces[:1] if exceeded else self.reduce_queue
+                launched, _, declined_now = self._first_fit(tracker, candidates, True, exceeded)
+                declined = declined or declined_now
+                if launched is not None:
                     assigned += 1
-                    if job.reduces_pending == 0:
-                        self.reduce_queue.remove(job)
+                    if launched.reduces_pending == 0 and launched in self.reduce_queue:
+                        self.reduce_queue.remove(launched)
                 elif exceeded and self.reduce_queue:
-                    jt.park_until_change(tracker)  # FIFO's padding block
+                    jt.park_until_change(tracker)  # FIFO's padding block: lifts on cluster-wide changes
         if declined:
-            jt.request_heartbeat(tracker)  # utilization falls when a task on this node ends: look again then
+            # Only a change of this node's mix, a new job or a requeued task can turn the answer: the engine wakes
+            # the tracker then (exact w.r.t. asking at every heartbeat, for one demand shape per job and kind).
+            jt.park_until_mix_change(tracker)
         return assigned
 
-    def _one_map(self, tracker: TrackerState, obtain, exceeded: bool) -> tuple[JobState | None, bool, bool]:  # type: ignore[no-untyped-def]
-        """One slot of Algorithm 9's map loop: the first job in FIFO order whose next map fits, local first.
+    def _first_fit(self, tracker: TrackerState, jobs, reduce: bool, exceeded: bool) -> tuple[JobState | None, bool, bool]:  # type: ignore[no-untyped-def]
+        """The first job in ``jobs`` (FIFO order) whose next task fits on the node, launched (Algorithm 9 lines
+        21-47: local first, then non-local, for maps).
 
-        Returns (job launched or None, stop after this map, whether some candidate was declined). Verdicts are
-        memoised per demand shape within the slot: utilization depends on the mix's shapes only.
+        Returns (job launched or None, stop after this task, whether some candidate was declined). Verdicts are
+        memoised per demand shape within the call: utilization depends on the mix's shapes only.
         """
         jt = self.jt
         cache = jt.node_model(tracker).cache
+        gate = self.gate_reduces or not reduce
         verdicts: dict[int, bool] = {}
         declined = False
-        for job in self.map_queue:
-            demand = jt.next_task_demand(job, tracker)
+        for job in jobs:
+            demand = jt.next_task_demand(job, tracker, reduce) if gate and (job.reduces_ready or not reduce) else None
             if demand is not None and any(demand):
                 sid = cache.shape_of(demand)[0]
                 ok = verdicts.get(sid)
@@ -196,8 +205,12 @@ class CaFifoScheduler(FifoScheduler):
                     self.declined += 1
                     declined = True
                     continue
-            if obtain(job, tracker, Locality.RACK):
+            if reduce:
+                if jt.obtain_new_reduce_task(job, tracker):
+                    return job, True, declined  # at most one reduce per heartbeat (FIFO)
+                continue
+            if jt.obtain_new_map_task(job, tracker, Locality.RACK):
                 return job, exceeded, declined  # Algorithm 9 lines 34-35: stop at the padding ceiling
-            if obtain(job, tracker, Locality.NON_LOCAL):
+            if jt.obtain_new_map_task(job, tracker, Locality.NON_LOCAL):
                 return job, True, declined  # FIFO: at most one off-switch map per heartbeat
         return None, False, declined

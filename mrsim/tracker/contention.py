@@ -335,6 +335,7 @@ class ContentionJobTracker(JobTracker):
         self._map_rows: dict[int, list[tuple[float, float]]] = {}  # job index -> per task (cpu_s, disk_s)
         self._reduce_rows: dict[int, list[tuple[float, float]]] = {}
         self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _launch
+        self._mix_waiters: set[int] = set()  # trackers parked until their node's mix changes
         self.epochs = 0  # node re-solves (ends of epochs on a node)
         self.fallback_jobs = 0
         if getattr(conf, "map_speculative", False) or getattr(conf, "reduce_speculative", False):
@@ -391,6 +392,14 @@ class ContentionJobTracker(JobTracker):
             i = job.requeued_maps[-1] if job.requeued_maps else min(job.next_map, job.n_maps - 1)
             cpu, disk = self._map_rows[job.index][i]
         return self._vector(tracker.index, cpu, disk)
+
+    def park_until_mix_change(self, tracker: TrackerState) -> None:
+        """Called by a scheduler that declined because of ``tracker``'s node mix (CA-FIFO): the tracker stays
+        parked until its mix changes. Completions and kills on it already wake it (base engine); this also wakes
+        it when a reduce's shuffle ends there (a new task can lower another resource's utilization). New jobs
+        and requeued tasks wake trackers with free slots as usual. Exact with respect to polling every heartbeat
+        for decisions that depend only on the node's mix and the jobs' pending task shapes."""
+        self._mix_waiters.add(tracker.index)
 
     def contention_stats(self) -> dict[str, int]:
         """Model counters for run records: epochs (node re-solves), fallback jobs, mix-cache hits, AMVA solves..."""
@@ -476,9 +485,14 @@ class ContentionJobTracker(JobTracker):
         self._shuffling[ti] -= 1
         cpu, disk = self._reduce_rows[job.index][i]
         self._contend(ti, gid, cpu, disk)
+        if ti in self._mix_waiters:
+            self._mix_waiters.discard(ti)
+            self.wake(self.trackers[ti])
         self._flush()
 
     def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
+        if self._mix_waiters:
+            self._mix_waiters.discard(tracker_index)  # the scheduler decides afresh (and may park it again)
         JobTracker._on_heartbeat(self, now, order, tracker_index, stamp)
         if self._dirty:
             self._flush()

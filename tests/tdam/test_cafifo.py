@@ -102,3 +102,23 @@ def test_bad_thresholds_are_input_errors(bad, match):
 def test_threshold_defaults_and_overrides():
     assert parse_thresholds(None) == {"cpu": 0.7, "disk": 0.75}
     assert parse_thresholds({"CPU": 0.9}) == {"cpu": 0.9, "disk": 0.75}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("interval", [0.7, 3.0])
+def test_parked_cafifo_equals_polling_every_heartbeat(seed, interval):
+    # Each job's tasks share one demand shape: the parked tracker is woken at every event that can change
+    # CA-FIFO's answer, so the schedule equals the naive mode's heartbeat-by-heartbeat polling.
+    from mrsim.hadoop_conf import HadoopConf
+    from mrsim.tracker.replay import ReplayOptions, replay
+    from tests.tdam.test_invariants import mixed_cluster, random_workload
+
+    w = random_workload(200 + seed)
+    results = [replay(w, mixed_cluster(), HadoopConf(), create_scheduler("cafifo", {"thresholds": {"cpu": 0.6, "disk": 0.5}}),
+                      ReplayOptions(seed=seed, heartbeat_interval_s=interval, contention="tdam", naive_heartbeats=naive,
+                                    check_invariants=not naive))
+               for naive in (False, True)]
+    parked, naive = results
+    assert parked.tasks.equals(naive.tasks) and parked.jobs.equals(naive.jobs)
+    assert parked.spec["scheduler"]["declined_admissions"] > 0
+    assert parked.summary["heartbeats"] < naive.summary["heartbeats"]
