@@ -8,7 +8,8 @@ system-test traces), unless the user sets them (flags or ``--mapred-site`` win) 
 * ``mapred.reduce.slowstart.completed.maps`` / ``mapreduce.job.reduce.slowstart.completedmaps``;
 * ``mapred.heartbeats.in.second`` / ``mapreduce.jobtracker.heartbeats.in.second``;
 * ``mapreduce.jobtracker.heartbeats.scaling.factor``;
-* ``mapreduce.tasktracker.outofband.heartbeat``.
+* ``mapreduce.tasktracker.outofband.heartbeat``;
+* ``mapred.{map,reduce}.tasks.speculative.execution`` / ``mapreduce.{map,reduce}.speculative``.
 
 Slot counts (``*.tasks.maximum``) are **not** taken from the job conf: they are the client's view of the
 TaskTracker setting, while the inferred cluster uses the peaks the trace shows (``docs/validation.md`` compares
@@ -21,8 +22,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Mapping
 
-from mrsim.hadoop_conf import (KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW, KEY_HB_SCALING, KEY_OOB_HEARTBEAT,
-                               KEY_SLOWSTART, KEY_SLOWSTART_NEW, HadoopConf, validate_conf)
+from mrsim.hadoop_conf import (KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW, KEY_HB_SCALING, KEY_MAP_SPECULATIVE,
+                               KEY_OOB_HEARTBEAT, KEY_REDUCE_SPECULATIVE, KEY_SLOWSTART, KEY_SLOWSTART_NEW, HadoopConf,
+                               validate_conf)
+
+KEY_MAP_SPECULATIVE_NEW = "mapreduce.map.speculative"
+KEY_REDUCE_SPECULATIVE_NEW = "mapreduce.reduce.speculative"
 
 
 def _bool(text: str) -> bool:
@@ -37,6 +42,10 @@ TRACE_KEYS: dict[str, tuple[str, Callable[[str], object]]] = {
     KEY_HB_PER_SECOND_NEW: ("heartbeats_in_second", float),
     KEY_HB_SCALING: ("heartbeat_scaling_factor", float),
     KEY_OOB_HEARTBEAT: ("outofband_heartbeat", _bool),
+    KEY_MAP_SPECULATIVE: ("map_speculative", _bool),
+    KEY_MAP_SPECULATIVE_NEW: ("map_speculative", _bool),
+    KEY_REDUCE_SPECULATIVE: ("reduce_speculative", _bool),
+    KEY_REDUCE_SPECULATIVE_NEW: ("reduce_speculative", _bool),
 }
 
 

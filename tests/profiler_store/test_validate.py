@@ -13,7 +13,7 @@ from mrsim.templates import Workload
 from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.validation import error_pct, isolate_cluster
 from mrsim.workloads import default_trace_path, load_workload
-from tests.profiler_store.helpers import DISPATCH_GOLD, assert_one_line_error, run_cli
+from tests.profiler_store.helpers import DISPATCH_GOLD, GRIDMIX, assert_one_line_error, run_cli
 
 CONTRACT_JOB_KEYS = {"job_id", "submit_s", "start_s", "finish_s", "completion_s", "maps", "reduces", "actual_completion_s"}
 CONTRACT_SUMMARY_KEYS = {"jobs", "tasks", "makespan_s", "mean_completion_s", "events", "wall_s"}
@@ -140,3 +140,18 @@ def test_validate_bad_input(tmp_path, capsys):
     assert_one_line_error(*run_cli(["validate", default_trace_path(), "--nodes", "4", "--quiet"], capsys),
                           "no job has an actual completion time")
     assert_one_line_error(*run_cli(["validate", DISPATCH_GOLD, "--cluster", tmp_path / "none.toml"], capsys), "none.toml")
+
+
+def test_engine_keys_come_from_the_trace_unless_the_user_sets_them(capsys):
+    trace = GRIDMIX / "trace_1m.json.gz"
+    code, out, _ = run_cli(["validate", trace, "--json", "--quiet"], capsys)
+    spec = json.loads(out)["spec"]
+    assert code == 0 and spec["conf_from_trace"]["mapreduce.jobtracker.heartbeats.in.second"] == "200"
+    assert spec["outofband_heartbeat"] is True and spec["slowstart_completed_maps"] == 0.05
+    code, out, _ = run_cli(["validate", trace, "--json", "--quiet", "--slowstart", "0.5"], capsys)
+    spec = json.loads(out)["spec"]
+    assert spec["slowstart_completed_maps"] == 0.5
+    assert "mapreduce.job.reduce.slowstart.completedmaps" not in spec["conf_from_trace"]
+    code, out, _ = run_cli(["validate", trace, "--json", "--quiet", "--ignore-trace-conf"], capsys)
+    spec = json.loads(out)["spec"]
+    assert spec["conf_from_trace"] == {} and spec["outofband_heartbeat"] is False

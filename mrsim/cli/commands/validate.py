@@ -63,6 +63,8 @@ def _user_set_fields(args: argparse.Namespace) -> set[str]:
         locked.add("slowstart_completed_maps")
     if args.oob_heartbeat:
         locked.add("outofband_heartbeat")
+    if getattr(args, "speculative", False):
+        locked.update(("map_speculative", "reduce_speculative"))
     return locked
 
 
