@@ -12,9 +12,10 @@ dominates unless cells are batched. Runs, each from an empty journal:
 2. local process pool, adaptive chunks, and with ``--chunk-size 1`` (no batching);
 3. Dask LocalCluster (``--workers`` processes), adaptive chunks and ``--chunk-size 1``.
 
-For each it prints cells, tasks (chunks), wall time, start-up time and cells/s, with and without start-up. The
-sum of simulation events over all cells is asserted equal to the baseline's, so skipping work cannot pass as a
-speed-up.
+For each it prints cells, tasks (chunks), wall time, start-up time, cells/s with and without start-up, the CPU
+seconds the cells used (worker ``process_time``) and the busy share: cell CPU / (wall without start-up x workers),
+which is below 1 when the machine is shared or the workers wait for the driver. The sum of simulation events over
+all cells is asserted equal to the baseline's, so skipping work cannot pass as a speed-up.
 """
 
 from __future__ import annotations
@@ -88,14 +89,15 @@ def main(argv: list[str] | None = None) -> int:
 
         spec = parse_spec(tomllib.loads(text), "bench", d)
         cells = plan_cells(spec)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         baseline_events = sum(int(run_cell(c)["events"]) for c in cells)
-        serial = time.perf_counter() - t0
+        serial, serial_cpu = time.perf_counter() - t0, time.process_time() - c0
         print(f"{spec.name}: {len(cells)} cells, {baseline_events:,} events in total, "
               f"{1000 * serial / len(cells):.1f} ms per cell serially")
-        print(f"{'run':<28} {'cells':>6} {'tasks':>6} {'wall s':>8} {'start s':>8} {'cells/s':>9} {'w/o start':>10}")
+        print(f"{'run':<28} {'cells':>6} {'tasks':>6} {'wall s':>8} {'start s':>8} {'cells/s':>9} {'w/o start':>10} "
+              f"{'cpu s':>7} {'busy':>5}")
         print(f"{'serial, in-process':<28} {len(cells):>6} {'-':>6} {serial:>8.2f} {0.0:>8.2f} "
-              f"{len(cells) / serial:>9.1f} {len(cells) / serial:>10.1f}")
+              f"{len(cells) / serial:>9.1f} {len(cells) / serial:>10.1f} {serial_cpu:>7.2f} {serial_cpu / serial:>5.2f}")
         runs = [("local pool, adaptive", ExecutorOptions(ExecutorKind.LOCAL, args.workers), None),
                 ("local pool, chunk 1", ExecutorOptions(ExecutorKind.LOCAL, args.workers), 1)]
         if not args.skip_dask:
@@ -104,11 +106,14 @@ def main(argv: list[str] | None = None) -> int:
         for name, options, chunk in runs:
             out = d / f"{name.replace(' ', '_').replace(',', '')}.parquet"
             stats = run_sweep(spec, out, options, restart=True, chunk_size=chunk)
-            events = int(read_results(out)["events"].sum())
+            table = read_results(out)
+            events = int(table["events"].sum())
             assert stats.computed == len(cells) and events == baseline_events, (name, stats.computed, events)
             work = stats.wall_s - stats.startup_s
+            cpu = float(table["cell_cpu_s"].sum())
             print(f"{name:<28} {stats.computed:>6} {stats.chunks:>6} {stats.wall_s:>8.2f} {stats.startup_s:>8.2f} "
-                  f"{stats.cells_per_s:>9.1f} {stats.computed / work if work > 0 else 0:>10.1f}")
+                  f"{stats.cells_per_s:>9.1f} {stats.computed / work if work > 0 else 0:>10.1f} {cpu:>7.2f} "
+                  f"{cpu / (work * args.workers) if work > 0 else 0:>5.2f}")
     print(f"peak RSS of the driver {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
           f"workers: {args.workers}")
     return 0

@@ -1,7 +1,7 @@
 """The sweep journal: an append-only JSON-lines file of finished cells kept beside the results.
 
-One line per cell, ``{"cell_id": ..., "metrics": {...}, "cell_wall_s": ...}``, written by the driver only
-(workers return records; they never touch the file), flushed and fsync'd after every chunk. A run killed at any
+One line per cell, ``{"cell_id": ..., "metrics": {...}, "cell_wall_s": ..., "cell_cpu_s": ...}``, written by
+the driver only (workers return records; they never touch the file), flushed and fsync'd after every chunk. A run killed at any
 moment therefore loses at most the chunks in flight; a line torn by the kill is cut off when the journal is next
 opened. An exclusive ``flock`` keeps two sweeps from writing the same journal.
 """
@@ -85,7 +85,8 @@ class Journal:
     def append(self, outcomes: Sequence[CellOutcome]) -> list[dict[str, Any]]:
         """Write the successful outcomes durably; returns the records written."""
         fh = self._require()
-        records = [{"cell_id": o.cell_id, "metrics": o.metrics, "cell_wall_s": round(o.wall_s, 6)}
+        records = [{"cell_id": o.cell_id, "metrics": o.metrics, "cell_wall_s": round(o.wall_s, 6),
+                    "cell_cpu_s": round(o.cpu_s, 6)}
                    for o in outcomes if o.metrics is not None]
         if records:
             fh.seek(0, os.SEEK_END)

@@ -2,8 +2,9 @@
 
 Column order: identity (``cell_id model workload cluster scheduler``), the model's axes (every one, gridded or
 at its default), ``replication seed``, cluster size columns (slots model), the summary metrics in first-seen
-order, then ``cell_wall_s``. Rows follow the sweep order (:func:`mrsim.experiments.cells.plan_cells`), so two runs
-of one spec give the same table whatever the executor or the order cells finished in; only the wall-clock columns
+order, then ``cell_wall_s`` and ``cell_cpu_s`` (the worker's wall and CPU seconds for the cell). Rows follow
+the sweep order (:func:`mrsim.experiments.cells.plan_cells`), so two runs of one spec give the same table whatever
+the executor or the order cells finished in; only the timing columns
 (:data:`~mrsim.experiments.runner.TIMING_METRICS`) differ.
 
 Written atomically: Parquet (the resolved spec in the schema metadata under ``mrsim.sweep``), optionally CSV,
@@ -41,9 +42,10 @@ def results_table(cells: Sequence[Cell], records: Mapping[str, Mapping[str, Any]
             metric_names.setdefault(column, None)
             row[column] = value
         row["cell_wall_s"] = rec.get("cell_wall_s")
+        row["cell_cpu_s"] = rec.get("cell_cpu_s")
         rows.append(row)
     first = list(cells[0].columns()) if cells else []
-    columns = first + [m for m in metric_names if m not in first] + ["cell_wall_s"]
+    columns = first + [m for m in metric_names if m not in first] + ["cell_wall_s", "cell_cpu_s"]
     frame = pd.DataFrame(rows, columns=columns)
     if cells:
         for param in model_params(cells[0].model):  # axis columns stay numeric; "not set" is NaN

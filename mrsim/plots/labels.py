@@ -32,6 +32,7 @@ LABELS: dict[str, str] = {
     "tasks": "tasks (count)",
     "wall_s": "simulation wall time (s)",
     "cell_wall_s": "cell wall time (s)",
+    "cell_cpu_s": "cell CPU time (s)",
     "events_per_s": "simulation speed (events/s)",
     "interarrival_scale": "inter-arrival scale (x trace gaps)",
     "mean_interarrival_s": "mean inter-arrival time (s)",
