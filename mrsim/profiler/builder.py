@@ -18,6 +18,10 @@ Rules, in the words of the SimMR paper and Rumen's own consumers (``ZombieJob``)
   are clamped into [start, finish] and reported as a warning naming the job and attempt.
 * ``-1`` means unknown; Long.MIN/MAX sentinels (empty CDFs) are never read.
 
+Kept in ``extra``: the count of unsuccessful attempts, Rumen's ``jobMapMB``/``jobReduceMB`` (heap MB from -Xmx) as
+``map_mb``/``reduce_mb``, and the scheduler-relevant job properties (pools, queues, memory per task) under
+``properties``.
+
 Failed and killed work (a decision documented in the README): tasks without a successful attempt contribute no
 duration; their attempts are counted in ``extra["unsuccessful_attempts"]``. A FAILED or KILLED job is replayed
 with the tasks that did succeed (the work it really completed); if none did, it is skipped with a warning.
@@ -76,6 +80,28 @@ def _location_strings(task: dict) -> tuple[str, ...]:
         if layers:
             hosts.append("/" + "/".join(str(x) for x in layers))
     return tuple(hosts)
+
+
+#: Job configuration keys kept in ``JobTemplate.extra["properties"]`` (what schedulers read: pools, queues,
+#: memory per task). The full ``jobProperties`` (~17 KB per job) is not kept.
+KEPT_PROPERTY_PREFIXES = ("mapred.fairscheduler.", "mapred.job.queue.name", "mapreduce.job.queuename",
+                          "mapred.job.priority", "mapreduce.job.priority", "mapred.job.map.memory.mb",
+                          "mapred.job.reduce.memory.mb", "mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb",
+                          "user.name", "pool.name")
+
+
+def _extra(job: dict, unsuccessful: int) -> dict:
+    extra: dict = {"unsuccessful_attempts": unsuccessful}
+    for key, name in (("jobMapMB", "map_mb"), ("jobReduceMB", "reduce_mb")):
+        value = _num(job.get(key))
+        if value > 0:
+            extra[name] = value
+    props = job.get("jobProperties")
+    if isinstance(props, dict):
+        kept = {str(k): str(v) for k, v in props.items() if str(k).startswith(KEPT_PROPERTY_PREFIXES)}
+        if kept:
+            extra["properties"] = kept
+    return extra
 
 
 def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str] | None = None) -> JobTemplate | None:
@@ -178,7 +204,7 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
         outcome=outcome,
         actual_completion_s=actual,
         map_locations=tuple(map_locations) if has_locations else None,
-        extra={"unsuccessful_attempts": unsuccessful},
+        extra=_extra(job, unsuccessful),
     )
 
 

@@ -423,7 +423,7 @@ class JobTracker:
 
     # ----------------------------------------------------------------------------------------- scheduler API
 
-    def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY) -> bool:
+    def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY) -> int:
         """Launch one of the job's pending maps on ``tracker`` now (``JobInProgress.obtainNew*MapTask``).
 
         ``locality`` caps how far the split may be: NODE (node-local only), RACK (node- or rack-local), ANY
@@ -434,20 +434,20 @@ class JobTracker:
         """
         if job.maps_pending == 0:
             if self.speculative_maps and (locality == Locality.ANY or locality == Locality.NON_LOCAL):
-                return self._speculate(job, tracker, False)
-            return False
+                return 3 if self._speculate(job, tracker, False) else 0
+            return 0
         level = 2
         if job.requeued_maps:
             i = job.requeued_maps.pop()
         elif job.host_cache is None:
             if locality == Locality.NODE or locality == Locality.NON_LOCAL:
-                return False
+                return 0
             i = job.next_map
             job.next_map = i + 1
         else:
             i, level = self._pick_local_map(job, tracker, locality)
             if i < 0:
-                return False
+                return 0
             job.next_map += 1
         job.maps_pending -= 1
         if job.map_launched is not None:
@@ -473,7 +473,7 @@ class JobTracker:
         k = self.kernel
         k.seq += 1
         heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i))
-        return True
+        return level
 
     @staticmethod
     def _pop_unlaunched(candidates: list[int] | None, launched: bytearray) -> int:
