@@ -102,10 +102,13 @@ class NodeMix:
     O(shapes + finished x log n).
     """
 
-    __slots__ = ("cache", "now", "groups", "tasks", "instant", "dirty", "seq", "util")
+    __slots__ = ("cache", "now", "groups", "tasks", "instant", "dirty", "seq", "util", "cpu_only", "last")
 
     def __init__(self, cache: MixCache) -> None:
         self.cache = cache
+        # Shape id of CPU-only demands (the fallback's shape), interned once: skips shape_of's rounding.
+        self.cpu_only = cache.shape_of((1.0,) + (0.0,) * cache.spec.disks)[0]
+        self.last: tuple[object, ...] = ()  # (signature, entry) of the last solve with one shape
         self.now = 0.0
         self.groups: dict[int, _Group] = {}
         self.tasks: dict[int, tuple[int, float, int]] = {}  # gid -> (shape id, virtual finish, seq)
@@ -129,7 +132,10 @@ class NodeMix:
         if not any(demand):
             self.instant.append(gid)
             return
-        sid, size = self.cache.shape_of(demand)
+        if demand[0] > 0.0 and not any(demand[1:]):
+            sid, size = self.cpu_only, demand[0]
+        else:
+            sid, size = self.cache.shape_of(demand)
         g = self.groups.get(sid)
         if g is None:
             g = self.groups[sid] = _Group()
@@ -250,7 +256,13 @@ class NodeMix:
             return
         if len(groups) == 1:
             ((sid, g),) = groups.items()
-            entry = self.cache.solve(((sid, g.count),))
+            key = (sid, g.count)
+            last = self.last
+            if last and last[0] == key:  # the same one-shape mix as last time (common with few slots)
+                entry = last[1]
+            else:
+                entry = self.cache.solve((key,))
+                self.last = (key, entry)
             g.stretch = entry.stretch[0]
         else:
             sig = tuple(sorted((sid, g.count) for sid, g in groups.items()))
@@ -593,34 +605,36 @@ class ContentionJobTracker(JobTracker):
         k = self.kernel
         now = k.now
         jobs = self.jobs
-        for ti in self._dirty:
-            self._is_dirty[ti] = False
-            self.epochs += 1
-            node = self.nodes[ti]
+        nodes, nexts, stamps, is_dirty = self.nodes, self._next, self._stamp, self._is_dirty
+        dirty = self._dirty
+        self.epochs += len(dirty)
+        for ti in dirty:
+            is_dirty[ti] = False
+            node = nodes[ti]
             t = node.next_completion()
             if t == INF:
-                if self._next[ti] != INF:
-                    self._stamp[ti] += 1
-                    self._next[ti] = INF
+                if nexts[ti] != INF:
+                    stamps[ti] += 1
+                    nexts[ti] = INF
                 continue
             if t < now:
                 t = now
-            if t != self._next[ti]:  # an event already queued at exactly t stays valid: it retires what ends at t
-                stamp = self._stamp[ti] + 1
-                self._stamp[ti] = stamp
-                self._next[ti] = t
+            if t != nexts[ti]:  # an event already queued at exactly t stays valid: it retires what ends at t
+                stamp = stamps[ti] + 1
+                stamps[ti] = stamp
+                nexts[ti] = t
                 k.seq += 1
                 heappush(k.heap, (t, ORDER_TASK_DONE, k.seq, EV_NODE_DONE, ti, stamp))
             tasks = node.tasks
             if len(tasks) == 1 and not node.instant:  # common with few slots: the only task ends at t
-                gid = next(iter(tasks))
-                job = jobs[gid >> JOB_SHIFT]
-                (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = t
+                for gid in tasks:
+                    job = jobs[gid >> JOB_SHIFT]
+                    (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = t
                 continue
             for gid, finish in node.completion_times():
                 job = jobs[gid >> JOB_SHIFT]
                 (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = finish
-        self._dirty.clear()
+        dirty.clear()
 
     # ----------------------------------------------------------------------------------------- invariants
 
