@@ -22,7 +22,7 @@ O(tasks log tasks) for the metrics.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -112,10 +112,11 @@ def load_schedulers(names: Sequence[str], config: dict | None = None) -> list[st
 def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: Sequence[str],
             options: ReplayOptions = ReplayOptions(), *, deadline_factor: float | None = None,
             replications: int = 1, config: dict | None = None,
-            factory: Callable[[str, dict | None], TaskScheduler] = create_scheduler) -> Comparison:
+            factory: Callable[[str, dict | None], TaskScheduler] = create_scheduler,
+            progress: Callable[[int], None] | None = None) -> Comparison:
     """Replay ``workload`` under every scheduler in ``names``, ``replications`` times (see the module docstring).
 
-    ``options.seed`` is the master seed of replication 0.
+    ``options.seed`` is the master seed of replication 0; ``progress(done)`` is called after each replay.
     """
     if replications < 1:
         raise InputError(f"--replications must be at least 1, got {replications}")
@@ -124,12 +125,10 @@ def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: S
     names = load_schedulers(names, config) if factory is create_scheduler else list(names)
     runs = {name: SchedulerRuns(name) for name in names}
     total_slots = cluster.map_slots + cluster.reduce_slots
+    done = 0
     for r in range(replications):
         seed = options.seed + r
-        rep_options = ReplayOptions(heartbeat_interval_s=options.heartbeat_interval_s,
-                                    naive_heartbeats=options.naive_heartbeats, seed=seed,
-                                    check_invariants=options.check_invariants,
-                                    aligned_heartbeats=options.aligned_heartbeats, contention=options.contention)
+        rep_options = replace(options, seed=seed)
         isolated = isolated_completion_times(workload, cluster, conf, rep_options)
         if deadline_factor is not None:
             rep_workload = assign_deadlines(workload, cluster, conf, deadline_factor, seed, rep_options, isolated)
@@ -143,6 +142,9 @@ def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: S
             run.results.append(result)
             run.metrics.append(result_metrics(result, isolated, total_slots))
             run.seeds.append(seed)
+            done += 1
+            if progress is not None:
+                progress(done)
     return Comparison(runs, deadline_factor, replications, options.seed, total_slots)
 
 

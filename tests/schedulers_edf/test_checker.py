@@ -91,7 +91,7 @@ def test_parked_tracker_bug_is_caught_as_stall_or_parked_vs_naive():
 
 def test_slow_decisions_are_caught():
     report = check_scheduler(SlowScheduler, shapes=[Shape.TINY_CLUSTER], modes=[Mode.TASK], max_decision_s=0.001,
-                             shrink_budget=5)
+                             shrink_budget=1)
     assert [f.kind for f in report.failures] == [FailureKind.SLOW_DECISION]
     assert report.max_decision_s >= 0.004
 

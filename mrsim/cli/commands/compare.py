@@ -9,6 +9,7 @@ import orjson
 
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
                                scheduler_config)
+from mrsim.cli.render import progress_bar
 from mrsim.compare import Comparison, compare, load_schedulers, plot_comparison
 from mrsim.deadlines import check_deadline_factor
 from mrsim.errors import InputError
@@ -51,8 +52,10 @@ def run(args: argparse.Namespace) -> int:
     config = scheduler_config(args)
     names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
     workload = load_workload(args.trace or str(default_trace_path()), args.format)
-    result = compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
-                     replications=args.replications, config=config)
+    # A bar on stderr, only on a terminal and for long sweeps (mrsim.cli.render's rule).
+    with progress_bar(args.replications * len(names), "replays") as progress:
+        result = compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
+                         replications=args.replications, config=config, progress=progress)
     if args.plot:
         plot_comparison(result, args.plot)
     if args.json:
