@@ -183,3 +183,10 @@ def test_chunk_sizer_batches_short_cells_and_keeps_a_short_tail() -> None:
     slow.observe(1, 3.0)
     assert slow.next_size(100) == 1
     assert ChunkSizer(slots=2, fixed=7).next_size(100) == 7
+
+
+def test_dask_executor_without_dask_is_a_clear_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = load_spec(write_spec(tmp_path, FLUID_SPEC))
+    monkeypatch.setitem(sys.modules, "dask", None)  # import dask -> ImportError, as when it is not installed
+    with pytest.raises(InputError, match=r"needs dask\.distributed"):
+        run_sweep(spec, tmp_path / "r.parquet", ExecutorOptions(ExecutorKind.DASK, workers=1))
