@@ -279,8 +279,6 @@ class SizeBasedScheduler(TaskScheduler):
     """
 
     name = "sizebased"
-    #: whether crediting work done changes the rank (SRPT, LAS)
-    rank_uses_done = False
     #: whether the estimate is used at all (LAS: no)
     uses_estimates = True
 

@@ -21,7 +21,6 @@ class LasScheduler(SizeBasedScheduler):
 
     name = "las"
     summary = "size-oblivious: least attained slot service first, ties share (preempt)"
-    rank_uses_done = True
     uses_estimates = False
 
     def rank(self, rec: SizeJob) -> tuple:

@@ -22,7 +22,6 @@ class SrptScheduler(SizeBasedScheduler):
 
     name = "srpt"
     summary = "size-based: least estimated remaining slot work first (sigma, seed, preempt)"
-    rank_uses_done = True
 
     def rank(self, rec: SizeJob) -> tuple:
         remaining = rec.estimate - rec.done
