@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python3 benchmarks/bench_lotes.py sweep --jobs 2 --out DIR   # loads 0.5-0.95, both policies, 200 h each
     python3 benchmarks/bench_lotes.py machines-off --out DIR     # load 0.8 with 100/95/90 % of machines
     python3 benchmarks/bench_lotes.py mapreduce --out DIR        # section 7: 200 maps + 100 reduces per job
+    python3 benchmarks/bench_lotes.py replot --out DIR           # redraw figures from the JSON in DIR
 
 Each mode prints a table and, with ``--out``, writes the JSON results and PNG figures there. Every run asserts
 its event count: events must equal job arrivals plus task completions, and the arrivals must equal those of an
@@ -47,34 +48,68 @@ def _check_events(point: dict) -> None:
 
 def _table(points: list[dict]) -> None:
     print(f"{'policy':<7} {'frac':>5} {'load':>5} {'jobs/h':>8} {'mean wait':>12} {'median wait':>12} {'flow/F':>7} "
-          f"{'in system':>10} {'steady':>7} {'events':>11} {'wall s':>7} {'ev/s':>8}")
+          f"{'in system':>10} {'steady':>7} {'events':>11} {'wall s':>7} {'cpu s':>7} {'ev/cpu s':>9}")
     for p in points:
         s, a = p["spec"], p["over_replications"]
         reps = p["replications"]
         ev = sum(r["events"] for r in reps)
         wall = sum(r["wall_s"] for r in reps)
+        cpu = sum(r.get("cpu_s", math.nan) for r in reps)
         wait = a["wait_mean_h"]["mean"]
         med = a["wait_median_h"]["mean"]
         print(f"{s['policy']:<7} {s['machines_fraction']:>5.2f} {s['load']:>5.2f} {p['rate']:>8.0f} "
               f"{wait:>10.4g} h {med:>10.4g} h {a['flow_over_F']['mean']:>7.3f} {a['jobs_in_system_mean']['mean']:>10.0f} "
-              f"{p['steady_replications']:>3}/{len(reps):<3} {ev:>11,} {wall:>7.1f} {ev / wall:>8,.0f}")
+              f"{p['steady_replications']:>3}/{len(reps):<3} {ev:>11,} {wall:>7.1f} {cpu:>7.1f} {ev / cpu:>9,.0f}")
         for r in reps:
             if not r["steady"]:
                 print(f"        not steady (rep {r['replication']}): {r['steady_reason']}; "
                       f"{r['tasks_queued_end']:,} tasks queued at the end")
 
 
+#: The load whose jobs-in-system curves are drawn (the paper's Figure 3 uses 0.9).
+SYSTEM_PLOT_LOAD = 0.9
+
+
+def _figures(points: list[dict], d: Path, name: str, plots: list[str]) -> None:
+    from mrsim.lotes import plots as P
+
+    for kind in plots:
+        pts = points
+        if kind == "jobs_in_system" and any(p["spec"]["load"] == SYSTEM_PLOT_LOAD for p in points):
+            pts = [p for p in points if p["spec"]["load"] == SYSTEM_PLOT_LOAD]
+        getattr(P, f"plot_{kind}")(pts, d / f"{name}_{kind}.png")
+
+
+PLOTS = {
+    "lotes_sweep": ["wait_vs_load", "jobs_in_system"],
+    "lotes_machines_off": ["flow_ratio", "jobs_in_system"],
+    "lotes_mapreduce": ["wait_vs_load", "jobs_in_system"],
+}
+
+
 def _save(points: list[dict], out: str | None, name: str, plots: list[str]) -> None:
     if not out:
         return
-    from mrsim.lotes import plots as P
-
     d = Path(out)
     with atomic_write(d / f"{name}.json", "wb") as fh:
         fh.write(orjson.dumps({"points": points}))
-    for kind in plots:
-        getattr(P, f"plot_{kind}")(points, d / f"{name}_{kind}.png")
+    _figures(points, d, name, plots)
     print(f"wrote {d / (name + '.json')} and {len(plots)} figure(s)")
+
+
+def _replot(out: str | None) -> int:
+    if not out:
+        print("replot needs --out DIR", file=sys.stderr)
+        return 2
+    d = Path(out)
+    for name, plots in PLOTS.items():
+        f = d / f"{name}.json"
+        if f.exists():
+            points = orjson.loads(f.read_bytes())["points"]
+            _table(points)
+            _figures(points, d, name, plots)
+            print(f"redrew {len(plots)} figure(s) from {f}")
+    return 0
 
 
 def _progress(msg: str) -> None:
@@ -83,7 +118,7 @@ def _progress(msg: str) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["speed", "sweep", "machines-off", "mapreduce"])
+    ap.add_argument("mode", choices=["speed", "sweep", "machines-off", "mapreduce", "replot"])
     ap.add_argument("--horizon", type=float, default=None, help="simulated hours per run")
     ap.add_argument("--replications", type=int, default=1)
     ap.add_argument("--machines-per-config", type=int, default=None)
@@ -92,6 +127,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", default=None, help="directory for JSON and PNG results")
     a = ap.parse_args()
+    if a.mode == "replot":
+        return _replot(a.out)
     loads = [float(x) for x in a.loads.split(",")] if a.loads else None
     base = RunSpec(seed=a.seed, replications=a.replications, machines_per_config=a.machines_per_config)
     t0 = time.perf_counter()
@@ -103,20 +140,20 @@ def main() -> int:
     elif a.mode == "sweep":
         base = replace(base, horizon=a.horizon or 200.0)
         specs = sweep_specs(base, [Policy.LOTES, Policy.GREEDY], loads or [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95])
-        plots = ["wait_vs_load", "jobs_in_system"]
         name = "lotes_sweep"
+        plots = PLOTS[name]
     elif a.mode == "machines-off":
         base = replace(base, horizon=a.horizon or 200.0)
         specs = sweep_specs(base, [Policy.GREEDY], loads or [0.8]) + sweep_specs(
             base, [Policy.LOTES], loads or [0.8], [1.0, 0.95, 0.9]
         )
-        plots = ["flow_ratio", "jobs_in_system"]
         name = "lotes_machines_off"
+        plots = PLOTS[name]
     else:
         base = replace(base, horizon=a.horizon or 600.0, mapreduce=True)
         specs = sweep_specs(base, [Policy.LOTES, Policy.GREEDY], loads or [0.6, 0.7, 0.8, 0.9])
-        plots = ["wait_vs_load", "jobs_in_system"]
         name = "lotes_mapreduce"
+        plots = PLOTS[name]
     points = sweep(specs, jobs=a.jobs, progress=_progress)
     for p in points:
         _check_events(p)

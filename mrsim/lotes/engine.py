@@ -73,6 +73,7 @@ class RunResult:
     censored_age: float  # their summed age at the end (hours)
     steady: SteadyVerdict
     wall_seconds: float
+    cpu_seconds: float  # process CPU time of the event loop: the honest cost on a shared machine
     tree_visits: int
     dispatch_steps: list[int] = field(default_factory=list)
 
@@ -174,6 +175,7 @@ def simulate(
     arrived = completed = events = 0
     t_arr, k_arr, req_arr, req2_arr = src.next_job()
     wall0 = time.perf_counter()
+    cpu0 = time.process_time()
     while True:
         if heap and heap[0][0] <= t_arr:
             t = heap[0][0]
@@ -274,6 +276,7 @@ def simulate(
             state.waiting = counters[1]
             on_event(state, heap)
     wall = time.perf_counter() - wall0
+    cpu = time.process_time() - cpu0
     waits.add_many(wbuf)
     flows.add_many(fbuf)
     state.waiting = counters[1]
@@ -312,6 +315,7 @@ def simulate(
         censored_age=age,
         steady=steady_state(s_times, [float(x) for x in s_jobs], warmup),
         wall_seconds=wall,
+        cpu_seconds=cpu,
         tree_visits=sum(g.tree.visits for g in state.config_groups),
         dispatch_steps=list(getattr(dispatcher, "steps", [])),
     )

@@ -171,7 +171,9 @@ def summarise(res: RunResult, workload: Workload) -> dict[str, Any]:
         "tasks_queued_end": res.tasks_queued_end,
         "events": res.events,
         "wall_s": res.wall_seconds,
+        "cpu_s": res.cpu_seconds,
         "events_per_s": res.events / res.wall_seconds if res.wall_seconds > 0 else math.nan,
+        "events_per_cpu_s": res.events / res.cpu_seconds if res.cpu_seconds > 0 else math.nan,
         "tree_visits_per_task": res.tree_visits / res.tasks_released if res.tasks_released else 0.0,
         "dispatch_steps": res.dispatch_steps,
         "series": {
@@ -191,6 +193,7 @@ AGGREGATED = (
     "flow_over_F",
     "jobs_in_system_mean",
     "wall_s",
+    "cpu_s",
 )
 
 

@@ -229,10 +229,11 @@ def _run_run(args: argparse.Namespace) -> int:
 
 def statistics_line(point: dict[str, Any]) -> str:
     reps = point["replications"]
-    eps = sum(r["events"] for r in reps) / max(sum(r["wall_s"] for r in reps), 1e-9)
+    cpu = sum(r["cpu_s"] for r in reps)
+    eps = sum(r["events"] for r in reps) / max(cpu, 1e-9)
     util = reps[0]["utilisation"]
     u = ", ".join(f"{k} {v:.1%}" for k, v in util.items())
-    return f"{eps:,.0f} events/s; utilisation after warm-up: {u}"
+    return f"{cpu:.1f} CPU s ({eps:,.0f} events per CPU s); utilisation after warm-up: {u}"
 
 
 def _run_sweep(args: argparse.Namespace) -> int:
