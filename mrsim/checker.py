@@ -57,6 +57,7 @@ class Shape(enum.Enum):
     TINY_CLUSTER = "tiny-cluster"
     HETEROGENEOUS = "heterogeneous"
     EDGE_CASES = "edge-cases"  # map-less and reduce-less jobs, zero-length tasks, slow start 0 and 1
+    LOCALITY = "locality"  # split locations on a two-rack cluster (node-, rack-local and off-switch maps)
 
 
 class Mode(enum.Enum):
@@ -246,6 +247,11 @@ def _shape_jobs(shape: Shape, rng: np.random.Generator) -> list[JobTemplate]:
         elif shape is Shape.QUEUES:
             extra["queue"] = f"q{int(rng.integers(1, 4))}"
             extra["user"] = f"user{int(rng.integers(1, 4))}"
+        elif shape is Shape.LOCALITY:
+            # 1-3 replicas per split on hosts of the two-rack cluster below, sometimes on an unknown host.
+            hosts = [f"/rack{k // 2 + 1:02d}/node{k + 1:04d}" for k in range(4)] + ["/rack09/elsewhere"]
+            extra["map_locations"] = tuple(tuple(sorted({hosts[int(h)] for h in rng.integers(0, 5, int(rng.integers(1, 4)))}))
+                                           for _ in range(maps))
         elif shape is Shape.EDGE_CASES:
             kind = i % 4
             if kind == 0:
@@ -260,6 +266,8 @@ def _shape_jobs(shape: Shape, rng: np.random.Generator) -> list[JobTemplate]:
 def _shape_cluster(shape: Shape) -> ClusterSpec:
     if shape is Shape.TINY_CLUSTER:
         return uniform_cluster(1, 1, 1)
+    if shape is Shape.LOCALITY:
+        return uniform_cluster(4, 2, 2, racks=2)
     if shape is Shape.HETEROGENEOUS:
         return ClusterSpec((
             TrackerSpec("fast", rack="/r1", map_slots=3, reduce_slots=1, speed=1.5),

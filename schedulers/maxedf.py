@@ -12,8 +12,11 @@ policy". On mrsim's heartbeat engine that reads as follows (choices documented i
   unlaunched reduce. This is SimMR's narrow interface (one ``choose_next_*_task`` per free slot). Hadoop's FIFO
   per-heartbeat details (load cap, capacity padding, one reduce per heartbeat, one off-switch map) are *not*
   applied: SimMR's FIFO and EDF policies have none of them, and they would only add heartbeat latency.
-* **Locality:** none (``Locality.ANY``); the engine treats every map as rack-local.
+* **Locality:** no preference between jobs; within the chosen job the engine hands out a node-local, then
+  rack-local, then any map (``Locality.ANY``). No delay scheduling.
 * **No preemption:** a running task keeps its slot when a more urgent job arrives (SimMR V-B's "bump").
+* **No speculative attempts:** a job leaves the queue when it has no task waiting, so these schedulers never ask
+  for backup attempts even when speculation is configured (SimMR ran with speculation disabled).
 
 :class:`EdfScheduler` is the shared machinery; :class:`schedulers.minedf.MinEdfScheduler` adds per-job slot
 quotas. Cost per heartbeat: O(1) when nothing can run, O(tasks launched × log jobs) otherwise (sorted queues of
@@ -88,8 +91,8 @@ class EdfScheduler(TaskScheduler):
 
     # --------------------------------------------------------------------------------- heartbeat
 
-    def launched(self, job: JobState, tracker: TrackerState, reduce: bool, task: int) -> None:
-        """Hook after each launch (``task`` is the task index); the base class only re-checks the job."""
+    def launched(self, job: JobState, tracker: TrackerState) -> None:
+        """Hook after each launch on ``tracker``; the base class only re-checks the job."""
         self.refresh_job(job)
 
     def assign_tasks(self, tracker: TrackerState) -> int:
@@ -99,23 +102,20 @@ class EdfScheduler(TaskScheduler):
         free = tracker.map_slots - tracker.running_maps
         while free > 0 and queue:
             job = queue[0]
-            # The index the engine will launch: a requeued (killed) task first, else the next new one.
-            task = job.requeued_maps[-1] if job.requeued_maps else job.next_map
-            if not jt.obtain_new_map_task(job, tracker, Locality.ANY):
-                break  # cannot happen with pending maps on this engine; never spin
+            if not jt.obtain_new_map_task(job, tracker, Locality.ANY):  # 0: nothing launched
+                break  # cannot happen with pending maps and Locality.ANY; never spin
             assigned += 1
             free -= 1
-            self.launched(job, tracker, False, task)
+            self.launched(job, tracker)
         queue = self.reduce_queue
         free = tracker.reduce_slots - tracker.running_reduces
         while free > 0 and queue:
             job = queue[0]
-            task = job.requeued_reduces[-1] if job.requeued_reduces else job.next_reduce
             if not jt.obtain_new_reduce_task(job, tracker):
                 break
             assigned += 1
             free -= 1
-            self.launched(job, tracker, True, task)
+            self.launched(job, tracker)
         return assigned
 
 

@@ -17,10 +17,11 @@ track of the number of running and scheduled map and reduce tasks so that they a
 
 **Parked trackers.** A job's quota frees when one of its tasks finishes, which the JobTracker applies in the
 heartbeat of the tracker that ran it; that tracker has just got a free slot and is offered work in the same
-heartbeat, so no other tracker needs waking. To notice those completions without a hook, the scheduler keeps per
-tracker the tasks it launched there and, on that tracker's heartbeat, re-checks the jobs whose tasks are gone.
-Tests compare parked with naive heartbeats. Cost per heartbeat: O(1) when none of the tracker's tasks has
-finished since its last offer, else O(tasks launched on the tracker); plus O(tasks launched × log jobs).
+heartbeat, so no other tracker needs waking. To notice those completions without a hook, the scheduler keeps,
+per tracker, the jobs it launched tasks on there and the tracker's running-task count after its last offer;
+when the count has dropped, it re-checks those jobs' quotas (and forgets jobs with nothing running). Tests
+compare parked with naive heartbeats. Cost per heartbeat: O(1) when no task of the tracker finished since its
+last offer, else O(jobs launched there and still running × log jobs); plus O(tasks launched × log jobs).
 """
 
 from __future__ import annotations
@@ -57,8 +58,10 @@ class MinEdfScheduler(EdfScheduler):
 
     def start(self, jt) -> None:  # type: ignore[override]
         super().start(jt)
-        # Per tracker: (job, is_reduce, task index, launch time) of tasks launched there and not yet seen gone.
-        self.on_tracker: list[list[tuple[JobState, bool, int, float]]] = [[] for _ in jt.trackers]
+        # Per tracker: jobs that launched tasks there and may still run some (by job index), and the tracker's
+        # running maps + reduces right after our last offer (a drop means some of its tasks finished).
+        self.jobs_on: list[dict[int, JobState]] = [{} for _ in jt.trackers]
+        self.running_after: list[int] = [0] * len(jt.trackers)
 
     # --------------------------------------------------------------------------------- quota
 
@@ -87,36 +90,22 @@ class MinEdfScheduler(EdfScheduler):
         job.sched = self.wanted_for(job)
         self.refresh_job(job)
 
-    def launched(self, job: JobState, tracker: TrackerState, reduce: bool, task: int) -> None:
-        self.on_tracker[tracker.index].append((job, reduce, task, self.jt.now))
+    def launched(self, job: JobState, tracker: TrackerState) -> None:
+        self.jobs_on[tracker.index][job.index] = job
         self.refresh_job(job)
 
     def assign_tasks(self, tracker: TrackerState) -> int:
-        entries = self.on_tracker[tracker.index]
-        # Every task on a tracker was launched by us, so equal counts mean none of them has gone: O(1) check.
-        if len(entries) != tracker.running_maps + tracker.running_reduces:
-            self._forget_finished(tracker, entries)
-        if not (self.map_queue or self.reduce_queue):
-            return 0
-        return super().assign_tasks(tracker)
+        index = tracker.index
+        if tracker.running_maps + tracker.running_reduces < self.running_after[index]:
+            self._recheck_jobs_on(index)
+        assigned = super().assign_tasks(tracker) if (self.map_queue or self.reduce_queue) else 0
+        self.running_after[index] = tracker.running_maps + tracker.running_reduces
+        return assigned
 
-    def _forget_finished(self, tracker: TrackerState, entries: list[tuple[JobState, bool, int, float]]) -> None:
-        """Drop tasks that finished (or were killed) on ``tracker``; re-check their jobs' quotas. O(len(entries))."""
-        now = self.jt.now
-        keep = []
-        touched: dict[int, JobState] = {}
-        for entry in entries:
-            job, reduce, i, start = entry
-            if reduce:
-                # A reduce waiting for its map stage has finish -1: still running.
-                gone = job.reduce_start[i] != start or 0.0 <= job.reduce_finish[i] <= now
-            else:
-                gone = job.map_start[i] != start or job.map_finish[i] <= now
-            if gone:
-                touched[job.index] = job
-            else:
-                keep.append(entry)
-        if touched:
-            entries[:] = keep
-            for job in touched.values():
-                self.refresh_job(job)
+    def _recheck_jobs_on(self, index: int) -> None:
+        """Some task on tracker ``index`` finished: re-check the quotas of the jobs that ran there."""
+        jobs = self.jobs_on[index]
+        for key, job in list(jobs.items()):
+            self.refresh_job(job)
+            if job.finish_time >= 0.0 or job.running_maps + job.running_reduces == 0:
+                del jobs[key]  # nothing of it left running anywhere, so nothing on this tracker either
