@@ -17,7 +17,7 @@ Every *case* is a generated trace of one :class:`Shape` on a small cluster, repl
 On a failure the trace is **shrunk** (delta debugging: drop chunks of jobs, then tasks of each job, then nodes,
 then round durations to whole seconds) while the same kind of failure persists, and reported with the smallest
 trace as Rumen ``LoggedJob`` JSON. Everything is seeded (named streams ``check-<shape>``). Cost: a few seconds
-for a correct scheduler (about 27 cases of up to 12 jobs and 300 tasks, each replayed twice); shrinking adds at
+for a correct scheduler (30 cases of up to 12 jobs and 300 tasks, each replayed twice); shrinking adds at
 most ``shrink_budget`` replays per failure.
 """
 

@@ -17,7 +17,7 @@ NAME = "check-scheduler"
 HELP = "check a scheduler plug-in on small generated traces (invariants, slots, stalls, parked == naive, speed)"
 DESCRIPTION = (
     "Replay a battery of small seeded traces (map-only, reduce-heavy, bursts, priorities, deadlines, queues, a "
-    "one-slot cluster, heterogeneous nodes, edge cases) in heartbeat, task-completion and out-of-band modes under "
+    "one-slot cluster, heterogeneous nodes, split locations, edge cases) in heartbeat, task-completion and out-of-band modes under "
     "the scheduler, checking the engine's invariants after every event, every assign_tasks call (free slots, "
     "return value, wall time), that every task runs exactly once and every job finishes, and that parked "
     "trackers give the same schedule as naive heartbeats. A failing trace is shrunk and shown as Rumen JSON. "
