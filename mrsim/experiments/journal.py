@@ -3,12 +3,15 @@
 One line per cell, ``{"cell_id": ..., "metrics": {...}, "cell_wall_s": ..., "cell_cpu_s": ...}``, written by
 the driver only (workers return records; they never touch the file), flushed and fsync'd after every chunk. A run killed at any
 moment therefore loses at most the chunks in flight; a line torn by the kill is cut off when the journal is next
-opened. An exclusive ``flock`` keeps two sweeps from writing the same journal.
+opened. An exclusive ``flock`` keeps two sweeps from writing the same journal; forked children (pool workers)
+close their inherited copy at once, so the lock belongs to the driver alone and dies with it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import weakref
 from pathlib import Path
 from typing import IO, Any, Sequence
 
@@ -21,6 +24,24 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: no locking
     fcntl = None  # type: ignore[assignment]
+
+
+#: Journals open in this process; a forked child closes them (see :func:`_close_in_child`).
+_OPEN: "weakref.WeakSet[Journal]" = weakref.WeakSet()
+
+
+def _close_in_child() -> None:
+    """After ``fork``: drop the child's reference to every open journal. An ``flock`` lives as long as any
+    descriptor of the open file does, so a worker that kept one would keep the lock after the driver died."""
+    for journal in list(_OPEN):
+        fh, journal._fh = journal._fh, None
+        if fh is not None:
+            with contextlib.suppress(OSError):
+                fh.close()  # closes this process's descriptor only; the driver's lock stays
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_in_child)
 
 
 def journal_path(output: Path) -> Path:
@@ -45,10 +66,12 @@ class Journal:
                 fh.close()
                 raise InputError(f"{self.path}: another sweep is writing these results (journal locked)") from None
         self._fh = fh
+        _OPEN.add(self)
         self._cut_torn_tail()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        _OPEN.discard(self)
         if self._fh is not None:
             self._fh.close()  # closing releases the lock
             self._fh = None

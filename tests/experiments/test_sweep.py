@@ -127,7 +127,13 @@ def test_killed_sweep_loses_only_cells_in_flight(tmp_path: Path) -> None:
     assert 3 <= done < total, "the sweep finished before it could be killed"
     with open(journal_path(out), "ab") as fh:  # and a line torn by the kill
         fh.write(b'{"cell_id": "0123')
-    resumed = run_sweep(spec, out, LOCAL2)
+    for _ in range(100):  # killed workers release their descriptors once the kernel has reaped them
+        try:
+            resumed = run_sweep(spec, out, LOCAL2)
+            break
+        except InputError as exc:
+            assert "another sweep" in str(exc)
+            time.sleep(0.1)
     assert (resumed.reused, resumed.computed, resumed.complete) == (done, total - done, True)
     reference = run_sweep(spec, tmp_path / "reference.parquet", LOCAL2)
     assert reference.computed == total
@@ -190,3 +196,23 @@ def test_dask_executor_without_dask_is_a_clear_input_error(tmp_path: Path, monke
     monkeypatch.setitem(sys.modules, "dask", None)  # import dask -> ImportError, as when it is not installed
     with pytest.raises(InputError, match=r"needs dask\.distributed"):
         run_sweep(spec, tmp_path / "r.parquet", ExecutorOptions(ExecutorKind.DASK, workers=1))
+
+
+def test_forked_workers_do_not_hold_the_journal_lock(tmp_path: Path) -> None:
+    spec = load_spec(write_spec(tmp_path, FLUID_SPEC))
+    ready_r, ready_w = os.pipe()
+    with open_sweep(spec, tmp_path / "r.parquet"):
+        pid = os.fork()
+        if pid == 0:  # a child, like a pool worker: must not keep the driver's lock alive
+            os.write(ready_w, b"1")  # the at-fork hooks have run by now
+            time.sleep(5.0)
+            os._exit(0)
+        assert os.read(ready_r, 1) == b"1"
+    os.close(ready_r)
+    os.close(ready_w)
+    try:
+        with open_sweep(spec, tmp_path / "r.parquet") as again:  # the driver is done: free at once
+            assert len(again.todo) == len(again.cells)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
