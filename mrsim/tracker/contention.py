@@ -102,10 +102,14 @@ class NodeMix:
     O(shapes + finished x log n).
     """
 
-    __slots__ = ("cache", "now", "groups", "tasks", "instant", "dirty", "seq", "util", "cpu_only", "last")
+    __slots__ = ("cache", "now", "groups", "tasks", "instant", "dirty", "seq", "util", "cpu_only", "last", "sids",
+                 "digits")
 
-    def __init__(self, cache: MixCache) -> None:
+    def __init__(self, cache: MixCache, shape_memo: dict[tuple[float, ...], int] | None = None) -> None:
         self.cache = cache
+        # Rounded unit vector -> shape id, as MixCache.shape_of keys it; share one per cache between nodes.
+        self.sids = shape_memo if shape_memo is not None else {}
+        self.digits = cache.shape_digits
         # Shape id of CPU-only demands (the fallback's shape), interned once: skips shape_of's rounding.
         self.cpu_only = cache.shape_of((1.0,) + (0.0,) * cache.spec.disks)[0]
         self.last: tuple[object, ...] = ()  # (signature, entry) of the last solve with one shape
@@ -135,7 +139,7 @@ class NodeMix:
         if demand[0] > 0.0 and not any(demand[1:]):
             sid, size = self.cpu_only, demand[0]
         else:
-            sid, size = self.cache.shape_of(demand)
+            sid, size = self._shape(demand)
         g = self.groups.get(sid)
         if g is None:
             g = self.groups[sid] = _Group()
@@ -241,12 +245,23 @@ class NodeMix:
         task.demands)`` before the max. Leaves the node unchanged. O(shapes log shapes) on a cache hit."""
         if not any(extra):
             return self.utilization()
-        sid, _ = self.cache.shape_of(extra)
+        sid, _ = self._shape(extra)
         counts = {s: g.count for s, g in self.groups.items()}
         counts[sid] = counts.get(sid, 0) + 1
         return self.cache.solve(tuple(sorted(counts.items()))).utilization
 
     # ----------------------------------------------------------------- internals
+
+    def _shape(self, demand: Sequence[float]) -> tuple[int, float]:
+        """``MixCache.shape_of`` with a memo in front: same key (the unit vector rounded to the cache's digits),
+        hence the same shape id, without re-interning. ``a + b`` is ``fsum`` for two terms (both exactly rounded)."""
+        size = demand[0] + demand[1] if len(demand) == 2 else math.fsum(demand)
+        digits = self.digits
+        key = tuple([round(d / size, digits) for d in demand])
+        sid = self.sids.get(key)
+        if sid is None:
+            sid = self.sids[key] = self.cache.shape_of(demand)[0]
+        return sid, size
 
     def _solve(self) -> None:
         self.dirty = False
@@ -326,15 +341,15 @@ class ContentionJobTracker(JobTracker):
         super().__init__(workload, cluster, conf, scheduler, **kwargs)  # type: ignore[arg-type]
         # Nothing is queued yet: swap in a kernel that also dispatches this class's event kinds.
         self.kernel = _Kernel((self._on_node_done, self._on_shuffle_end))
-        caches: dict[NodeSpec, MixCache] = {}
+        caches: dict[NodeSpec, tuple[MixCache, dict[tuple[float, ...], int]]] = {}
         self.nodes: list[NodeMix] = []
         for t in cluster.trackers:
             spec = NodeSpec(t.cores, t.disks)
-            cache = caches.get(spec)
-            if cache is None:
-                cache = caches[spec] = MixCache(spec)
-            self.nodes.append(NodeMix(cache))
-        self.caches: tuple[MixCache, ...] = tuple(caches.values())
+            shared = caches.get(spec)
+            if shared is None:
+                shared = caches[spec] = (MixCache(spec), {})
+            self.nodes.append(NodeMix(*shared))
+        self.caches: tuple[MixCache, ...] = tuple(cache for cache, _ in caches.values())
         n = len(self.trackers)
         self._speed = [t.speed for t in cluster.trackers]
         self._disks = [t.disks for t in cluster.trackers]
