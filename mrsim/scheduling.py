@@ -8,6 +8,7 @@ Hadoop-style contract (``org.apache.hadoop.mapred.TaskScheduler`` + ``JobInProgr
         def job_added(self, job): ...            # a job was submitted (it is RUNNING from now on)
         def job_updated(self, job, change): ...  # e.g. JobChange.REDUCES_READY once slow start is met
         def job_removed(self, job): ...          # the job finished
+        def task_finished(self, job, tracker, reduce): ...  # optional: a completion was reported
         def assign_tasks(self, tracker) -> int:  # a heartbeat: launch tasks, return how many
             ...
 
@@ -80,6 +81,9 @@ class TaskScheduler:
 
     def assign_tasks(self, tracker: "TrackerState") -> int:
         raise NotImplementedError
+
+    def task_finished(self, job: "JobState", tracker: "TrackerState", reduce: bool) -> None:
+        """A task of ``job`` was reported finished by ``tracker`` (called only if a subclass overrides it)."""
 
     def on_timer(self, now: float, token: int) -> None:
         """A timer set with ``jt.schedule_timer(time, token)`` fired (e.g. a periodic update or preemption check)."""
@@ -201,7 +205,12 @@ def create_scheduler(name: str, config: dict | None = None) -> TaskScheduler:
         obj = _load_target(targets[key])
     except Exception as exc:
         raise InputError(f"scheduler plug-in {key!r} ({targets[key]}) failed to load: {type(exc).__name__}: {exc}") from None
-    instance = obj(config) if isinstance(obj, type) and issubclass(obj, TaskScheduler) else obj()  # type: ignore[call-arg]
+    try:
+        instance = obj(config) if isinstance(obj, type) and issubclass(obj, TaskScheduler) else obj()  # type: ignore[call-arg]
+    except InputError:
+        raise
+    except Exception as exc:  # a plug-in's own failure to start is reported, not a traceback
+        raise InputError(f"scheduler {key!r} failed to start: {type(exc).__name__}: {exc}") from None
     if isinstance(instance, NarrowPolicy):
         return NarrowPolicyScheduler(instance, config)
     if not isinstance(instance, TaskScheduler):

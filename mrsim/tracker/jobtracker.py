@@ -113,6 +113,8 @@ class JobTracker:
         self.killed_tasks = 0
         self.wasted_s = 0.0
         self.change_waiters: list[TrackerState] = []  # parked until cluster state changes (park_until_change)
+        # Call the optional per-task hook only for schedulers that define it (it is on the hot path).
+        self.task_hook = scheduler.task_finished if type(scheduler).task_finished is not TaskScheduler.task_finished else None
         self.speculative_maps = conf.map_speculative
         self.speculative_reduces = conf.reduce_speculative
         self.spec_attempts = 0
@@ -369,6 +371,8 @@ class JobTracker:
                 self._map_stage_done(job, now)
             if not job.reduces_ready and job.n_reduces and job.finished_maps >= job.slowstart_threshold:
                 self._reduces_ready(job)
+        if self.task_hook is not None:
+            self.task_hook(job, tracker, bool(gid & REDUCE_BIT))
         if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:
             self._finish_job(job, now)
 
