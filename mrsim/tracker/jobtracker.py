@@ -434,7 +434,9 @@ class JobTracker:
         (anything, preferring local), NON_LOCAL (FIFO's second call: any pending map). Killed/failed tasks go
         first whatever the cap (``findNewMapTask`` step 1). Jobs without split locations known to the cluster
         have rack-local maps on every node (Hadoop's default single-rack topology): NODE and NON_LOCAL requests
-        get nothing for them. Returns whether a map was launched. Cost: O(log events) amortised.
+        get nothing for them. Returns the locality level achieved, truthy when a map was launched: 1 node-local,
+        2 rack-local (also every map of a job without known locations), 3 off-switch or a speculative backup;
+        0 when nothing was launched. Cost: O(log events) amortised.
         """
         if job.maps_pending == 0:
             if self.speculative_maps and (locality == Locality.ANY or locality == Locality.NON_LOCAL):
