@@ -155,3 +155,23 @@ def test_engine_keys_come_from_the_trace_unless_the_user_sets_them(capsys):
     code, out, _ = run_cli(["validate", trace, "--json", "--quiet", "--ignore-trace-conf"], capsys)
     spec = json.loads(out)["spec"]
     assert spec["conf_from_trace"] == {} and spec["outofband_heartbeat"] is False
+
+
+def test_tables_of_validation_results(tmp_path, capsys):
+    from mrsim.validation import tables
+
+    _hand_trace(tmp_path / "t.json")
+    out = tmp_path / "base"
+    out.mkdir()
+    for mode, extra in (("shared", []), ("isolate", ["--isolate"])):
+        code, text, _ = run_cli(["validate", tmp_path / "t.json", "--heartbeat-interval", "off", "--json", *extra], capsys)
+        assert code == 0
+        tables.result_path(out, "gridmix/t.json", mode).write_text(text)
+    lines = tables.per_trace(["gridmix/t.json"], out)
+    # Shared: -60 % (10 s vs 25 s), isolate: -20 %; task span 10 vs 21 s; (1 - 0 + 3) / 25 = 16 %.
+    assert lines[2] == "| `gridmix/t.json` | 1/2 | 60.0 / 60.0 | 20.0 / 20.0 | 52.4 | 1.0 / 0.0 | 3.0 | 16.0 |"
+    assert lines[-1] == "| **overall, distinct job ids** | 1 | **60.0 / 60.0** | **20.0 / 20.0** | | | | |"
+    grouped = tables.groups(["gridmix/t.json"], [str(out)])
+    row = next(line for line in grouped if line.startswith("| 2.x") and "-60.0" in line)
+    assert row.startswith("| 2.x: SLS, .jhist, Gridmix wordcount | 1 | 25.0 | 1.0 | 0.0 | 21.0 | 10.0 | 3.0 |")
+    assert grouped[-1] == "| 2.x: SLS, .jhist, Gridmix wordcount | 60.0 / 52.4 |"
