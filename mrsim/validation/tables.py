@@ -105,15 +105,17 @@ def per_trace(traces: Sequence[str], out: str | Path) -> list[str]:
 
 def groups(traces: Sequence[str], outs: Sequence[str]) -> list[str]:
     """Per group: decomposition means from the first directory, then |error| / |task-span error| of each run."""
-    lines = ["| group | jobs | " + " | ".join(TERMS) + " | signed error % | signed task-span error % |",
-             "|---|---|" + "---|" * (len(TERMS) + 2)]
+    lines = ["| group | jobs | " + " | ".join(TERMS) + " | signed error % | signed task-span error % "
+             "| mean abs error % | (launch + tail) / actual % |",
+             "|---|---|" + "---|" * (len(TERMS) + 4)]
     for name, pick in GROUPS:
         rows = scored_rows(outs[0], [t for t in traces if pick(t)])
         if not rows:
             continue
         cells = [f"{mean(j[k] for j in rows):.1f}" for k in TERMS]
         lines.append(f"| {name} | {len(rows)} | " + " | ".join(cells)
-                     + f" | {mean(j['error_pct'] for j in rows):+.1f} | {mean(span_error(j) for j in rows):+.1f} |")
+                     + f" | {mean(j['error_pct'] for j in rows):+.1f} | {mean(span_error(j) for j in rows):+.1f}"
+                     + f" | {mean(abs(j['error_pct']) for j in rows):.1f} | {mean(_overhead_share(j) for j in rows):.1f} |")
     lines += ["", "| group | " + " | ".join(f"{o}: error / task-span error %" for o in outs) + " |",
               "|---|" + "---|" * len(outs)]
     for name, pick in GROUPS:

@@ -174,4 +174,5 @@ def test_tables_of_validation_results(tmp_path, capsys):
     grouped = tables.groups(["gridmix/t.json"], [str(out)])
     row = next(line for line in grouped if line.startswith("| 2.x") and "-60.0" in line)
     assert row.startswith("| 2.x: SLS, .jhist, Gridmix wordcount | 1 | 25.0 | 1.0 | 0.0 | 21.0 | 10.0 | 3.0 |")
+    assert row.endswith("| -60.0 | -52.4 | 60.0 | 16.0 |")
     assert grouped[-1] == "| 2.x: SLS, .jhist, Gridmix wordcount | 60.0 / 52.4 |"
