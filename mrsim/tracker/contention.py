@@ -436,29 +436,31 @@ class ContentionJobTracker(JobTracker):
                 out[key] = out.get(key, 0) + value
         return out
 
-    def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY) -> bool:
-        gid = self._launch(JobTracker.obtain_new_map_task, job, tracker, locality)
-        if gid == -1:
-            return False
+    def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY):  # type: ignore[no-untyped-def]
+        """As :meth:`JobTracker.obtain_new_map_task` (same return value); the map also joins its node's mix."""
+        launched, gid = self._launch(JobTracker.obtain_new_map_task, job, tracker, locality)
+        if not launched:
+            return launched
         assert gid >= 0, "a map launched without a completion event"
         i = gid & TASK_MASK
         cpu, disk = self._map_rows[job.index][i]
         factor = self._locality_factor(job, i)
         self._contend(tracker.index, gid, cpu * factor, disk * factor)
-        return True
+        return launched
 
-    def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
+    def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState):  # type: ignore[no-untyped-def]
+        """As :meth:`JobTracker.obtain_new_reduce_task`; the reduce joins its node's mix when its shuffle ends."""
         waiting = len(job.waiting_reduces)
-        gid = self._launch(JobTracker.obtain_new_reduce_task, job, tracker)
-        if gid == -1:
-            return False
+        launched, gid = self._launch(JobTracker.obtain_new_reduce_task, job, tracker)
+        if not launched:
+            return launched
         ti = tracker.index
         self._shuffling[ti] += 1
         if gid >= 0:  # later-wave reduce: the base engine set its shuffle end (launch + typical shuffle)
             self._shuffle_until(job, gid, ti, job.reduce_shuffle_end[gid & TASK_MASK])
         else:  # a first-wave filler: _map_stage_done releases it
             assert len(job.waiting_reduces) == waiting + 1
-        return True
+        return launched
 
     def kill_task(self, job: JobState, reduce: bool) -> float:
         where = list(job.reduce_tracker if reduce else job.map_tracker)  # the base clears the victim's tracker
@@ -543,10 +545,10 @@ class ContentionJobTracker(JobTracker):
 
     # ----------------------------------------------------------------------------------------- the model
 
-    def _launch(self, base_call, *args) -> int:  # type: ignore[no-untyped-def]
-        """Run a base launch path with the event heap diverted; return the gid of the task whose trace-duration
-        ``TASK_DONE`` it queued (that event is dropped: the node model decides the finish), -2 when the call
-        succeeded without queuing one (a first-wave reduce), or -1 when it launched nothing.
+    def _launch(self, base_call, *args):  # type: ignore[no-untyped-def]
+        """Run a base launch path with the event heap diverted; return ``(its result, gid)`` where ``gid`` names
+        the task whose trace-duration ``TASK_DONE`` it queued (that event is dropped: the node model decides the
+        finish), or is -1 when it queued none (nothing launched, or a first-wave reduce).
 
         Why: ``JobTracker`` queues each task's completion inside ``obtain_new_*``; the event names the launched
         task (with locality the engine, not the caller, picks the map). A ``JobTracker`` hook for queuing a
@@ -560,7 +562,7 @@ class ContentionJobTracker(JobTracker):
             result = base_call(self, *args)
         finally:
             k.heap = heap
-        gid = -2 if result is not False else -1
+        gid = -1
         if diverted:
             for event in diverted:
                 if event[3] == EV_TASK_DONE:
@@ -568,7 +570,7 @@ class ContentionJobTracker(JobTracker):
                 else:
                     heappush(heap, event)
             diverted.clear()
-        return gid
+        return result, gid
 
     def _locality_factor(self, job: JobState, i: int) -> float:
         """The duration factor a plain replay applies to this map (rack-local / off-switch slowdown), applied to

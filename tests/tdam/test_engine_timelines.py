@@ -98,3 +98,53 @@ def test_reduce_contends_with_a_later_map():
     r = run([a, b], cluster(node(1, cores=1, reduce_slots=1)))
     assert finish(r, "A") == pytest.approx(12.0, rel=1e-12)
     assert finish(r, "B") == pytest.approx(16.0, rel=1e-12)
+
+
+def test_failed_launch_requests_return_falsy_and_launch_nothing():
+    from mrsim.scheduling import Locality
+    from schedulers.fifo import FifoScheduler
+
+    class Probing(FifoScheduler):
+        name = "probing"
+        probes: list = []
+
+        def assign_tasks(self, tracker):
+            for job in list(self.map_queue):
+                # No split locations: node-local-only and non-local-only requests get nothing.
+                self.probes.append(self.jt.obtain_new_map_task(job, tracker, Locality.NODE))
+                self.probes.append(self.jt.obtain_new_map_task(job, tracker, Locality.NON_LOCAL))
+            return super().assign_tasks(tracker)
+
+    from mrsim.hadoop_conf import HadoopConf
+    from mrsim.templates import Workload
+    from mrsim.tracker.replay import ReplayOptions, replay
+
+    sched = Probing()
+    r = replay(Workload.of([demand_job("j", 0.0, maps=[(4.0, 0.0)] * 2)]), cluster(node(1, cores=1)), HadoopConf(),
+               sched, ReplayOptions(heartbeat_interval_s=0.0, contention="tdam", check_invariants=True))
+    assert sched.probes and not any(sched.probes)
+    assert task_times(r, "j") == [(0.0, 4.0), (4.0, 8.0)]
+
+
+def test_locality_picks_the_map_and_its_slowdown_scales_the_demand():
+    # Two maps whose splits live on n2 and n1; one map slot on each node. With locality on, n1 takes map 1
+    # (node-local) and n2 takes map 0. The rack-local factor never applies: both run node-local, 10 s each.
+    # A third map with its split on an unknown host runs rack-local on whichever node frees first: x2 = 20 s.
+    from mrsim.hadoop_conf import HadoopConf
+    from mrsim.templates import Workload
+    from mrsim.tracker.replay import ReplayOptions, replay
+
+    locs = (("/default-rack/n2",), ("/default-rack/n1",), ("/default-rack/elsewhere",))
+    job = demand_job("j", 0.0, maps=[(10.0, 0.0)] * 3, map_locations=locs)
+    r = replay(Workload.of([job]), cluster(node(1, cores=1), node(1, cores=1, name="n2")), HadoopConf(),
+               create_scheduler_fifo(), ReplayOptions(heartbeat_interval_s=0.0, contention="tdam", check_invariants=True,
+                                                      locality="on", rack_local_slowdown=2.0))
+    t = r.tasks.sort_values("task")
+    assert t.tracker.tolist()[:2] == ["n2", "n1"]
+    assert (t.finish_s - t.start_s).round(9).tolist() == [10.0, 10.0, 20.0]
+
+
+def create_scheduler_fifo():
+    from mrsim.scheduling import create_scheduler
+
+    return create_scheduler("fifo")
