@@ -305,13 +305,13 @@ def _attempt_demand(attempt: Mapping[str, object], disk_bytes_per_s: float) -> t
 def _task_rows(tasks: Iterable[dict], job_id: str, disk_bytes_per_s: float) -> list[tuple[float, float]]:
     # Same task selection as mrsim.profiler.builder (first successful attempt with a usable time window), so row
     # i here is task i of the template; the private helpers are shared on purpose to keep the two in step.
-    from mrsim.profiler.builder import _attempt_window, _successful_attempt
+    from mrsim.profiler.builder import attempt_window, successful_attempt
 
     rows = []
     scratch: list[str] = []  # the builder already reported these windows
     for task in tasks:
-        attempt = _successful_attempt(task)
-        if attempt is None or _attempt_window(task, attempt, job_id, scratch) is None:
+        attempt = successful_attempt(task)
+        if attempt is None or attempt_window(task, attempt, job_id, scratch) is None:
             continue
         rows.append(_attempt_demand(attempt, disk_bytes_per_s))
     return rows

@@ -47,6 +47,11 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="multiply off-switch map durations by X (default 1; Mumak used 3 relative to node-local)")
     g.add_argument("--contention", choices=["none", "tdam"], default="none",
                    help="task durations: none = from the trace (default); tdam = per-node queueing model (needs service demands)")
+    g.add_argument("--demands", action="append", metavar="counters|FILE",
+                   help="per-task service demands for --contention tdam: 'counters' (CPU ms and bytes from the trace's "
+                        "counters) and/or a demand table FILE (TOML or CSV, job name -> demands); repeatable")
+    g.add_argument("--disk-mb-s", type=float, default=None, metavar="MB/S",
+                   help="disk bandwidth turning counter bytes into disk demand (default 100 MB/s)")
     g.add_argument("--scheduler-config", metavar="FILE",
                    help="scheduler configuration file (fair: allocation XML; capacity: capacity-scheduler.xml)")
     g.add_argument("--threshold", metavar="RES=U,...",
@@ -120,3 +125,24 @@ def scheduler_config(args: argparse.Namespace) -> dict:
                 raise InputError(f"--threshold {name.strip()}={value}: expected a utilization in (0, 1.5]")
         config["thresholds"] = thresholds
     return config
+
+
+def load_replay_workload(args: argparse.Namespace, trace: str):
+    """The workload for a replay: any format, plus service demands when ``--demands`` asks for them."""
+    from mrsim.workloads import load_workload
+
+    demands = getattr(args, "demands", None) or []
+    if not demands:
+        if getattr(args, "disk_mb_s", None) is not None:
+            raise InputError("--disk-mb-s needs --demands counters")
+        return load_workload(trace, getattr(args, "format", None))
+    from mrsim.demands import DEFAULT_DISK_MB_S, load_workload_with_demands
+
+    tables = [d for d in demands if d != "counters"]
+    if len(tables) > 1:
+        raise InputError("give at most one demand table with --demands FILE")
+    disk = args.disk_mb_s if args.disk_mb_s is not None else DEFAULT_DISK_MB_S
+    if not disk > 0:
+        raise InputError("--disk-mb-s must be positive")
+    return load_workload_with_demands(trace, counters="counters" in demands, table=tables[0] if tables else None,
+                                      disk_mb_s=disk, fmt=getattr(args, "format", None))

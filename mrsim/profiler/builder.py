@@ -53,14 +53,14 @@ def _num(value: object) -> int:
         return -1
 
 
-def _successful_attempt(task: dict) -> dict | None:
+def successful_attempt(task: dict) -> dict | None:
     for attempt in task.get("attempts") or ():
         if attempt.get("result") == "SUCCESS":
             return attempt
     return None
 
 
-def _attempt_window(task: dict, attempt: dict, job_id: str, warnings: list[str]) -> tuple[int, int] | None:
+def attempt_window(task: dict, attempt: dict, job_id: str, warnings: list[str]) -> tuple[int, int] | None:
     start, finish = _num(attempt.get("startTime")), _num(attempt.get("finishTime"))
     if start > 0 and finish >= start:
         return start, finish
@@ -128,10 +128,10 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     map_stage_end = -1
     for task in map_tasks:
         unsuccessful += sum(1 for a in task.get("attempts") or () if a.get("result") in ("FAILED", "KILLED"))
-        attempt = _successful_attempt(task)
+        attempt = successful_attempt(task)
         if attempt is None:
             continue
-        window = _attempt_window(task, attempt, job_id, warns)
+        window = attempt_window(task, attempt, job_id, warns)
         if window is None:
             continue
         start, finish = window
@@ -144,10 +144,10 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     reduce_durations: list[float] = []
     for task in reduce_tasks:
         unsuccessful += sum(1 for a in task.get("attempts") or () if a.get("result") in ("FAILED", "KILLED"))
-        attempt = _successful_attempt(task)
+        attempt = successful_attempt(task)
         if attempt is None:
             continue
-        window = _attempt_window(task, attempt, job_id, warns)
+        window = attempt_window(task, attempt, job_id, warns)
         if window is None:
             continue
         start, finish = window

@@ -192,6 +192,9 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         summary["node_local_maps"] = int((loc == 1).sum())
         summary["rack_local_maps"] = int((loc == 2).sum())
         summary["off_switch_maps"] = int((loc == 3).sum())
+    stats = getattr(jt, "contention_stats", None)
+    if stats is not None:
+        summary["contention"] = stats()
     has_deadlines = np.isfinite(deadline)
     if has_deadlines.any():
         rel_deadline = deadline - submit
@@ -207,6 +210,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "speculative_execution": {"maps": jt.speculative_maps, "reduces": jt.speculative_reduces},
         "seed": options.seed,
         "locality": options.locality,
+        "contention": options.contention or "none",
         "cluster": jt.cluster.describe(),
         "scheduler": jt.scheduler.describe(),
         "trace": jt.workload.source,

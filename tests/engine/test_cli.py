@@ -91,3 +91,22 @@ def test_console_script_runs():
     res = subprocess.run([sys.executable, "-m", "mrsim", "replay", "--json", "--nodes", "8"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["summary"]["jobs"] == 50
+
+
+def test_replay_contention_tdam_reproduces_table_5_1(capsys):
+    # Dissertation Table 5.1 through the CLI: J1 ends at 7.69 s, J2 at 12.67 s (execution time 9.67 s).
+    from tests.engine.helpers import REPO
+
+    spec = REPO / "examples" / "jobspecs" / "table_5_1.toml"
+    code, out, _ = run_cli(["replay", str(spec), "--contention", "tdam", "--heartbeat-interval", "off", "--nodes", "1",
+                            "--cores", "1", "--map-slots", "2", "--reduce-slots", "1", "--json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    ends = {j["job_id"]: (round(j["finish_s"], 2), round(j["completion_s"], 2)) for j in doc["jobs"]}
+    assert ends["J1"][0] == 7.69
+    assert ends["J2"] in {(12.67, 9.67), (12.68, 9.68)}  # 12.675 / 9.675 unrounded: the table adds rounded numbers
+    assert doc["spec"]["contention"] == "tdam" and doc["summary"]["contention"]["solves"] >= 1
+
+
+def test_replay_demand_flags_validate(capsys):
+    _assert_one_line_error(*run_cli(["replay", "--disk-mb-s", "50"], capsys), "--demands counters")

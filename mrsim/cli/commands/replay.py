@@ -8,12 +8,12 @@ import sys
 import orjson
 
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
-                               scheduler_config)
+                               load_replay_workload, scheduler_config)
 from mrsim.cli.render import print_replay_table, progress_bar
 from mrsim.errors import InputError
 from mrsim.scheduling import create_scheduler
 from mrsim.tracker.replay import replay
-from mrsim.workloads import default_trace_path, load_workload
+from mrsim.workloads import default_trace_path
 
 NAME = "replay"
 HELP = "replay a trace (Rumen, JobHistory, .jhist, SLS, SWIM) under a scheduler"
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     conf = build_conf(args)
     cluster = build_cluster(args, conf)
     options = build_options(args)
-    workload = load_workload(trace, args.format)
+    workload = load_replay_workload(args, trace)
     if args.deadline_factor is not None:
         from mrsim.deadlines import assign_deadlines
 
