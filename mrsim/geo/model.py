@@ -132,11 +132,11 @@ class GeoWorkload:
 
     def __post_init__(self) -> None:
         jobs = tuple(sorted(self.jobs, key=lambda j: j.arrival_s))  # sorted() is stable
-        ids = [j.job_id for j in jobs]
-        if len(set(ids)) != len(ids):
-            seen: set[str] = set()
-            dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
-            raise InputError(f"{self.source or 'workload'}: duplicate job id {dup!r}")
+        seen: set[str] = set()
+        for j in jobs:
+            if j.job_id in seen:
+                raise InputError(f"{self.source or 'workload'}: duplicate job id {j.job_id!r}")
+            seen.add(j.job_id)
         n = self.federation.size
         for j in jobs:
             if j.dcs and (j.dcs[0] < 0 or j.dcs[-1] >= n):
