@@ -73,6 +73,17 @@ def attempt_window(task: dict, attempt: dict, job_id: str, warnings: list[str]) 
     return None
 
 
+def _completed(tasks: list[dict], job_id: str, warnings: list[str]) -> Iterator[tuple[dict, dict, int, int]]:
+    """``(task, successful attempt, start ms, finish ms)`` for each task that has a usable successful attempt."""
+    for task in tasks:
+        attempt = successful_attempt(task)
+        if attempt is None:
+            continue
+        window = attempt_window(task, attempt, job_id, warnings)
+        if window is not None:
+            yield task, attempt, window[0], window[1]
+
+
 def _location_strings(task: dict) -> tuple[str, ...]:
     hosts = []
     for loc in task.get("preferredLocations") or ():
@@ -121,20 +132,14 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
 
     map_tasks = [t for t in job.get("mapTasks") or () if (t.get("taskType") or "MAP") == "MAP"]
     reduce_tasks = [t for t in job.get("reduceTasks") or () if (t.get("taskType") or "REDUCE") == "REDUCE"]
-    unsuccessful = 0
+
+    unsuccessful = sum(1 for task in (*map_tasks, *reduce_tasks) for a in task.get("attempts") or ()
+                       if a.get("result") in ("FAILED", "KILLED"))
 
     map_durations: list[float] = []
     map_locations: list[tuple[str, ...]] = []
     map_stage_end = -1
-    for task in map_tasks:
-        unsuccessful += sum(1 for a in task.get("attempts") or () if a.get("result") in ("FAILED", "KILLED"))
-        attempt = successful_attempt(task)
-        if attempt is None:
-            continue
-        window = attempt_window(task, attempt, job_id, warns)
-        if window is None:
-            continue
-        start, finish = window
+    for task, attempt, start, finish in _completed(map_tasks, job_id, warns):
         map_durations.append((finish - start) / _MS)
         map_locations.append(_location_strings(task))
         map_stage_end = max(map_stage_end, finish)
@@ -142,15 +147,7 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     first_shuffle: list[float] = []
     typical_shuffle: list[float] = []
     reduce_durations: list[float] = []
-    for task in reduce_tasks:
-        unsuccessful += sum(1 for a in task.get("attempts") or () if a.get("result") in ("FAILED", "KILLED"))
-        attempt = successful_attempt(task)
-        if attempt is None:
-            continue
-        window = attempt_window(task, attempt, job_id, warns)
-        if window is None:
-            continue
-        start, finish = window
+    for task, attempt, start, finish in _completed(reduce_tasks, job_id, warns):
         shuffle_end, sort_end = _num(attempt.get("shuffleFinished")), _num(attempt.get("sortFinished"))
         if sort_end <= 0:
             sort_end = shuffle_end if shuffle_end > 0 else start

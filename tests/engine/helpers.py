@@ -8,6 +8,8 @@ from pathlib import Path
 from mrsim.cluster import ClusterSpec, TrackerSpec, uniform_cluster
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import create_scheduler
+import numpy as np
+
 from mrsim.templates import JobTemplate, Priority, Workload
 from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
 
@@ -47,3 +49,22 @@ def finishes(result: ReplayResult, job_id: str, kind: str = "MAP") -> list[float
 
 def job_finish(result: ReplayResult, job_id: str) -> float:
     return round(float(result.jobs.set_index("job_id").loc[job_id, "finish_s"]), 6)
+
+
+def random_workload(seed: int, jobs: int = 25) -> Workload:
+    """Seeded random jobs of every kind (map-less, reduce-less, first/typical shuffles, priorities)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    t = 0.0
+    for j in range(jobs):
+        t += float(rng.exponential(20.0))
+        m = int(rng.integers(0, 30)) if j % 7 else 0
+        r = int(rng.integers(0 if m else 1, 8))
+        out.append(JobTemplate(
+            job_id=f"job_{j:04d}", submit_s=t,
+            map_durations=rng.lognormal(2.5, 1.0, m), reduce_durations=rng.lognormal(2.0, 1.0, r),
+            first_shuffle_durations=rng.uniform(0, 5, int(rng.integers(0, 3))),
+            typical_shuffle_durations=rng.uniform(0, 10, int(rng.integers(0, 3))),
+            priority=Priority(int(rng.integers(0, 5))),
+        ))
+    return Workload.of(out, source=f"random seed {seed}")

@@ -11,24 +11,7 @@ from mrsim.scheduling import create_scheduler
 from mrsim.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.templates import JobTemplate, Priority, Workload
 from mrsim.tracker.replay import ReplayOptions, replay
-
-
-def random_workload(seed: int, jobs: int = 25) -> Workload:
-    rng = np.random.default_rng(seed)
-    out = []
-    t = 0.0
-    for j in range(jobs):
-        t += float(rng.exponential(20.0))
-        m = int(rng.integers(0, 30)) if j % 7 else 0
-        r = int(rng.integers(0 if m else 1, 8))
-        out.append(JobTemplate(
-            job_id=f"job_{j:04d}", submit_s=t,
-            map_durations=rng.lognormal(2.5, 1.0, m), reduce_durations=rng.lognormal(2.0, 1.0, r),
-            first_shuffle_durations=rng.uniform(0, 5, int(rng.integers(0, 3))),
-            typical_shuffle_durations=rng.uniform(0, 10, int(rng.integers(0, 3))),
-            priority=Priority(int(rng.integers(0, 5))),
-        ))
-    return Workload.of(out, source=f"random seed {seed}")
+from tests.engine.helpers import random_workload
 
 
 @pytest.mark.parametrize("seed", range(6))
