@@ -176,3 +176,15 @@ def test_tables_of_validation_results(tmp_path, capsys):
     assert row.startswith("| 2.x: SLS, .jhist, Gridmix wordcount | 1 | 25.0 | 1.0 | 0.0 | 21.0 | 10.0 | 3.0 |")
     assert row.endswith("| -60.0 | -52.4 | 60.0 | 16.0 |")
     assert grouped[-1] == "| 2.x: SLS, .jhist, Gridmix wordcount | 60.0 / 52.4 |"
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_validating_a_store_equals_validating_its_trace(tmp_path, capsys, isolate):
+    assert run_cli(["profile", DISPATCH_GOLD, "-o", tmp_path / "s", "--quiet"], capsys)[0] == 0
+    flags = ["--json", "--quiet"] + (["--isolate"] if isolate else [])
+    from_trace = json.loads(run_cli(["validate", DISPATCH_GOLD, *flags], capsys)[1])
+    from_store = json.loads(run_cli(["validate", tmp_path / "s", *flags], capsys)[1])
+    assert from_store["jobs"] == from_trace["jobs"]  # same templates, observations and inferred cluster
+    cluster = (lambda doc: doc["spec"]["cluster"]["full_cluster"]) if isolate else (lambda doc: doc["spec"]["cluster"])
+    assert {k: v for k, v in cluster(from_store).items() if k != "source"} == \
+        {k: v for k, v in cluster(from_trace).items() if k != "source"}
