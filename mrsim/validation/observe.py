@@ -225,6 +225,7 @@ class Profiler:
                     raw_id = str(logged.get("jobID"))
                     if raw_id not in self._seen_without_work:  # still written to a Rumen trace, once
                         self._seen_without_work.add(raw_id)
+                        self.usage.add_job(logged)  # its attempts held slots all the same
                         yield logged
                     continue
                 count = occurrences.get(template.job_id, 0) + 1
