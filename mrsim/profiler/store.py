@@ -418,6 +418,20 @@ def stored_job_ids(path: str | os.PathLike[str]) -> set[str]:
     return set(table.column("job_id").to_pylist())
 
 
+def _merge_counts(a: Mapping[str, Mapping[str, int]], b: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {k: dict(v) for k, v in a.items()}
+    for key, values in b.items():
+        slot = out.setdefault(key, {})
+        for value, n in values.items():
+            slot[value] = slot.get(value, 0) + int(n)
+    return out
+
+
+def load_conf_values(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
+    """The engine keys recorded by the stored jobs' confs: ``{hadoop key: {value: number of jobs}}``."""
+    return {k: dict(v) for k, v in read_manifest(path).get("conf_values", {}).items()}
+
+
 def load_observations(path: str | os.PathLike[str]) -> dict[str, dict[str, float | None]]:
     """Per-job observation columns (``obs.<name>``) as ``{job_id: {name: value or None}}``."""
     _, cols, _ = _current(Path(path))
@@ -508,13 +522,16 @@ def merge_hosts(old: Iterable[Mapping[str, Any]] | None, new: Iterable[Mapping[s
 def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate], *,
                  observations: Mapping[str, Mapping[str, float | None]] | None = None,
                  hosts: Iterable[Mapping[str, Any]] | None = None,
-                 sources: Sequence[Mapping[str, Any]] = ()) -> StoreUpdate:
+                 sources: Sequence[Mapping[str, Any]] = (),
+                 conf_values: Mapping[str, Mapping[str, int]] | None = None) -> StoreUpdate:
     """Create the store at ``path`` or add ``templates`` to it, atomically (see the module docstring).
 
     A template whose id is already stored, or repeated within ``templates``, is skipped (the first one is kept).
     ``observations`` maps job ids to extra per-job numbers kept beside the templates; ``hosts`` (dicts with
     rack, host, map_slots, reduce_slots, attempts) are merged into the stored cluster by maximum.
-    ``sources`` are recorded in the manifest's history. Cost: O(stored values + new values).
+    ``sources`` are recorded in the manifest's history. ``conf_values`` (Hadoop key -> value -> number of jobs,
+    the engine keys the jobs' confs recorded) are added to the manifest's counts; :func:`load_conf_values` reads
+    them. Cost: O(stored values + new values).
     """
     store = Path(path)
     created = _prepare_dir(store)
@@ -537,6 +554,8 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
                 seen.add(t.job_id)
                 fresh.append(t)
         merged_hosts = merge_hosts(old_hosts, hosts)
+        counts = _merge_counts((old_manifest or {}).get("conf_values", {}), conf_values or {}) if fresh else \
+            (old_manifest or {}).get("conf_values", {})
         if old_cols is not None and not fresh and merged_hosts == merge_hosts(old_hosts, None):
             # Nothing new: keep the current version rather than rewriting an identical one.
             n_maps = int(old_cols.arrays["map_durations.offsets"][-1])
@@ -563,6 +582,7 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
             "has_hosts": merged_hosts is not None,
             "updated": stamp,
             "sources": history,
+            "conf_values": counts,
         }
         target = store / data_name
         try:

@@ -262,10 +262,11 @@ class Profiler:
             report.jobs_added += 1
 
     def _add_store(self, p: Path, report: InputReport) -> None:
-        from mrsim.profiler.store import load_hosts, load_observations, load_store
+        from mrsim.profiler.store import load_conf_values, load_hosts, load_observations, load_store
 
         self._add_templates(list(load_store(p).jobs), report, load_observations(p))
         self.stored_hosts.extend(load_hosts(p) or ())
+        self.trace_conf.add_counts(load_conf_values(p))
 
     def _add_swim(self, p: Path, report: InputReport) -> None:
         from mrsim.profiler.swim import swim_to_templates

@@ -64,6 +64,16 @@ class TraceConf:
             if value is not None:
                 self.values.setdefault(key, Counter())[str(value)] += 1
 
+    def add_counts(self, counts: Mapping[str, Mapping[str, int]]) -> None:
+        """Add counts saved earlier (a trace store keeps them in its manifest)."""
+        for key, values in counts.items():
+            if key in TRACE_KEYS:
+                for value, n in values.items():
+                    self.values.setdefault(key, Counter())[str(value)] += int(n)
+
+    def as_counts(self) -> dict[str, dict[str, int]]:
+        return {key: dict(counts) for key, counts in self.values.items()}
+
     def changes(self) -> tuple[dict[str, object], dict[str, str], list[str]]:
         """``(HadoopConf changes, {key: value used}, warnings)``; unparsable values are skipped with a warning."""
         changes: dict[str, object] = {}

@@ -188,3 +188,12 @@ def test_validating_a_store_equals_validating_its_trace(tmp_path, capsys, isolat
     cluster = (lambda doc: doc["spec"]["cluster"]["full_cluster"]) if isolate else (lambda doc: doc["spec"]["cluster"])
     assert {k: v for k, v in cluster(from_store).items() if k != "source"} == \
         {k: v for k, v in cluster(from_trace).items() if k != "source"}
+
+
+def test_a_store_keeps_the_trace_conf(tmp_path, capsys):
+    trace = GRIDMIX / "trace_1m.json.gz"
+    assert run_cli(["profile", trace, "-o", tmp_path / "s", "--quiet"], capsys)[0] == 0
+    from_trace = json.loads(run_cli(["validate", trace, "--json", "--quiet"], capsys)[1])
+    from_store = json.loads(run_cli(["validate", tmp_path / "s", "--json", "--quiet"], capsys)[1])
+    assert from_store["spec"]["conf_from_trace"] == from_trace["spec"]["conf_from_trace"] != {}
+    assert from_store["jobs"] == from_trace["jobs"]

@@ -105,6 +105,7 @@ def _run_profile(args: argparse.Namespace) -> int:
             args.output, profiler.templates,
             observations={jid: obs.as_dict() for jid, obs in profiler.observations.items()},
             hosts=profiler.hosts(), sources=[r.as_dict() for r in profiler.inputs],
+            conf_values=profiler.trace_conf.as_counts(),
         )
         summary.update(kind="store", created=update.created, jobs_added=update.added,
                        duplicates_skipped=profiler.duplicates_skipped + update.skipped,
