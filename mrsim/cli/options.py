@@ -31,6 +31,8 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="override the heartbeat interval (seconds), or 'off' for SimMR's task-completion-driven mode")
     g.add_argument("--oob-heartbeat", action="store_true",
                    help="out-of-band heartbeat when a task finishes (mapreduce.tasktracker.outofband.heartbeat)")
+    g.add_argument("--no-job-overheads", action="store_true",
+                   help="ignore the trace's job launch delays and setup/cleanup tasks (SimMR's task-only replay)")
     g.add_argument("--speculative", action="store_true",
                    help="speculative execution of maps and reduces with Hadoop 1.x's rules (default off; or the "
                         "mapred.*.tasks.speculative.execution keys of --mapred-site)")
@@ -105,7 +107,7 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
     contention = None if args.contention == "none" else args.contention
     return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
                          contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
-                         off_switch_slowdown=args.off_switch_slowdown)
+                         off_switch_slowdown=args.off_switch_slowdown, job_overheads=not args.no_job_overheads)
 
 
 def scheduler_config(args: argparse.Namespace) -> dict:

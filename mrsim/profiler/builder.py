@@ -18,7 +18,10 @@ Rules, in the words of the SimMR paper and Rumen's own consumers (``ZombieJob``)
   are clamped into [start, finish] and reported as a warning naming the job and attempt.
 * ``-1`` means unknown; Long.MIN/MAX sentinels (empty CDFs) are never read.
 
-Kept in ``extra``: the count of unsuccessful attempts, Rumen's ``jobMapMB``/``jobReduceMB`` (heap MB from -Xmx) as
+Kept in ``extra``: the job's launch delay (launchTime − submitTime: JobTracker initialisation, or the MR
+ApplicationMaster's start on YARN) as ``launch_delay_s`` and its SETUP / CLEANUP task durations as ``setup_s`` /
+``cleanup_s`` (from ``otherTasks``; the engine replays them, see ``mrsim.tracker.jobtracker``), the count of
+unsuccessful attempts, Rumen's ``jobMapMB``/``jobReduceMB`` (heap MB from -Xmx) as
 ``map_mb``/``reduce_mb``, and the scheduler-relevant job properties (pools, queues, memory per task) under
 ``properties``.
 
@@ -101,8 +104,24 @@ KEPT_PROPERTY_PREFIXES = ("mapred.fairscheduler.", "mapred.job.queue.name", "map
                           "user.name", "pool.name")
 
 
-def _extra(job: dict, unsuccessful: int) -> dict:
+def _aux_duration(job: dict, kind: str, job_id: str, warnings: list[str]) -> float | None:
+    """Duration (s) of the job's successful SETUP or CLEANUP attempt (Rumen ``otherTasks``), or None."""
+    tasks = [t for t in job.get("otherTasks") or () if t.get("taskType") == kind]
+    for _task, _attempt, start, finish in _completed(tasks, job_id, warnings):
+        return (finish - start) / _MS
+    return None
+
+
+def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] | None = None) -> dict:
     extra: dict = {"unsuccessful_attempts": unsuccessful}
+    submit, launch = _num(job.get("submitTime")), _num(job.get("launchTime"))
+    if submit > 0 and launch >= submit:
+        extra["launch_delay_s"] = (launch - submit) / _MS
+    scratch: list[str] = []
+    for kind, name in (("SETUP", "setup_s"), ("CLEANUP", "cleanup_s")):
+        value = _aux_duration(job, kind, job_id, scratch if warnings is None else warnings)
+        if value is not None:
+            extra[name] = value
     for key, name in (("jobMapMB", "map_mb"), ("jobReduceMB", "reduce_mb")):
         value = _num(job.get(key))
         if value > 0:
@@ -201,7 +220,7 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
         outcome=outcome,
         actual_completion_s=actual,
         map_locations=tuple(map_locations) if has_locations else None,
-        extra=_extra(job, unsuccessful),
+        extra=_extra(job, unsuccessful, job_id, warns),
     )
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import enum
 import math
-from heapq import heappush
+from heapq import heappop, heappush
 from typing import Callable
 
 from mrsim.cluster import ClusterSpec
@@ -62,7 +62,7 @@ class LocalityMode(enum.Enum):
 
 
 # Event kinds (handler table index) and same-instant order values.
-EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER, EV_BACKUP_DONE = 0, 1, 2, 3, 4
+EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER, EV_BACKUP_DONE, EV_JOB_INITED, EV_AUX_DONE = 0, 1, 2, 3, 4, 5, 6
 ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2
 
 
@@ -72,7 +72,7 @@ class JobTracker:
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: "LocalityMode | None" = None,
-                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0) -> None:
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0, job_overheads: bool = True) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -115,6 +115,12 @@ class JobTracker:
         self.change_waiters: list[TrackerState] = []  # parked until cluster state changes (park_until_change)
         # Call the optional per-task hook only for schedulers that define it (it is on the hot path).
         self.task_hook = scheduler.task_finished if type(scheduler).task_finished is not TaskScheduler.task_finished else None
+        # Job overheads the trace recorded: launch delay, setup and cleanup tasks (getSetupAndCleanupTasks).
+        self.job_overheads = job_overheads
+        self.setup_queue: list[int] = []  # job indices (job-id order) waiting for a setup task
+        self.cleanup_queue: list[int] = []
+        self.aux_running_maps = 0  # slots held by setup/cleanup tasks
+        self.aux_running_reduces = 0
         self.speculative_maps = conf.map_speculative
         self.speculative_reduces = conf.reduce_speculative
         self.spec_attempts = 0
@@ -132,7 +138,8 @@ class JobTracker:
             for t in self.trackers:
                 self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
-        handlers = (self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer, self._on_backup_done)
+        handlers = (self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer, self._on_backup_done,
+                    self._on_job_inited, self._on_aux_done)
         kernel.run(handlers, after_event)
 
     @property
@@ -207,6 +214,24 @@ class JobTracker:
             job.live_reduces = set()
         if job.template.map_locations is not None:
             self._setup_locality(job)
+        delay = job.template.extra.get("launch_delay_s") if self.job_overheads else None
+        if delay:
+            self.kernel.schedule(now + float(delay), ORDER_JOB_ARRIVAL, EV_JOB_INITED, index, 0)
+        else:
+            self._on_job_inited(now, ORDER_JOB_ARRIVAL, index, 0)
+
+    def _on_job_inited(self, now: float, order: int, index: int, _b: int) -> None:
+        """``JobInProgress.initTasks`` done: the job needs its setup task (if the trace had one), else runs."""
+        job = self.jobs[index]
+        if self.job_overheads and "setup_s" in job.template.extra:
+            heappush(self.setup_queue, index)
+            self.wake_all()
+        else:
+            self._job_running(job, now)
+
+    def _job_running(self, job: JobState, now: float) -> None:
+        """The job is RUNNING: the scheduler sees it from now on."""
+        index = job.index
         self.running_jobs[index] = job
         self.remaining_maps += job.n_maps
         self.scheduler.job_added(job)
@@ -217,7 +242,62 @@ class JobTracker:
         if job.n_maps:
             self.wake_for_maps()
         if job.n_maps == 0 and job.n_reduces == 0:  # nothing to run (builders reject this; be safe)
+            self._tasks_done(job, now)
+
+    # ----------------------------------------------------------------------------------------- setup / cleanup
+
+    def _assign_setup_or_cleanup(self, tracker: TrackerState, now: float) -> bool:
+        """``JobTracker.getSetupAndCleanupTasks``: a free map slot (else a free reduce slot) takes the first job
+        cleanup task, else the first job setup task, in job-id order; at most one per heartbeat."""
+        if tracker.running_maps < tracker.map_slots:
+            on_reduce = 0
+        elif tracker.running_reduces < tracker.reduce_slots:
+            on_reduce = 1
+        else:
+            return False
+        if self.cleanup_queue:
+            index, kind, key = heappop(self.cleanup_queue), 1, "cleanup_s"
+        else:
+            index, kind, key = heappop(self.setup_queue), 0, "setup_s"
+        job = self.jobs[index]
+        if on_reduce:
+            tracker.running_reduces += 1
+            self.aux_running_reduces += 1
+        else:
+            tracker.running_maps += 1
+            self.aux_running_maps += 1
+        finish = now + float(job.template.extra[key]) / tracker.speed
+        k = self.kernel
+        k.seq += 1
+        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_AUX_DONE, tracker.index, (index << 2) | (kind << 1) | on_reduce))
+        return True
+
+    def _on_aux_done(self, now: float, order: int, tracker_index: int, code: int) -> None:
+        tracker = self.trackers[tracker_index]
+        if self.task_mode:
+            self._apply_aux(tracker, code, now)
+            self._refresh_status(tracker)
+            self.wake(tracker)
+            return
+        tracker.aux_reports.append(code)
+        if self.oob:
+            tracker.phase = now
+            self._schedule_heartbeat_k(tracker, 0)
+        elif not self.naive:
+            self.wake(tracker)
+
+    def _apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
+        if code & 1:
+            tracker.running_reduces -= 1
+            self.aux_running_reduces -= 1
+        else:
+            tracker.running_maps -= 1
+            self.aux_running_maps -= 1
+        job = self.jobs[code >> 2]
+        if code & 2:
             self._finish_job(job, now)
+        else:
+            self._job_running(job, now)
 
     def _on_task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
         job = self.jobs[gid >> JOB_SHIFT]
@@ -302,13 +382,20 @@ class JobTracker:
             for gid in reports:
                 apply(tracker, gid, now)
             reports.clear()
+        if tracker.aux_reports:
+            for code in tracker.aux_reports:
+                self._apply_aux(tracker, code, now)
+            tracker.aux_reports.clear()
         running_maps = tracker.running_maps
         running_reduces = tracker.running_reduces
         if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
             self._refresh_status(tracker)
         tracker.hb_requested = False
         if running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots:
-            assigned = self.scheduler.assign_tasks(tracker)
+            if (self.cleanup_queue or self.setup_queue) and self._assign_setup_or_cleanup(tracker, now):
+                assigned = 1  # Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
+            else:
+                assigned = self.scheduler.assign_tasks(tracker)
         else:
             assigned = 0
         if tracker.next_hb != INF:
@@ -374,7 +461,7 @@ class JobTracker:
         if self.task_hook is not None:
             self.task_hook(job, tracker, bool(gid & REDUCE_BIT))
         if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:
-            self._finish_job(job, now)
+            self._tasks_done(job, now)
 
     def _map_stage_done(self, job: JobState, now: float) -> None:
         """Release first-wave reduces (SimMR's filler reduce gets its real first-shuffle duration)."""
@@ -407,16 +494,25 @@ class JobTracker:
             self._wake_change_waiters()
         self.wake_for_reduces()
 
-    def _finish_job(self, job: JobState, now: float) -> None:
-        job.finish_time = now
+    def _tasks_done(self, job: JobState, now: float) -> None:
+        """Every map and reduce is reported: the scheduler forgets the job; it runs its cleanup task if the trace
+        had one (``JobInProgress`` launches it once all TIPs are complete), else it is done."""
         if job.reduces_ready:
             self.remaining_ready_reduces -= job.n_reduces - job.finished_reduces
         self.remaining_maps -= job.n_maps - job.finished_maps
         del self.running_jobs[job.index]
-        self.jobs_done += 1
         self.scheduler.job_removed(job)
         if self.change_waiters:
             self._wake_change_waiters()
+        if self.job_overheads and "cleanup_s" in job.template.extra:
+            heappush(self.cleanup_queue, job.index)
+            self.wake_all()
+        else:
+            self._finish_job(job, now)
+
+    def _finish_job(self, job: JobState, now: float) -> None:
+        job.finish_time = now
+        self.jobs_done += 1
         if self.progress is not None:
             self.progress(self.jobs_done)
         if self.jobs_done == len(self.jobs):
@@ -678,6 +774,8 @@ class JobTracker:
                 jm += sum(1 for g in job.spec if not g & REDUCE_BIT)
                 jr += sum(1 for g in job.spec if g & REDUCE_BIT)
                 assert len(job.spec) == job.spec_running, f"{job}: backup count"
+        jm += self.aux_running_maps
+        jr += self.aux_running_reduces
         assert maps == jm and reduces == jr, "tracker and job running counts disagree"
         assert remaining == self.remaining_maps, "remaining map load out of sync"
         assert ready == self.remaining_ready_reduces, "remaining reduce load out of sync"

@@ -37,6 +37,10 @@ class ReplayOptions:
         rack_local_slowdown / off_switch_slowdown: factors applied to the durations of maps that run rack-local
             or off-switch (jobs with known split locations only); 1.0 keeps trace durations (Mumak's ZombieJob
             used 1.5 and 3.0 relative to node-local).
+        job_overheads: replay each job's launch delay (submit to JobTracker initialisation, or the MR AM's start)
+            and its setup and cleanup tasks when the trace recorded them (``extra`` keys ``launch_delay_s``,
+            ``setup_s``, ``cleanup_s``). Setup/cleanup tasks take a map (else reduce) slot at a heartbeat before the
+            scheduler is asked, as ``JobTracker.getSetupAndCleanupTasks`` does.
         aligned_heartbeats: every tracker's heartbeat phase is 0 instead of a seeded uniform draw in
             [0, interval) (hand-computable timelines; real TaskTrackers start at arbitrary times).
     """
@@ -47,6 +51,7 @@ class ReplayOptions:
     check_invariants: bool = False
     aligned_heartbeats: bool = False
     contention: str | None = None
+    job_overheads: bool = True
     locality: str = "auto"
     rack_local_slowdown: float = 1.0
     off_switch_slowdown: float = 1.0
@@ -75,7 +80,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
     jt = engine(workload, cluster, conf, scheduler, heartbeat_interval=options.heartbeat_interval_s,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
-                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
+                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
+                    job_overheads=options.job_overheads)
     jt.progress = progress
     started = time.perf_counter()
     jt.run(jt.check_invariants if options.check_invariants else None)

@@ -211,6 +211,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "seed": options.seed,
         "locality": options.locality,
         "contention": options.contention or "none",
+        "job_overheads": options.job_overheads,
         "cluster": jt.cluster.describe(),
         "scheduler": jt.scheduler.describe(),
         "trace": jt.workload.source,

@@ -153,7 +153,7 @@ class TrackerState:
     __slots__ = (
         "index", "name", "host", "rack", "map_slots", "reduce_slots", "speed", "cores",
         "running_maps", "running_reduces", "status_maps", "status_reduces",
-        "reports", "next_hb", "phase", "hb_k", "hb_stamp", "hb_requested", "waiting_change", "busy_map_time", "busy_reduce_time",
+        "reports", "aux_reports", "next_hb", "phase", "hb_k", "hb_stamp", "hb_requested", "waiting_change", "busy_map_time", "busy_reduce_time",
     )
 
     def __init__(self, index: int, name: str, rack: str, map_slots: int, reduce_slots: int, speed: float,
@@ -171,6 +171,7 @@ class TrackerState:
         self.status_maps = 0
         self.status_reduces = 0
         self.reports: list[int] = []
+        self.aux_reports: list[int] = []  # setup/cleanup completions to report
         self.next_hb = INF
         self.phase = phase
         self.hb_stamp = 0

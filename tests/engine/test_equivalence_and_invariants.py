@@ -99,3 +99,20 @@ def test_parked_equals_naive_with_speculation_on_heterogeneous_nodes(seed):
     assert fast.tasks.equals(naive.tasks)
     assert fast.summary["speculative_attempts"] == naive.summary["speculative_attempts"] > 0
     assert len(fast.tasks) == w.n_tasks
+
+
+def test_parked_equals_naive_with_setup_and_cleanup_tasks():
+    from mrsim.workloads import load_workload
+    from tests.engine.helpers import SHARED_DATA
+
+    trace = SHARED_DATA / "gridmix-system-branch-1" / "trace_10m.json.gz"
+    if not trace.exists():
+        pytest.skip("../shared/data not present")
+    w = load_workload(trace)
+    assert all("setup_s" in j.extra and "launch_delay_s" in j.extra for j in w)
+    cluster = uniform_cluster(6, 2, 1)
+    fast = replay(w, cluster, HadoopConf(), create_scheduler("fifo"), ReplayOptions(seed=2, check_invariants=True))
+    naive = replay(w, cluster, HadoopConf(), create_scheduler("fifo"), ReplayOptions(seed=2, naive_heartbeats=True))
+    assert fast.tasks.equals(naive.tasks) and fast.jobs.equals(naive.jobs)
+    plain = replay(w, cluster, HadoopConf(), create_scheduler("fifo"), ReplayOptions(seed=2, job_overheads=False))
+    assert (fast.jobs.completion_s.values > plain.jobs.completion_s.values).all()

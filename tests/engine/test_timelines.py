@@ -231,3 +231,16 @@ def test_speculative_backup_on_a_faster_node_wins():
     assert list(r.tasks.sort_values("task").tracker) == ["fast", "fast"]
     assert r.summary["speculative_attempts"] == 1 and r.summary["speculative_wins"] == 1
     assert r.summary["wasted_slot_s"] == 200.0  # the killed original had run from 0 to 200
+
+
+def test_launch_delay_setup_and_cleanup_tasks():
+    # Trace overheads: launch 5 s after submission, setup 2 s, cleanup 3 s; one node, one map slot, heartbeats
+    # every 1 s. Inited at 5 -> the heartbeat at 5 gives the setup task (the scheduler is not called) -> done at 7,
+    # reported at 7: the job is RUNNING and the same heartbeat launches its map (10 s) -> ends 17, reported at 17,
+    # which queues the cleanup task and hands it out in that heartbeat -> ends 20, reported at 20: job done.
+    extra = {"launch_delay_s": 5.0, "setup_s": 2.0, "cleanup_s": 3.0}
+    r = run([job("j", 0.0, maps=[10], extra=extra)], one_node(1, 1), interval=1.0)
+    assert starts(r, "j") == [7]
+    assert job_finish(r, "j") == 20
+    r0 = run([job("j", 0.0, maps=[10], extra=extra)], one_node(1, 1), interval=1.0, job_overheads=False)
+    assert starts(r0, "j") == [0] and job_finish(r0, "j") == 10
