@@ -4,7 +4,7 @@ Usage (from the repository root)::
 
     python3 benchmarks/bench_lotes.py speed                      # ~1-2 min: events/s at 10,000 machines
     python3 benchmarks/bench_lotes.py sweep --jobs 2 --out DIR   # loads 0.5-0.95, both policies, 200 h each
-    python3 benchmarks/bench_lotes.py machines-off --out DIR     # load 0.8 with 100/95/90 % of machines
+    python3 benchmarks/bench_lotes.py machines-off --out DIR     # load 0.8, 100/95/90 % of machines, both policies
     python3 benchmarks/bench_lotes.py mapreduce --out DIR        # section 7: 200 maps + 100 reduces per job
     python3 benchmarks/bench_lotes.py replot --out DIR           # redraw figures from the JSON in DIR
 
@@ -144,9 +144,7 @@ def main() -> int:
         plots = PLOTS[name]
     elif a.mode == "machines-off":
         base = replace(base, horizon=a.horizon or 200.0)
-        specs = sweep_specs(base, [Policy.GREEDY], loads or [0.8]) + sweep_specs(
-            base, [Policy.LOTES], loads or [0.8], [1.0, 0.95, 0.9]
-        )
+        specs = sweep_specs(base, [Policy.LOTES, Policy.GREEDY], loads or [0.8], [1.0, 0.95, 0.9])
         name = "lotes_machines_off"
         plots = PLOTS[name]
     else:
