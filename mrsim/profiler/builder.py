@@ -25,8 +25,11 @@ unsuccessful attempts, Rumen's ``jobMapMB``/``jobReduceMB`` (heap MB from -Xmx) 
 ``map_mb``/``reduce_mb``, and the scheduler-relevant job properties (pools, queues, memory per task) under
 ``properties``.
 
-Failed and killed work (a decision documented in the README): tasks without a successful attempt contribute no
-duration; their attempts are counted in ``extra["unsuccessful_attempts"]``. A FAILED or KILLED job is replayed
+Failed and killed work (a decision documented in the README): the FAILED/KILLED attempts of a task that later
+succeeded are kept, in order, as ``extra["failed_map_attempts"]`` / ``extra["failed_reduce_attempts"]``
+(task index → durations in s): the engine replays them as attempts that hold a slot and then fail, so the wasted
+work is reproduced. Tasks without a successful attempt contribute no duration; all unsuccessful attempts are
+counted in ``extra["unsuccessful_attempts"]``. A FAILED or KILLED job is replayed
 with the tasks that did succeed (the work it really completed); if none did, it is skipped with a warning.
 A SUCCESS job with no tasks at all is malformed input and raises :class:`~mrsim.errors.InputError`.
 """
@@ -76,6 +79,17 @@ def attempt_window(task: dict, attempt: dict, job_id: str, warnings: list[str]) 
     return None
 
 
+def _failed_before_success(task: dict) -> list[float]:
+    """Durations (s) of the task's FAILED/KILLED attempts with valid times, in log order (they held a slot)."""
+    out = []
+    for attempt in task.get("attempts") or ():
+        if attempt.get("result") in ("FAILED", "KILLED"):
+            start, finish = _num(attempt.get("startTime")), _num(attempt.get("finishTime"))
+            if start > 0 and finish >= start:
+                out.append((finish - start) / _MS)
+    return out
+
+
 def _completed(tasks: list[dict], job_id: str, warnings: list[str]) -> Iterator[tuple[dict, dict, int, int]]:
     """``(task, successful attempt, start ms, finish ms)`` for each task that has a usable successful attempt."""
     for task in tasks:
@@ -112,8 +126,13 @@ def _aux_duration(job: dict, kind: str, job_id: str, warnings: list[str]) -> flo
     return None
 
 
-def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] | None = None) -> dict:
+def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] | None = None,
+           failed_maps: dict | None = None, failed_reduces: dict | None = None) -> dict:
     extra: dict = {"unsuccessful_attempts": unsuccessful}
+    if failed_maps:
+        extra["failed_map_attempts"] = failed_maps
+    if failed_reduces:
+        extra["failed_reduce_attempts"] = failed_reduces
     submit, launch = _num(job.get("submitTime")), _num(job.get("launchTime"))
     if submit > 0 and launch >= submit:
         extra["launch_delay_s"] = (launch - submit) / _MS
@@ -158,7 +177,12 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     map_durations: list[float] = []
     map_locations: list[tuple[str, ...]] = []
     map_stage_end = -1
+    failed_maps: dict[str, list[float]] = {}
+    failed_reduces: dict[str, list[float]] = {}
     for task, attempt, start, finish in _completed(map_tasks, job_id, warns):
+        lost = _failed_before_success(task)
+        if lost:
+            failed_maps[str(len(map_durations))] = lost
         map_durations.append((finish - start) / _MS)
         map_locations.append(_location_strings(task))
         map_stage_end = max(map_stage_end, finish)
@@ -167,6 +191,9 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     typical_shuffle: list[float] = []
     reduce_durations: list[float] = []
     for task, attempt, start, finish in _completed(reduce_tasks, job_id, warns):
+        lost = _failed_before_success(task)
+        if lost:
+            failed_reduces[str(len(reduce_durations))] = lost
         shuffle_end, sort_end = _num(attempt.get("shuffleFinished")), _num(attempt.get("sortFinished"))
         if sort_end <= 0:
             sort_end = shuffle_end if shuffle_end > 0 else start
@@ -220,7 +247,7 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
         outcome=outcome,
         actual_completion_s=actual,
         map_locations=tuple(map_locations) if has_locations else None,
-        extra=_extra(job, unsuccessful, job_id, warns),
+        extra=_extra(job, unsuccessful, job_id, warns, failed_maps, failed_reduces),
     )
 
 

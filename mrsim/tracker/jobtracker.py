@@ -72,7 +72,8 @@ class JobTracker:
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: "LocalityMode | None" = None,
-                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0, job_overheads: bool = True) -> None:
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0, job_overheads: bool = True,
+                 failed_attempts: bool = True) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -117,6 +118,8 @@ class JobTracker:
         self.task_hook = scheduler.task_finished if type(scheduler).task_finished is not TaskScheduler.task_finished else None
         # Job overheads the trace recorded: launch delay, setup and cleanup tasks (getSetupAndCleanupTasks).
         self.job_overheads = job_overheads
+        self.failed_attempts = failed_attempts  # replay the trace's failed/killed attempts before successes
+        self.failed_attempts_replayed = 0
         self.setup_queue: list[int] = []  # job indices (job-id order) waiting for a setup task
         self.cleanup_queue: list[int] = []
         self.aux_running_maps = 0  # slots held by setup/cleanup tasks
@@ -214,11 +217,77 @@ class JobTracker:
             job.live_reduces = set()
         if job.template.map_locations is not None:
             self._setup_locality(job)
+        if self.failed_attempts:
+            self._plan_failures(job)
         delay = job.template.extra.get("launch_delay_s") if self.job_overheads else None
         if delay:
             self.kernel.schedule(now + float(delay), ORDER_JOB_ARRIVAL, EV_JOB_INITED, index, 0)
         else:
             self._on_job_inited(now, ORDER_JOB_ARRIVAL, index, 0)
+
+    def _plan_failures(self, job: JobState) -> None:
+        extra = job.template.extra
+        plan: dict[int, list[float]] = {}
+        base = job.index << JOB_SHIFT
+        for key, bit in (("failed_map_attempts", 0), ("failed_reduce_attempts", REDUCE_BIT)):
+            for index, durations in (extra.get(key) or {}).items():
+                i = int(index)
+                if durations and i < (job.n_reduces if bit else job.n_maps):
+                    plan[base | bit | i] = [float(d) for d in durations]
+        if plan:
+            job.fail_plan = plan
+            job.failing = set()
+
+    def _next_failure(self, job: JobState, gid: int) -> float:
+        """Duration (s) of the failed attempt task ``gid`` must replay next, or -1 when its next attempt succeeds."""
+        plan = job.fail_plan
+        if plan is None:
+            return -1.0
+        durations = plan.get(gid)
+        if not durations:
+            if job.failing:
+                job.failing.discard(gid)
+            return -1.0
+        assert job.failing is not None
+        job.failing.add(gid)
+        return durations.pop(0)
+
+    def _attempt_failed(self, tracker: TrackerState, job: JobState, gid: int, now: float) -> None:
+        """A replayed failed attempt was reported: its slot time is wasted and the task goes back to the front of
+        the job's queue (``findNewMapTask`` step 1: failed TIPs first)."""
+        assert job.failing is not None
+        job.failing.discard(gid)
+        i = gid & TASK_MASK
+        reduce = bool(gid & REDUCE_BIT)
+        starts = job.reduce_start if reduce else job.map_start
+        wasted = now - starts[i] if starts[i] >= 0.0 else 0.0
+        if reduce:
+            tracker.running_reduces -= 1
+            job.running_reduces -= 1
+            job.reduces_pending += 1
+            job.requeued_reduces.append(i)
+            job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
+            if job.live_reduces is not None:
+                job.live_reduces.discard(i)
+        else:
+            tracker.running_maps -= 1
+            job.running_maps -= 1
+            job.maps_pending += 1
+            job.requeued_maps.append(i)
+            job.map_finish[i] = -1.0
+            if job.live_maps is not None:
+                job.live_maps.discard(i)
+        starts[i] = -1.0
+        job.wasted_s += wasted
+        self.wasted_s += wasted
+        self.failed_attempts_replayed += 1
+        self.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
+        if self.change_waiters:
+            self._wake_change_waiters()
+        if reduce:
+            self.wake_for_reduces()
+        else:
+            self.wake_for_maps()
 
     def _on_job_inited(self, now: float, order: int, index: int, _b: int) -> None:
         """``JobInProgress.initTasks`` done: the job needs its setup task (if the trace had one), else runs."""
@@ -436,6 +505,9 @@ class JobTracker:
 
     def _apply_completion(self, tracker: TrackerState, gid: int, now: float) -> None:
         job = self.jobs[gid >> JOB_SHIFT]
+        if job.failing and gid in job.failing:
+            self._attempt_failed(tracker, job, gid, now)
+            return
         self.tasks_done += 1
         if gid & REDUCE_BIT:
             if job.live_reduces is not None:
@@ -557,6 +629,10 @@ class JobTracker:
             job.map_locality[i] = level
         now = self.kernel.now
         duration = job.map_dur[i] / tracker.speed
+        if job.fail_plan is not None:
+            lost = self._next_failure(job, (job.index << JOB_SHIFT) | i)
+            if lost >= 0.0:
+                duration = lost / tracker.speed
         if level != 2 or job.host_cache is not None:
             if level == 2:
                 duration *= self.rack_local_slowdown
@@ -660,7 +736,15 @@ class JobTracker:
         tracker.running_reduces += 1
         if job.start_time < 0.0:
             job.start_time = now
-        if job.map_stage_done:
+        lost = self._next_failure(job, gid) if job.fail_plan is not None else -1.0
+        if lost >= 0.0:  # a replayed failed attempt: holds the slot for its logged duration, then fails
+            finish = now + lost / tracker.speed
+            job.reduce_shuffle_end[i] = finish
+            job.reduce_finish[i] = finish
+            k = self.kernel
+            k.seq += 1
+            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+        elif job.map_stage_done:
             speed = tracker.speed
             typical = job.typical_shuffle
             shuffle_end = now + typical[job.typical_count % len(typical)] / speed
@@ -701,6 +785,8 @@ class JobTracker:
             return -1.0
         i = victim
         victim_gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
+        if job.failing:
+            job.failing.discard(victim_gid)  # a killed attempt does not count as the replayed failure
         if job.spec is not None and victim_gid in job.spec:
             speculation.cancel(self, job, victim_gid, now)
         tracker_list = job.reduce_tracker if reduce else job.map_tracker

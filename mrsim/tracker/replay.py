@@ -41,6 +41,9 @@ class ReplayOptions:
             and its setup and cleanup tasks when the trace recorded them (``extra`` keys ``launch_delay_s``,
             ``setup_s``, ``cleanup_s``). Setup/cleanup tasks take a map (else reduce) slot at a heartbeat before the
             scheduler is asked, as ``JobTracker.getSetupAndCleanupTasks`` does.
+        failed_attempts: replay each task's logged FAILED/KILLED attempts (they held a slot for their logged
+            duration, then the task went back to the front of its job's queue) before its successful attempt;
+            their slot time is counted in ``wasted_slot_s``.
         aligned_heartbeats: every tracker's heartbeat phase is 0 instead of a seeded uniform draw in
             [0, interval) (hand-computable timelines; real TaskTrackers start at arbitrary times).
     """
@@ -52,6 +55,7 @@ class ReplayOptions:
     aligned_heartbeats: bool = False
     contention: str | None = None
     job_overheads: bool = True
+    failed_attempts: bool = True
     locality: str = "auto"
     rack_local_slowdown: float = 1.0
     off_switch_slowdown: float = 1.0
@@ -81,7 +85,7 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
-                    job_overheads=options.job_overheads)
+                    job_overheads=options.job_overheads, failed_attempts=options.failed_attempts)
     jt.progress = progress
     started = time.perf_counter()
     jt.run(jt.check_invariants if options.check_invariants else None)

@@ -82,9 +82,12 @@ def find_candidate(jt: "JobTracker", job: JobState, tracker: TrackerState, reduc
     best = -1
     best_p = 2.0
     possible_later = False
+    failing = job.failing
     for p, i in running_tips:
         if spec is not None and (base | i) in spec:
             continue
+        if failing and (base | i) in failing:
+            continue  # a replayed failing attempt: its end is a failure, not a result a backup could race
         possible_later = True
         if trackers[i] == tracker.index:
             continue

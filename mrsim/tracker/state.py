@@ -45,7 +45,7 @@ class JobState:
         "start_time", "finish_time", "map_start", "map_finish", "map_tracker",
         "reduce_start", "reduce_shuffle_end", "reduce_finish", "reduce_tracker", "sched",
         "maps_pending", "reduces_pending", "requeued_maps", "requeued_reduces", "killed_tasks", "wasted_s",
-        "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running", "live_maps", "live_reduces",
+        "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running", "live_maps", "live_reduces", "fail_plan", "failing",
     )
 
     def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
@@ -104,6 +104,9 @@ class JobState:
         # Indices of launched, not yet reported tasks: kept only when speculation is on (candidate scans).
         self.live_maps: set[int] | None = None
         self.live_reduces: set[int] | None = None
+        # Failed attempts to replay before a task succeeds (gid -> durations, s) and the gids now running one.
+        self.fail_plan: dict[int, list[float]] | None = None
+        self.failing: set[int] | None = None
 
     def materialize(self) -> None:
         """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""

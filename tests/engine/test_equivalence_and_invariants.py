@@ -116,3 +116,20 @@ def test_parked_equals_naive_with_setup_and_cleanup_tasks():
     assert fast.tasks.equals(naive.tasks) and fast.jobs.equals(naive.jobs)
     plain = replay(w, cluster, HadoopConf(), create_scheduler("fifo"), ReplayOptions(seed=2, job_overheads=False))
     assert (fast.jobs.completion_s.values > plain.jobs.completion_s.values).all()
+
+
+def test_parked_equals_naive_with_replayed_failed_attempts():
+    from mrsim.workloads import load_workload
+    from tests.engine.helpers import SHARED_DATA
+
+    trace = SHARED_DATA / "rumen" / "small-trace-test" / "job-tracker-logs-trace-output.gz"
+    if not trace.exists():
+        pytest.skip("../shared/data not present")
+    w = load_workload(trace)
+    assert any("failed_map_attempts" in j.extra for j in w)
+    cluster = uniform_cluster(10, 2, 1)
+    conf = HadoopConf(map_speculative=True)
+    fast = replay(w, cluster, conf, create_scheduler("fifo"), ReplayOptions(seed=4, check_invariants=True))
+    naive = replay(w, cluster, conf, create_scheduler("fifo"), ReplayOptions(seed=4, naive_heartbeats=True))
+    assert fast.tasks.equals(naive.tasks) and fast.jobs.equals(naive.jobs)
+    assert fast.summary["failed_attempts_replayed"] > 0 and fast.summary["wasted_slot_s"] > 0

@@ -244,3 +244,15 @@ def test_launch_delay_setup_and_cleanup_tasks():
     assert job_finish(r, "j") == 20
     r0 = run([job("j", 0.0, maps=[10], extra=extra)], one_node(1, 1), interval=1.0, job_overheads=False)
     assert starts(r0, "j") == [0] and job_finish(r0, "j") == 10
+
+
+def test_failed_attempts_are_replayed_as_wasted_slot_time():
+    # m0 (10 s) had one failed attempt of 4 s in the trace; m1 (5 s) none. One map slot, task mode:
+    # m0's failed attempt runs 0-4, fails, m0 goes back to the front of the queue and runs 4-14, then m1 14-19.
+    r = run([job("j", 0.0, maps=[10, 5], extra={"failed_map_attempts": {"0": [4.0]}})], one_node(1, 1))
+    assert starts(r, "j") == [4, 14]
+    assert job_finish(r, "j") == 19
+    assert r.summary["failed_attempts_replayed"] == 1 and r.summary["wasted_slot_s"] == 4.0
+    off = run([job("j", 0.0, maps=[10, 5], extra={"failed_map_attempts": {"0": [4.0]}})], one_node(1, 1),
+              failed_attempts=False)
+    assert job_finish(off, "j") == 15
