@@ -137,12 +137,13 @@ class FifoScheduler(TaskScheduler):
                                                   self.needed_reduces, slots)
                 # Hadoop walks every running job with reduces; with padding exceeded only the head is tried.
                 # Without speculation the first job that can give a reduce is the head of reduce_queue.
+                reduce_queue = self.reduce_queue
                 if exceeded:
-                    candidates = self.with_reduces[:1]
+                    candidates = (self.with_reduces[0],)
                 elif jt.speculative_reduces:
-                    candidates = list(self.with_reduces)
+                    candidates = tuple(self.with_reduces)
                 else:
-                    candidates = self.reduce_queue[:1]
+                    candidates = (reduce_queue[0],) if reduce_queue else ()
                 job = None
                 for candidate in candidates:
                     if jt.obtain_new_reduce_task(candidate, tracker):
@@ -150,8 +151,8 @@ class FifoScheduler(TaskScheduler):
                         break
                 if job is not None:
                     assigned += 1
-                    if job.reduces_pending == 0 and job in self.reduce_queue:
-                        self.reduce_queue.remove(job)
+                    if job.reduces_pending == 0 and (not exceeded and not jt.speculative_reduces or job in reduce_queue):
+                        reduce_queue.remove(job)
                 elif exceeded and self.reduce_queue:
                     # Blocked by padding only: it lifts when the cluster's reported reduces drop or the job
                     # queue changes; the engine wakes the tracker then (exact w.r.t. polling every heartbeat).
