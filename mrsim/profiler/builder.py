@@ -28,7 +28,9 @@ unsuccessful attempts, Rumen's ``jobMapMB``/``jobReduceMB`` (heap MB from -Xmx) 
 Failed and killed work (a decision documented in the README): the FAILED/KILLED attempts of a task that later
 succeeded are kept, in order, as ``extra["failed_map_attempts"]`` / ``extra["failed_reduce_attempts"]``
 (task index → durations in s): the engine replays them as attempts that hold a slot and then fail, so the wasted
-work is reproduced. Tasks without a successful attempt contribute no duration; all unsuccessful attempts are
+work is reproduced. Attempts that ran concurrently with the successful one are speculative attempts (Hadoop runs
+two attempts of a task at once only when speculating): they are counted in ``extra["speculative_attempts"]`` and
+not replayed as failures. Tasks without a successful attempt contribute no duration; all unsuccessful attempts are
 counted in ``extra["unsuccessful_attempts"]``. A FAILED or KILLED job is replayed
 with the tasks that did succeed (the work it really completed); if none did, it is skipped with a warning.
 A SUCCESS job with no tasks at all is malformed input and raises :class:`~mrsim.errors.InputError`.
@@ -79,15 +81,33 @@ def attempt_window(task: dict, attempt: dict, job_id: str, warnings: list[str]) 
     return None
 
 
-def _failed_before_success(task: dict) -> list[float]:
-    """Durations (s) of the task's FAILED/KILLED attempts with valid times, in log order (they held a slot)."""
-    out = []
+def _window(attempt: dict) -> tuple[int, int] | None:
+    start, finish = _num(attempt.get("startTime")), _num(attempt.get("finishTime"))
+    return (start, finish) if start > 0 and finish >= start else None
+
+
+def _unsuccessful_attempts(task: dict, success: dict) -> tuple[list[float], int]:
+    """Split a task's FAILED/KILLED attempts with valid times into the ones that ran *before* its successful
+    attempt (durations in s, log order: replayed as failures) and the number that ran *concurrently* with it.
+
+    Hadoop runs two attempts of one task at the same time only when speculating, so an attempt whose window
+    overlaps the successful one is a speculative attempt (the loser, or the original that a backup beat); it is
+    marked, not replayed as a failure (``--speculative`` replays speculation itself).
+    """
+    ok = _window(success)
+    before: list[float] = []
+    concurrent = 0
     for attempt in task.get("attempts") or ():
-        if attempt.get("result") in ("FAILED", "KILLED"):
-            start, finish = _num(attempt.get("startTime")), _num(attempt.get("finishTime"))
-            if start > 0 and finish >= start:
-                out.append((finish - start) / _MS)
-    return out
+        if attempt is success or attempt.get("result") not in ("FAILED", "KILLED"):
+            continue
+        w = _window(attempt)
+        if w is None:
+            continue
+        if ok is not None and w[0] < ok[1] and w[1] > ok[0]:
+            concurrent += 1
+        else:
+            before.append((w[1] - w[0]) / _MS)
+    return before, concurrent
 
 
 def _completed(tasks: list[dict], job_id: str, warnings: list[str]) -> Iterator[tuple[dict, dict, int, int]]:
@@ -127,8 +147,10 @@ def _aux_duration(job: dict, kind: str, job_id: str, warnings: list[str]) -> flo
 
 
 def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] | None = None,
-           failed_maps: dict | None = None, failed_reduces: dict | None = None) -> dict:
+           failed_maps: dict | None = None, failed_reduces: dict | None = None, speculative: int = 0) -> dict:
     extra: dict = {"unsuccessful_attempts": unsuccessful}
+    if speculative:
+        extra["speculative_attempts"] = speculative
     if failed_maps:
         extra["failed_map_attempts"] = failed_maps
     if failed_reduces:
@@ -179,8 +201,10 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     map_stage_end = -1
     failed_maps: dict[str, list[float]] = {}
     failed_reduces: dict[str, list[float]] = {}
+    speculative = 0
     for task, attempt, start, finish in _completed(map_tasks, job_id, warns):
-        lost = _failed_before_success(task)
+        lost, concurrent = _unsuccessful_attempts(task, attempt)
+        speculative += concurrent
         if lost:
             failed_maps[str(len(map_durations))] = lost
         map_durations.append((finish - start) / _MS)
@@ -191,7 +215,8 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     typical_shuffle: list[float] = []
     reduce_durations: list[float] = []
     for task, attempt, start, finish in _completed(reduce_tasks, job_id, warns):
-        lost = _failed_before_success(task)
+        lost, concurrent = _unsuccessful_attempts(task, attempt)
+        speculative += concurrent
         if lost:
             failed_reduces[str(len(reduce_durations))] = lost
         shuffle_end, sort_end = _num(attempt.get("shuffleFinished")), _num(attempt.get("sortFinished"))
@@ -247,7 +272,7 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
         outcome=outcome,
         actual_completion_s=actual,
         map_locations=tuple(map_locations) if has_locations else None,
-        extra=_extra(job, unsuccessful, job_id, warns, failed_maps, failed_reduces),
+        extra=_extra(job, unsuccessful, job_id, warns, failed_maps, failed_reduces, speculative),
     )
 
 

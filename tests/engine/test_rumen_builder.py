@@ -88,3 +88,17 @@ def test_large_ints_and_sentinels_do_not_break_reading(tmp_path):
     p.write_text('{"jobID": "x", "submitTime": 1000, "successfulReduceAttemptCDF": {"maximum": 9223372036854775807, '
                  '"minimum": -9223372036854775808}, "mapTasks": [{"attempts": [{"result": "SUCCESS", "startTime": 1000, "finishTime": 2000}]}]}')
     assert workload_from_logged_jobs(iter_rumen_jobs(p))[0].map_durations.tolist() == [1.0]
+
+
+def test_concurrent_attempts_are_marked_speculative_not_replayed_as_failures():
+    # Task 0: a failed attempt 1000-3000, then success 4000-9000 -> one failure to replay (2 s).
+    # Task 1: success 1000-6000 and a KILLED attempt 3000-6500 overlapping it -> a speculative loser, marked.
+    job = logged(
+        maps=[[attempt(1000, 3000, "FAILED"), attempt(4000, 9000)],
+              [attempt(1000, 6000), attempt(3000, 6500, "KILLED")]],
+        reduces=[],
+    )
+    t = template_from_logged_job(job)
+    assert t.extra["failed_map_attempts"] == {"0": [2.0]}
+    assert t.extra["speculative_attempts"] == 1
+    assert t.extra["unsuccessful_attempts"] == 2
