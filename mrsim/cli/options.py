@@ -136,12 +136,17 @@ def load_replay_workload(args: argparse.Namespace, trace: str):
     """The workload for a replay: any format, plus service demands when ``--demands`` asks for them."""
     from mrsim.workloads import load_workload
 
+    return attach_demands(args, load_workload(trace, getattr(args, "format", None)), trace)
+
+
+def attach_demands(args: argparse.Namespace, workload, trace: str):
+    """Apply ``--demands counters|FILE`` (and ``--disk-mb-s``) to a loaded workload; unchanged without them."""
     demands = getattr(args, "demands", None) or []
     if not demands:
         if getattr(args, "disk_mb_s", None) is not None:
             raise InputError("--disk-mb-s needs --demands counters")
-        return load_workload(trace, getattr(args, "format", None))
-    from mrsim.demands import DEFAULT_DISK_MB_S, load_workload_with_demands
+        return workload
+    from mrsim.demands import DEFAULT_DISK_MB_S, apply_demand_table, apply_trace_demands, load_demand_table
 
     tables = [d for d in demands if d != "counters"]
     if len(tables) > 1:
@@ -149,5 +154,8 @@ def load_replay_workload(args: argparse.Namespace, trace: str):
     disk = args.disk_mb_s if args.disk_mb_s is not None else DEFAULT_DISK_MB_S
     if not disk > 0:
         raise InputError("--disk-mb-s must be positive")
-    return load_workload_with_demands(trace, counters="counters" in demands, table=tables[0] if tables else None,
-                                      disk_mb_s=disk, fmt=getattr(args, "format", None))
+    if "counters" in demands:
+        workload = apply_trace_demands(workload, trace, disk_mb_s=disk, fmt=getattr(args, "format", None))
+    if tables:
+        workload = apply_demand_table(workload, load_demand_table(tables[0]), source=tables[0])
+    return workload

@@ -7,13 +7,13 @@ import sys
 
 import orjson
 
-from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
+from mrsim.cli.options import (load_replay_workload, add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
                                scheduler_config)
 from mrsim.cli.render import progress_bar
 from mrsim.compare import Comparison, compare, load_schedulers, plot_comparison
 from mrsim.deadlines import check_deadline_factor
 from mrsim.errors import InputError
-from mrsim.workloads import default_trace_path, load_workload
+from mrsim.workloads import default_trace_path
 
 NAME = "compare"
 HELP = "replay one trace under several schedulers and compare completion times, deadlines and slot shares"
@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     options = build_options(args)
     config = scheduler_config(args)
     names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
-    workload = load_workload(args.trace or str(default_trace_path()), args.format)
+    trace = args.trace or str(default_trace_path())
+    workload = load_replay_workload(args, trace)
     # A bar on stderr, only on a terminal and for long sweeps (mrsim.cli.render's rule).
     with progress_bar(args.replications * len(names), "replays") as progress:
         result = compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,

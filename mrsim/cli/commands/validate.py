@@ -7,7 +7,8 @@ import sys
 
 import orjson
 
-from mrsim.cli.options import add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, attach_demands, build_cluster, build_conf,
+                               build_options)
 from mrsim.cli.options import scheduler_config as build_scheduler_config
 from mrsim.errors import InputError
 from mrsim.profiler.detect import Format
@@ -79,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         conf, trace_conf_used, conf_warnings = apply_trace_conf(conf, profiler.trace_conf, _user_set_fields(args))
         profiler.warnings.extend(conf_warnings)
     workload = Workload.of(profiler.templates, source=args.trace, warnings=profiler.warnings)
+    workload = attach_demands(args, workload, args.trace)
     if not any(t.actual_completion_s is not None for t in workload.jobs):
         raise InputError(f"{args.trace}: no job has an actual completion time (finish - submit); nothing to validate")
     if args.cluster or args.topology or args.nodes is not None:
