@@ -97,6 +97,31 @@ def _save(points: list[dict], out: str | None, name: str, plots: list[str]) -> N
     print(f"wrote {d / (name + '.json')} and {len(plots)} figure(s)")
 
 
+def _fmt_wait(h: float) -> str:
+    if h != h:
+        return "nan"
+    if h == 0:
+        return "0"
+    return f"{h * 3600:.3g} s" if h < 0.1 else f"{h:.3g} h"
+
+
+def _markdown(points: list[dict]) -> None:
+    """The table docs/lotes.md shows (mean over replications; wall and CPU seconds summed)."""
+    print("| policy | machines on | load | jobs/h | mean wait | median wait | p95 wait | flow/F | jobs in system "
+          "| steady | events | wall s | CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for p in points:
+        s, a, reps = p["spec"], p["over_replications"], p["replications"]
+        cpu = sum(r.get("cpu_s", math.nan) for r in reps)
+        st = "yes" if p["steady_replications"] == len(reps) else f"**no** (+{reps[0]['steady_growth']:.0%})"
+        rate = f"{p['rate']:,.0f}" if p["rate"] >= 100 else f"{p['rate']:.2f}"
+        print(f"| {s['policy']} | {s['machines_fraction']:.0%} | {s['load']:g} | {rate} "
+              f"| {_fmt_wait(a['wait_mean_h']['mean'])} | {_fmt_wait(a['wait_median_h']['mean'])} "
+              f"| {_fmt_wait(sum(r['wait_p95_h'] for r in reps) / len(reps))} | {a['flow_over_F']['mean']:.3f} "
+              f"| {a['jobs_in_system_mean']['mean']:,.0f} | {st} | {sum(r['events'] for r in reps):,} "
+              f"| {sum(r['wall_s'] for r in reps):.0f} | {'n/a' if cpu != cpu else f'{cpu:.0f}'} |")
+
+
 def _replot(out: str | None) -> int:
     if not out:
         print("replot needs --out DIR", file=sys.stderr)
@@ -107,6 +132,7 @@ def _replot(out: str | None) -> int:
         if f.exists():
             points = orjson.loads(f.read_bytes())["points"]
             _table(points)
+            _markdown(points)
             _figures(points, d, name, plots)
             print(f"redrew {len(plots)} figure(s) from {f}")
     return 0

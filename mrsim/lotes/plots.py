@@ -98,8 +98,13 @@ def plot_jobs_in_system(points: Sequence[dict[str, Any]], path: str | os.PathLik
 def plot_flow_ratio(points: Sequence[dict[str, Any]], path: str | os.PathLike[str]) -> None:
     """Bar chart of mean flow time / F per point (the machines-off experiment, the paper's Figure 4)."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 4.2))
-    labels = [f"{_label(p['spec'])}\nload {p['spec']['load']:g}" for p in points]
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.5 * len(points)), 4.2))
+    labels = [
+        f"{'LoTES' if p['spec']['policy'] == 'lotes' else 'greedy'}\n"
+        f"{p['spec'].get('machines_fraction', 1.0):.0%} on\nload {p['spec']['load']:g}"
+        + ("\nMapReduce" if p["spec"].get("mapreduce") else "")
+        for p in points
+    ]
     vals = [p["over_replications"]["flow_over_F"]["mean"] for p in points]
     bars = ax.bar(range(len(points)), vals)
     for b, p in zip(bars, points):
@@ -108,6 +113,7 @@ def plot_flow_ratio(points: Sequence[dict[str, Any]], path: str | os.PathLike[st
     ax.axhline(1.0, color="grey", ls=":")
     ax.set_xticks(range(len(points)), labels, fontsize="small")
     ax.set_ylabel("mean flow time / lower bound F")
+    ax.set_xlabel("policy, share of machines switched on, load (fraction of the full cluster's $\\lambda^*$)")
     ax.set_title("Flow time relative to every job served on arrival (hatched: not steady)")
     ax.grid(True, axis="y", alpha=0.3)
     _save(fig, path)
