@@ -162,7 +162,12 @@ class JobTracker:
         """Queue the heartbeat at grid point ``k``: ``phase + k * interval`` (always computed the same way, so
         parked and naive modes produce bit-identical times)."""
         tracker.hb_k = k
-        self._schedule_heartbeat(tracker, tracker.phase + k * self.interval)
+        time = tracker.phase + k * self.interval
+        stamp = tracker.hb_stamp = tracker.hb_stamp + 1
+        tracker.next_hb = time
+        kernel = self.kernel
+        kernel.seq += 1
+        heappush(kernel.heap, (time, ORDER_HEARTBEAT + tracker.index, kernel.seq, EV_HEARTBEAT, tracker.index, stamp))
 
     def _next_grid_k(self, tracker: TrackerState, now: float) -> int:
         """Index of the first heartbeat of ``tracker`` not before ``now`` that has not already passed in this
