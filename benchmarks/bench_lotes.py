@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python3 benchmarks/bench_lotes.py sweep --jobs 2 --out DIR   # loads 0.5-0.95, both policies, 200 h each
     python3 benchmarks/bench_lotes.py machines-off --out DIR     # load 0.8, 100/95/90 % of machines, both policies
     python3 benchmarks/bench_lotes.py mapreduce --out DIR        # section 7: 200 maps + 100 reduces per job
+    python3 benchmarks/bench_lotes.py backlog                    # cost per event as the backlog grows
     python3 benchmarks/bench_lotes.py replot --out DIR           # redraw figures from the JSON in DIR
 
 Each mode prints a table and, with ``--out``, writes the JSON results and PNG figures there. Every run asserts
@@ -142,9 +143,32 @@ def _progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+def _backlog(a: argparse.Namespace) -> int:
+    """Greedy far above capacity: the backlog grows without bound, the marginal CPU cost per event must not.
+
+    Runs with the same seed are prefixes of one another, so the cost of the events between two horizons is the
+    difference of the two runs' CPU times.
+    """
+    from mrsim.lotes.experiment import run_replication
+
+    n = a.machines_per_config or 100
+    load = float(a.loads) if a.loads else 1.3
+    horizons = [25.0, 50.0, 100.0, 200.0, 400.0]
+    prev_ev, prev_cpu = 0, 0.0
+    print(f"greedy at load {load:g}, {n} machines per configuration")
+    print(f"{'horizon h':>9} {'queued at end':>14} {'events':>11} {'segment us/event':>17}")
+    for h in horizons:
+        spec = RunSpec(policy=Policy.GREEDY, load=load, horizon=h, warmup=0.0, seed=a.seed, machines_per_config=n)
+        r = run_replication(spec, 0)
+        seg = (r["cpu_s"] - prev_cpu) / (r["events"] - prev_ev) * 1e6
+        print(f"{h:>9g} {r['tasks_queued_end']:>14,} {r['events']:>11,} {seg:>17.2f}")
+        prev_ev, prev_cpu = r["events"], r["cpu_s"]
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["speed", "sweep", "machines-off", "mapreduce", "replot"])
+    ap.add_argument("mode", choices=["speed", "sweep", "machines-off", "mapreduce", "backlog", "replot"])
     ap.add_argument("--horizon", type=float, default=None, help="simulated hours per run")
     ap.add_argument("--replications", type=int, default=1)
     ap.add_argument("--machines-per-config", type=int, default=None)
@@ -155,6 +179,8 @@ def main() -> int:
     a = ap.parse_args()
     if a.mode == "replot":
         return _replot(a.out)
+    if a.mode == "backlog":
+        return _backlog(a)
     loads = [float(x) for x in a.loads.split(",")] if a.loads else None
     base = RunSpec(seed=a.seed, replications=a.replications, machines_per_config=a.machines_per_config)
     t0 = time.perf_counter()

@@ -33,6 +33,7 @@ on the number of waiting tasks (the backlog).
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import math
@@ -176,105 +177,114 @@ def simulate(
     t_arr, k_arr, req_arr, req2_arr = src.next_job()
     wall0 = time.perf_counter()
     cpu0 = time.process_time()
-    while True:
-        if heap and heap[0][0] <= t_arr:
-            t = heap[0][0]
-            if t > horizon:
-                break
-            while t >= next_sample:
-                s_times.append(next_sample)
-                s_jobs.append(arrived - completed)
-                s_wait.append(counters[1])
-                s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
-                next_sample += sample_dt
-            t, _, m, done_req, tag = heappop(heap)
-            fm = free[m]
-            for l in rR:
-                fm[l] += done_req[l]
-            q = queues[m]
-            if q:
-                n0 = len(q)
-                while q:
-                    task = q[0]
-                    r = task[0]
-                    fits = True
-                    for l in rR:
-                        if fm[l] < r[l]:
-                            fits = False
+    # The loop allocates no reference cycles (tuples, lists, ints), so reference counting frees everything; the
+    # cyclic collector would only rescan the queued tasks again and again, making the cost per event grow with
+    # the backlog (measured: +40 % per event at 480k queued tasks). It is switched off for the loop only.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        while True:
+            if heap and heap[0][0] <= t_arr:
+                t = heap[0][0]
+                if t > horizon:
+                    break
+                while t >= next_sample:
+                    s_times.append(next_sample)
+                    s_jobs.append(arrived - completed)
+                    s_wait.append(counters[1])
+                    s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
+                    next_sample += sample_dt
+                t, _, m, done_req, tag = heappop(heap)
+                fm = free[m]
+                for l in rR:
+                    fm[l] += done_req[l]
+                q = queues[m]
+                if q:
+                    n0 = len(q)
+                    while q:
+                        task = q[0]
+                        r = task[0]
+                        fits = True
+                        for l in rR:
+                            if fm[l] < r[l]:
+                                fits = False
+                                break
+                        if not fits:
                             break
-                    if not fits:
-                        break
-                    q.popleft()
-                    for l in rR:
-                        fm[l] -= r[l]
-                    heappush(heap, (t + task[1], next(seq), m, r, task[3]))
-                    if task[2] >= warmup:
-                        wbuf.append(t - task[2])
-                        if single:
-                            fbuf.append(t - task[2] + task[1])
-                n1 = len(q)
-                if n1 != n0:
-                    counters[1] -= n0 - n1
-                    for qi, pos in queue_slots[m]:
-                        qi.move(pos, n1)
-                    if not n1:
-                        tree, pos = tree_slot[m]
-                        tree.set(pos, fm)
-            else:
-                tree, pos = tree_slot[m]
-                tree.set(pos, fm)
-            if single:
-                completed += 1
-            else:
-                jid = tag >> 1
-                job = jobs[jid]
-                if tag & 1 == 0:
-                    job[1] -= 1
-                    if job[1] == 0:
-                        if n_reduces:
-                            k = job[3]
-                            rreq = job[4]
-                            rtag = 2 * jid + 1
-                            for d in src.durations(k, n_reduces):
-                                release(t, k, rreq, d, rtag)
-                        else:
-                            job[2] = 0
+                        q.popleft()
+                        for l in rR:
+                            fm[l] -= r[l]
+                        heappush(heap, (t + task[1], next(seq), m, r, task[3]))
+                        if task[2] >= warmup:
+                            wbuf.append(t - task[2])
+                            if single:
+                                fbuf.append(t - task[2] + task[1])
+                    n1 = len(q)
+                    if n1 != n0:
+                        counters[1] -= n0 - n1
+                        for qi, pos in queue_slots[m]:
+                            qi.move(pos, n1)
+                        if not n1:
+                            tree, pos = tree_slot[m]
+                            tree.set(pos, fm)
                 else:
-                    job[2] -= 1
-                if job[1] == 0 and job[2] == 0:
+                    tree, pos = tree_slot[m]
+                    tree.set(pos, fm)
+                if single:
                     completed += 1
-                    if job[0] >= warmup:
-                        fbuf.append(t - job[0])
-                    del jobs[jid]
-        else:
-            t = t_arr
-            if t > horizon:
-                break
-            while t >= next_sample:
-                s_times.append(next_sample)
-                s_jobs.append(arrived - completed)
-                s_wait.append(counters[1])
-                s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
-                next_sample += sample_dt
-            arrived += 1
-            if single:
-                release(t, k_arr, req_arr, src.duration(), t)
+                else:
+                    jid = tag >> 1
+                    job = jobs[jid]
+                    if tag & 1 == 0:
+                        job[1] -= 1
+                        if job[1] == 0:
+                            if n_reduces:
+                                k = job[3]
+                                rreq = job[4]
+                                rtag = 2 * jid + 1
+                                for d in src.durations(k, n_reduces):
+                                    release(t, k, rreq, d, rtag)
+                            else:
+                                job[2] = 0
+                    else:
+                        job[2] -= 1
+                    if job[1] == 0 and job[2] == 0:
+                        completed += 1
+                        if job[0] >= warmup:
+                            fbuf.append(t - job[0])
+                        del jobs[jid]
             else:
-                jid = arrived - 1
-                jobs[jid] = [t, n_maps, n_reduces, k_arr, req2_arr]
-                for d in src.durations(k_arr, n_maps):
-                    release(t, k_arr, req_arr, d, 2 * jid)
-            t_arr, k_arr, req_arr, req2_arr = src.next_job()
-        events += 1
-        if len(wbuf) >= FLUSH:
-            waits.add_many(wbuf)
-            wbuf.clear()
-        if len(fbuf) >= FLUSH:
-            flows.add_many(fbuf)
-            fbuf.clear()
-        if on_event is not None:
-            state.waiting = counters[1]
-            on_event(state, heap)
+                t = t_arr
+                if t > horizon:
+                    break
+                while t >= next_sample:
+                    s_times.append(next_sample)
+                    s_jobs.append(arrived - completed)
+                    s_wait.append(counters[1])
+                    s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
+                    next_sample += sample_dt
+                arrived += 1
+                if single:
+                    release(t, k_arr, req_arr, src.duration(), t)
+                else:
+                    jid = arrived - 1
+                    jobs[jid] = [t, n_maps, n_reduces, k_arr, req2_arr]
+                    for d in src.durations(k_arr, n_maps):
+                        release(t, k_arr, req_arr, d, 2 * jid)
+                t_arr, k_arr, req_arr, req2_arr = src.next_job()
+            events += 1
+            if len(wbuf) >= FLUSH:
+                waits.add_many(wbuf)
+                wbuf.clear()
+            if len(fbuf) >= FLUSH:
+                flows.add_many(fbuf)
+                fbuf.clear()
+            if on_event is not None:
+                state.waiting = counters[1]
+                on_event(state, heap)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     wall = time.perf_counter() - wall0
     cpu = time.process_time() - cpu0
     waits.add_many(wbuf)
