@@ -7,7 +7,9 @@ state; the engine starts or enqueues the task. Random choices use the run's ``di
 Greedy (the paper's "naive" scheduler): among machines whose *capacity* can hold the task, the one with the
 shortest FIFO queue. A machine that can start the task now has an empty queue, so it is among the shortest; we
 break the tie in its favour (a task never waits while some machine could start it) and choose among the
-startable machines by a random rotation (:meth:`ClusterState.any_fit`). Otherwise the shortest queue among
+startable machines by a random rotation (:meth:`ClusterState.any_fit`: the first one at or after a uniformly random
+position; not uniform over those machines, since one that follows a long run of full machines is picked more
+often). Otherwise the shortest queue among
 capable machines wins, ties uniformly at random. The policy ignores which configuration suits the task: that is
 what "resource-unaware" means here.
 
@@ -35,6 +37,8 @@ from mrsim.lotes.workload import Uniforms
 
 
 class Policy(enum.Enum):
+    """The dispatch policies; the value is the CLI spelling."""
+
     LOTES = "lotes"
     GREEDY = "greedy"
 
