@@ -23,9 +23,13 @@ Per-job decomposition (all seconds, exact in the JobTracker clock; see :mod:`mrs
                                        + (sim_task_span_s - trace_task_span_s) - trace_tail_s
 
 where the simulated launch delay is ``start_s - submit_s`` (first task launch) and the simulated task span is
-``finish_s - start_s``; the simulation has no tail (no cleanup task). The *task-span error*
-``100 * (sim_task_span_s - trace_task_span_s) / trace_task_span_s`` isolates the part the engine models (task
-execution and slot allocation) from job launch and cleanup; it is a diagnostic, not the validation figure.
+``finish_s - start_s``. When the engine replays the trace's cleanup task (job overheads on, the default), that
+simulated span includes the cleanup, while the trace's tail is kept apart, so ``mean_abs_task_span_error_pct`` in
+the ``--json`` summary compares a span with cleanup against one without; ``python3 -m mrsim.validation.tables``
+(see docs/validation.md) adds the trace's tail back for that case. With ``--no-job-overheads`` the simulation has
+no tail. The *task-span error* ``100 * (sim_task_span_s - trace_task_span_s) / trace_task_span_s`` isolates the
+part the engine models (task execution and slot allocation) from job launch and cleanup; it is a diagnostic, not
+the validation figure.
 """
 
 from __future__ import annotations
