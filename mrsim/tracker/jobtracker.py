@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import enum
 import math
-from heapq import heappop, heappush
+from heapq import heappush
 from typing import Callable
 
 from mrsim.cluster import ClusterSpec
@@ -45,8 +45,12 @@ from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.templates import Workload
 from mrsim.tracker import speculation
+from mrsim.tracker.events import (EV_BACKUP_DONE, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED, EV_TASK_DONE, EV_TIMER,
+                                  ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
 from mrsim.tracker.kernel import Kernel
+from mrsim.tracker.overheads import RecordedOverheads
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+
 
 class LocalityMode(enum.Enum):
     """Whether map split locations are honoured (``--locality``).
@@ -61,12 +65,8 @@ class LocalityMode(enum.Enum):
     OFF = "off"
 
 
-# Event kinds (handler table index) and same-instant order values.
-EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER, EV_BACKUP_DONE, EV_JOB_INITED, EV_AUX_DONE = 0, 1, 2, 3, 4, 5, 6
-ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2
 
-
-class JobTracker:
+class JobTracker(RecordedOverheads):
     """One replay's live state and event handlers. Build with :func:`mrsim.tracker.replay.replay`."""
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -230,70 +230,6 @@ class JobTracker:
         else:
             self._on_job_inited(now, ORDER_JOB_ARRIVAL, index, 0)
 
-    def _plan_failures(self, job: JobState) -> None:
-        extra = job.template.extra
-        plan: dict[int, list[float]] = {}
-        base = job.index << JOB_SHIFT
-        for key, bit in (("failed_map_attempts", 0), ("failed_reduce_attempts", REDUCE_BIT)):
-            for index, durations in (extra.get(key) or {}).items():
-                i = int(index)
-                if durations and i < (job.n_reduces if bit else job.n_maps):
-                    plan[base | bit | i] = [float(d) for d in durations]
-        if plan:
-            job.fail_plan = plan
-            job.failing = set()
-
-    def _next_failure(self, job: JobState, gid: int) -> float:
-        """Duration (s) of the failed attempt task ``gid`` must replay next, or -1 when its next attempt succeeds."""
-        plan = job.fail_plan
-        if plan is None:
-            return -1.0
-        durations = plan.get(gid)
-        if not durations:
-            if job.failing:
-                job.failing.discard(gid)
-            return -1.0
-        assert job.failing is not None
-        job.failing.add(gid)
-        return durations.pop(0)
-
-    def _attempt_failed(self, tracker: TrackerState, job: JobState, gid: int, now: float) -> None:
-        """A replayed failed attempt was reported: its slot time is wasted and the task goes back to the front of
-        the job's queue (``findNewMapTask`` step 1: failed TIPs first)."""
-        assert job.failing is not None
-        job.failing.discard(gid)
-        i = gid & TASK_MASK
-        reduce = bool(gid & REDUCE_BIT)
-        starts = job.reduce_start if reduce else job.map_start
-        wasted = now - starts[i] if starts[i] >= 0.0 else 0.0
-        if reduce:
-            tracker.running_reduces -= 1
-            job.running_reduces -= 1
-            job.reduces_pending += 1
-            job.requeued_reduces.append(i)
-            job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
-            if job.live_reduces is not None:
-                job.live_reduces.discard(i)
-        else:
-            tracker.running_maps -= 1
-            job.running_maps -= 1
-            job.maps_pending += 1
-            job.requeued_maps.append(i)
-            job.map_finish[i] = -1.0
-            if job.live_maps is not None:
-                job.live_maps.discard(i)
-        starts[i] = -1.0
-        job.wasted_s += wasted
-        self.wasted_s += wasted
-        self.failed_attempts_replayed += 1
-        self.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
-        if self.change_waiters:
-            self._wake_change_waiters()
-        if reduce:
-            self.wake_for_reduces()
-        else:
-            self.wake_for_maps()
-
     def _on_job_inited(self, now: float, order: int, index: int, _b: int) -> None:
         """``JobInProgress.initTasks`` done: the job needs its setup task (if the trace had one), else runs."""
         job = self.jobs[index]
@@ -317,61 +253,6 @@ class JobTracker:
             self.wake_for_maps()
         if job.n_maps == 0 and job.n_reduces == 0:  # nothing to run (builders reject this; be safe)
             self._tasks_done(job, now)
-
-    # ----------------------------------------------------------------------------------------- setup / cleanup
-
-    def _assign_setup_or_cleanup(self, tracker: TrackerState, now: float) -> bool:
-        """``JobTracker.getSetupAndCleanupTasks``: a free map slot (else a free reduce slot) takes the first job
-        cleanup task, else the first job setup task, in job-id order; at most one per heartbeat."""
-        if tracker.running_maps < tracker.map_slots:
-            on_reduce = 0
-        elif tracker.running_reduces < tracker.reduce_slots:
-            on_reduce = 1
-        else:
-            return False
-        if self.cleanup_queue:
-            index, kind, key = heappop(self.cleanup_queue), 1, "cleanup_s"
-        else:
-            index, kind, key = heappop(self.setup_queue), 0, "setup_s"
-        job = self.jobs[index]
-        if on_reduce:
-            tracker.running_reduces += 1
-            self.aux_running_reduces += 1
-        else:
-            tracker.running_maps += 1
-            self.aux_running_maps += 1
-        finish = now + float(job.template.extra[key]) / tracker.speed
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_AUX_DONE, tracker.index, (index << 2) | (kind << 1) | on_reduce))
-        return True
-
-    def _on_aux_done(self, now: float, order: int, tracker_index: int, code: int) -> None:
-        tracker = self.trackers[tracker_index]
-        if self.task_mode:
-            self._apply_aux(tracker, code, now)
-            self._refresh_status(tracker)
-            self.wake(tracker)
-            return
-        tracker.aux_reports.append(code)
-        if self.oob:
-            tracker.phase = now
-            self._schedule_heartbeat_k(tracker, 0)
-        elif not self.naive:
-            self.wake(tracker)
-
-    def _apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
-        if code & 1:
-            tracker.running_reduces -= 1
-            self.aux_running_reduces -= 1
-        else:
-            tracker.running_maps -= 1
-            self.aux_running_maps -= 1
-        job = self.jobs[code >> 2]
-        if code & 2:
-            self._finish_job(job, now)
-        else:
-            self._job_running(job, now)
 
     def _on_task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
         job = self.jobs[gid >> JOB_SHIFT]

@@ -1,0 +1,9 @@
+"""Event kinds (the kernel's handler-table index) and same-instant order values of the replay engine.
+
+At one instant events run in this order: scheduler timers, job arrivals and initialisations, task completions
+(including setup/cleanup and speculative backups), then heartbeats in tracker order (``ORDER_HEARTBEAT + index``).
+Kinds 16 and up are reserved for engine subclasses (``mrsim.tracker.contention``).
+"""
+
+EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER, EV_BACKUP_DONE, EV_JOB_INITED, EV_AUX_DONE = 0, 1, 2, 3, 4, 5, 6
+ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2
