@@ -121,3 +121,30 @@ def test_light_load_matches_every_job_served_on_arrival():
     assert out["flow_over_F"] == pytest.approx(1.0, rel=0.05)
     assert out["jobs_in_system_mean"] == pytest.approx(spec.load * out["lambda_star"] * out["flow_lower_bound_h"], rel=0.06)
     assert out["steady"]
+
+
+@pytest.mark.parametrize("policy", [Policy.LOTES, Policy.GREEDY])
+def test_three_resources_run_with_invariants(policy):
+    # a named third resource (GPUs) exercises the generic, non-unrolled code paths
+    cluster = Cluster(
+        ("cores", "ram_gb", "gpus"),
+        (MachineConfig("cpu", (16.0, 32.0, 1.0), 4), MachineConfig("gpu", (8.0, 64.0, 4.0), 3)),
+    )
+    workload = Workload(
+        ("cores", "ram_gb", "gpus"),
+        (
+            JobClass("batch", 0.7, 0.5, (2.0, 4.0, 0.1), (0.2, 0.2, 0.0)),
+            JobClass("train", 0.3, 2.0, (1.0, 8.0, 1.0), (0.1, 0.1, 0.0)),
+        ),
+    )
+    plan = build_plan(cluster, workload) if policy is Policy.LOTES else None
+    lam = plan.lam_allocation if plan else build_plan(cluster, workload).lam_allocation
+    seen = [0, 0]
+
+    def check(state, heap):
+        state._check([(e[2], e[3]) for e in heap])
+        seen[0] += 1
+        seen[1] = max(seen[1], state.waiting)
+
+    res = simulate(cluster, workload, policy, 1.2 * lam, 20.0, 5.0, seed=4, plan=plan, on_event=check)
+    assert seen[0] == res.events > 200 and seen[1] > 5
