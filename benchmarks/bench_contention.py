@@ -87,7 +87,7 @@ def replay(
         return (float(shape[0]) * size, float(shape[1]) * size)
 
     def start(i: int, now: float) -> None:
-        nonlocal started, ops, seq
+        nonlocal started, ops
         d = next_task()
         if d is None:
             return

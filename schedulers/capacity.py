@@ -47,7 +47,7 @@ from sortedcontainers import SortedList
 
 from mrsim.errors import InputError
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.schedconf.capacity_conf import CapacityConf, QueueConf, load_capacity_conf
+from mrsim.schedconf.capacity_conf import QueueConf, load_capacity_conf
 from mrsim.schedconf.livecounts import JobMirror, LiveCounts
 
 if TYPE_CHECKING:  # pragma: no cover

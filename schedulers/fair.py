@@ -481,7 +481,6 @@ class FairScheduler(TaskScheduler):
             return
         if not self.jt.running_jobs:
             return
-        interval = conf.preemption_interval_s
         # The first update checks; later checks come at the first tick >= previous check + interval. Checks at
         # ticks already passed happened while no job ran (they found nothing): only their times are kept.
         k = 1 if self.last_preempt_check == -INF else self._next_check_k()

@@ -133,6 +133,6 @@ def _print_table(report: ValidationReport, args: argparse.Namespace, max_rows: i
         print(f"scored jobs {s['scored_jobs']}/{s['jobs']}  mean |error| {s['mean_abs_error_pct']:.2f} %  "
               f"max |error| {s['max_abs_error_pct']:.2f} %  mean signed {s['mean_error_pct']:+.2f} %")
     else:
-        print(f"no job could be scored (needs outcome SUCCESS and an actual completion time)")
+        print("no job could be scored (needs outcome SUCCESS and an actual completion time)")
     if args.plot:
         print(f"wrote {args.plot}")
