@@ -33,7 +33,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from mrsim.errors import InputError
 
@@ -238,8 +238,3 @@ def write_cluster_file(cluster: ClusterSpec, path: str | os.PathLike[str]) -> No
                   f"speed = {t.speed!r}", ""]
     with atomic_write(path) as fh:
         fh.write("\n".join(lines))
-
-
-def iter_hosts(cluster: ClusterSpec) -> Iterable[tuple[str, str]]:
-    for t in cluster.trackers:
-        yield t.rack, t.name

@@ -110,7 +110,6 @@ class JobTracker(RecordedOverheads):
         self.jobs_done = 0
         self.tasks_done = 0
         self.heartbeats = 0
-        self.useful_heartbeats = 0
         self.killed_tasks = 0
         self.wasted_s = 0.0
         self.change_waiters: list[TrackerState] = []  # parked until cluster state changes (park_until_change)
@@ -273,14 +272,18 @@ class JobTracker(RecordedOverheads):
         k.seq += 1
         heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_BACKUP_DONE, tracker_index, gid))
 
-    def _completed_on(self, tracker: TrackerState, gid: int, now: float) -> None:
-        """Task ``gid`` finished on ``tracker`` at ``now``: report it (now in task mode, else by heartbeat)."""
+    def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux: bool = False) -> None:
+        """Task ``gid`` (or, with ``aux``, setup/cleanup task ``gid``) finished on ``tracker`` at ``now``: report
+        it, at once in task mode, else in the tracker's next (or an out-of-band) heartbeat."""
         if self.task_mode:
-            self._apply_completion(tracker, gid, now)
+            if aux:
+                self._apply_aux(tracker, gid, now)
+            else:
+                self._apply_completion(tracker, gid, now)
             self._refresh_status(tracker)
             self.wake(tracker)
             return
-        tracker.reports.append(gid)
+        (tracker.aux_reports if aux else tracker.reports).append(gid)
         if self.oob:
             tracker.phase = now  # the TaskTracker's wait restarts from this heartbeat
             self._schedule_heartbeat_k(tracker, 0)  # supersedes a queued one (tombstoned by hb_stamp)

@@ -115,18 +115,7 @@ class RecordedOverheads:
         return True
 
     def _on_aux_done(self, now: float, order: int, tracker_index: int, code: int) -> None:
-        tracker = self.trackers[tracker_index]
-        if self.task_mode:
-            self._apply_aux(tracker, code, now)
-            self._refresh_status(tracker)
-            self.wake(tracker)
-            return
-        tracker.aux_reports.append(code)
-        if self.oob:
-            tracker.phase = now
-            self._schedule_heartbeat_k(tracker, 0)
-        elif not self.naive:
-            self.wake(tracker)
+        self._completed_on(self.trackers[tracker_index], code, now, aux=True)
 
     def _apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
         if code & 1:
