@@ -24,11 +24,17 @@ Cluster file format (TOML shown; JSON has the same structure)::
     rack = "rack2"
     map_slots = 4
     speed = 1.5
+
+Two extensions (``docs/cluster.md``): **resource vectors** (``resources = {vcores = 8, memory_mb = 16384}`` on
+any level, plus a ``[requests]`` section with the default per-task request; a task runs on a node only while the
+sum of requests fits) and **federations** (``[[datacenters]]`` entries, each holding its own racks and nodes, or a
+``datacenter = "..."`` key on racks and nodes).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -38,6 +44,10 @@ from typing import Mapping
 from mrsim.errors import InputError
 
 DEFAULT_RACK = "/default-rack"
+
+#: YARN's defaults for a task's container (``mapreduce.{map,reduce}.memory.mb`` = 1024,
+#: ``mapreduce.{map,reduce}.cpu.vcores`` = 1); resources not named here default to a request of 0.
+YARN_DEFAULT_REQUEST: dict[str, float] = {"memory_mb": 1024.0, "vcores": 1.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +62,10 @@ class TrackerSpec:
     speed: float = 1.0
     disks: int = 1
     memory_gb: float = 0.0
+    #: capacity per named resource, sorted by name (empty: the slot model)
+    resources: tuple[tuple[str, float], ...] = ()
+    #: the datacenter of a federated cluster ("" when the cluster is one site)
+    datacenter: str = ""
 
     def __post_init__(self) -> None:
         if self.map_slots < 0 or self.reduce_slots < 0:
@@ -62,22 +76,69 @@ class TrackerSpec:
             raise InputError(f"node {self.name}: speed must be positive")
         if self.disks < 0:
             raise InputError(f"node {self.name}: disks must be non-negative")
+        for resource, amount in self.resources:
+            if not amount >= 0 or math.isinf(amount):
+                raise InputError(f"node {self.name}: resource {resource!r} must be a non-negative number, got {amount}")
+
+    def capacity(self, resource: str) -> float:
+        """This node's capacity of ``resource`` (0 when it does not declare it)."""
+        for name, amount in self.resources:
+            if name == resource:
+                return amount
+        return 0.0
 
 
 @dataclass(frozen=True)
 class ClusterSpec:
-    """An immutable cluster: an ordered tuple of TaskTrackers (order fixes tie-breaks and phases)."""
+    """An immutable cluster: an ordered tuple of TaskTrackers (order fixes tie-breaks and phases).
+
+    ``map_request`` / ``reduce_request``: the default per-task request of resource-vector clusters (the
+    ``[requests]`` section), used for jobs whose trace or spec gives none.
+    """
 
     trackers: tuple[TrackerSpec, ...]
     source: str = ""
+    map_request: tuple[tuple[str, float], ...] = ()
+    reduce_request: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
+        where = self.source or "cluster"
         if not self.trackers:
-            raise InputError(f"{self.source or 'cluster'}: a cluster needs at least one node")
+            raise InputError(f"{where}: a cluster needs at least one node")
         names = [t.name for t in self.trackers]
         if len(set(names)) != len(names):
             dup = next(n for n in names if names.count(n) > 1)
-            raise InputError(f"{self.source or 'cluster'}: node {dup!r} is listed twice")
+            raise InputError(f"{where}: node {dup!r} is listed twice")
+        with_resources = [t for t in self.trackers if t.resources]
+        if with_resources and len(with_resources) != len(self.trackers):
+            bare = next(t for t in self.trackers if not t.resources)
+            raise InputError(f"{where}: node {bare.name!r} declares no resources while others do "
+                             "(give every node resources, e.g. in [defaults])")
+        with_dc = [t for t in self.trackers if t.datacenter]
+        if with_dc and len(with_dc) != len(self.trackers):
+            bare = next(t for t in self.trackers if not t.datacenter)
+            raise InputError(f"{where}: node {bare.name!r} belongs to no datacenter while others do")
+
+    @property
+    def resource_names(self) -> tuple[str, ...]:
+        """Resources declared by the nodes, sorted (empty for the slot model)."""
+        return tuple(sorted({name for t in self.trackers for name, _ in t.resources}))
+
+    @property
+    def uses_resources(self) -> bool:
+        """True when tasks are placed by resource fit (Hadoop 2 containers) rather than by slots alone."""
+        return bool(self.trackers[0].resources)
+
+    @property
+    def datacenters(self) -> tuple[str, ...]:
+        """Datacenter names in first-appearance order (empty when the cluster is one site)."""
+        return tuple(dict.fromkeys(t.datacenter for t in self.trackers if t.datacenter))
+
+    def default_request(self, reduce: bool) -> dict[str, float]:
+        """The per-task request used when a job gives none: the ``[requests]`` section, else YARN's defaults for
+        the resources the nodes declare (0 for the others)."""
+        given = dict(self.reduce_request if reduce else self.map_request)
+        return {r: float(given.get(r, YARN_DEFAULT_REQUEST.get(r, 0.0))) for r in self.resource_names}
 
     def __len__(self) -> int:
         return len(self.trackers)
@@ -102,8 +163,13 @@ class ClusterSpec:
             "map_slots": self.map_slots,
             "reduce_slots": self.reduce_slots,
             "cores": sum(t.cores for t in self.trackers),
-            "heterogeneous": len({(t.map_slots, t.reduce_slots, t.cores, t.speed) for t in self.trackers}) > 1,
+            "heterogeneous": len({(t.map_slots, t.reduce_slots, t.cores, t.speed, t.resources)
+                                  for t in self.trackers}) > 1,
             "source": self.source,
+            **({"resources": {r: sum(t.capacity(r) for t in self.trackers) for r in self.resource_names},
+                "configurations": len({t.resources for t in self.trackers})} if self.uses_resources else {}),
+            **({"datacenters": {d: sum(1 for t in self.trackers if t.datacenter == d) for d in self.datacenters}}
+               if self.datacenters else {}),
         }
 
 
@@ -122,24 +188,72 @@ def uniform_cluster(nodes: int, map_slots: int = 2, reduce_slots: int = 2, cores
     return ClusterSpec(tuple(trackers), source=f"{nodes} nodes x ({map_slots} map, {reduce_slots} reduce slots)")
 
 
-_NODE_KEYS = {"name", "rack", "map_slots", "reduce_slots", "cores", "speed", "disks", "memory_gb"}
+_NODE_KEYS = {"name", "rack", "map_slots", "reduce_slots", "cores", "speed", "disks", "memory_gb", "resources",
+              "datacenter"}
 
 
-def _node_from(entry: Mapping[str, object], defaults: Mapping[str, object], where: str) -> TrackerSpec:
+def _resource_table(value: object, where: str) -> dict[str, float]:
+    if not isinstance(value, Mapping):
+        raise InputError(f"{where}: resources must be a table such as {{vcores = 8, memory_mb = 16384}}")
+    table: dict[str, float] = {}
+    for name, amount in value.items():
+        if isinstance(amount, bool) or not isinstance(amount, (int, float)):
+            raise InputError(f"{where}: resource {name!r} must be a number, got {amount!r}")
+        table[str(name)] = float(amount)
+    return table
+
+
+def _merge(base: Mapping[str, object], entry: Mapping[str, object], where: str) -> dict[str, object]:
+    """``entry``'s node keys over ``base``; resource tables merge per resource."""
+    merged = {**base, **{k: v for k, v in entry.items() if k in _NODE_KEYS}}
+    if "resources" in entry and "resources" in base:
+        merged["resources"] = {**_resource_table(base["resources"], where), **_resource_table(entry["resources"], where)}
+    return merged
+
+
+#: Slot cap of a resource node when no default request constrains it (the resource fit alone decides).
+UNBOUNDED_SLOTS = 1_000_000
+
+
+def containers_that_fit(capacity: Mapping[str, float], request: Mapping[str, float]) -> int:
+    """How many tasks of ``request`` fit on a node of ``capacity`` at once (resources requested as 0 never bind;
+    :data:`UNBOUNDED_SLOTS` when nothing binds)."""
+    bound = math.inf
+    for name, amount in request.items():
+        if amount > 0:
+            bound = min(bound, math.floor(capacity.get(name, 0.0) / amount + 1e-9))
+    return UNBOUNDED_SLOTS if bound == math.inf else int(bound)
+
+
+def _node_from(entry: Mapping[str, object], defaults: Mapping[str, object], where: str,
+               requests: tuple[dict[str, float], dict[str, float]] | None = None) -> TrackerSpec:
     unknown = set(entry) - _NODE_KEYS - {"count", "hosts"}
     if unknown:
         raise InputError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-    values = {**defaults, **{k: v for k, v in entry.items() if k in _NODE_KEYS}}
+    values = _merge(defaults, entry, where)
     try:
+        resources = _resource_table(values["resources"], where) if "resources" in values else {}
+        map_slots = values.get("map_slots")
+        reduce_slots = values.get("reduce_slots")
+        if resources and requests is not None:
+            # A resource node's slot counts, unless given, are its container equivalents: how many default-sized
+            # requests fit. Slot-based schedulers use them for shares; the engine enforces the resource fit.
+            request_of = {r: YARN_DEFAULT_REQUEST.get(r, 0.0) for r in resources}
+            if map_slots is None:
+                map_slots = containers_that_fit(resources, {**request_of, **requests[0]})
+            if reduce_slots is None:
+                reduce_slots = containers_that_fit(resources, {**request_of, **requests[1]})
         return TrackerSpec(
             name=str(values["name"]),
             rack=str(values.get("rack", DEFAULT_RACK)),
-            map_slots=int(values.get("map_slots", 2)),  # type: ignore[arg-type]
-            reduce_slots=int(values.get("reduce_slots", 2)),  # type: ignore[arg-type]
-            cores=int(values.get("cores", 4)),  # type: ignore[arg-type]
+            map_slots=int(map_slots if map_slots is not None else 2),  # type: ignore[call-overload]
+            reduce_slots=int(reduce_slots if reduce_slots is not None else 2),  # type: ignore[call-overload]
+            cores=int(values.get("cores", 4)),  # type: ignore[call-overload]
             speed=float(values.get("speed", 1.0)),  # type: ignore[arg-type]
-            disks=int(values.get("disks", 1)),  # type: ignore[arg-type]
+            disks=int(values.get("disks", 1)),  # type: ignore[call-overload]
             memory_gb=float(values.get("memory_gb", 0.0)),  # type: ignore[arg-type]
+            resources=tuple(sorted(resources.items())),
+            datacenter=str(values.get("datacenter", "")),
         )
     except KeyError:
         raise InputError(f"{where}: a node needs a name") from None
@@ -147,45 +261,85 @@ def _node_from(entry: Mapping[str, object], defaults: Mapping[str, object], wher
         raise InputError(f"{where}: bad value ({exc})") from None
 
 
+def _rack_nodes(rack: object, defaults: Mapping[str, object], where: str, prefix: str,
+                requests: tuple[dict[str, float], dict[str, float]]) -> list[TrackerSpec]:
+    if not isinstance(rack, dict) or "name" not in rack:
+        raise InputError(f"{where}: a rack needs a name")
+    rack_name = str(rack["name"])
+    rack_defaults = {**_merge(defaults, {k: v for k, v in rack.items() if k != "name"}, where), "rack": rack_name}
+    rack_defaults.pop("name", None)
+    hosts = rack.get("hosts")
+    if hosts is None:
+        count = rack.get("count")
+        if not isinstance(count, int) or count < 1:
+            raise InputError(f"{where}: give either hosts = [...] or a positive count")
+        base = prefix + rack_name.strip("/").replace("/", "-")
+        hosts = [f"{base}-node{i + 1:03d}" for i in range(count)]
+    return [_node_from({"name": host}, rack_defaults, where, requests) for host in hosts]
+
+
+def _requests(doc: Mapping[str, object], source: str) -> tuple[dict[str, float], dict[str, float]]:
+    section = doc.get("requests") or {}
+    if not isinstance(section, Mapping) or set(section) - {"map", "reduce"}:
+        raise InputError(f"{source}: [requests] takes map = {{...}} and reduce = {{...}} tables")
+    return (_resource_table(section.get("map", {}), f"{source}: [requests] map"),
+            _resource_table(section.get("reduce", {}), f"{source}: [requests] reduce"))
+
+
 def cluster_from_mapping(doc: Mapping[str, object], source: str, overrides: Mapping[str, object] | None = None) -> ClusterSpec:
     """Build a cluster from a parsed cluster file (see the module docstring)."""
-    unknown = set(doc) - {"defaults", "racks", "nodes"}
+    unknown = set(doc) - {"defaults", "racks", "nodes", "datacenters", "requests"}
     if unknown:
-        raise InputError(f"{source}: unknown section(s) {', '.join(sorted(unknown))} (expected defaults, racks, nodes)")
-    defaults = dict(doc.get("defaults") or {})  # type: ignore[arg-type]
+        raise InputError(f"{source}: unknown section(s) {', '.join(sorted(unknown))} "
+                         "(expected defaults, racks, nodes, datacenters, requests)")
+    defaults = dict(doc.get("defaults") or {})  # type: ignore[call-overload]
     bad = set(defaults) - (_NODE_KEYS - {"name"})
     if bad:
         raise InputError(f"{source}: unknown key(s) in [defaults]: {', '.join(sorted(bad))}")
     if overrides:
         defaults.update({k: v for k, v in overrides.items() if v is not None})
+    requests = _requests(doc, source)
     trackers: list[TrackerSpec] = []
-    for r, rack in enumerate(doc.get("racks") or ()):  # type: ignore[union-attr]
-        where = f"{source}: racks[{r}]"
-        if not isinstance(rack, dict) or "name" not in rack:
-            raise InputError(f"{where}: a rack needs a name")
-        rack_name = str(rack["name"])
-        rack_defaults = {**defaults, **{k: v for k, v in rack.items() if k in _NODE_KEYS - {"name"}}, "rack": rack_name}
-        hosts = rack.get("hosts")
-        if hosts is None:
-            count = rack.get("count")
-            if not isinstance(count, int) or count < 1:
-                raise InputError(f"{where}: give either hosts = [...] or a positive count")
-            base = rack_name.strip("/").replace("/", "-")
-            hosts = [f"{base}-node{i + 1:03d}" for i in range(count)]
-        for host in hosts:
-            trackers.append(_node_from({"name": host}, rack_defaults, where))
+    for r, rack in enumerate(doc.get("racks") or ()):  # type: ignore[attr-defined]
+        trackers += _rack_nodes(rack, defaults, f"{source}: racks[{r}]", "", requests)
+    for d, dc in enumerate(doc.get("datacenters") or ()):  # type: ignore[attr-defined]
+        where = f"{source}: datacenters[{d}]"
+        if not isinstance(dc, dict) or "name" not in dc:
+            raise InputError(f"{where}: a datacenter needs a name")
+        dc_name = str(dc["name"])
+        extra_keys = set(dc) - (_NODE_KEYS - {"rack", "datacenter"}) - {"racks", "nodes", "count"}
+        if extra_keys:
+            raise InputError(f"{where}: unknown key(s) {', '.join(sorted(extra_keys))}")
+        dc_defaults = {**_merge(defaults, {k: v for k, v in dc.items() if k in _NODE_KEYS - {"name"}}, where),
+                       "datacenter": dc_name}
+        racks = list(dc.get("racks") or ())
+        if "count" in dc:  # shorthand: one rack of `count` nodes
+            racks.append({"name": f"/{dc_name}/rack1", "count": dc["count"]})
+        for r, rack in enumerate(racks):
+            if isinstance(rack, dict) and "name" in rack and not str(rack["name"]).startswith(f"/{dc_name}/"):
+                rack = {**rack, "name": f"/{dc_name}/" + str(rack["name"]).strip("/")}
+            trackers += _rack_nodes(rack, dc_defaults, f"{where}.racks[{r}]", "", requests)
+        for n, node in enumerate(dc.get("nodes") or ()):
+            if not isinstance(node, dict):
+                raise InputError(f"{where}.nodes[{n}]: expected a table")
+            trackers.append(_node_from(node, {**dc_defaults, "rack": f"/{dc_name}{DEFAULT_RACK}"},
+                                       f"{where}.nodes[{n}]", requests))
     by_name = {t.name: i for i, t in enumerate(trackers)}
-    for n, node in enumerate(doc.get("nodes") or ()):  # type: ignore[union-attr]
+    for n, node in enumerate(doc.get("nodes") or ()):  # type: ignore[attr-defined]
         where = f"{source}: nodes[{n}]"
         if not isinstance(node, dict):
             raise InputError(f"{where}: expected a table")
         if node.get("name") in by_name:  # override a node a rack declared
             i = by_name[str(node["name"])]
-            base = {k: getattr(trackers[i], k) for k in _NODE_KEYS}
-            trackers[i] = _node_from(node, base, where)
+            old = trackers[i]
+            base: dict[str, object] = {k: getattr(old, k) for k in _NODE_KEYS - {"resources"}}
+            if old.resources:
+                base["resources"] = dict(old.resources)
+            trackers[i] = _node_from(node, base, where, requests)
         else:
-            trackers.append(_node_from(node, defaults, where))
-    return ClusterSpec(tuple(trackers), source=source)
+            trackers.append(_node_from(node, defaults, where, requests))
+    return ClusterSpec(tuple(trackers), source=source, map_request=tuple(sorted(requests[0].items())),
+                       reduce_request=tuple(sorted(requests[1].items())))
 
 
 def load_cluster_file(path: str | os.PathLike[str], overrides: Mapping[str, object] | None = None) -> ClusterSpec:
@@ -232,9 +386,20 @@ def write_cluster_file(cluster: ClusterSpec, path: str | os.PathLike[str]) -> No
     from mrsim.io import atomic_write
 
     lines = ["# mrsim cluster file (see docs/cluster.md)", ""]
+    if cluster.map_request or cluster.reduce_request:
+        lines.append("[requests]")
+        for kind, request in (("map", cluster.map_request), ("reduce", cluster.reduce_request)):
+            if request:
+                lines.append(f"{kind} = {{ " + ", ".join(f"{json.dumps(r)} = {a!r}" for r, a in request) + " }")
+        lines.append("")
     for t in cluster.trackers:
         lines += ["[[nodes]]", f"name = {json.dumps(t.name)}", f"rack = {json.dumps(t.rack)}",
                   f"map_slots = {t.map_slots}", f"reduce_slots = {t.reduce_slots}", f"cores = {t.cores}",
-                  f"speed = {t.speed!r}", ""]
+                  f"speed = {t.speed!r}"]
+        if t.resources:
+            lines.append("resources = { " + ", ".join(f"{json.dumps(r)} = {a!r}" for r, a in t.resources) + " }")
+        if t.datacenter:
+            lines.append(f"datacenter = {json.dumps(t.datacenter)}")
+        lines.append("")
     with atomic_write(path) as fh:
         fh.write("\n".join(lines))

@@ -456,45 +456,32 @@ class SizeBasedScheduler(TaskScheduler):
         attempts = self.attempts[tracker.index]
         assigned = 0
         while free_m > 0 and pm:
-            rec = pm[0]
-            job = rec.job
-            if job.requeued_maps:
-                i = job.requeued_maps[-1]
-            elif job.host_cache is None:
-                i = job.next_map
+            # Highest-ranked job whose map can run here: always the head on one-site slot clusters; on federations
+            # and resource clusters a job may have nothing placed in this datacenter or nothing that fits.
+            for rec in pm:
+                if jt.obtain_new_map_task(rec.job, tracker, Locality.ANY):
+                    break
             else:
-                i = -1
-            if not jt.obtain_new_map_task(job, tracker, Locality.ANY):  # pragma: no cover - queue invariant
-                raise RuntimeError(f"{self.name}: {job.job_id} listed with pending maps but none could launch")
-            if i < 0:
-                i = self._launched_map(job, tracker, now)
+                break
+            i = jt.last_task
             attempts.append((rec, 0, i, now))
             rec.live[(0, i)] = tracker.index
             self.refresh(rec)
             assigned += 1
             free_m -= 1
         while free_r > 0 and pr:
-            rec = pr[0]
-            job = rec.job
-            i = job.requeued_reduces[-1] if job.requeued_reduces else job.next_reduce
-            if not jt.obtain_new_reduce_task(job, tracker):  # pragma: no cover - queue invariant
-                raise RuntimeError(f"{self.name}: {job.job_id} listed with pending reduces but none could launch")
+            for rec in pr:
+                if jt.obtain_new_reduce_task(rec.job, tracker):
+                    break
+            else:
+                break
+            i = jt.last_task
             attempts.append((rec, 1, i, now))
             rec.live[(1, i)] = tracker.index
             self.refresh(rec)
             assigned += 1
             free_r -= 1
         return assigned
-
-    def _launched_map(self, job: "JobState", tracker: "TrackerState", now: float) -> int:
-        """Index of the map just launched on ``tracker`` for a job with split locations. O(maps of the job)."""
-        live = job.sched.live  # type: ignore[union-attr]
-        starts = job.map_start
-        where = job.map_tracker
-        for i in range(job.n_maps):
-            if starts[i] == now and where[i] == tracker.index and (0, i) not in live:
-                return i
-        raise RuntimeError(f"{self.name}: cannot find the map of {job.job_id} just launched")  # pragma: no cover
 
     # --------------------------------------------------------------------------------- preemption
 

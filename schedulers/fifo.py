@@ -51,6 +51,9 @@ class FifoScheduler(TaskScheduler):
         self.map_queue: SortedKeyList = SortedKeyList(key=fifo_order)  # running jobs with unlaunched maps
         self.reduce_queue: SortedKeyList = SortedKeyList(key=fifo_order)  # past slow start, unlaunched reduces
         self.with_reduces: SortedKeyList = SortedKeyList(key=fifo_order)  # running jobs with numReduceTasks > 0
+        # On federations and resource clusters a job's pending reduce may not run on every tracker (wrong
+        # datacenter, no room): walk the queue as Hadoop does instead of trying only its head.
+        self.walk_reduces = bool(jt.datacenters or jt.resource_names)
         self.needed_maps = 0  # sum of desired maps over running jobs with reduces (padding)
         self.needed_reduces = 0
 
@@ -142,6 +145,8 @@ class FifoScheduler(TaskScheduler):
                     candidates = (self.with_reduces[0],)
                 elif jt.speculative_reduces:
                     candidates = tuple(self.with_reduces)
+                elif self.walk_reduces:
+                    candidates = reduce_queue
                 else:
                     candidates = (reduce_queue[0],) if reduce_queue else ()
                 job = None

@@ -101,17 +101,23 @@ class EdfScheduler(TaskScheduler):
         queue = self.map_queue
         free = tracker.map_slots - tracker.running_maps
         while free > 0 and queue:
-            job = queue[0]
-            if not jt.obtain_new_map_task(job, tracker, Locality.ANY):  # 0: nothing launched
-                break  # cannot happen with pending maps and Locality.ANY; never spin
+            # The most urgent job whose map can run here: on one-site slot clusters that is always the head;
+            # on federations and resource clusters a job may have nothing placed or fitting on this tracker.
+            for job in queue:
+                if jt.obtain_new_map_task(job, tracker, Locality.ANY):
+                    break
+            else:
+                break
             assigned += 1
             free -= 1
             self.launched(job, tracker)
         queue = self.reduce_queue
         free = tracker.reduce_slots - tracker.running_reduces
         while free > 0 and queue:
-            job = queue[0]
-            if not jt.obtain_new_reduce_task(job, tracker):
+            for job in queue:
+                if jt.obtain_new_reduce_task(job, tracker):
+                    break
+            else:
                 break
             assigned += 1
             free -= 1

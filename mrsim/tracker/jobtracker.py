@@ -40,6 +40,7 @@ from heapq import heappush
 from typing import Callable
 
 from mrsim.cluster import ClusterSpec
+from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
@@ -49,6 +50,7 @@ from mrsim.tracker.events import (EV_BACKUP_DONE, EV_HEARTBEAT, EV_JOB_ARRIVAL, 
                                   ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
 from mrsim.tracker.kernel import Kernel
 from mrsim.tracker.overheads import RecordedOverheads
+from mrsim.tracker.placement import task_datacenters, task_request
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
 
@@ -92,6 +94,21 @@ class JobTracker(RecordedOverheads):
             TrackerState(i, t.name, t.rack, t.map_slots, t.reduce_slots, t.speed, t.cores, phases[i])
             for i, t in enumerate(cluster.trackers)
         ]
+        # Federations: datacenter names; each tracker knows its index (docs/cluster.md).
+        self.datacenters: tuple[str, ...] = cluster.datacenters
+        # Resource-vector clusters: resource names (sorted); trackers get capacity and free vectors in this order.
+        self.resource_names: tuple[str, ...] = cluster.resource_names
+        dc_index = {name: d for d, name in enumerate(self.datacenters)}
+        for state, spec in zip(self.trackers, cluster.trackers):
+            state.datacenter = dc_index.get(spec.datacenter, 0)
+            if self.resource_names:
+                state.capacity = tuple(spec.capacity(r) for r in self.resource_names)
+                state.free = list(state.capacity)
+        self.default_requests = (cluster.default_request(False), cluster.default_request(True))
+        self.site_slots: tuple[list[int], list[int]] = ([0] * max(1, len(self.datacenters)), [0] * max(1, len(self.datacenters)))
+        for state in self.trackers:
+            self.site_slots[0][state.datacenter] += state.map_slots
+            self.site_slots[1][state.datacenter] += state.reduce_slots
         origin = workload.origin_s
         self.jobs = [JobState(i, tmpl, tmpl.submit_s - origin, conf.slowstart_completed_maps)
                      for i, tmpl in enumerate(workload.jobs)]
@@ -128,6 +145,9 @@ class JobTracker(RecordedOverheads):
         self.spec_attempts = 0
         self.spec_wins = 0
         self.progress: Callable[[int], None] | None = None
+        #: index of the task the last successful ``obtain_new_*_task`` call launched (for schedulers that track
+        #: attempts; a speculative backup does not set it)
+        self.last_task = -1
 
     # ----------------------------------------------------------------------------------------- running
 
@@ -219,8 +239,12 @@ class JobTracker(RecordedOverheads):
             job.live_maps = set()
         if self.speculative_reduces:
             job.live_reduces = set()
-        if job.template.map_locations is not None:
+        if self.datacenters:
+            self._setup_datacenters(job)
+        elif job.template.map_locations is not None:
             self._setup_locality(job)
+        if self.resource_names:
+            self._setup_requests(job)
         if self.failed_attempts:
             self._plan_failures(job)
         delay = job.template.extra.get("launch_delay_s") if self.job_overheads else None
@@ -291,6 +315,9 @@ class JobTracker(RecordedOverheads):
             self.wake(tracker)
 
     def _speculate(self, job: JobState, tracker: TrackerState, reduce: bool) -> bool:
+        req = job.reduce_req if reduce else job.map_req
+        if req is not None and not self.fits(tracker, req):
+            return False
         i, later = speculation.find_candidate(self, job, tracker, reduce)
         if i < 0:
             if later:
@@ -405,6 +432,8 @@ class JobTracker(RecordedOverheads):
             job.running_reduces -= 1
             job.finished_reduces += 1
             self.remaining_ready_reduces -= 1
+            if job.reduce_req is not None:
+                self.release(tracker, job.reduce_req)
         else:
             if job.live_maps is not None:
                 job.live_maps.discard(gid & TASK_MASK)
@@ -412,6 +441,8 @@ class JobTracker(RecordedOverheads):
             job.running_maps -= 1
             job.finished_maps += 1
             self.remaining_maps -= 1
+            if job.map_req is not None:
+                self.release(tracker, job.map_req)
             finish = job.map_finish[gid & TASK_MASK]
             if finish > job.last_map_finish:
                 job.last_map_finish = finish
@@ -499,8 +530,17 @@ class JobTracker(RecordedOverheads):
             if self.speculative_maps and (locality == Locality.ANY or locality == Locality.NON_LOCAL):
                 return 3 if self._speculate(job, tracker, False) else 0
             return 0
+        req = job.map_req
+        if req is not None and not self.fits(tracker, req):
+            return 0
         level = 2
-        if job.requeued_maps:
+        if job.dc_maps is not None:
+            if locality == Locality.NODE or locality == Locality.NON_LOCAL:
+                return 0  # within its datacenter every map is rack-local (no split locations there)
+            i = self._pick_in_datacenter(job, tracker, False)
+            if i < 0:
+                return 0
+        elif job.requeued_maps:
             i = job.requeued_maps.pop()
         elif job.host_cache is None:
             if locality == Locality.NODE or locality == Locality.NON_LOCAL:
@@ -528,6 +568,7 @@ class JobTracker(RecordedOverheads):
             elif level == 3:
                 duration *= self.off_switch_slowdown
         finish = now + duration
+        self.last_task = i
         job.map_start[i] = now
         job.map_finish[i] = finish
         job.map_tracker[i] = tracker.index
@@ -535,6 +576,8 @@ class JobTracker(RecordedOverheads):
             job.live_maps.add(i)
         job.running_maps += 1
         tracker.running_maps += 1
+        if req is not None:
+            self.hold(tracker, req)
         if job.start_time < 0.0:
             job.start_time = now
         k = self.kernel
@@ -609,13 +652,21 @@ class JobTracker(RecordedOverheads):
             if self.speculative_reduces and job.reduces_ready:
                 return self._speculate(job, tracker, True)
             return False
-        if job.requeued_reduces:
+        req = job.reduce_req
+        if req is not None and not self.fits(tracker, req):
+            return False
+        if job.dc_reduces is not None:
+            i = self._pick_in_datacenter(job, tracker, True)
+            if i < 0:
+                return False
+        elif job.requeued_reduces:
             i = job.requeued_reduces.pop()
         else:
             i = job.next_reduce
             job.next_reduce = i + 1
         job.reduces_pending -= 1
         now = self.kernel.now
+        self.last_task = i
         gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
         job.reduce_start[i] = now
         job.reduce_tracker[i] = tracker.index
@@ -623,6 +674,8 @@ class JobTracker(RecordedOverheads):
             job.live_reduces.add(i)
         job.running_reduces += 1
         tracker.running_reduces += 1
+        if req is not None:
+            self.hold(tracker, req)
         if job.start_time < 0.0:
             job.start_time = now
         lost = self._next_failure(job, gid) if job.fail_plan is not None else -1.0
@@ -648,6 +701,118 @@ class JobTracker(RecordedOverheads):
             job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
         return True
 
+    # ----------------------------------------------------------------------------------------- resources, sites
+
+    @staticmethod
+    def fits(tracker: TrackerState, req: tuple[float, ...]) -> bool:
+        """Whether a task requesting ``req`` fits in ``tracker``'s free resources now (resource clusters)."""
+        free = tracker.free
+        assert free is not None
+        for r in range(len(req)):
+            if req[r] > free[r] + 1e-9:
+                return False
+        return True
+
+    @staticmethod
+    def hold(tracker: TrackerState, req: tuple[float, ...]) -> None:
+        free = tracker.free
+        assert free is not None
+        for r in range(len(req)):
+            free[r] -= req[r]
+
+    @staticmethod
+    def release(tracker: TrackerState, req: tuple[float, ...]) -> None:
+        """Give ``req`` back; an idle tracker is reset to its exact capacity (no floating-point drift)."""
+        free = tracker.free
+        assert free is not None and tracker.capacity is not None
+        if tracker.running_maps == 0 and tracker.running_reduces == 0:
+            free[:] = tracker.capacity
+            return
+        for r in range(len(req)):
+            free[r] += req[r]
+
+    def task_requeued(self, tracker: TrackerState, job: JobState, i: int, reduce: bool) -> None:
+        """Bookkeeping shared by every path that stops task ``i``'s attempt on ``tracker`` and requeues the task
+        (kill, replayed failure): give its resources back and count it pending in its datacenter again. The
+        caller has already decremented the running counts."""
+        req = job.reduce_req if reduce else job.map_req
+        if req is not None:
+            self.release(tracker, req)
+        if reduce:
+            if job.dc_reduces_pending is not None and job.reduce_dc is not None:
+                job.dc_reduces_pending[job.reduce_dc[i]] += 1
+        elif job.dc_maps_pending is not None and job.map_dc is not None:
+            job.dc_maps_pending[job.map_dc[i]] += 1
+
+    def _pick_in_datacenter(self, job: JobState, tracker: TrackerState, reduce: bool) -> int:
+        """A pending task of ``job`` placed in ``tracker``'s datacenter (requeued ones first), or -1.
+
+        Updates the per-datacenter pending count and the job's launch counter. Cost: O(1), plus a scan of the
+        requeued tasks when there are any (rare: kills and replayed failures).
+        """
+        d = tracker.datacenter
+        pending = job.dc_reduces_pending if reduce else job.dc_maps_pending
+        assert pending is not None
+        if pending[d] == 0:
+            return -1
+        pending[d] -= 1
+        requeued = job.requeued_reduces if reduce else job.requeued_maps
+        if requeued:
+            placed = job.reduce_dc if reduce else job.map_dc
+            assert placed is not None
+            for k in range(len(requeued) - 1, -1, -1):
+                if placed[requeued[k]] == d:
+                    return requeued.pop(k)
+        stack = (job.dc_reduces if reduce else job.dc_maps)[d]  # type: ignore[index]
+        if reduce:
+            job.next_reduce += 1
+        else:
+            job.next_map += 1
+        return stack.pop()
+
+    def _setup_requests(self, job: JobState) -> None:
+        """Resolve the job's per-task requests (``mrsim.tracker.placement``) and check each fits some node."""
+        names = self.resource_names
+        for reduce in (False, True):
+            if not (job.n_reduces if reduce else job.n_maps):
+                continue
+            request = task_request(job.template, reduce, self.default_requests[reduce])
+            unknown = [r for r, amount in request.items() if amount > 0 and r not in names]
+            if unknown:
+                raise InputError(f"job {job.job_id}: its tasks request {', '.join(map(repr, unknown))}, which no node "
+                                 f"declares (nodes have {', '.join(names)})")
+            req = tuple(request.get(r, 0.0) for r in names)
+            placed = job.reduce_dc if reduce else job.map_dc
+            sites = set(placed) if placed is not None else None
+            if not any(all(a <= c + 1e-9 for a, c in zip(req, t.capacity or ()))
+                       and (sites is None or t.datacenter in sites) for t in self.trackers):
+                kind = "reduce" if reduce else "map"
+                raise InputError(f"job {job.job_id}: a {kind} task requests "
+                                 + ", ".join(f"{r}={a:g}" for r, a in zip(names, req)) + ", which fits on no node")
+            if reduce:
+                job.reduce_req = req
+            else:
+                job.map_req = req
+
+    def _setup_datacenters(self, job: JobState) -> None:
+        """Place the job's tasks in datacenters (its sub-jobs); every sub-job's datacenter needs slots for it."""
+        map_dc, reduce_dc = task_datacenters(job.template, self.datacenters)
+        n_dc = len(self.datacenters)
+        job.map_dc, job.reduce_dc = map_dc, reduce_dc
+        job.dc_maps = [[] for _ in range(n_dc)]
+        job.dc_reduces = [[] for _ in range(n_dc)]
+        for i in range(len(map_dc) - 1, -1, -1):  # reversed: popped from the end, lowest index first
+            job.dc_maps[map_dc[i]].append(i)
+        for i in range(len(reduce_dc) - 1, -1, -1):
+            job.dc_reduces[reduce_dc[i]].append(i)
+        job.dc_maps_pending = [len(x) for x in job.dc_maps]
+        job.dc_reduces_pending = [len(x) for x in job.dc_reduces]
+        for kind, counts in (("map", job.dc_maps_pending), ("reduce", job.dc_reduces_pending)):
+            for d, count in enumerate(counts):
+                if count and not self.site_slots[kind == "reduce"][d]:
+                    raise InputError(f"job {job.job_id}: {count} {kind} task(s) placed in datacenter "
+                                     f"{self.datacenters[d]!r}, which has no {kind} slots")
+
     def kill_task(self, job: JobState, reduce: bool) -> float:
         """Kill the job's most recently launched running map (or reduce) and put it back in the job's queue.
 
@@ -660,7 +825,10 @@ class JobTracker(RecordedOverheads):
         now = self.kernel.now
         starts = job.reduce_start if reduce else job.map_start
         finishes = job.reduce_finish if reduce else job.map_finish
-        top = job.next_reduce if reduce else (job.n_maps if job.map_launched is not None else job.next_map)
+        if reduce:
+            top = job.n_reduces if job.dc_reduces is not None else job.next_reduce
+        else:
+            top = job.n_maps if job.map_launched is not None or job.dc_maps is not None else job.next_map
         requeued = job.requeued_reduces if reduce else job.requeued_maps
         victim = -1
         newest = -1.0
@@ -696,6 +864,7 @@ class JobTracker(RecordedOverheads):
             tracker.running_maps -= 1
             job.running_maps -= 1
             job.maps_pending += 1
+        self.task_requeued(tracker, job, i, reduce)
         requeued.append(i)
         live = job.live_reduces if reduce else job.live_maps
         if live is not None:
@@ -755,3 +924,13 @@ class JobTracker(RecordedOverheads):
         assert remaining == self.remaining_maps, "remaining map load out of sync"
         assert ready == self.remaining_ready_reduces, "remaining reduce load out of sync"
         assert self.cluster_status_maps == sum(t.status_maps for t in self.trackers)
+        for t in self.trackers:
+            if t.free is not None and t.capacity is not None:
+                for r, (f, c) in enumerate(zip(t.free, t.capacity)):
+                    assert -1e-6 <= f <= c + 1e-6, f"{t}: {self.resource_names[r]} free {f} outside [0, {c}]"
+                if t.running_maps == 0 and t.running_reduces == 0:
+                    assert all(abs(f - c) < 1e-6 for f, c in zip(t.free, t.capacity)), f"{t}: idle but resources held"
+        for job in self.running_jobs.values():
+            if job.dc_maps_pending is not None and job.dc_reduces_pending is not None:
+                assert sum(job.dc_maps_pending) == job.maps_pending, f"{job}: per-datacenter pending maps"
+                assert sum(job.dc_reduces_pending) == job.reduces_pending, f"{job}: per-datacenter pending reduces"

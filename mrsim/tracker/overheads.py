@@ -76,6 +76,7 @@ class RecordedOverheads:
             job.map_finish[i] = -1.0
             if job.live_maps is not None:
                 job.live_maps.discard(i)
+        self.task_requeued(tracker, job, i, reduce)
         starts[i] = -1.0
         job.wasted_s += wasted
         self.wasted_s += wasted
@@ -91,9 +92,13 @@ class RecordedOverheads:
     def _assign_setup_or_cleanup(self, tracker: TrackerState, now: float) -> bool:
         """``JobTracker.getSetupAndCleanupTasks``: a free map slot (else a free reduce slot) takes the first job
         cleanup task, else the first job setup task, in job-id order; at most one per heartbeat."""
-        if tracker.running_maps < tracker.map_slots:
+        queue = self.cleanup_queue or self.setup_queue
+        job = self.jobs[queue[0]]
+        # Resource clusters: the setup/cleanup task runs in a container of the job's map (reduce) size.
+        if tracker.running_maps < tracker.map_slots and (job.map_req is None or self.fits(tracker, job.map_req)):
             on_reduce = 0
-        elif tracker.running_reduces < tracker.reduce_slots:
+        elif tracker.running_reduces < tracker.reduce_slots and (job.reduce_req is None
+                                                                  or self.fits(tracker, job.reduce_req)):
             on_reduce = 1
         else:
             return False
@@ -101,7 +106,9 @@ class RecordedOverheads:
             index, kind, key = heappop(self.cleanup_queue), 1, "cleanup_s"
         else:
             index, kind, key = heappop(self.setup_queue), 0, "setup_s"
-        job = self.jobs[index]
+        req = job.reduce_req if on_reduce else job.map_req
+        if req is not None:
+            self.hold(tracker, req)
         if on_reduce:
             tracker.running_reduces += 1
             self.aux_running_reduces += 1
@@ -118,13 +125,17 @@ class RecordedOverheads:
         self._completed_on(self.trackers[tracker_index], code, now, aux=True)
 
     def _apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
+        job = self.jobs[code >> 2]
         if code & 1:
             tracker.running_reduces -= 1
             self.aux_running_reduces -= 1
+            req = job.reduce_req
         else:
             tracker.running_maps -= 1
             self.aux_running_maps -= 1
-        job = self.jobs[code >> 2]
+            req = job.map_req
+        if req is not None:
+            self.release(tracker, req)
         if code & 2:
             self._finish_job(job, now)
         else:

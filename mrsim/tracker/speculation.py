@@ -83,11 +83,14 @@ def find_candidate(jt: "JobTracker", job: JobState, tracker: TrackerState, reduc
     best_p = 2.0
     possible_later = False
     failing = job.failing
+    placed = job.reduce_dc if reduce else job.map_dc  # federations: a backup runs in the task's datacenter
     for p, i in running_tips:
         if spec is not None and (base | i) in spec:
             continue
         if failing and (base | i) in failing:
             continue  # a replayed failing attempt: its end is a failure, not a result a backup could race
+        if placed is not None and placed[i] != tracker.datacenter:
+            continue
         possible_later = True
         if trackers[i] == tracker.index:
             continue
@@ -110,6 +113,9 @@ def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduc
         shuffle_end = -1.0
         finish = now + job.map_dur[i] / speed * jt.off_switch_slowdown
         tracker.running_maps += 1
+    req = job.reduce_req if reduce else job.map_req
+    if req is not None:
+        jt.hold(tracker, req)
     if job.spec is None:
         job.spec = {}
     job.spec[gid] = (tracker.index, now, finish, shuffle_end)
@@ -125,8 +131,12 @@ def cancel(jt: "JobTracker", job: JobState, gid: int, now: float) -> None:
     tracker = jt.trackers[tracker_index]
     if gid & REDUCE_BIT:
         tracker.running_reduces -= 1
+        req = job.reduce_req
     else:
         tracker.running_maps -= 1
+        req = job.map_req
+    if req is not None:
+        jt.release(tracker, req)
     job.spec_running -= 1
     wasted = now - start
     job.wasted_s += wasted
@@ -156,6 +166,9 @@ def backup_won(jt: "JobTracker", job: JobState, gid: int, now: float) -> Tracker
         job.reduce_shuffle_end[i] = shuffle_end
     else:
         first.running_maps -= 1
+    req = job.reduce_req if reduce else job.map_req
+    if req is not None:
+        jt.release(first, req)
     job.wasted_s += wasted
     jt.wasted_s += wasted
     jt.spec_wins += 1

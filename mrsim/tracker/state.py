@@ -34,6 +34,9 @@ class JobState:
             (finished counts include only completions already reported by a heartbeat).
         reduces_ready: slow start met (``finished_maps >= slowstart_threshold``).
         map_stage_done: every map reported finished.
+        map_req / reduce_req: per-task resource request (resource-vector clusters; else None).
+        map_dc / reduce_dc, dc_maps_pending / dc_reduces_pending: federations only (else None): each task's
+            datacenter index, and the pending tasks per datacenter.
     """
 
     __slots__ = (
@@ -46,6 +49,7 @@ class JobState:
         "reduce_start", "reduce_shuffle_end", "reduce_finish", "reduce_tracker", "sched",
         "maps_pending", "reduces_pending", "requeued_maps", "requeued_reduces", "killed_tasks", "wasted_s",
         "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running", "live_maps", "live_reduces", "fail_plan", "failing",
+        "map_req", "reduce_req", "map_dc", "reduce_dc", "dc_maps", "dc_reduces", "dc_maps_pending", "dc_reduces_pending",
     )
 
     def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
@@ -107,6 +111,17 @@ class JobState:
         # Failed attempts to replay before a task succeeds (gid -> durations, s) and the gids now running one.
         self.fail_plan: dict[int, list[float]] | None = None
         self.failing: set[int] | None = None
+        # Resource-vector clusters: one request per task type, in ``JobTracker.resource_names`` order (else None).
+        self.map_req: tuple[float, ...] | None = None
+        self.reduce_req: tuple[float, ...] | None = None
+        # Federations: each task's datacenter index, the unlaunched task indices per datacenter (popped from the
+        # end) and the pending counts per datacenter (never launched or requeued). None on one-site clusters.
+        self.map_dc: list[int] | None = None
+        self.reduce_dc: list[int] | None = None
+        self.dc_maps: list[list[int]] | None = None
+        self.dc_reduces: list[list[int]] | None = None
+        self.dc_maps_pending: list[int] | None = None
+        self.dc_reduces_pending: list[int] | None = None
 
     def materialize(self) -> None:
         """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""
@@ -148,13 +163,15 @@ class TrackerState:
 
     Attributes read by schedulers:
         index, name, host, rack, map_slots, reduce_slots, speed.
+        datacenter: index into ``JobTracker.datacenters`` (0 when the cluster is one site).
+        capacity / free: per resource (``JobTracker.resource_names`` order) on resource-vector clusters, else None.
         running_maps / running_reduces: tasks occupying slots now, including ones launched in this heartbeat.
         status_maps / status_reduces: the counts the TaskTracker reported in its last heartbeat (Hadoop's
             ``TaskTrackerStatus.countMapTasks``): what Hadoop's schedulers see during ``assignTasks``.
     """
 
     __slots__ = (
-        "index", "name", "host", "rack", "map_slots", "reduce_slots", "speed", "cores",
+        "index", "name", "host", "rack", "map_slots", "reduce_slots", "speed", "cores", "datacenter", "capacity", "free",
         "running_maps", "running_reduces", "status_maps", "status_reduces",
         "reports", "aux_reports", "next_hb", "phase", "hb_k", "hb_stamp", "hb_requested", "waiting_change", "busy_map_time", "busy_reduce_time",
     )
@@ -183,6 +200,10 @@ class TrackerState:
         self.waiting_change = False
         self.busy_map_time = 0.0
         self.busy_reduce_time = 0.0
+        self.datacenter = 0  # index into JobTracker.datacenters (0 on one-site clusters)
+        # Resource-vector clusters: capacity and what is free now, per resource (JobTracker.resource_names order).
+        self.capacity: tuple[float, ...] | None = None
+        self.free: list[float] | None = None
 
     @property
     def free_map_slots(self) -> int:
