@@ -135,6 +135,7 @@ def _location_strings(task: dict) -> tuple[str, ...]:
 KEPT_PROPERTY_PREFIXES = ("mapred.fairscheduler.", "mapred.job.queue.name", "mapreduce.job.queuename",
                           "mapred.job.priority", "mapreduce.job.priority", "mapred.job.map.memory.mb",
                           "mapred.job.reduce.memory.mb", "mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb",
+                          "mapreduce.map.cpu.vcores", "mapreduce.reduce.cpu.vcores",
                           "user.name", "pool.name")
 
 

@@ -12,6 +12,11 @@ A spec file holds one ``[[job]]`` table per job::
     # map_duration = 123.0    # per-task duration (s) without contention; reduce_duration, reduce_demand alike
     deadline = 600.0          # optional, s after submission
     priority = "HIGH"         # optional: VERY_HIGH, HIGH, NORMAL (default), LOW, VERY_LOW
+    map_request = { vcores = 1, memory_mb = 2048 }   # optional: per-task request on resource clusters
+    map_datacenters = { us = 6, eu = 4 }             # optional: tasks per datacenter on a federation
+
+``reduce_request`` and ``reduce_datacenters`` alike. Datacenter counts must add up to the task count; tasks are
+placed in table order (maps 0-5 in ``us`` above). See ``docs/cluster.md`` for both.
 
 Every task of a kind is identical. A kind with tasks needs ``<kind>_duration`` or ``<kind>_demand`` (or both):
 
@@ -46,7 +51,7 @@ _HEAD_BYTES = 1 << 16
 
 _REQUIRED = ("id", "submit", "maps", "reduces")
 _OPTIONAL = ("user", "queue", "name", "map_duration", "reduce_duration", "map_demand", "reduce_demand",
-             "deadline", "priority")
+             "deadline", "priority", "map_request", "reduce_request", "map_datacenters", "reduce_datacenters")
 
 
 def is_jobspec(path: str | os.PathLike[str]) -> bool:
@@ -126,6 +131,23 @@ def _job(entry: Mapping[str, object], where: str) -> JobTemplate:
         priority = Priority.parse(entry.get("priority"))
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
+    extra: dict[str, object] = {"jobspec": True}
+    for kind, n in (("map", n_maps), ("reduce", n_reduces)):
+        key = f"{kind}_request"
+        if key in entry:
+            request = entry[key]
+            if not isinstance(request, Mapping) or not request:
+                raise InputError(f"{where}: {key} must be a table such as {{ vcores = 1, memory_mb = 2048 }}")
+            extra[key] = {str(r): _number(a, f"{where}: {key}.{r}") for r, a in request.items()}
+        key = f"{kind}_datacenters"
+        if key in entry:
+            placed = entry[key]
+            if not isinstance(placed, Mapping):
+                raise InputError(f"{where}: {key} must be a table of task counts such as {{ us = 6, eu = 4 }}")
+            counts = {str(d): _count(c, f"{where}: {key}.{d}") for d, c in placed.items()}
+            if sum(counts.values()) != n:
+                raise InputError(f"{where}: {key} places {sum(counts.values())} task(s) but the job has {n} {kind}(s)")
+            extra[key] = counts
     return JobTemplate(
         job_id=jid,
         submit_s=submit,
@@ -139,7 +161,7 @@ def _job(entry: Mapping[str, object], where: str) -> JobTemplate:
         map_demands=demands["map"],
         reduce_demands=demands["reduce"],
         demand_resources=DEMAND_RESOURCES,
-        extra={"jobspec": True},
+        extra=extra,
     )
 
 
