@@ -1,0 +1,16 @@
+"""Global-SRPT on a federation (Hung et al. sec. 3.1): jobs ordered by their total queued tasks over all
+datacenters, ties by arrival; the controller pushes that one order to every datacenter.
+
+Controller and local schedulers: :mod:`schedulers.geo_controller`.
+"""
+
+from __future__ import annotations
+
+from mrsim.geo.policies import Policy
+from schedulers.geo_controller import GeoControllerScheduler
+
+
+class GeoGlobalSrptScheduler(GeoControllerScheduler):
+    name = "gsrpt"
+    summary = "geo: Global-SRPT (total queued tasks over all datacenters)"
+    policy = Policy.GSRPT
