@@ -163,6 +163,12 @@ BUILTIN_SCHEDULERS: dict[str, str] = {
     "srpt": "schedulers.srpt:SrptScheduler",
     "fsp": "schedulers.fsp:FspScheduler",
     "las": "schedulers.las:LasScheduler",
+    "fcfs": "schedulers.geo_fcfs:GeoFcfsScheduler",
+    "gsrpt": "schedulers.geo_gsrpt:GeoGlobalSrptScheduler",
+    "isrpt": "schedulers.geo_isrpt:GeoIndependentSrptScheduler",
+    "reorder-gsrpt": "schedulers.geo_reorder:GeoReorderGlobalSrptScheduler",
+    "reorder-isrpt": "schedulers.geo_reorder:GeoReorderIndependentSrptScheduler",
+    "swag": "schedulers.geo_swag:GeoSwagScheduler",
 }
 
 
