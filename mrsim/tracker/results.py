@@ -202,6 +202,15 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         late = has_deadlines & (completion > rel_deadline + 1e-9)
         summary["deadlines_missed"] = int(late.sum())
         summary["relative_deadline_exceeded"] = _r(float(((completion[late] - rel_deadline[late]) / rel_deadline[late]).sum()))
+    # Federations and geo controllers (docs/geo.md): size classes, slowdowns, per-datacenter utilisation, and the
+    # scheduler's own statistics (controller decision times, jobs in the system) when it keeps any.
+    run_stats = getattr(jt.scheduler, "run_stats", None)
+    if jt.datacenters or run_stats is not None:
+        from mrsim.federation.metrics import federation_summary
+
+        summary["federation"] = federation_summary(jt, completion, makespan)
+    if run_stats is not None:
+        summary["scheduler_stats"] = run_stats()
     spec = {
         "mode": "task" if jt.task_mode else ("heartbeat-naive" if jt.naive else "heartbeat"),
         "heartbeat_interval_s": jt.interval,
