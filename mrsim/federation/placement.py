@@ -92,7 +92,7 @@ class PlacementReport:
         return out
 
     def describe(self) -> str:
-        how = {"auto": "uniformly (auto)", "uniform": "uniformly", "zipf": f"by Zipf skew {self.skew:g}",
+        how = {"auto": "uniformly (auto)", "uniform": "uniformly", "zipf": f"by Zipf skew {self.skew or 0:g}",
                "racks": "by rack of the first split location"}[self.policy]
         return (f"placement {self.policy}: {self.kept} job(s) kept the input's placement, {self.placed} placed "
                 f"{how} (seed {self.seed})")
