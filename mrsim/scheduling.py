@@ -163,6 +163,8 @@ BUILTIN_SCHEDULERS: dict[str, str] = {
     "srpt": "schedulers.srpt:SrptScheduler",
     "fsp": "schedulers.fsp:FspScheduler",
     "las": "schedulers.las:LasScheduler",
+    "lotes": "schedulers.lotes:LotesScheduler",
+    "greedy": "schedulers.greedy:GreedyScheduler",
     "fcfs": "schedulers.geo_fcfs:GeoFcfsScheduler",
     "gsrpt": "schedulers.geo_gsrpt:GeoGlobalSrptScheduler",
     "isrpt": "schedulers.geo_isrpt:GeoIndependentSrptScheduler",
