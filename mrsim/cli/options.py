@@ -159,3 +159,44 @@ def attach_demands(args: argparse.Namespace, workload, trace: str):
     if tables:
         workload = apply_demand_table(workload, load_demand_table(tables[0]), source=tables[0])
     return workload
+
+
+def add_placement_arguments(p: argparse.ArgumentParser) -> None:
+    """Flags that place a workload's tasks in the datacenters of a federated cluster (docs/geo.md)."""
+    g = p.add_argument_group("federations (cluster files with [[datacenters]]; docs/geo.md)")
+    g.add_argument("--placement", choices=["auto", "uniform", "zipf", "racks"], default="auto",
+                   help="datacenter of each map of jobs without a placement: auto (default: keep the input's, "
+                        "uniform for the rest), uniform, zipf (per-job random ranking, weight rank^-skew) or racks "
+                        "(rack of the first split location); seeded by --seed; jobs that carry one keep it")
+    g.add_argument("--placement-skew", type=float, default=None, metavar="S",
+                   help="Zipf skew for --placement zipf (default 1.0; 0 = uniform)")
+    g.add_argument("--rack-map", metavar="/R1=DC1,...",
+                   help="for --placement racks: rack -> datacenter pairs (default: the cluster's own racks, then "
+                        "round-robin over the trace's other racks in sorted order)")
+
+
+def apply_placement(args: argparse.Namespace, workload, cluster: ClusterSpec):
+    """Place ``workload`` on ``cluster`` per ``--placement``; returns ``(workload, report or None)``.
+
+    ``report`` is None on one-site clusters (nothing to place); ``--placement`` other than auto, ``--rack-map``
+    or ``--placement-skew`` there are errors, as are a skew without zipf and a rack map without racks.
+    """
+    from mrsim.federation.placement import PlacementPolicy, PlacementSpec, parse_rack_map, place_workload
+
+    policy = PlacementPolicy.parse(getattr(args, "placement", "auto") or "auto")
+    skew = getattr(args, "placement_skew", None)
+    rack_map_text = getattr(args, "rack_map", None)
+    if not cluster.datacenters:
+        for flag, given in (("--placement " + policy.value, policy is not PlacementPolicy.AUTO),
+                            ("--placement-skew", skew is not None), ("--rack-map", bool(rack_map_text))):
+            if given:
+                raise InputError(f"{flag}: the cluster is not a federation (use a cluster file with [[datacenters]]; "
+                                 "see docs/cluster.md)")
+        return workload, None
+    if skew is not None and policy is not PlacementPolicy.ZIPF:
+        raise InputError("--placement-skew needs --placement zipf")
+    if rack_map_text and policy is not PlacementPolicy.RACKS:
+        raise InputError("--rack-map needs --placement racks")
+    spec = PlacementSpec(policy, 1.0 if skew is None else skew, parse_rack_map(rack_map_text, cluster.datacenters),
+                         seed=args.seed)
+    return place_workload(workload, cluster, spec)

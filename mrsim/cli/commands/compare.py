@@ -7,8 +7,8 @@ import sys
 
 import orjson
 
-from mrsim.cli.options import (load_replay_workload, add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
-                               scheduler_config)
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_placement_arguments, apply_placement,
+                               build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
 from mrsim.cli.render import progress_bar
 from mrsim.compare import Comparison, compare, load_schedulers, plot_comparison
 from mrsim.deadlines import check_deadline_factor
@@ -35,6 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replications", type=int, default=1, metavar="N", help="replications (seeds SEED..SEED+N-1)")
     add_cluster_arguments(p)
     add_engine_arguments(p)
+    add_placement_arguments(p)
     p.add_argument("--plot", metavar="FILE.png", help="write a comparison figure (PNG, atomically)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
 
@@ -53,17 +54,51 @@ def run(args: argparse.Namespace) -> int:
     names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
     trace = args.trace or str(default_trace_path())
     workload = load_replay_workload(args, trace)
+    workload, placement = apply_placement(args, workload, cluster)  # one placement for every scheduler
     # A bar on stderr, only on a terminal and for long sweeps (mrsim.cli.render's rule).
     with progress_bar(args.replications * len(names), "replays") as progress:
         result = compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
                          replications=args.replications, config=config, progress=progress)
+    if placement is not None:
+        for run in result.runs.values():
+            for r in run.results:
+                r.spec["placement"] = placement.to_json()
     if args.plot:
         plot_comparison(result, args.plot)
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(result.to_json_dict(), option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+        doc = result.to_json_dict()
+        classes = federation_columns(result)
+        if classes:
+            for row in doc["table"]:
+                row.update(classes[row["scheduler"]])
+        if placement is not None:
+            doc["spec"]["placement"] = placement.to_json()
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
     else:
         print_table(result, workload.source, args.plot)
+        if placement is not None:
+            print(placement.describe())
     return 0
+
+
+def federation_columns(result: Comparison) -> dict[str, dict]:
+    """Per scheduler, means over replications of the size-class slowdowns and controller figures of
+    ``summary.federation`` / ``summary.scheduler_stats`` (empty when no run has them)."""
+    out: dict[str, dict] = {}
+    for name, run in result.runs.items():
+        feds = [r.summary.get("federation") for r in run.results]
+        if not all(feds):
+            continue
+        row: dict = {}
+        for cls in ("small", "medium", "large"):
+            values = [f["size_classes"][cls]["mean_slowdown"] for f in feds if f["size_classes"][cls]["jobs"]]
+            row[f"slowdown_{cls}"] = round(sum(values) / len(values), 6) if values else None
+        stats = [r.summary.get("scheduler_stats") for r in run.results]
+        if all(stats) and all("decisions" in st for st in stats):
+            row["decision_ms_mean"] = round(sum(st["decision_ms_mean"] for st in stats) / len(stats), 6)
+            row["mean_jobs_in_system"] = round(sum(st["mean_jobs_in_system"] for st in stats) / len(stats), 6)
+        out[name] = row
+    return out
 
 
 def _fmt(value: object, digits: int = 1) -> str:
@@ -90,6 +125,19 @@ def print_table(result: Comparison, source: str, plot: str | None) -> None:
         print(f"{r['scheduler']:<12} {_fmt(r['mean_completion_s']):>11} {_fmt(r['p95_completion_s']):>11} "
               f"{_fmt(r['makespan_s']):>12} {_fmt(r['mean_slowdown'], 2):>9} {_fmt(r['deadlines_missed'], 1):>7} "
               f"{_fmt(r['relative_deadline_exceeded'], 3):>14}  {shares}")
+    classes = federation_columns(result)
+    if classes:
+        print()
+        head = (f"{'scheduler':<14} {'slowdown small':>15} {'medium':>9} {'large':>9} {'jobs in system':>15} "
+                f"{'ms/decision':>12}")
+        print(head)
+        print("-" * len(head))
+        for name, row in classes.items():
+            print(f"{name:<14} {_fmt(row['slowdown_small'], 2):>15} {_fmt(row['slowdown_medium'], 2):>9} "
+                  f"{_fmt(row['slowdown_large'], 2):>9} {_fmt(row.get('mean_jobs_in_system'), 2):>15} "
+                  f"{_fmt(row.get('decision_ms_mean'), 3):>12}")
+        print("size classes by total tasks: small 1-150, medium 151-500, large 501+; ms/decision is the geo "
+              "controller's wall time per decision")
     print()
     print("slowdown = completion / completion alone on the cluster (FIFO); rel. exceeded = sum over late jobs of (T-D)/D")
     if plot:

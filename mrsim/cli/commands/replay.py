@@ -7,8 +7,8 @@ import sys
 
 import orjson
 
-from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, build_cluster, build_conf, build_options,
-                               load_replay_workload, scheduler_config)
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_placement_arguments, apply_placement,
+                               build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
 from mrsim.cli.render import print_replay_table, progress_bar
 from mrsim.errors import InputError
 from mrsim.scheduling import create_scheduler
@@ -38,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sigma", type=float, default=0.0, help="size-estimation error: LogNormal(0, sigma^2) (default 0)")
     add_cluster_arguments(p)
     add_engine_arguments(p)
+    add_placement_arguments(p)
     p.add_argument("--out", metavar="DIR", help="write jobs.csv and tasks.csv (atomically) into DIR")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.add_argument("--quiet", action="store_true", help="no warnings on stderr")
@@ -51,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     cluster = build_cluster(args, conf)
     options = build_options(args)
     workload = load_replay_workload(args, trace)
+    workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
     if args.deadline_factor is not None:
         from mrsim.deadlines import assign_deadlines
 
@@ -58,8 +60,18 @@ def run(args: argparse.Namespace) -> int:
     scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
     with progress_bar(len(workload), "jobs") as progress:
         result = replay(workload, cluster, conf, scheduler, options, progress=progress)
+    notes = []
+    if placement is not None:
+        result.spec["placement"] = placement.to_json()
+        notes.append(placement.describe())
+    note = result.summary.get("scheduler_stats", {}).get("note")
+    if note:
+        notes.append(note)
     if args.out:
         result.write_csv(args.out)
+    if not args.quiet:
+        for text in notes:
+            print(f"mrsim: note: {text}", file=sys.stderr)
     if not args.quiet and result.warnings:
         shown = result.warnings[:5]
         for w in shown:
@@ -70,7 +82,25 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(orjson.dumps(result.to_json_dict()) + b"\n")
     else:
         print_replay_table(result, out_dir=args.out)
+        print_federation(result.summary)
     return 0
+
+
+def print_federation(summary: dict) -> None:
+    """Lines after the replay table for federations and geo controllers (summary.federation / scheduler_stats)."""
+    fed = summary.get("federation")
+    if fed:
+        util = ", ".join(f"{d} {u['map']:.2f}" for d, u in fed["utilisation"].items() if u["map"] is not None)
+        classes = ", ".join(
+            f"{name} {c['mean_slowdown']:.2f} ({c['jobs']} jobs)" if c["jobs"] else f"{name} - (0 jobs)"
+            for name, c in fed["size_classes"].items())
+        print(f"map slot utilisation per datacenter: {util}")
+        print(f"mean slowdown by size class (baseline: {fed['slowdown_baseline']}): {classes}")
+    stats = summary.get("scheduler_stats")
+    if stats and "decisions" in stats:
+        print(f"controller {stats['policy']}: {stats['decisions']} decisions, {stats['decision_ms_mean']:.3f} ms mean, "
+              f"{stats['decision_ms_p95']:.3f} ms p95 per decision (wall); jobs in system: mean "
+              f"{stats['mean_jobs_in_system']:.2f}, max {stats['max_jobs_in_system']}")
 
 
 def _run_fluid(args: argparse.Namespace, trace: str) -> int:
