@@ -56,6 +56,8 @@ KEY_MAP_SPECULATIVE = "mapred.map.tasks.speculative.execution"
 KEY_REDUCE_SPECULATIVE = "mapred.reduce.tasks.speculative.execution"
 
 #: Scheduler class names in ``mapred.jobtracker.taskScheduler`` and the mrsim plug-in that emulates each.
+KEY_REDUCER_PREEMPT_DELAY = "mapreduce.job.reducer.unconditional-preempt.delay.sec"
+
 SCHEDULER_CLASSES = {
     "org.apache.hadoop.mapred.JobQueueTaskScheduler": "fifo",
     "org.apache.hadoop.mapred.FairScheduler": "fair",
@@ -78,6 +80,9 @@ class HadoopConf:
     scheduler: str | None = None
     map_speculative: bool = False
     reduce_speculative: bool = False
+    #: ``mapreduce.job.reducer.unconditional-preempt.delay.sec`` (Hadoop 2.8+; resource clusters only): a job whose
+    #: maps have waited this long without a container preempts its waiting reduces (``RMContainerAllocator``)
+    reducer_preempt_delay_s: float = 300.0
     source: str = ""
     ignored_keys: tuple[str, ...] = field(default=(), compare=False)
 
@@ -101,7 +106,7 @@ class HadoopConf:
 _USED_KEYS = {
     KEY_MAP_SLOTS, KEY_REDUCE_SLOTS, KEY_SLOWSTART, KEY_SLOWSTART_NEW, KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW,
     KEY_HB_SCALING, KEY_OOB_HEARTBEAT, KEY_CAPACITY_PAD, KEY_CAPACITY_PAD_NEW, KEY_TASK_SCHEDULER,
-    KEY_MAP_SPECULATIVE, KEY_REDUCE_SPECULATIVE,
+    KEY_MAP_SPECULATIVE, KEY_REDUCE_SPECULATIVE, KEY_REDUCER_PREEMPT_DELAY,
 }
 
 
@@ -162,6 +167,8 @@ def conf_from_mapred_site(path: str | os.PathLike[str], base: HadoopConf | None 
         changes["map_speculative"] = _parse_bool(props[KEY_MAP_SPECULATIVE])
     if KEY_REDUCE_SPECULATIVE in props:
         changes["reduce_speculative"] = _parse_bool(props[KEY_REDUCE_SPECULATIVE])
+    if KEY_REDUCER_PREEMPT_DELAY in props:
+        changes["reducer_preempt_delay_s"] = _parse_number(props, KEY_REDUCER_PREEMPT_DELAY, float, path)
     if KEY_TASK_SCHEDULER in props:
         cls = props[KEY_TASK_SCHEDULER]
         changes["scheduler"] = SCHEDULER_CLASSES.get(cls, cls)

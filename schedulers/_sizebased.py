@@ -430,6 +430,13 @@ class SizeBasedScheduler(TaskScheduler):
             if rec.gone:
                 continue
             job = rec.job
+            if (job.reduce_start[i] if slot else job.map_start[i]) != start:
+                # The engine stopped this attempt (a replayed failure, or reducer preemption on a resource
+                # cluster): it did no useful work; a relaunch is recorded as a new attempt.
+                if (job.reduce_start[i] if slot else job.map_start[i]) < 0.0:
+                    rec.live.pop((slot, i), None)
+                changed.append(rec)
+                continue
             finish = job.reduce_finish[i] if slot else job.map_finish[i]
             if 0.0 <= finish <= now:
                 rec.done += finish - start

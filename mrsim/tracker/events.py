@@ -6,4 +6,5 @@ Kinds 16 and up are reserved for engine subclasses (``mrsim.tracker.contention``
 """
 
 EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER, EV_BACKUP_DONE, EV_JOB_INITED, EV_AUX_DONE = 0, 1, 2, 3, 4, 5, 6
+EV_HANGING_MAPS = 7  # resource clusters: a job's maps may have waited too long (reducer preemption check)
 ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2

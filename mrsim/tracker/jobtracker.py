@@ -46,8 +46,9 @@ from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.templates import Workload
 from mrsim.tracker import speculation
-from mrsim.tracker.events import (EV_BACKUP_DONE, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED, EV_TASK_DONE, EV_TIMER,
-                                  ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
+from mrsim.tracker.events import (EV_BACKUP_DONE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED,
+                                  EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE,
+                                  ORDER_TIMER)
 from mrsim.tracker.kernel import Kernel
 from mrsim.tracker.overheads import RecordedOverheads
 from mrsim.tracker.placement import task_datacenters, task_request
@@ -105,6 +106,8 @@ class JobTracker(RecordedOverheads):
                 state.capacity = tuple(spec.capacity(r) for r in self.resource_names)
                 state.free = list(state.capacity)
         self.default_requests = (cluster.default_request(False), cluster.default_request(True))
+        self.reducer_preempt_delay = float(conf.reducer_preempt_delay_s)
+        self.reduces_preempted = 0
         self.site_slots: tuple[list[int], list[int]] = ([0] * max(1, len(self.datacenters)), [0] * max(1, len(self.datacenters)))
         for state in self.trackers:
             self.site_slots[0][state.datacenter] += state.map_slots
@@ -161,7 +164,7 @@ class JobTracker(RecordedOverheads):
                 self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
         handlers = (self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer, self._on_backup_done,
-                    self._on_job_inited, self._on_aux_done)
+                    self._on_job_inited, self._on_aux_done, self._on_hanging_maps)
         kernel.run(handlers, after_event)
 
     @property
@@ -266,6 +269,7 @@ class JobTracker(RecordedOverheads):
         """The job is RUNNING: the scheduler sees it from now on."""
         index = job.index
         self.running_jobs[index] = job
+        job.last_map_launch = now
         self.remaining_maps += job.n_maps
         self.scheduler.job_added(job)
         if self.change_waiters:
@@ -569,6 +573,11 @@ class JobTracker(RecordedOverheads):
                 duration *= self.off_switch_slowdown
         finish = now + duration
         self.last_task = i
+        if req is not None:
+            job.last_map_launch = now
+            if job.reduces_held and job.maps_pending == 0:
+                job.reduces_held = False  # every map has a container: the preempted reduces may ramp up again
+                self.wake_for_reduces()
         job.map_start[i] = now
         job.map_finish[i] = finish
         job.map_tracker[i] = tracker.index
@@ -653,7 +662,7 @@ class JobTracker(RecordedOverheads):
                 return self._speculate(job, tracker, True)
             return False
         req = job.reduce_req
-        if req is not None and not self.fits(tracker, req):
+        if req is not None and (job.reduces_held or not self.fits(tracker, req)):
             return False
         if job.dc_reduces is not None:
             i = self._pick_in_datacenter(job, tracker, True)
@@ -676,6 +685,8 @@ class JobTracker(RecordedOverheads):
         tracker.running_reduces += 1
         if req is not None:
             self.hold(tracker, req)
+            if job.maps_pending and not job.hang_check:
+                self._arm_hang_check(job, now)
         if job.start_time < 0.0:
             job.start_time = now
         lost = self._next_failure(job, gid) if job.fail_plan is not None else -1.0
@@ -769,6 +780,36 @@ class JobTracker(RecordedOverheads):
         else:
             job.next_map += 1
         return stack.pop()
+
+    def _arm_hang_check(self, job: JobState, now: float) -> None:
+        job.hang_check = True
+        self.kernel.schedule(max(now, job.last_map_launch + self.reducer_preempt_delay), ORDER_TIMER,
+                             EV_HANGING_MAPS, job.index, 0)
+
+    def _on_hanging_maps(self, now: float, order: int, index: int, _b: int) -> None:
+        """Reducer preemption for hanging map requests (Hadoop 2.8+ ``RMContainerAllocator
+        .preemptReducersForHangingMapRequests``; resource clusters only, where maps and reduces share containers).
+
+        A job whose reduces hold containers while its maps got none for ``reducer_preempt_delay`` seconds
+        (``mapreduce.job.reducer.unconditional-preempt.delay.sec``, 300) kills its newest reduces, one per pending
+        map at most, and launches no reduce again until every map has launched (simplification of the AM's ramp-up
+        rules, documented). Without it, first-wave reduces waiting for maps can fill every container: a deadlock
+        that real clusters break the same way. Armed only while a job has reduces running and maps pending, so it
+        costs one event per delay per such job.
+        """
+        job = self.jobs[index]
+        job.hang_check = False
+        if job.finish_time >= 0.0 or index not in self.running_jobs or not job.maps_pending or not job.running_reduces:
+            return
+        due = job.last_map_launch + self.reducer_preempt_delay
+        if now < due:
+            self._arm_hang_check(job, now)
+            return
+        job.reduces_held = True
+        for _ in range(min(job.maps_pending, job.running_reduces)):
+            if self.kill_task(job, reduce=True) < 0.0:
+                break
+            self.reduces_preempted += 1
 
     def _setup_requests(self, job: JobState) -> None:
         """Resolve the job's per-task requests (``mrsim.tracker.placement``) and check each fits some node."""

@@ -186,6 +186,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "failed_attempts_replayed": jt.failed_attempts_replayed,
         "speculative_attempts": jt.spec_attempts,
         "speculative_wins": jt.spec_wins,
+        **({"reduces_preempted": jt.reduces_preempted} if jt.resource_names else {}),
         "events_per_s": round(events / wall_s, 1) if wall_s > 0 else None,
     }
     loc = task_columns["locality"]

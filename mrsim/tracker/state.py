@@ -49,7 +49,7 @@ class JobState:
         "reduce_start", "reduce_shuffle_end", "reduce_finish", "reduce_tracker", "sched",
         "maps_pending", "reduces_pending", "requeued_maps", "requeued_reduces", "killed_tasks", "wasted_s",
         "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running", "live_maps", "live_reduces", "fail_plan", "failing",
-        "map_req", "reduce_req", "map_dc", "reduce_dc", "dc_maps", "dc_reduces", "dc_maps_pending", "dc_reduces_pending",
+        "map_req", "reduce_req", "last_map_launch", "hang_check", "reduces_held", "map_dc", "reduce_dc", "dc_maps", "dc_reduces", "dc_maps_pending", "dc_reduces_pending",
     )
 
     def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
@@ -114,6 +114,10 @@ class JobState:
         # Resource-vector clusters: one request per task type, in ``JobTracker.resource_names`` order (else None).
         self.map_req: tuple[float, ...] | None = None
         self.reduce_req: tuple[float, ...] | None = None
+        # Reducer preemption for hanging maps (resource clusters; JobTracker._on_hanging_maps).
+        self.last_map_launch = submit  # when the job last got a map container (or became RUNNING)
+        self.hang_check = False  # a check event is queued
+        self.reduces_held = False  # reduces were preempted: none launch again until every map has launched
         # Federations: each task's datacenter index, the unlaunched task indices per datacenter (popped from the
         # end) and the pending counts per datacenter (never launched or requeued). None on one-site clusters.
         self.map_dc: list[int] | None = None
