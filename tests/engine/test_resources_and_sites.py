@@ -330,3 +330,15 @@ def test_reduces_holding_every_container_are_preempted_after_the_delay():
     r = replay(w, cluster, HadoopConf(slowstart_completed_maps=0.3, reducer_preempt_delay_s=1000.0), ReducesFirst(),
                ReplayOptions(heartbeat_interval_s=0.0, check_invariants=True))
     assert starts(r, "A") == [0, 0, 1000] and job_finish(r, "A") == 1015
+
+
+def test_the_documented_resource_cluster_example_parses_as_described():
+    import tomllib
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cluster.md").read_text()
+    block = text.split("## Resources", 1)[1].split("```toml", 1)[1].split("```", 1)[0]
+    c = cluster_from_mapping(tomllib.loads(block), "docs/cluster.md")
+    small, big = c.trackers[0], c.trackers[-1]
+    assert len(c) == 120 and small.map_slots == 4  # min(4 / 1, 8192 / 2048)
+    assert big.resources == (("memory_mb", 16384.0), ("vcores", 24.0))
