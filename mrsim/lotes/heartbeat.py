@@ -4,8 +4,9 @@ The paper's dispatchers *push*: a task is sent to one machine when it is release
 once or joins that machine's FIFO queue. Hadoop's JobTracker is *pull*-based: a TaskTracker's heartbeat asks for
 work. The faithful analogue used here is **dispatch on release, launch on heartbeat**:
 
-* when a task is released (a job's maps when the job is added, its reduces when the engine reports reduce slow
-  start met), the scheduler runs the paper's dispatcher (:class:`mrsim.lotes.policies.LotesDispatcher` or
+* when a task is released (a job's maps when the job is added, its reduces when its last map has finished and
+  reduce slow start is met: the paper's section 7, so no reduce holds a container while its maps wait), the
+  scheduler runs the paper's dispatcher (:class:`mrsim.lotes.policies.LotesDispatcher` or
   :class:`~mrsim.lotes.policies.GreedyDispatcher`, reused unchanged) over a *shadow* of the cluster
   (:class:`mrsim.lotes.state.ClusterState`: free resources per machine, FIFO queues, fit and queue indexes);
 * a task the dispatcher starts "now" is committed: the shadow holds its resources at once, and the task is
@@ -163,6 +164,7 @@ class DispatchScheduler(TaskScheduler):
         # committed tasks per tracker, launched at its next heartbeat: (job, is_reduce)
         self.launch: list[deque] = [deque() for _ in jt.trackers]
         self.units: dict[int, tuple[list[int] | None, list[int] | None]] = {}  # job index -> request units
+        self.reduces_released: set[int] = set()  # job indices whose reduces were dispatched
         self.dispatched = 0
         self.started_at_once = 0
 
@@ -223,9 +225,18 @@ class DispatchScheduler(TaskScheduler):
         if job.n_maps:
             self._release(job, False, job.n_maps)
 
-    def job_updated(self, job: JobState, change: JobChange) -> None:
-        if change is JobChange.REDUCES_READY and job.n_reduces:
+    def _release_reduces(self, job: JobState) -> None:
+        """Release the job's reduces once slow start is met *and* every map has finished (section 7: reduces are
+        released when the last map ends). Holding them back also means no reduce ever holds a container while the
+        job's maps wait, so the engine's reducer preemption for hanging maps never fires."""
+        if (job.n_reduces and job.reduces_ready and job.finished_maps == job.n_maps
+                and job.index not in self.reduces_released):
+            self.reduces_released.add(job.index)
             self._release(job, True, job.n_reduces)
+
+    def job_updated(self, job: JobState, change: JobChange) -> None:
+        if change is JobChange.REDUCES_READY:
+            self._release_reduces(job)
         elif change is JobChange.TASKS_REQUEUED:
             raise InputError(f"job {job.job_id}: --scheduler {self.name} does not support killed or requeued tasks")
 
@@ -234,8 +245,11 @@ class DispatchScheduler(TaskScheduler):
         assert req is not None
         for task in self.state.finish(self.machine_of[tracker.index], req):
             self.launch[tracker.index].append((task[1], task[2]))
+        if not reduce and job.finished_maps == job.n_maps:
+            self._release_reduces(job)
         if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:
             self.units.pop(job.index, None)
+            self.reduces_released.discard(job.index)
 
     # --------------------------------------------------------------------------------- heartbeat = launch
 
