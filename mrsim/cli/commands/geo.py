@@ -116,6 +116,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fig.add_argument("--jobs-scale", type=float, default=1.0, metavar="X", help="multiply jobs per run by X")
     fig.add_argument("--workers", type=_positive_int, default=1, metavar="N", help="worker processes (default 1)")
     fig.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    fig.add_argument("--engine", choices=["model", "heartbeat"], default="model",
+                     help="model: this standalone slot model (default); heartbeat: the same policies as --scheduler "
+                          "names through mrsim's heartbeat engine on a federated cluster (docs/geo.md)")
+    fig.add_argument("--modes", default="heartbeat,task", metavar="M[,M]",
+                     help="with --engine heartbeat: engine modes, heartbeat and/or task (default both)")
     fig.set_defaults(_geo=_cmd_figures)
 
 
@@ -323,6 +328,27 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine_figures(args: argparse.Namespace, seeds: tuple[int, ...]) -> int:
+    """``--engine heartbeat``: the figure families through the JobTracker emulation (mrsim.federation.figures)."""
+    from dataclasses import replace
+
+    from mrsim.federation.figures import EnginePlan, make_figures, quick_plan as engine_quick_plan
+
+    modes = tuple(m.strip() for m in str(args.modes).split(",") if m.strip())
+    if not modes or set(modes) - {"heartbeat", "task"}:
+        raise InputError(f"--modes expects heartbeat and/or task, got {args.modes!r}")
+    plan = engine_quick_plan() if args.quick else EnginePlan()
+    plan = replace(plan, seeds=seeds, modes=modes,
+                   jobs={t: max(1, round(n * args.jobs_scale)) for t, n in plan.jobs.items()})
+    result = make_figures(plan, args.output, workers=args.workers)
+    if args.json:
+        sys.stdout.buffer.write(_dump(result) + b"\n")
+        return 0
+    print("\n".join(result["files"]))
+    print(f"task-mode cross-check against the standalone model: {result['standalone_check']}")
+    return 0
+
+
 def _cmd_figures(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -336,6 +362,8 @@ def _cmd_figures(args: argparse.Namespace) -> int:
         raise InputError("--seeds: no seed given")
     if not args.jobs_scale > 0:
         raise InputError(f"--jobs-scale must be positive, got {args.jobs_scale}")
+    if args.engine == "heartbeat":
+        return _engine_figures(args, seeds)
     plan = quick_plan() if args.quick else FigurePlan()
     plan = replace(plan, seeds=seeds, jobs={t: max(1, round(n * args.jobs_scale)) for t, n in plan.jobs.items()})
     result = make_figures(plan, args.output, workers=args.workers, progress=_progress)
