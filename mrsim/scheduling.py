@@ -62,6 +62,11 @@ class TaskScheduler:
     name = "base"
     #: one line shown by ``mrsim schedulers``
     summary = ""
+    #: True for schedulers that decide *which* tracker gets each task (push dispatchers such as ``lotes``) and call
+    #: ``jt.wake(tracker)`` for every tracker they give work to: the engine then skips its broadcast wake-ups of
+    #: parked trackers on job arrival, slow start and requeues (O(trackers) each on a large cluster). Parked and
+    #: naive heartbeats still agree only if the scheduler really wakes every tracker it gives work.
+    wakes_own_trackers = False
 
     def __init__(self, config: dict | None = None) -> None:
         self.config = dict(config or {})

@@ -132,6 +132,9 @@ class DispatchScheduler(TaskScheduler):
     """Dispatch on release, launch on heartbeat (see the module docstring). Subclasses set ``policy``."""
 
     policy: Policy = Policy.GREEDY
+    # Every task is dispatched to one tracker, which is woken then (``_commit``); the engine's broadcast wake-ups
+    # on arrivals would only wake trackers that get nothing: O(nodes) heartbeats per job on a large cluster.
+    wakes_own_trackers = True
 
     def start(self, jt) -> None:  # type: ignore[override]
         super().start(jt)

@@ -107,6 +107,7 @@ class JobTracker(RecordedOverheads):
                 state.free = list(state.capacity)
         self.default_requests = (cluster.default_request(False), cluster.default_request(True))
         self.reducer_preempt_delay = float(conf.reducer_preempt_delay_s)
+        self.scheduler_wakes = bool(getattr(scheduler, "wakes_own_trackers", False))  # see TaskScheduler
         self.reduces_preempted = 0
         self.site_slots: tuple[list[int], list[int]] = ([0] * max(1, len(self.datacenters)), [0] * max(1, len(self.datacenters)))
         for state in self.trackers:
@@ -218,11 +219,15 @@ class JobTracker(RecordedOverheads):
             self._schedule_heartbeat_k(tracker, self._next_grid_k(tracker, now))
 
     def wake_for_maps(self) -> None:
+        if self.scheduler_wakes:
+            return
         for t in self.trackers:
             if t.next_hb == INF and t.running_maps < t.map_slots:
                 self.wake(t)
 
     def wake_for_reduces(self) -> None:
+        if self.scheduler_wakes:
+            return
         for t in self.trackers:
             if t.next_hb == INF and t.running_reduces < t.reduce_slots:
                 self.wake(t)
