@@ -32,6 +32,18 @@ def _fmt(x: float) -> str:
     return f"{x:,.1f}"
 
 
+def cluster_line(c: dict) -> str:
+    """One line for a cluster description (``ClusterSpec.describe()``): slots, or resources, and datacenters."""
+    if "resources" in c:
+        totals = ", ".join(f"{name} {amount:,.0f}" for name, amount in c["resources"].items())
+        text = f"{c.get('nodes')} nodes in {c.get('configurations')} configuration(s), {totals}"
+    else:
+        text = f"{c.get('nodes')} nodes, {c.get('map_slots')} map + {c.get('reduce_slots')} reduce slots"
+    if c.get("datacenters"):
+        text += f", {len(c['datacenters'])} datacenters"
+    return text
+
+
 def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_rows: int = 20) -> None:
     jobs = result.jobs
     s = result.summary
@@ -41,8 +53,7 @@ def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_row
     hb = spec.get("heartbeat_interval_s")
     mode = spec.get("mode")
     mode_text = "task-completion driven (no heartbeats)" if mode == "task" else f"heartbeat {hb:g} s (Hadoop {spec.get('hadoop_version')})"
-    print(f"scheduler {result.scheduler} | {c.get('nodes')} nodes, {c.get('map_slots')} map + {c.get('reduce_slots')} "
-          f"reduce slots | {mode_text} | seed {spec.get('seed')}")
+    print(f"scheduler {result.scheduler} | {cluster_line(c)} | {mode_text} | seed {spec.get('seed')}")
     print()
     header = f"{'job':<28} {'maps':>6} {'reduces':>7} {'submit s':>10} {'start s':>10} {'finish s':>10} {'completion s':>12} {'actual s':>10}"
     print(header)

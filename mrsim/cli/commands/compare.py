@@ -113,8 +113,9 @@ def print_table(result: Comparison, source: str, plot: str | None) -> None:
     c = first.spec.get("cluster", {})
     print(f"mrsim compare: {source}")
     df = f"deadline factor {result.deadline_factor:g}" if result.deadline_factor is not None else "no deadlines"
-    print(f"{c.get('nodes')} nodes, {c.get('map_slots')} map + {c.get('reduce_slots')} reduce slots | {df} | "
-          f"{result.replications} replication(s) from seed {result.seed}")
+    from mrsim.cli.render import cluster_line
+
+    print(f"{cluster_line(c)} | {df} | {result.replications} replication(s) from seed {result.seed}")
     print()
     header = (f"{'scheduler':<12} {'mean s':>11} {'p95 s':>11} {'makespan s':>12} {'slowdown':>9} "
               f"{'missed':>7} {'rel. exceeded':>14}  slot share by queue")
