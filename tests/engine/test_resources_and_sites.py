@@ -309,10 +309,10 @@ def test_reduces_holding_every_container_are_preempted_after_the_delay():
 
         def assign_tasks(self, tracker):
             jt, n = self.jt, 0
-            for job in list(jt.running_jobs.values()):
-                while jt.obtain_new_reduce_task(job, tracker):
+            for running in list(jt.running_jobs.values()):
+                while jt.obtain_new_reduce_task(running, tracker):
                     n += 1
-                while jt.obtain_new_map_task(job, tracker, Locality.ANY):
+                while jt.obtain_new_map_task(running, tracker, Locality.ANY):
                     n += 1
             return n
 

@@ -19,6 +19,7 @@ from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import create_scheduler
 from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
 from mrsim.workloads import load_workload
+from tests.geo.test_simulator import schedule as standalone_schedule
 
 DATA = Path(__file__).parent / "data"
 JOBS = DATA / "paper_example_jobs.toml"
@@ -55,17 +56,8 @@ def engine_runs(result: ReplayResult) -> dict[str, list[tuple[str, float, float]
 
 
 def standalone_runs(policy: Policy) -> dict[str, list[tuple[str, float, float]]]:
-    w = load_spec(GEO_SPEC)
-    res = simulate(w, policy, record_tasks=True)
-    runs: dict[str, list[list]] = {name: [] for name in w.federation.names}
-    for start, end, j, d in res.tasks:
-        col = runs[w.federation.names[d]]
-        jid = w.jobs[j].job_id
-        if col and col[-1][0] == jid and col[-1][2] == start:
-            col[-1][2] = end
-        else:
-            col.append([jid, start, end])
-    return {d: [tuple(r) for r in col] for d, col in runs.items() if col}
+    """The standalone simulator's per-datacenter runs (tests/geo's helper), datacenters that ran nothing dropped."""
+    return {d: runs for d, runs in standalone_schedule(policy).items() if runs}
 
 
 @pytest.mark.parametrize("policy", list(Policy), ids=lambda p: p.value)
