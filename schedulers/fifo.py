@@ -43,6 +43,8 @@ class FifoScheduler(TaskScheduler):
 
     name = "fifo"
     summary = "Hadoop 1.x JobQueueTaskScheduler: priority then submit order, load cap, padding, 1 reduce/heartbeat"
+    #: resume the map walk at the job that just launched instead of the head (same decisions; tests compare both)
+    resume_walk = True
 
     def start(self, jt) -> None:  # type: ignore[override]
         super().start(jt)
@@ -111,12 +113,19 @@ class FifoScheduler(TaskScheduler):
                 obtain = jt.obtain_new_map_task
                 stop = False
                 speculative = jt.speculative_maps
+                resume = None
                 for _ in range(available):
                     launched = None
                     if speculative:  # jobs stay queued for backups until their map stage is over
                         for job in [j for j in map_queue if j.map_stage_done]:
                             map_queue.remove(job)
-                    for job in map_queue:
+                    # Hadoop restarts the walk at the head after every launch. The jobs ahead of the one that just
+                    # launched failed both calls, and nothing they depend on (their pending maps, this tracker's
+                    # hosts and racks) changed; on resource clusters the tracker's free resources only shrank.
+                    # So the walk resumes at that job: the same decisions, one pass per heartbeat instead of one
+                    # per launch (a backlog of jobs that do not fit would otherwise cost O(launches x backlog)).
+                    walk = map_queue if resume is None else map_queue.irange_key(min_key=resume)
+                    for job in walk:
                         if obtain(job, tracker, Locality.RACK):
                             launched = job
                             stop = exceeded
@@ -127,6 +136,8 @@ class FifoScheduler(TaskScheduler):
                             break
                     if launched is None:
                         break
+                    if self.resume_walk:
+                        resume = fifo_order(launched)
                     assigned += 1
                     if launched.maps_pending == 0 and not jt.speculative_maps:
                         map_queue.remove(launched)

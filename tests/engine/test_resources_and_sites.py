@@ -342,3 +342,33 @@ def test_the_documented_resource_cluster_example_parses_as_described():
     small, big = c.trackers[0], c.trackers[-1]
     assert len(c) == 120 and small.map_slots == 4  # min(4 / 1, 8192 / 2048)
     assert big.resources == (("memory_mb", 16384.0), ("vcores", 24.0))
+
+
+@pytest.mark.parametrize("kind", ["res", "slots-with-locality"])
+@pytest.mark.parametrize("seed", range(3))
+def test_fifo_resuming_its_walk_makes_the_same_decisions_as_restarting_at_the_head(seed, kind):
+    from schedulers.fifo import FifoScheduler
+
+    class RestartAtHead(FifoScheduler):
+        """The literal JobQueueTaskScheduler walk: from the head of the queue after every launch."""
+
+        resume_walk = False
+
+    if kind == "res":
+        cluster = cluster_from_mapping(RES, "res")
+        w = decorate(random_workload(40 + seed, jobs=30), seed, (), True)
+    else:
+        from mrsim.cluster import uniform_cluster
+
+        cluster = uniform_cluster(6, 3, 1, racks=2)
+        base = random_workload(40 + seed, jobs=30)
+        hosts = [f"/rack{r:02d}/node{n:04d}" for r, n in ((1, 1), (1, 2), (2, 4), (2, 6))]
+        rng = np.random.default_rng(seed)
+        w = Workload.of([t.with_changes(map_locations=tuple((hosts[int(rng.integers(0, 4))],) for _ in range(t.n_maps)))
+                         for t in base.jobs], source="loc")
+    tables = []
+    for scheduler in (FifoScheduler(), RestartAtHead()):
+        r = replay(w, cluster, HadoopConf(), scheduler,
+                   ReplayOptions(heartbeat_interval_s=1.0, check_invariants=True, seed=seed))
+        tables.append(r.tasks.sort_values(["job_id", "type", "task"]).reset_index(drop=True))
+    assert tables[0].equals(tables[1])
