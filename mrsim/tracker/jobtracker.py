@@ -106,6 +106,9 @@ class JobTracker(RecordedOverheads):
                 state.capacity = tuple(spec.capacity(r) for r in self.resource_names)
                 state.free = list(state.capacity)
         self.default_requests = (cluster.default_request(False), cluster.default_request(True))
+        # Distinct (capacity, datacenter) pairs: a job's "fits on some node" check is O(configurations), not O(nodes).
+        self.node_kinds = tuple(dict.fromkeys((t.capacity, t.datacenter) for t in self.trackers
+                                              if t.capacity is not None))
         self.reducer_preempt_delay = float(conf.reducer_preempt_delay_s)
         self.scheduler_wakes = bool(getattr(scheduler, "wakes_own_trackers", False))  # see TaskScheduler
         self.reduces_preempted = 0
@@ -747,18 +750,42 @@ class JobTracker(RecordedOverheads):
         for r in range(len(req)):
             free[r] += req[r]
 
-    def task_requeued(self, tracker: TrackerState, job: JobState, i: int, reduce: bool) -> None:
-        """Bookkeeping shared by every path that stops task ``i``'s attempt on ``tracker`` and requeues the task
-        (kill, replayed failure): give its resources back and count it pending in its datacenter again. The
-        caller has already decremented the running counts."""
-        req = job.reduce_req if reduce else job.map_req
-        if req is not None:
-            self.release(tracker, req)
+    def requeue_task(self, tracker: TrackerState, job: JobState, i: int, reduce: bool, wasted: float) -> None:
+        """The tail shared by every path that stops task ``i``'s running attempt on ``tracker`` and puts the task
+        back at the front of its job's queue (a kill, a replayed failed attempt): free the slot and the resources,
+        count the task pending again (in its datacenter too), charge ``wasted`` seconds, tell the scheduler and
+        wake the trackers that may now run it. Cost O(1) plus the wake-ups."""
         if reduce:
+            tracker.running_reduces -= 1
+            job.running_reduces -= 1
+            job.reduces_pending += 1
+            job.requeued_reduces.append(i)
+            job.reduce_start[i] = job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
+            live, req = job.live_reduces, job.reduce_req
             if job.dc_reduces_pending is not None and job.reduce_dc is not None:
                 job.dc_reduces_pending[job.reduce_dc[i]] += 1
-        elif job.dc_maps_pending is not None and job.map_dc is not None:
-            job.dc_maps_pending[job.map_dc[i]] += 1
+        else:
+            tracker.running_maps -= 1
+            job.running_maps -= 1
+            job.maps_pending += 1
+            job.requeued_maps.append(i)
+            job.map_start[i] = job.map_finish[i] = -1.0
+            live, req = job.live_maps, job.map_req
+            if job.dc_maps_pending is not None and job.map_dc is not None:
+                job.dc_maps_pending[job.map_dc[i]] += 1
+        if live is not None:
+            live.discard(i)
+        if req is not None:
+            self.release(tracker, req)
+        job.wasted_s += wasted
+        self.wasted_s += wasted
+        self.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
+        if self.change_waiters:
+            self._wake_change_waiters()
+        if reduce:
+            self.wake_for_reduces()
+        else:
+            self.wake_for_maps()
 
     def _pick_in_datacenter(self, job: JobState, tracker: TrackerState, reduce: bool) -> int:
         """A pending task of ``job`` placed in ``tracker``'s datacenter (requeued ones first), or -1.
@@ -830,8 +857,8 @@ class JobTracker(RecordedOverheads):
             req = tuple(request.get(r, 0.0) for r in names)
             placed = job.reduce_dc if reduce else job.map_dc
             sites = set(placed) if placed is not None else None
-            if not any(all(a <= c + 1e-9 for a, c in zip(req, t.capacity or ()))
-                       and (sites is None or t.datacenter in sites) for t in self.trackers):
+            if not any(all(a <= c + 1e-9 for a, c in zip(req, capacity)) and (sites is None or d in sites)
+                       for capacity, d in self.node_kinds):
                 kind = "reduce" if reduce else "map"
                 raise InputError(f"job {job.job_id}: a {kind} task requests "
                                  + ", ".join(f"{r}={a:g}" for r, a in zip(names, req)) + ", which fits on no node")
@@ -875,7 +902,7 @@ class JobTracker(RecordedOverheads):
             top = job.n_reduces if job.dc_reduces is not None else job.next_reduce
         else:
             top = job.n_maps if job.map_launched is not None or job.dc_maps is not None else job.next_map
-        requeued = job.requeued_reduces if reduce else job.requeued_maps
+        requeued = job.requeued_reduces if reduce else job.requeued_maps  # skipped: not running
         victim = -1
         newest = -1.0
         for i in range(top - 1, -1, -1):
@@ -895,37 +922,12 @@ class JobTracker(RecordedOverheads):
         tracker_list = job.reduce_tracker if reduce else job.map_tracker
         tracker = self.trackers[tracker_list[i]]
         wasted = now - starts[i]
-        starts[i] = -1.0
-        finishes[i] = -1.0  # tombstones the queued completion event
         tracker_list[i] = -1
-        if reduce:
-            gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
-            if gid in job.waiting_reduces:
-                job.waiting_reduces.remove(gid)
-            job.reduce_shuffle_end[i] = -1.0
-            tracker.running_reduces -= 1
-            job.running_reduces -= 1
-            job.reduces_pending += 1
-        else:
-            tracker.running_maps -= 1
-            job.running_maps -= 1
-            job.maps_pending += 1
-        self.task_requeued(tracker, job, i, reduce)
-        requeued.append(i)
-        live = job.live_reduces if reduce else job.live_maps
-        if live is not None:
-            live.discard(i)
+        if reduce and victim_gid in job.waiting_reduces:
+            job.waiting_reduces.remove(victim_gid)
         job.killed_tasks += 1
-        job.wasted_s += wasted
         self.killed_tasks += 1
-        self.wasted_s += wasted
-        self.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
-        if self.change_waiters:
-            self._wake_change_waiters()
-        if reduce:
-            self.wake_for_reduces()
-        else:
-            self.wake_for_maps()
+        self.requeue_task(tracker, job, i, reduce, wasted)  # resets start/finish: tombstones the completion event
         self.wake(tracker)
         return wasted
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from heapq import heappop, heappush
 
-from mrsim.scheduling import JobChange
 from mrsim.tracker.events import EV_AUX_DONE, ORDER_TASK_DONE
 from mrsim.tracker.state import JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
@@ -60,34 +59,8 @@ class RecordedOverheads:
         reduce = bool(gid & REDUCE_BIT)
         starts = job.reduce_start if reduce else job.map_start
         wasted = now - starts[i] if starts[i] >= 0.0 else 0.0
-        if reduce:
-            tracker.running_reduces -= 1
-            job.running_reduces -= 1
-            job.reduces_pending += 1
-            job.requeued_reduces.append(i)
-            job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
-            if job.live_reduces is not None:
-                job.live_reduces.discard(i)
-        else:
-            tracker.running_maps -= 1
-            job.running_maps -= 1
-            job.maps_pending += 1
-            job.requeued_maps.append(i)
-            job.map_finish[i] = -1.0
-            if job.live_maps is not None:
-                job.live_maps.discard(i)
-        self.task_requeued(tracker, job, i, reduce)
-        starts[i] = -1.0
-        job.wasted_s += wasted
-        self.wasted_s += wasted
         self.failed_attempts_replayed += 1
-        self.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
-        if self.change_waiters:
-            self._wake_change_waiters()
-        if reduce:
-            self.wake_for_reduces()
-        else:
-            self.wake_for_maps()
+        self.requeue_task(tracker, job, i, reduce, wasted)  # type: ignore[attr-defined]
 
     def _assign_setup_or_cleanup(self, tracker: TrackerState, now: float) -> bool:
         """``JobTracker.getSetupAndCleanupTasks``: a free map slot (else a free reduce slot) takes the first job
