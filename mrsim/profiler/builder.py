@@ -136,6 +136,7 @@ KEPT_PROPERTY_PREFIXES = ("mapred.fairscheduler.", "mapred.job.queue.name", "map
                           "mapred.job.priority", "mapreduce.job.priority", "mapred.job.map.memory.mb",
                           "mapred.job.reduce.memory.mb", "mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb",
                           "mapreduce.map.cpu.vcores", "mapreduce.reduce.cpu.vcores",
+                          "mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks",
                           "user.name", "pool.name")
 
 
@@ -144,6 +145,18 @@ def _aux_duration(job: dict, kind: str, job_id: str, warnings: list[str]) -> flo
     tasks = [t for t in job.get("otherTasks") or () if t.get("taskType") == kind]
     for _task, _attempt, start, finish in _completed(tasks, job_id, warnings):
         return (finish - start) / _MS
+    return None
+
+
+def _aux_task_time(job: dict, kind: str) -> float | None:
+    """Duration (s) of the job's SETUP or CLEANUP *task* in the JobTracker's clock (assignment to recorded end:
+    the attempt plus its launch and report lags), or None. Replayed by the calibration feature."""
+    for task in job.get("otherTasks") or ():
+        if not isinstance(task, dict) or task.get("taskType") != kind:
+            continue
+        start, finish = _num(task.get("startTime")), _num(task.get("finishTime"))
+        if start > 0 and finish >= start:
+            return (finish - start) / _MS
     return None
 
 
@@ -164,6 +177,11 @@ def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] |
         value = _aux_duration(job, kind, job_id, scratch if warnings is None else warnings)
         if value is not None:
             extra[name] = value
+    for kind, name in (("SETUP", "setup_task_s"), ("CLEANUP", "cleanup_task_s")):
+        if name[:-7] + "_s" in extra:  # the task's own time (JobTracker clock), beside its attempt's
+            value = _aux_task_time(job, kind)
+            if value is not None:
+                extra[name] = value
     for key, name in (("jobMapMB", "map_mb"), ("jobReduceMB", "reduce_mb")):
         value = _num(job.get(key))
         if value > 0:

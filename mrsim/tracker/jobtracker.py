@@ -46,7 +46,7 @@ from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.templates import Workload
 from mrsim.tracker import speculation
-from mrsim.tracker.events import (EV_BACKUP_DONE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED,
+from mrsim.tracker.events import (EV_BACKUP_DONE, EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED,
                                   EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE,
                                   ORDER_TIMER)
 from mrsim.tracker.kernel import Kernel
@@ -155,6 +155,34 @@ class JobTracker(RecordedOverheads):
         #: index of the task the last successful ``obtain_new_*_task`` call launched (for schedulers that track
         #: attempts; a speculative backup does not set it)
         self.last_task = -1
+        # ---- hooks (docs/architecture.md): features attach here by composition, never by subclassing.
+        #: ``(job, tracker, kind) -> seconds`` an attempt spends launching before it progresses (kind 0 map,
+        #: 1 reduce, 2 setup, 3 cleanup); None: no launch lag (SimMR's engine).
+        self.launch_lag: Callable[[JobState, TrackerState, int], float] | None = None
+        #: ``(tracker, kind) -> seconds`` between an attempt's end and its out-of-band heartbeat; None: at once.
+        self.report_lag: Callable[[TrackerState, int], float] | None = None
+        #: ``(job, tracker, kind) -> seconds or None`` for a setup (2) / cleanup (3) task on ``tracker``; None or a
+        #: None result: the template's attempt duration.
+        self.aux_duration: Callable[[JobState, TrackerState, int], float | None] | None = None
+        #: called at a heartbeat of a tracker with a free slot, before setup/cleanup tasks and the scheduler
+        #: (work outside the trace takes its slots first); ``(tracker, now) -> None``.
+        self.before_assign: list[Callable[[TrackerState, float], None]] = []
+        #: slots held by features (work outside the trace), counted in the trackers' running counts.
+        self.held_maps = 0
+        self.held_reduces = 0
+        self._extra_handlers: list[Callable[[float, int, int, int], None]] = []
+        self.features: list[object] = []
+
+    def attach(self, feature: object) -> None:
+        """Attach a feature: it keeps a reference to this engine and sets the hooks it needs (``feature.attach``)."""
+        self.features.append(feature)
+        feature.attach(self)  # type: ignore[attr-defined]
+
+    def register_event(self, handler: Callable[[float, int, int, int], None]) -> int:
+        """A new event kind handled by ``handler(time, order, a, b)``: the only way a feature schedules events
+        (``self.kernel.schedule(time, order, kind, a, b)``). Call before :meth:`run`."""
+        self._extra_handlers.append(handler)
+        return EV_FIRST_FEATURE + len(self._extra_handlers) - 1
 
     # ----------------------------------------------------------------------------------------- running
 
@@ -167,9 +195,15 @@ class JobTracker(RecordedOverheads):
             for t in self.trackers:
                 self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
-        handlers = (self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer, self._on_backup_done,
-                    self._on_job_inited, self._on_aux_done, self._on_hanging_maps)
+        handlers = [self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer, self._on_backup_done,
+                    self._on_job_inited, self._on_aux_done, self._on_hanging_maps]
+        if self._extra_handlers:
+            handlers += [self._ignore] * (EV_FIRST_FEATURE - len(handlers)) + self._extra_handlers
         kernel.run(handlers, after_event)
+
+    @staticmethod
+    def _ignore(_t: float, _o: int, _a: int, _b: int) -> None:
+        return None
 
     @property
     def now(self) -> float:
@@ -321,7 +355,13 @@ class JobTracker(RecordedOverheads):
             return
         (tracker.aux_reports if aux else tracker.reports).append(gid)
         if self.oob:
-            tracker.phase = now  # the TaskTracker's wait restarts from this heartbeat
+            when = now
+            if self.report_lag is not None:
+                kind = (2 + ((gid >> 1) & 1)) if aux else (1 if gid & REDUCE_BIT else 0)  # aux codes: see overheads.py
+                when = now + self.report_lag(tracker, kind)
+                if tracker.next_hb <= when:
+                    return  # an earlier queued heartbeat reports it
+            tracker.phase = when  # the TaskTracker's wait restarts from this heartbeat
             self._schedule_heartbeat_k(tracker, 0)  # supersedes a queued one (tombstoned by hb_stamp)
         elif not self.naive:
             self.wake(tracker)
@@ -388,6 +428,13 @@ class JobTracker(RecordedOverheads):
         if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
             self._refresh_status(tracker)
         tracker.hb_requested = False
+        if self.before_assign and (running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots):
+            for hook in self.before_assign:
+                hook(tracker, now)
+            running_maps = tracker.running_maps
+            running_reduces = tracker.running_reduces
+            if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
+                self._refresh_status(tracker)
         if running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots:
             if (self.cleanup_queue or self.setup_queue) and self._assign_setup_or_cleanup(tracker, now):
                 assigned = 1  # Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
@@ -483,6 +530,8 @@ class JobTracker(RecordedOverheads):
             job.first_wave_count += 1
             if shuffle_end < now:
                 shuffle_end = now
+            if shuffle_end < job.reduce_shuffle_end[i]:  # a launch lag still running (see obtain_new_reduce_task)
+                shuffle_end = job.reduce_shuffle_end[i]
             finish = shuffle_end + job.reduce_dur[i] / speed
             job.reduce_shuffle_end[i] = shuffle_end
             job.reduce_finish[i] = finish
@@ -579,6 +628,8 @@ class JobTracker(RecordedOverheads):
                 duration *= self.rack_local_slowdown
             elif level == 3:
                 duration *= self.off_switch_slowdown
+        if self.launch_lag is not None:
+            duration += self.launch_lag(job, tracker, 0)
         finish = now + duration
         self.last_task = i
         if req is not None:
@@ -698,8 +749,9 @@ class JobTracker(RecordedOverheads):
         if job.start_time < 0.0:
             job.start_time = now
         lost = self._next_failure(job, gid) if job.fail_plan is not None else -1.0
+        lag = self.launch_lag(job, tracker, 1) if self.launch_lag is not None else 0.0
         if lost >= 0.0:  # a replayed failed attempt: holds the slot for its logged duration, then fails
-            finish = now + lost / tracker.speed
+            finish = now + lag + lost / tracker.speed
             job.reduce_shuffle_end[i] = finish
             job.reduce_finish[i] = finish
             k = self.kernel
@@ -708,7 +760,7 @@ class JobTracker(RecordedOverheads):
         elif job.map_stage_done:
             speed = tracker.speed
             typical = job.typical_shuffle
-            shuffle_end = now + typical[job.typical_count % len(typical)] / speed
+            shuffle_end = now + lag + typical[job.typical_count % len(typical)] / speed
             job.typical_count += 1
             finish = shuffle_end + job.reduce_dur[i] / speed
             job.reduce_shuffle_end[i] = shuffle_end
@@ -718,6 +770,8 @@ class JobTracker(RecordedOverheads):
             heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
         else:
             job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
+            if lag > 0.0:
+                job.reduce_shuffle_end[i] = now + lag  # the shuffle cannot end before the attempt has started
         return True
 
     # ----------------------------------------------------------------------------------------- resources, sites
@@ -966,8 +1020,8 @@ class JobTracker(RecordedOverheads):
                 jm += sum(1 for g in job.spec if not g & REDUCE_BIT)
                 jr += sum(1 for g in job.spec if g & REDUCE_BIT)
                 assert len(job.spec) == job.spec_running, f"{job}: backup count"
-        jm += self.aux_running_maps
-        jr += self.aux_running_reduces
+        jm += self.aux_running_maps + self.held_maps
+        jr += self.aux_running_reduces + self.held_reduces
         assert maps == jm and reduces == jr, "tracker and job running counts disagree"
         assert remaining == self.remaining_maps, "remaining map load out of sync"
         assert ready == self.remaining_ready_reduces, "remaining reduce load out of sync"

@@ -88,7 +88,10 @@ class RecordedOverheads:
         else:
             tracker.running_maps += 1
             self.aux_running_maps += 1
-        finish = now + float(job.template.extra[key]) / tracker.speed
+        duration = self.aux_duration(job, tracker, 2 + kind) if self.aux_duration is not None else None
+        if duration is None:
+            duration = float(job.template.extra[key])
+        finish = now + duration / tracker.speed
         k = self.kernel
         k.seq += 1
         heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_AUX_DONE, tracker.index, (index << 2) | (kind << 1) | on_reduce))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from mrsim.cluster import ClusterSpec
 from mrsim.errors import InputError
@@ -19,6 +19,10 @@ from mrsim.scheduling import TaskScheduler
 from mrsim.templates import Workload
 from mrsim.tracker.jobtracker import JobTracker, LocalityMode
 from mrsim.tracker.results import ReplayResult, collect_result
+
+if TYPE_CHECKING:
+    from mrsim.calibration.background import Background
+    from mrsim.calibration.model import Calibration
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,13 @@ class ReplayOptions:
             their slot time is counted in ``wasted_slot_s``.
         aligned_heartbeats: every tracker's heartbeat phase is 0 instead of a seeded uniform draw in
             [0, interval) (hand-computable timelines; real TaskTrackers start at arbitrary times).
+        calibration: the cluster's measured overheads (:mod:`mrsim.calibration`), replayed by
+            :class:`mrsim.calibration.feature.CalibrationFeature`; None replays SimMR's overhead-free tasks.
+            Its heartbeat interval is used when ``heartbeat_interval_s`` is None.
+        calibration_parts: which terms of the calibration to replay (ablations): ``launch`` (launch lags),
+            ``report`` (report lags with out-of-band heartbeats), ``aux`` (setup/cleanup task times) and
+            ``heartbeat`` (the interval the trace shows), ``stalls`` (outlier trackers' stall windows).
+        background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
     """
 
     heartbeat_interval_s: float | None = None
@@ -59,6 +70,9 @@ class ReplayOptions:
     locality: str = "auto"
     rack_local_slowdown: float = 1.0
     off_switch_slowdown: float = 1.0
+    calibration: "Calibration | None" = None
+    calibration_parts: frozenset[str] = frozenset({"launch", "report", "aux", "heartbeat", "stalls"})
+    background: "Background | None" = None
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -81,12 +95,33 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         from mrsim.tracker.contention import ContentionJobTracker
 
         engine = ContentionJobTracker
-    jt = engine(workload, cluster, conf, scheduler, heartbeat_interval=options.heartbeat_interval_s,
+    interval = options.heartbeat_interval_s
+    calibration = options.calibration
+    if calibration is not None and (calibration.is_empty() or options.contention):
+        calibration = None  # nothing to replay; under TDAM the durations come from the contention model
+    if (interval is None and calibration is not None and calibration.heartbeat_interval_s is not None
+            and "heartbeat" in options.calibration_parts):
+        interval = calibration.heartbeat_interval_s
+    jt = engine(workload, cluster, conf, scheduler, heartbeat_interval=interval,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
                     job_overheads=options.job_overheads, failed_attempts=options.failed_attempts)
     jt.progress = progress
+    if calibration is not None:
+        from mrsim.calibration.feature import CalibrationFeature
+
+        parts = options.calibration_parts
+        jt.attach(CalibrationFeature(calibration, options.seed, launch_lag="launch" in parts,
+                                     report_lag="report" in parts, aux_task_time="aux" in parts,
+                                     stalls="stalls" in parts))
+    if options.background is not None and not options.background.is_empty():
+        if cluster.resource_names:
+            raise InputError("--background trace: outside work is estimated in map slots; it cannot run on a "
+                             "resource-vector cluster (use --background none)")
+        from mrsim.calibration.background import BackgroundFeature
+
+        jt.attach(BackgroundFeature(options.background))
     started = time.perf_counter()
     jt.run(jt.check_invariants if options.check_invariants else None)
     wall = time.perf_counter() - started

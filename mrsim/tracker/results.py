@@ -228,4 +228,10 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "scheduler": jt.scheduler.describe(),
         "trace": jt.workload.source,
     }
+    for feature in jt.features:
+        describe = getattr(feature, "describe_run", None)
+        if describe is not None:
+            key, spec_part, summary_part = describe()
+            spec[key] = spec_part
+            summary.update(summary_part)
     return ReplayResult(jt.scheduler.name, job_columns, task_columns, summary, spec, jt.workload.warnings)

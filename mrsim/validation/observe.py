@@ -29,6 +29,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from mrsim.calibration.background import Background, BackgroundCollector
+from mrsim.calibration.extract import CalibrationCollector
+from mrsim.calibration.model import Calibration
 from mrsim.errors import InputError
 from mrsim.profiler.builder import template_from_logged_job
 from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
@@ -171,6 +174,10 @@ class Profiler:
     observations: dict[str, JobObservation] = field(default_factory=dict)
     usage: SlotUsage = field(default_factory=SlotUsage)
     trace_conf: TraceConf = field(default_factory=TraceConf)
+    calibration: CalibrationCollector = field(default_factory=CalibrationCollector)
+    background: BackgroundCollector = field(default_factory=BackgroundCollector)
+    stored_calibration: Calibration | None = None
+    stored_background: Background | None = None
     stored_hosts: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[InputReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -226,6 +233,8 @@ class Profiler:
                     if raw_id not in self._seen_without_work:  # still written to a Rumen trace, once
                         self._seen_without_work.add(raw_id)
                         self.usage.add_job(logged)  # its attempts held slots all the same
+                        self.calibration.add_job(logged)
+                        self.background.add_job(logged, raw_id)
                         yield logged
                     continue
                 count = occurrences.get(template.job_id, 0) + 1
@@ -242,6 +251,8 @@ class Profiler:
                 self.observations[template.job_id] = observe_job(logged)
                 self.usage.add_job(logged)
                 self.trace_conf.add_job(logged)
+                self.calibration.add_job(logged)
+                self.background.add_job(logged, template.job_id)
                 report.jobs_added += 1
                 yield logged
         finally:
@@ -262,11 +273,16 @@ class Profiler:
             report.jobs_added += 1
 
     def _add_store(self, p: Path, report: InputReport) -> None:
-        from mrsim.profiler.store import load_conf_values, load_hosts, load_observations, load_store
+        from mrsim.profiler.store import load_conf_values, load_hosts, load_observations, load_store, read_manifest
 
         self._add_templates(list(load_store(p).jobs), report, load_observations(p))
         self.stored_hosts.extend(load_hosts(p) or ())
         self.trace_conf.add_counts(load_conf_values(p))
+        manifest = read_manifest(p)
+        if manifest.get("calibration_toml"):
+            self.stored_calibration = Calibration.from_toml(str(manifest["calibration_toml"]), f"{p} (calibration)")
+        if isinstance(manifest.get("background"), dict):
+            self.stored_background = Background.from_json(manifest["background"])
 
     def _add_swim(self, p: Path, report: InputReport) -> None:
         from mrsim.profiler.swim import swim_to_templates
@@ -275,6 +291,19 @@ class Profiler:
         self._add_templates(list(workload.jobs), report)
         report.warnings = len(workload.warnings)
         self.warnings.extend(workload.warnings)
+
+    def measured_calibration(self, oob_heartbeat: bool | None = None) -> Calibration | None:
+        """The calibration of the logs read (None when they recorded no attempt times), else a store's saved one."""
+        if self.calibration.attempts:
+            sources = ", ".join(r.path for r in self.inputs if r.format != "store")
+            return self.calibration.result(sources, oob_heartbeat)
+        return self.stored_calibration
+
+    def measured_background(self, total_map_slots: int, heartbeat_interval_s: float) -> Background:
+        """Outside work estimated from the logs read (:mod:`mrsim.calibration.background`), else a store's."""
+        if self.background.usage or self.background.waits:
+            return self.background.estimate(total_map_slots, heartbeat_interval_s)
+        return self.stored_background or Background()
 
     def hosts(self) -> list[dict[str, Any]] | None:
         """The cluster's hosts inferred from the attempts read, merged with hosts saved in input stores."""

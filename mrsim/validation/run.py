@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from mrsim.cluster import ClusterSpec, TrackerSpec
 from mrsim.hadoop_conf import HadoopConf
@@ -32,6 +32,11 @@ from mrsim.scheduling import create_scheduler
 from mrsim.templates import JobTemplate, Workload
 from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.validation.observe import JobObservation
+
+if TYPE_CHECKING:
+    from mrsim.calibration.background import Background
+from typing import TYPE_CHECKING
+
 from mrsim.validation.report import Mode, ValidationReport, error_summary, job_row
 
 
@@ -90,6 +95,10 @@ def validate_isolated(setup: ValidationSetup) -> ValidationReport:
     """Replay every job alone on the slots it held and score it (see the module docstring)."""
     started = time.perf_counter()
     interval = setup.options.heartbeat_interval_s
+    calibration = setup.options.calibration
+    if (interval is None and calibration is not None and calibration.heartbeat_interval_s is not None
+            and "heartbeat" in setup.options.calibration_parts):
+        interval = calibration.heartbeat_interval_s
     if interval is None:
         interval = setup.conf.heartbeat_interval_s(len(setup.cluster))
     options = replace(setup.options, heartbeat_interval_s=interval)
@@ -144,3 +153,18 @@ def validate_isolated(setup: ValidationSetup) -> ValidationReport:
 def validate(setup: ValidationSetup, mode: Mode) -> ValidationReport:
     """Run the validation in ``mode``."""
     return validate_isolated(setup) if mode is Mode.ISOLATE else validate_shared(setup)
+
+
+def add_background_figures(report: ValidationReport, plain: ValidationReport, background: "Background") -> None:
+    """Put the background's share in ``report`` (replayed with it): per job ``background_wait_s`` (seconds of
+    its wait in the trace that the outside work explains) and ``error_pct_without_background``; in the summary,
+    ``without_background`` (the error figures of the replay without it), so the model's own accuracy stays
+    visible."""
+    without = {row["job_id"]: row for row in plain.jobs}
+    for row in report.jobs:
+        row["background_wait_s"] = background.job_waits.get(row["job_id"], 0.0)
+        other = without.get(row["job_id"])
+        row["error_pct_without_background"] = other.get("error_pct") if other else None
+    keys = ("mean_abs_error_pct", "max_abs_error_pct", "mean_error_pct", "mean_completion_s")
+    report.summary["without_background"] = {k: plain.summary.get(k) for k in keys}
+    report.summary["background_slot_s"] = round(background.slot_seconds, 3)

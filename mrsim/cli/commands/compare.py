@@ -7,6 +7,7 @@ import sys
 
 import orjson
 
+from mrsim.cli.calibration_options import add_calibration_arguments, calibrate_run
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_placement_arguments, apply_placement,
                                build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
 from mrsim.cli.render import progress_bar
@@ -35,6 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replications", type=int, default=1, metavar="N", help="replications (seeds SEED..SEED+N-1)")
     add_cluster_arguments(p)
     add_engine_arguments(p)
+    add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
     p.add_argument("--plot", metavar="FILE.png", help="write a comparison figure (PNG, atomically)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
@@ -54,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
     trace = args.trace or str(default_trace_path())
     workload = load_replay_workload(args, trace)
+    options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
     workload, placement = apply_placement(args, workload, cluster)  # one placement for every scheduler
     # A bar on stderr, only on a terminal and for long sweeps (mrsim.cli.render's rule).
     with progress_bar(args.replications * len(names), "replays") as progress:
@@ -63,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         for run in result.runs.values():
             for r in run.results:
                 r.spec["placement"] = placement.to_json()
+    for text in calibration_notes:
+        print(f"mrsim: note: {text}", file=sys.stderr)
     if args.plot:
         plot_comparison(result, args.plot)
     if args.json:
@@ -73,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
                 row.update(classes[row["scheduler"]])
         if placement is not None:
             doc["spec"]["placement"] = placement.to_json()
+        doc["spec"]["notes"] = calibration_notes
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
     else:
         print_table(result, workload.source, args.plot)

@@ -7,6 +7,7 @@ import sys
 
 import orjson
 
+from mrsim.cli.calibration_options import add_calibration_arguments, calibrate_run
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_placement_arguments, apply_placement,
                                build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
 from mrsim.cli.render import print_replay_table, progress_bar
@@ -38,6 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sigma", type=float, default=0.0, help="size-estimation error: LogNormal(0, sigma^2) (default 0)")
     add_cluster_arguments(p)
     add_engine_arguments(p)
+    add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
     p.add_argument("--out", metavar="DIR", help="write jobs.csv and tasks.csv (atomically) into DIR")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
@@ -52,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     cluster = build_cluster(args, conf)
     options = build_options(args)
     workload = load_replay_workload(args, trace)
+    options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
     workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
     if args.deadline_factor is not None:
         from mrsim.deadlines import assign_deadlines
@@ -60,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
     with progress_bar(len(workload), "jobs") as progress:
         result = replay(workload, cluster, conf, scheduler, options, progress=progress)
-    notes = []
+    notes = list(calibration_notes)
+    result.spec["notes"] = list(calibration_notes)
     if placement is not None:
         result.spec["placement"] = placement.to_json()
         notes.append(placement.describe())

@@ -7,6 +7,10 @@ import sys
 
 import orjson
 
+from dataclasses import replace
+
+from mrsim.cli.calibration_options import (add_calibration_arguments, is_yarn_trace, resolve_background,
+                                          resolve_calibration)
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, attach_demands, build_cluster, build_conf,
                                build_options)
 from mrsim.cli.options import scheduler_config as build_scheduler_config
@@ -16,7 +20,7 @@ from mrsim.profiler.topology_infer import cluster_from_hosts
 from mrsim.templates import Workload
 from mrsim.validation.observe import Profiler, require_templates
 from mrsim.validation.report import Mode, ValidationReport
-from mrsim.validation.run import ValidationSetup, validate
+from mrsim.validation.run import ValidationSetup, add_background_figures, validate
 from mrsim.validation.trace_conf import TRACE_KEYS, apply_trace_conf
 
 TRACE_FIELDS = {name for name, _ in TRACE_KEYS.values()}
@@ -39,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="replay each job alone on its observed peak map/reduce slots (SimMR's setting)")
     add_cluster_arguments(p)
     add_engine_arguments(p)
+    add_calibration_arguments(p, background_default="trace")
     p.add_argument("--ignore-trace-conf", action="store_true",
                    help="do not take slow start / heartbeat keys from the trace's jobProperties")
     p.add_argument("--plot", metavar="FILE.png", help="scatter plot of simulated vs actual completion times")
@@ -92,10 +97,33 @@ def run(args: argparse.Namespace) -> int:
                              "give --cluster, --topology or --nodes")
         cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots)
-    setup = ValidationSetup(workload, cluster, conf, args.scheduler or conf.scheduler or "fifo", options,
-                            profiler.observations, build_scheduler_config(args))
+    inferred = not (args.cluster or args.topology or args.nodes is not None)
+    choice = resolve_calibration(args, profiler.measured_calibration(), len(cluster), yarn=is_yarn_trace(profiler),
+                                 same_cluster=inferred)
+    notes = list(choice.notes)
+    options = replace(options, calibration=choice.calibration, calibration_parts=choice.parts)
+    background = None
+    if not args.isolate:  # an isolated job runs alone: nothing outside it
+        interval = options.heartbeat_interval_s
+        if interval is None:
+            measured = choice.calibration.heartbeat_interval_s if choice.calibration is not None else None
+            interval = measured if measured is not None and "heartbeat" in choice.parts else \
+                conf.heartbeat_interval_s(len(cluster))
+        background, note = resolve_background(args, profiler.measured_background(cluster.map_slots, interval))
+        if note:
+            notes.append(note)
+    setup = ValidationSetup(workload, cluster, conf, args.scheduler or conf.scheduler or "fifo",
+                            replace(options, background=background), profiler.observations,
+                            build_scheduler_config(args))
     report = validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
+    if background is not None and not background.is_empty():
+        plain = validate(replace(setup, options=replace(options, background=None)), Mode.SHARED)
+        add_background_figures(report, plain, background)
     report.spec["conf_from_trace"] = trace_conf_used
+    report.spec["notes"] = notes
+    if not args.quiet:
+        for text in notes:
+            print(f"mrsim: note: {text}", file=sys.stderr)
     if args.plot:
         from mrsim.validation.plot import plot_validation
 

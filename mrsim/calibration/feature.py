@@ -1,0 +1,154 @@
+"""Replay a :class:`~mrsim.calibration.model.Calibration`: an engine feature attached to the JobTracker's hooks.
+
+What it changes (``docs/calibration.md``; each term can be switched off for ablations):
+
+* **Launch lag** (``JobTracker.launch_lag`` hook): a launched map or reduce holds its slot for a sampled launch lag
+  before it progresses (``TaskTracker.launchTaskForJob``: localisation and child JVM start). A job whose JVMs are
+  reused (``mapred.job.reuse.jvm.num.tasks`` != 1, the job's conf first, else the calibration's) starts a new JVM
+  only for every N-th task of a kind on a tracker (N = the reuse count; with -1, only for the first): the others
+  start at once.
+* **SETUP/CLEANUP tasks** (``JobTracker.aux_duration`` hook): take their *task* time, JobTracker clock (the trace's
+  ``otherTasks`` task start to finish, which contains the JVM start and the report), when the template has it
+  (``setup_task_s`` / ``cleanup_task_s``); otherwise the attempt's time plus a sampled lag of their own kind.
+* **Report lag** (``JobTracker.report_lag`` hook): with out-of-band heartbeats, a finished attempt's heartbeat
+  leaves after a sampled report lag (without them, the tracker's heartbeat grid is the report delay).
+* **Outlier TaskTrackers** keep their stalls (by host name, so the cluster must name the trace's hosts: an
+  inferred cluster or a topology does): a task assigned to one inside a stall window starts when the window ends.
+
+Sampling uses the named stream ``calibration`` of the replay's seed, drawn in launch order: results are
+deterministic per seed. Cost: O(1) per launch (one table look-up and one interpolation).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from mrsim.calibration.model import KIND_INDEX, KINDS, Calibration, Distribution
+from mrsim.rng import stream
+
+if TYPE_CHECKING:
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.state import JobState, TrackerState
+
+_BATCH = 4096
+REUSE_KEYS = ("mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks")
+
+
+class CalibrationFeature:
+    """Attach with :meth:`attach`; see the module docstring."""
+
+    def __init__(self, calibration: Calibration, seed: int = 0, *, launch_lag: bool = True, report_lag: bool = True,
+                 aux_task_time: bool = True, stalls: bool = True) -> None:
+        self.calibration = calibration
+        self.use_launch = launch_lag and bool(calibration.launch_lag)
+        self.use_report = report_lag and bool(calibration.report_lag)
+        self.use_aux = aux_task_time
+        self.use_stalls = stalls
+        self._rng = stream(seed, "calibration")
+        self._u = np.empty(0)
+        self._next = 0
+        none = Distribution.constant(0.0)
+        self._launch: list[Distribution] = [calibration.launch_lag.get(k, none) for k in KINDS]
+        # A setup/cleanup task without its own law uses the map law (it runs in a map slot's JVM).
+        for kind in ("setup", "cleanup"):
+            if kind not in calibration.launch_lag and "map" in calibration.launch_lag:
+                self._launch[KIND_INDEX[kind]] = calibration.launch_lag["map"]
+        self._report: list[Distribution] = [calibration.report_lag.get(k, none) for k in KINDS]
+        self._stalls: dict[int, tuple[tuple[float, float], ...]] = {}  # tracker index -> windows, replay clock
+        self._reuse: dict[int, int] = {}  # job index -> reuse (only jobs with reuse != 1)
+        self._jvm_count: dict[tuple[int, int, int], int] = {}  # (job, tracker, kind) -> tasks launched there
+        self.launches = 0
+        self.lag_s = 0.0
+
+    def attach(self, jt: "JobTracker") -> None:
+        origin = jt.workload.origin_s
+        for state in jt.trackers:
+            outlier = self.calibration.outliers.get(state.host)
+            if outlier is not None and self.use_stalls:
+                self._stalls[state.index] = tuple((a - origin, b - origin) for a, b in outlier.stalls)
+        self._now = lambda: jt.kernel.now
+        for job in jt.jobs:
+            reuse = _job_reuse(job.template.extra.get("properties"), self.calibration.jvm_reuse)
+            if reuse != 1:
+                self._reuse[job.index] = reuse
+        if self.use_launch:
+            jt.launch_lag = self.launch_lag
+        if self.use_report and jt.oob:
+            jt.report_lag = self.report_lag
+        if self.use_aux:
+            jt.aux_duration = self.aux_duration
+
+    def describe_run(self) -> tuple[str, dict, dict]:
+        """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.tracker.results``)."""
+        c = self.calibration
+        spec = {"source": c.source, "heartbeat_source": c.heartbeat_source, "jvm_reuse": c.jvm_reuse,
+                "launch_lag": self.use_launch, "report_lag": self.use_report, "setup_cleanup_task_time": self.use_aux,
+                "outlier_trackers": sorted(o.host for o in c.outliers.values()),
+                "outlier_trackers_in_cluster": self.outlier_hosts_matched(),
+                "mean_launch_lag_s": {k: round(d.mean, 4) for k, d in c.launch_lag.items()}}
+        summary = {"launch_lags": self.launches, "launch_lag_s": round(self.lag_s, 6)}
+        return "calibration", spec, summary
+
+    def outlier_hosts_matched(self) -> int:
+        return len(self._stalls)
+
+    # ------------------------------------------------------------------------------------------------ hooks
+
+    def _uniform(self) -> float:
+        i = self._next
+        if i >= len(self._u):
+            self._u = self._rng.random(_BATCH)
+            i = 0
+        self._next = i + 1
+        return float(self._u[i])
+
+    def launch_lag(self, job: "JobState", tracker: "TrackerState", kind: int) -> float:
+        """Seconds the attempt spends starting before it progresses (0 for a warm reused JVM)."""
+        reuse = self._reuse.get(job.index)
+        if reuse is not None:
+            key = (job.index, tracker.index, kind)
+            n = self._jvm_count.get(key, 0)
+            self._jvm_count[key] = n + 1
+            if n > 0 and (reuse == -1 or n % reuse != 0):
+                return 0.0
+        stalls = self._stalls.get(tracker.index)
+        lag = -1.0
+        if stalls is not None:
+            now = self._now()
+            for a, b in stalls:
+                if a <= now < b:
+                    lag = b - now  # the tracker starts nothing before its stall ends
+                    break
+        if lag < 0.0:
+            lag = self._launch[kind].sample(self._uniform())
+        self.launches += 1
+        self.lag_s += lag
+        return lag
+
+    def report_lag(self, tracker: "TrackerState", kind: int) -> float:
+        return self._report[kind].sample(self._uniform())
+
+    def aux_duration(self, job: "JobState", tracker: "TrackerState", kind: int) -> float | None:
+        """SETUP (kind 2) / CLEANUP (kind 3) duration in seconds, or None for the engine's default."""
+        extra = job.template.extra
+        task_time = extra.get("setup_task_s" if kind == 2 else "cleanup_task_s")
+        if task_time is not None:
+            return float(task_time)
+        attempt = extra.get("setup_s" if kind == 2 else "cleanup_s")
+        if attempt is None:
+            return None
+        return float(attempt) + (self.launch_lag(job, tracker, kind) if self.use_launch else 0.0)
+
+
+def _job_reuse(properties: object, default: int) -> int:
+    if isinstance(properties, dict):
+        for key in REUSE_KEYS:
+            if key in properties:
+                try:
+                    value = int(str(properties[key]).strip())
+                except ValueError:
+                    return default
+                return value if value == -1 or value >= 1 else 1
+    return default

@@ -1,0 +1,335 @@
+"""The :class:`Calibration` of a cluster and its empirical distributions (TOML in, TOML out).
+
+A :class:`Distribution` is an empirical law kept as ``QUANTILES`` evenly spaced quantiles (0, 1/100, ..., 1) of
+the observed samples, so a calibration stays small whatever the trace size, and sampling is inverse-CDF with
+linear interpolation between quantiles (cost O(1) per draw). A distribution of one value is a constant.
+
+Task kinds are Hadoop's task types: ``map``, ``reduce``, ``setup``, ``cleanup`` (``TaskType`` in
+``org.apache.hadoop.mapreduce``; the last two are the job's SETUP and CLEANUP tasks, Rumen ``otherTasks``).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from mrsim.errors import InputError
+
+KINDS = ("map", "reduce", "setup", "cleanup")
+KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
+QUANTILES = 101
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """An empirical distribution of a non-negative duration in seconds, kept as quantiles.
+
+    Attributes:
+        quantiles: ``QUANTILES`` values (or one value for a constant), non-decreasing, seconds.
+        samples: how many observations it was built from (0 for a default or a hand-written constant).
+    """
+
+    quantiles: tuple[float, ...]
+    samples: int = 0
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> "Distribution":
+        arr = np.asarray(values, dtype=float)
+        if arr.size == 0:
+            raise ValueError("a distribution needs at least one sample")
+        arr = np.clip(arr, 0.0, None)
+        if arr.size == 1 or float(arr.min()) == float(arr.max()):
+            return cls((round(float(arr[0]), 6),), int(arr.size))
+        q = np.quantile(arr, np.linspace(0.0, 1.0, QUANTILES))
+        return cls(tuple(round(float(x), 6) for x in q), int(arr.size))
+
+    @classmethod
+    def constant(cls, value: float) -> "Distribution":
+        return cls((float(value),), 0)
+
+    @property
+    def mean(self) -> float:
+        q = self.quantiles
+        if len(q) == 1:
+            return q[0]
+        # Mean of the piecewise-linear inverse CDF: trapezoid rule over equal probability steps.
+        return (sum(q) - 0.5 * (q[0] + q[-1])) / (len(q) - 1)
+
+    @property
+    def median(self) -> float:
+        q = self.quantiles
+        return q[len(q) // 2]
+
+    def is_zero(self) -> bool:
+        return self.quantiles[-1] == 0.0
+
+    def sample(self, u: float) -> float:
+        """The value at probability ``u`` in [0, 1) (inverse CDF, linear between quantiles). O(1)."""
+        q = self.quantiles
+        n = len(q) - 1
+        if n == 0:
+            return q[0]
+        x = u * n
+        i = int(x)
+        if i >= n:
+            return q[n]
+        return q[i] + (q[i + 1] - q[i]) * (x - i)
+
+    def to_toml(self) -> dict[str, Any]:
+        return {"quantiles": list(self.quantiles), "samples": self.samples}
+
+    def describe(self) -> str:
+        q = self.quantiles
+        if len(q) == 1:
+            return f"{q[0]:.2f} s (constant)"
+        return (f"mean {self.mean:.2f} s, p10 {q[10]:.2f}, p50 {q[50]:.2f}, p90 {q[90]:.2f}, max {q[-1]:.2f} "
+                f"({self.samples} samples)")
+
+
+@dataclass(frozen=True)
+class TrackerOutlier:
+    """A TaskTracker that stalled: attempts assigned to it started far later than the cluster's launch lags allow.
+
+    ``stalls`` are ``(from_s, until_s)`` windows in the trace's clock (epoch seconds): from the first stalled
+    assignment to the latest start of a stalled attempt. A task the replay assigns to this tracker inside a window
+    starts at its end (the tracker could not start tasks before); outside the windows the cluster's law applies.
+    """
+
+    host: str
+    stalls: tuple[tuple[float, float], ...]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What a real cluster adds around each task attempt (see ``docs/calibration.md``).
+
+    Attributes:
+        launch_lag: per task kind, the time from the JobTracker assigning a task (task start, JobTracker clock)
+            to its attempt starting (TaskTracker clock): JVM start, localisation. The slot is held meanwhile.
+        report_lag: per task kind, the time from an attempt's end to the JobTracker recording its task's end.
+            Replayed only with out-of-band heartbeats (then it is the TaskTracker's own delay before its
+            out-of-band heartbeat); without them the heartbeat grid itself produces the wait, and the interval
+            below is what the trace's report lags imply.
+        job_init_delay: ``launchTime - submitTime`` over the jobs (JobTracker initialisation); per-job values in
+            the templates win, this is for jobs that lack one.
+        heartbeat_interval_s: the interval the JobTracker ran at as the trace shows it, or None to use Hadoop's
+            cluster-size formula. ``heartbeat_source`` says which.
+        jvm_reuse: ``mapred.job.reuse.jvm.num.tasks`` most jobs ran with (1: a new JVM per task; -1: unlimited);
+            a job's own conf value wins.
+        map_slots / reduce_slots: the most common slots per TaskTracker (informative; the cluster comes from the
+            cluster inference or the user).
+        outliers: TaskTrackers with their own launch-lag law (by host name).
+        source: where it was measured; jobs / attempts / hosts: how much it was measured from (hosts: distinct
+            TaskTrackers that ran attempts; a measured heartbeat interval belongs to a cluster of that size).
+        notes: what the extraction decided and why (one line each), shown by ``mrsim calibrate``.
+    """
+
+    launch_lag: Mapping[str, Distribution] = field(default_factory=dict)
+    report_lag: Mapping[str, Distribution] = field(default_factory=dict)
+    job_init_delay: Distribution | None = None
+    heartbeat_interval_s: float | None = None
+    heartbeat_source: str = "formula"
+    jvm_reuse: int = 1
+    map_slots: int | None = None
+    reduce_slots: int | None = None
+    outliers: Mapping[str, TrackerOutlier] = field(default_factory=dict)
+    source: str = ""
+    jobs: int = 0
+    attempts: int = 0
+    hosts: int = 0
+    notes: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        """True when it changes nothing in a replay (e.g. a synthetic trace whose attempts start with their task)."""
+        return (all(d.is_zero() for d in self.launch_lag.values())
+                and all(d.is_zero() for d in self.report_lag.values())
+                and self.heartbeat_interval_s is None and not self.outliers)
+
+    def describe(self) -> list[str]:
+        """Human-readable lines (``mrsim calibrate``)."""
+        lines = [f"calibration from {self.source or '(unknown)'}: {self.jobs} jobs, {self.attempts} attempts, "
+                 f"{self.hosts} hosts"]
+        for kind in KINDS:
+            if kind in self.launch_lag:
+                lines.append(f"  launch lag  {kind:8s} {self.launch_lag[kind].describe()}")
+        for kind in KINDS:
+            if kind in self.report_lag:
+                lines.append(f"  report lag  {kind:8s} {self.report_lag[kind].describe()}")
+        if self.job_init_delay is not None:
+            lines.append(f"  job init delay     {self.job_init_delay.describe()}")
+        hb = "Hadoop's formula" if self.heartbeat_interval_s is None else f"{self.heartbeat_interval_s:.3f} s"
+        lines.append(f"  heartbeat interval {hb} ({self.heartbeat_source})")
+        lines.append(f"  JVM reuse          {self.jvm_reuse} task(s) per JVM" if self.jvm_reuse != -1
+                     else "  JVM reuse          unlimited")
+        if self.map_slots is not None:
+            lines.append(f"  slots per tracker  {self.map_slots} map, {self.reduce_slots} reduce (most common)")
+        for o in self.outliers.values():
+            windows = ", ".join(f"{b - a:.0f} s" for a, b in o.stalls)
+            lines.append(f"  outlier tracker    {o.host}: stalled {len(o.stalls)} time(s) ({windows}); {o.reason}")
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return lines
+
+    # ------------------------------------------------------------------------------------------------ TOML
+
+    def to_toml(self) -> str:
+        """The calibration as a TOML document (edit it and pass it back with ``--calibration-from``)."""
+        out = ["# mrsim cluster calibration (docs/calibration.md). Times in seconds.",
+               f"source = {_toml_str(self.source)}", f"jobs = {self.jobs}", f"attempts = {self.attempts}", f"hosts = {self.hosts}",
+               f"heartbeat_source = {_toml_str(self.heartbeat_source)}", f"jvm_reuse = {self.jvm_reuse}"]
+        if self.heartbeat_interval_s is not None:
+            out.append(f"heartbeat_interval_s = {self.heartbeat_interval_s!r}")
+        if self.map_slots is not None:
+            out.append(f"map_slots = {self.map_slots}")
+        if self.reduce_slots is not None:
+            out.append(f"reduce_slots = {self.reduce_slots}")
+        if self.notes:
+            out.append("notes = [" + ", ".join(_toml_str(n) for n in self.notes) + "]")
+        for table, dists in (("launch_lag", self.launch_lag), ("report_lag", self.report_lag)):
+            for kind in KINDS:
+                if kind in dists:
+                    out += ["", f"[{table}.{kind}]", *_dist_lines(dists[kind])]
+        if self.job_init_delay is not None:
+            out += ["", "[job_init_delay]", *_dist_lines(self.job_init_delay)]
+        for o in self.outliers.values():
+            out += ["", "[[outliers]]", f"host = {_toml_str(o.host)}", f"reason = {_toml_str(o.reason)}",
+                    "stalls = [" + ", ".join(f"[{a!r}, {b!r}]" for a, b in o.stalls) + "]"]
+        return "\n".join(out) + "\n"
+
+    @classmethod
+    def from_toml(cls, text: str, source: str) -> "Calibration":
+        """Parse a calibration TOML; any unknown key, negative, NaN or non-monotone value is an InputError naming
+        the key."""
+        try:
+            doc = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
+            raise InputError(f"{source}: not a valid TOML calibration ({exc})") from None
+        return cls.from_mapping(doc, source)
+
+    @classmethod
+    def from_mapping(cls, doc: Mapping[str, Any], source: str) -> "Calibration":
+        known = {"source", "jobs", "attempts", "hosts", "heartbeat_source", "jvm_reuse", "heartbeat_interval_s", "map_slots",
+                 "reduce_slots", "notes", "launch_lag", "report_lag", "job_init_delay", "outliers"}
+        for key in doc:
+            if key not in known:
+                raise InputError(f"{source}: unknown calibration key {key!r} (known: {', '.join(sorted(known))})")
+        dists: dict[str, dict[str, Distribution]] = {}
+        for table in ("launch_lag", "report_lag"):
+            section = doc.get(table, {})
+            if not isinstance(section, Mapping):
+                raise InputError(f"{source}: {table}: expected a table of task kinds")
+            dists[table] = {}
+            for kind, value in section.items():
+                if kind not in KIND_INDEX:
+                    raise InputError(f"{source}: unknown calibration key {table}.{kind!r} (task kinds: {', '.join(KINDS)})")
+                dists[table][kind] = _dist_from(value, f"{source}: {table}.{kind}")
+        init = doc.get("job_init_delay")
+        outliers: dict[str, TrackerOutlier] = {}
+        raw_outliers = doc.get("outliers", [])
+        if not isinstance(raw_outliers, list):
+            raise InputError(f"{source}: outliers: expected an array of tables ([[outliers]])")
+        for n, item in enumerate(raw_outliers):
+            where = f"{source}: outliers[{n}]"
+            if not isinstance(item, Mapping):
+                raise InputError(f"{where}: expected a table")
+            for key in item:
+                if key not in ("host", "reason", "stalls"):
+                    raise InputError(f"{where}: unknown calibration key {key!r} (known: host, reason, stalls)")
+            host = item.get("host")
+            if not isinstance(host, str) or not host:
+                raise InputError(f"{where}.host: expected a host name")
+            stalls = []
+            raw = item.get("stalls", [])
+            if not isinstance(raw, list):
+                raise InputError(f"{where}.stalls: expected an array of [from, until] pairs (seconds)")
+            for pair in raw:
+                if not isinstance(pair, list) or len(pair) != 2:
+                    raise InputError(f"{where}.stalls: expected [from, until] pairs (seconds), got {pair!r}")
+                a, b = (_number(x, f"{where}.stalls") for x in pair)
+                if a < 0 or b < a:
+                    raise InputError(f"{where}.stalls: expected 0 <= from <= until, got [{a}, {b}]")
+                stalls.append((a, b))
+            outliers[host] = TrackerOutlier(host, tuple(stalls), str(item.get("reason", "")))
+        interval = doc.get("heartbeat_interval_s")
+        if interval is not None:
+            interval = _number(interval, f"{source}: heartbeat_interval_s")
+            if interval <= 0:
+                raise InputError(f"{source}: heartbeat_interval_s: expected a positive number of seconds, got {interval}")
+        reuse = doc.get("jvm_reuse", 1)
+        if isinstance(reuse, bool) or not isinstance(reuse, int) or reuse == 0 or reuse < -1:
+            raise InputError(f"{source}: jvm_reuse: expected -1 (unlimited) or a positive number of tasks, got {reuse!r}")
+        slots = {}
+        for key in ("map_slots", "reduce_slots", "jobs", "attempts", "hosts"):
+            v = doc.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise InputError(f"{source}: {key}: expected a non-negative integer, got {v!r}")
+            slots[key] = v
+        notes = doc.get("notes", [])
+        if not isinstance(notes, list) or not all(isinstance(x, str) for x in notes):
+            raise InputError(f"{source}: notes: expected an array of strings")
+        return cls(launch_lag=dists["launch_lag"], report_lag=dists["report_lag"],
+                   job_init_delay=None if init is None else _dist_from(init, f"{source}: job_init_delay"),
+                   heartbeat_interval_s=interval, heartbeat_source=str(doc.get("heartbeat_source", "file")),
+                   jvm_reuse=reuse, map_slots=slots["map_slots"], reduce_slots=slots["reduce_slots"],
+                   outliers=outliers, source=str(doc.get("source", source)), jobs=slots["jobs"] or 0,
+                   attempts=slots["attempts"] or 0, hosts=slots["hosts"] or 0, notes=tuple(notes))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Calibration":
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{p}: cannot read calibration ({exc.__class__.__name__}: {exc})") from None
+        return cls.from_toml(text, str(p))
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: expected a number, got {value!r}")
+    x = float(value)
+    if math.isnan(x) or math.isinf(x):
+        raise InputError(f"{where}: expected a finite number, got {value!r}")
+    return x
+
+
+def _dist_from(value: Any, where: str) -> Distribution:
+    """A distribution from a number (a constant) or a table ``{quantiles = [...], samples = n}``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        x = _number(value, where)
+        if x < 0:
+            raise InputError(f"{where}: expected a non-negative number of seconds, got {x}")
+        return Distribution.constant(x)
+    if not isinstance(value, Mapping):
+        raise InputError(f"{where}: expected seconds or a table with 'quantiles'")
+    for key in value:
+        if key not in ("quantiles", "samples"):
+            raise InputError(f"{where}: unknown calibration key {key!r} (known: quantiles, samples)")
+    q = value.get("quantiles")
+    if not isinstance(q, list) or not q:
+        raise InputError(f"{where}.quantiles: expected a non-empty array of seconds")
+    values = [_number(x, f"{where}.quantiles") for x in q]
+    if any(x < 0 for x in values):
+        raise InputError(f"{where}.quantiles: expected non-negative seconds, got {min(values)}")
+    if any(b < a for a, b in zip(values, values[1:])):
+        raise InputError(f"{where}.quantiles: expected non-decreasing values (quantiles of a distribution)")
+    if len(values) not in (1, QUANTILES):
+        raise InputError(f"{where}.quantiles: expected 1 value (a constant) or {QUANTILES} quantiles, got {len(values)}")
+    samples = value.get("samples", 0)
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
+        raise InputError(f"{where}.samples: expected a non-negative integer")
+    return Distribution(tuple(values), samples)
+
+
+def _toml_str(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def _dist_lines(d: Distribution) -> list[str]:
+    return [f"samples = {d.samples}", "quantiles = [" + ", ".join(repr(x) for x in d.quantiles) + "]"]
