@@ -7,7 +7,11 @@ memory, with ratios against the task-driven (SimMR-style) run of the same proces
 
 * task mode (``--heartbeat-interval off``): SimMR's completion-driven engine;
 * heartbeat mode (default): Hadoop 1.2 heartbeats (max(0.3 s, 10 ms x 64) = 0.64 s), parked trackers;
-* naive heartbeat mode (``--naive``; slow): every heartbeat emulated, as Mumak does. Only with ``--naive``.
+* naive heartbeat mode (``--naive``; slow): every heartbeat emulated, as Mumak does. Only with ``--naive``;
+* calibrated heartbeat mode: the same with a cluster calibration attached (``mrsim.calibration``: launch and report
+  lags drawn from 101-quantile laws per task, out-of-band reports, setup/cleanup hooks), to price the feature
+  against the plain heartbeat run of the same process (issue target: at most 1.2x). Its lags lengthen the replay,
+  so it processes about as many events; the ratio is CPU time per event as well as per run.
 
 CPU time (``time.process_time``) is reported beside wall time because a shared machine makes wall time noisy.
 Each run asserts its event count is what the workload implies (at least one launch and one completion per task),
@@ -29,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mrsim.calibration.model import Calibration, Distribution  # noqa: E402
 from mrsim.cluster import uniform_cluster  # noqa: E402
 from mrsim.hadoop_conf import HadoopConf  # noqa: E402
 from mrsim.scheduling import create_scheduler  # noqa: E402
@@ -81,6 +86,13 @@ def main() -> None:
     hb20, _ = run(workload, cluster, ReplayOptions(heartbeat_interval_s=3.0), "heartbeat mode (0.20, 3 s)")
     print(f"CPU-time ratios: heartbeat(1.2)/task = {hb / base:.2f}x   heartbeat(0.20)/task = {hb20 / base:.2f}x   "
           f"SimMR's 1.5 s target: heartbeat run at {hb / 1.5:.2f}x of it (process CPU time, robust on a shared machine)")
+    # A Gridmix-like calibration: lags spread over 0-3 s (101 quantiles), as mrsim calibrate measures them.
+    law = Distribution.of([0.03 * k for k in range(101)])
+    calibration = Calibration(launch_lag={"map": law, "reduce": law}, report_lag={"map": law, "reduce": law},
+                              source="benchmark")
+    cal_cpu, cal_result = run(workload, cluster, ReplayOptions(calibration=calibration), "heartbeat + calibration")
+    assert cal_result.summary["launch_lags"] == workload.n_tasks, "every task drew a launch lag"
+    print(f"calibrated/plain heartbeat CPU = {cal_cpu / hb:.2f}x (target <= 1.2x)")
     if args.naive:
         naive, _ = run(workload, cluster, ReplayOptions(naive_heartbeats=True), "naive heartbeats (Mumak-like)")
         print(f"ratio naive/parked heartbeats = {naive / hb:.1f}x")

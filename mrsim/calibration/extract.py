@@ -65,9 +65,8 @@ class CalibrationCollector:
     """Accumulates lag samples over ``LoggedJob`` dicts (:meth:`add_job`), then builds a :class:`Calibration`."""
 
     def __init__(self) -> None:
-        self.launch: dict[str, list[float]] = defaultdict(list)
         self.report: dict[str, list[float]] = defaultdict(list)
-        self.host_launch: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        self.host_launch: dict[str, list[tuple[str, float]]] = defaultdict(list)  # (host, lag)
         self.windows: dict[str, list[tuple[float, float]]] = defaultdict(list)  # (assignment, attempt start), s
         self.init_delays: list[float] = []
         self.negative_launch = 0
@@ -90,6 +89,7 @@ class CalibrationCollector:
                     break
             if OOB_KEY in props:
                 self.oob[str(props[OOB_KEY]).strip().lower()] += 1
+        launches: list[tuple[int, int, str, str]] = []  # (attempt start, task start, host, kind) of this job
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
             tasks = job.get(key)
             if not isinstance(tasks, list):
@@ -108,17 +108,18 @@ class CalibrationCollector:
                     a_start, a_end = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
                     self.attempts += 1
                     if start > 0 and a_start > 0:
-                        lag = (a_start - start) / _MS
-                        if lag < 0:
-                            self.negative_launch += 1
-                        self.launch[kind].append(lag)
-                        self.host_launch[kind].append((_host(attempt), lag))
-                        self.windows[kind].append((start / _MS, a_start / _MS))
+                        launches.append((a_start, start, _host(attempt), kind))
                     if end > 0 and a_end > 0:
                         lag = (end - a_end) / _MS
                         if lag < 0:
                             self.negative_report += 1
                         self.report[kind].append(lag)
+        for a_start, start, host, kind in launches:
+            lag = (a_start - start) / _MS
+            if lag < 0:
+                self.negative_launch += 1
+            self.host_launch[kind].append((host, lag))
+            self.windows[kind].append((start / _MS, a_start / _MS))
 
     def result(self, source: str = "", oob_heartbeat: bool | None = None,
                slots: tuple[int | None, int | None] = (None, None)) -> Calibration:
@@ -131,7 +132,7 @@ class CalibrationCollector:
         outliers, stalled = self._outliers()
         launch: dict[str, Distribution] = {}
         for kind in KINDS:
-            values = [lag for n, (_host, lag) in enumerate(self.host_launch.get(kind, ())) if (kind, n) not in stalled]
+            values = [lag for n, (_h, lag) in enumerate(self.host_launch.get(kind, ())) if (kind, n) not in stalled]
             if values:
                 launch[kind] = Distribution.of(values)
         report = {kind: Distribution.of(self.report[kind]) for kind in KINDS if self.report.get(kind)}
@@ -152,7 +153,7 @@ class CalibrationCollector:
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, source=source, jobs=self.jobs,
-            attempts=self.attempts, hosts=len({h for pairs in self.host_launch.values() for h, _ in pairs if h}),
+            attempts=self.attempts, hosts=len({h for rows in self.host_launch.values() for h, _l in rows if h}),
             notes=tuple(notes))
 
     def _outliers(self) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]]]:

@@ -112,7 +112,7 @@ class CalibrationFeature:
             n = self._jvm_count.get(key, 0)
             self._jvm_count[key] = n + 1
             if n > 0 and (reuse == -1 or n % reuse != 0):
-                return 0.0
+                return 0.0  # the job's conf says this task runs in a warm, reused JVM
         stalls = self._stalls.get(tracker.index)
         lag = -1.0
         if stalls is not None:

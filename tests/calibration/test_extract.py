@@ -1,0 +1,80 @@
+"""Measuring a calibration from hand-built Rumen LoggedJobs (every figure worked out in the comments)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mrsim.calibration.extract import CalibrationCollector
+
+
+def _task(kind: str, start: int, finish: int, a_start: int, a_finish: int, host: str = "/r1/h1") -> dict:
+    return {"taskType": kind, "startTime": start, "finishTime": finish,
+            "attempts": [{"result": "SUCCESS", "startTime": a_start, "finishTime": a_finish, "hostName": host}]}
+
+
+def _job(maps: list[dict], reduces=(), other=(), props=None) -> dict:
+    job = {"jobID": "job_201001010000_0001", "submitTime": 1000, "launchTime": 3000, "mapTasks": maps,
+           "reduceTasks": list(reduces), "otherTasks": list(other)}
+    if props:
+        job["jobProperties"] = props
+    return job
+
+
+def test_lags_per_kind_and_init_delay():
+    # map: assigned at 10 s, attempt starts at 11.5 s (lag 1.5), ends 20 s, recorded at 20.4 s (report 0.4).
+    c = CalibrationCollector()
+    c.add_job(_job([_task("MAP", 10_000, 20_400, 11_500, 20_000)],
+                   other=[_task("SETUP", 4_000, 6_000, 5_000, 5_900)]))
+    cal = c.result("hand")
+    assert cal.launch_lag["map"].quantiles == (1.5,)
+    assert cal.report_lag["map"].quantiles == (0.4,)
+    assert cal.launch_lag["setup"].quantiles == (1.0,)
+    assert cal.job_init_delay is not None and cal.job_init_delay.quantiles == (2.0,)  # launch 3 s - submit 1 s
+    assert cal.jobs == 1 and cal.attempts == 2 and cal.hosts == 1
+
+
+def _many_maps(report_ms: list[int]) -> list[dict]:
+    return [_task("MAP", 10_000 * i, 10_000 * i + 5_000 + r, 10_000 * i + 1_000, 10_000 * i + 5_000)
+            for i, r in enumerate(report_ms, start=1)]
+
+
+def test_heartbeat_interval_is_twice_the_median_report_lag():
+    # 21 report lags 0, 0.1, ..., 2.0 s: median 1.0 s, so the TaskTrackers heartbeated every 2.0 s.
+    c = CalibrationCollector()
+    c.add_job(_job(_many_maps([100 * k for k in range(21)])))
+    cal = c.result("hand", oob_heartbeat=False)
+    assert cal.heartbeat_interval_s == pytest.approx(2.0)
+    assert cal.heartbeat_source.startswith("trace")
+
+
+def test_heartbeat_falls_back_to_the_formula_when_the_trace_cannot_tell():
+    oob = CalibrationCollector()
+    oob.add_job(_job(_many_maps([100 * k for k in range(21)]),
+                     props={"mapreduce.tasktracker.outofband.heartbeat": "true"}))
+    assert oob.result("x").heartbeat_interval_s is None  # out-of-band: reports come at once
+    few = CalibrationCollector()
+    few.add_job(_job(_many_maps([500] * 5)))
+    assert few.result("x", oob_heartbeat=False).heartbeat_interval_s is None  # 5 < 20 samples
+    skewed = CalibrationCollector()
+    skewed.add_job(_job(_many_maps([-300] * 3 + [500] * 20)))  # 13 % negative: two clocks
+    cal = skewed.result("x", oob_heartbeat=False)
+    assert cal.heartbeat_interval_s is None and "negative" in cal.heartbeat_source
+
+
+def test_a_stalled_tracker_becomes_an_outlier_with_its_window():
+    # 30 normal maps with lag 1 s on h1..h3, one map on h9 assigned at 500 s that started at 700 s.
+    maps = [_task("MAP", 10_000 * i, 10_000 * i + 9_000, 10_000 * i + 1_000, 10_000 * i + 9_000, f"/r/h{i % 3}")
+            for i in range(1, 31)]
+    maps.append(_task("MAP", 500_000, 710_000, 700_000, 710_000, "/r/h9"))
+    c = CalibrationCollector()
+    c.add_job(_job(maps))
+    cal = c.result("x")
+    assert set(cal.outliers) == {"h9"}
+    assert cal.outliers["h9"].stalls == ((500.0, 700.0),)
+    assert cal.launch_lag["map"].quantiles == (1.0,)  # the stall is not part of the normal law
+
+
+def test_jvm_reuse_from_the_job_conf():
+    c = CalibrationCollector()
+    c.add_job(_job(_many_maps([0]), props={"mapred.job.reuse.jvm.num.tasks": "-1"}))
+    assert c.result("x").jvm_reuse == -1

@@ -1,0 +1,105 @@
+"""Hand-computed replays with each calibration term (heartbeats every 1 s at phase 0 unless stated)."""
+
+from __future__ import annotations
+
+from mrsim.calibration.background import Background, estimate_background
+from mrsim.calibration.model import Calibration, Distribution, TrackerOutlier
+from mrsim.cluster import ClusterSpec, TrackerSpec
+from tests.engine.helpers import finishes, job, job_finish, one_node, run, starts
+
+
+def _cal(**kw) -> Calibration:
+    return Calibration(**{"launch_lag": {"map": Distribution.constant(2.0)}, "source": "hand", **kw})
+
+
+def test_launch_lag_holds_the_slot_before_the_map_progresses():
+    # One map slot. m0 assigned at the t=0 heartbeat, starts 2 s later, runs 10 s: ends 12, reported at the
+    # heartbeat at 12. m1 assigned at 12, ends 24. Without calibration: 10 and 20.
+    r = run([job("j", 0.0, maps=[10, 10])], one_node(1, 1), interval=1.0, calibration=_cal())
+    assert starts(r, "j") == [0, 12]
+    assert finishes(r, "j") == [12, 24]
+    assert job_finish(r, "j") == 24
+    plain = run([job("j", 0.0, maps=[10, 10])], one_node(1, 1), interval=1.0)
+    assert job_finish(plain, "j") == 20
+
+
+def test_first_wave_reduce_cannot_shuffle_before_its_attempt_started():
+    # slowstart 0: map and reduce both assigned at t=0. The map (no lag) ends at 10 = map stage done; SimMR's
+    # first shuffle would end at 10 + 1 = 11, but the reduce's JVM starts only at 0 + 20 = 20: shuffle ends 20,
+    # reduce phase 3 s -> 23, reported at 23.
+    cal = Calibration(launch_lag={"reduce": Distribution.constant(20.0)}, source="hand")
+    r = run([job("j", 0.0, maps=[10], reduces=[3], first=[1])], one_node(1, 1), interval=1.0, slowstart=0.0,
+            calibration=cal)
+    assert finishes(r, "j", "REDUCE") == [23]
+    assert job_finish(r, "j") == 23
+
+
+def test_second_wave_reduce_adds_its_lag_before_the_typical_shuffle():
+    # slowstart 1: the reduce is assigned at 10 (map reported), starts at 12, typical shuffle 4 -> 16, reduce 3 -> 19.
+    cal = Calibration(launch_lag={"reduce": Distribution.constant(2.0)}, source="hand")
+    r = run([job("j", 0.0, maps=[10], reduces=[3], typical=[4])], one_node(1, 1), interval=1.0, slowstart=1.0,
+            calibration=cal)
+    assert starts(r, "j", "REDUCE") == [10]
+    assert finishes(r, "j", "REDUCE") == [19]
+
+
+def test_jvm_reuse_skips_the_lag_after_the_first_task_on_a_tracker():
+    # reuse -1 (unlimited): m0 pays 2 s (ends 12), m1 on the same tracker reuses the JVM: 12 -> 22.
+    r = run([job("j", 0.0, maps=[10, 10])], one_node(1, 1), interval=1.0, calibration=_cal(jvm_reuse=-1))
+    assert finishes(r, "j") == [12, 22]
+
+
+def test_setup_and_cleanup_take_their_task_time():
+    # Setup task: attempt 1 s but task 3 s (JobTracker clock) -> holds the slot 0..3, reported at 3; the map
+    # (lag 2 + 10) runs 3..15; cleanup task 4 s: 15..19, reported at 19. Without calibration: 1 + 10 + 1 -> 12.
+    template = job("j", 0.0, maps=[10], extra={"setup_s": 1.0, "cleanup_s": 1.0, "setup_task_s": 3.0,
+                                               "cleanup_task_s": 4.0})
+    r = run([template], one_node(1, 1), interval=1.0, calibration=_cal())
+    assert starts(r, "j") == [3]
+    assert job_finish(r, "j") == 19
+    assert job_finish(run([template], one_node(1, 1), interval=1.0), "j") == 12
+
+
+def test_a_stalled_tracker_starts_nothing_before_its_stall_ends():
+    # Two trackers, one map slot each; h2 stalled from 0 to 30 s. At t=0 FIFO puts m0 on h1 and m1 on h2 (both
+    # heartbeat at 0, tracker order): m0 ends 0 + 2 + 10 = 12, m1 starts when the stall ends: 30 + 10 = 40.
+    cluster = ClusterSpec((TrackerSpec("h1", map_slots=1, reduce_slots=1), TrackerSpec("h2", map_slots=1, reduce_slots=1)))
+    cal = _cal(outliers={"h2": TrackerOutlier("h2", ((0.0, 30.0),))})
+    r = run([job("j", 0.0, maps=[10, 10])], cluster, interval=1.0, calibration=cal)
+    assert sorted(finishes(r, "j")) == [12, 40]
+    no_stalls = run([job("j", 0.0, maps=[10, 10])], cluster, interval=1.0, calibration=cal,
+                    calibration_parts=frozenset({"launch"}))
+    assert sorted(finishes(no_stalls, "j")) == [12, 12]
+
+
+def test_report_lag_delays_the_out_of_band_heartbeat():
+    from mrsim.hadoop_conf import HadoopConf
+    from mrsim.scheduling import create_scheduler
+    from mrsim.templates import Workload
+    from mrsim.tracker.replay import ReplayOptions, replay
+
+    # Out-of-band heartbeats, interval 100 s: m0 ends at 10, its heartbeat leaves 0.5 s later -> m1 at 10.5.
+    cal = Calibration(report_lag={"map": Distribution.constant(0.5)}, source="hand")
+    options = ReplayOptions(heartbeat_interval_s=100.0, aligned_heartbeats=True, check_invariants=True, calibration=cal)
+    result = replay(Workload.of([job("j", 0.0, maps=[10, 10])]), one_node(1, 1),
+                    HadoopConf(outofband_heartbeat=True), create_scheduler("fifo"), options)
+    assert starts(result, "j") == [0, 10.5]
+
+
+def test_background_holds_free_map_slots_before_the_scheduler():
+    # Outside work holds both map slots of the only tracker from 0 to 50 s: the traced map waits, is assigned at
+    # the heartbeat at 50 and ends at 60. Without it: 0..10.
+    bg = Background(times=(0.0, 50.0), map_slots=(2, 0))
+    r = run([job("j", 0.0, maps=[10])], one_node(2, 1), interval=1.0, background=bg)
+    assert starts(r, "j") == [50]
+    assert job_finish(r, "j") == 60
+
+
+def test_background_estimate_from_a_wait_with_free_slots():
+    # 4 map slots. Job B waited from 100 to 400 s for its first map while the trace ran one attempt (100..200):
+    # after the grace (5 + 2 x 1 s) the background holds 3 slots to 200 s, then 4 until 400 s.
+    bg = estimate_background([("B", 100.0, 400.0)], [(100.0, 1), (200.0, -1)], 4, 1.0)
+    assert bg.times == (107.0, 200.0, 400.0)
+    assert bg.map_slots == (3, 4, 0)
+    assert bg.job_waits["B"] == 293.0
+    assert estimate_background([("A", 0.0, 6.0)], [], 4, 1.0).is_empty()  # within the dispatch latency
