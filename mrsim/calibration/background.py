@@ -24,6 +24,7 @@ its figures with and without it (``docs/calibration.md``).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -62,6 +63,26 @@ class Background:
     def slot_seconds(self) -> float:
         return sum(s * (b - a) for a, b, s in zip(self.times, self.times[1:], self.map_slots))
 
+    @classmethod
+    def combined(cls, parts: "list[Background]") -> "Background":
+        """The sum of several step functions (inputs profiled separately); one part is returned as it is."""
+        parts = [p for p in parts if not p.is_empty()]
+        if len(parts) <= 1:
+            return parts[0] if parts else cls()
+        times = sorted({t for p in parts for t in p.times})
+        levels = []
+        for t in times:
+            total = 0
+            for p in parts:
+                i = bisect_right(p.times, t) - 1
+                total += p.map_slots[i] if i >= 0 else 0
+            levels.append(total)
+        waits: dict[str, float] = {}
+        for p in parts:
+            for j, v in p.job_waits.items():
+                waits[j] = waits.get(j, 0.0) + v
+        return cls(tuple(times), tuple(levels), waits)
+
     def to_json(self) -> dict[str, Any]:
         return {"times": list(self.times), "map_slots": list(self.map_slots), "job_waits": dict(self.job_waits)}
 
@@ -86,6 +107,39 @@ class BackgroundCollector:
     def __init__(self) -> None:
         self.waits: list[tuple[str, float, float]] = []  # (job id, wait start, wait end), epoch seconds
         self.usage: list[tuple[float, int]] = []  # (epoch seconds, +1/-1) map-slot attempts
+
+    def to_json(self) -> dict[str, Any]:
+        """What a trace store keeps: the waits, and the usage only where a wait needs it (the in-use level at
+        each wait's start and its changes inside waits), so the store stays small whatever the trace size."""
+        windows = sorted((a, b) for _j, a, b in self.waits)
+        points: list[tuple[float, int]] = []
+        used = 0
+        k = 0
+        ordered = sorted(self.usage)
+        for a, b in windows:
+            while k < len(ordered) and ordered[k][0] <= a:
+                used += ordered[k][1]
+                k += 1
+            points.append((a, used))
+            j = k
+            level = used
+            while j < len(ordered) and ordered[j][0] < b:
+                level += ordered[j][1]
+                points.append((ordered[j][0], level))
+                j += 1
+        return {"waits": [list(w) for w in self.waits], "levels": sorted(set(points))}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> "BackgroundCollector":
+        """The inverse of :meth:`to_json`: levels become usage deltas (exact inside the waits)."""
+        c = cls()
+        c.waits = [(str(j), float(a), float(b)) for j, a, b in doc.get("waits", ())]
+        last = 0
+        for t, level in sorted((float(t), int(v)) for t, v in doc.get("levels", ())):
+            if level != last:
+                c.usage.append((t, level - last))
+                last = level
+        return c
 
     def add_job(self, job: Mapping[str, Any], job_id: str) -> None:
         submit, launch = _ms(job.get("submitTime")), _ms(job.get("launchTime"))

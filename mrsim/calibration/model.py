@@ -151,6 +151,33 @@ class Calibration:
                 and all(d.is_zero() for d in self.report_lag.values())
                 and self.heartbeat_interval_s is None and not self.outliers)
 
+    def merged(self, other: "Calibration") -> "Calibration":
+        """Both calibrations as one (a trace store profiled in several runs). Laws are mixed in proportion to their
+        samples (approximate: each law is re-sampled at up to 1,000 evenly spaced probabilities); the measured
+        heartbeat interval of the larger sample wins; outliers are united."""
+        def mix(a: Distribution | None, b: Distribution | None) -> Distribution | None:
+            if a is None or b is None:
+                return a or b
+            pts: list[float] = []
+            for d in (a, b):
+                n = max(1, min(d.samples, 1000))
+                pts.extend(d.sample((i + 0.5) / n) for i in range(n))
+            return Distribution(Distribution.of(pts).quantiles, a.samples + b.samples)
+
+        def mix_all(x: Mapping[str, Distribution], y: Mapping[str, Distribution]) -> dict[str, Distribution]:
+            return {k: d for k in KINDS if (d := mix(x.get(k), y.get(k))) is not None}
+
+        big, small = (self, other) if self.attempts >= other.attempts else (other, self)
+        interval, source = (big.heartbeat_interval_s, big.heartbeat_source) if big.heartbeat_interval_s is not None \
+            else (small.heartbeat_interval_s, small.heartbeat_source)
+        return Calibration(
+            launch_lag=mix_all(self.launch_lag, other.launch_lag), report_lag=mix_all(self.report_lag, other.report_lag),
+            job_init_delay=mix(self.job_init_delay, other.job_init_delay), heartbeat_interval_s=interval,
+            heartbeat_source=source, jvm_reuse=big.jvm_reuse, map_slots=big.map_slots, reduce_slots=big.reduce_slots,
+            outliers={**small.outliers, **big.outliers}, source=f"{self.source}; {other.source}",
+            jobs=self.jobs + other.jobs, attempts=self.attempts + other.attempts, hosts=max(self.hosts, other.hosts),
+            notes=tuple(dict.fromkeys(self.notes + other.notes)))
+
     def describe(self) -> list[str]:
         """Human-readable lines (``mrsim calibrate``)."""
         lines = [f"calibration from {self.source or '(unknown)'}: {self.jobs} jobs, {self.attempts} attempts, "

@@ -523,7 +523,9 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
                  observations: Mapping[str, Mapping[str, float | None]] | None = None,
                  hosts: Iterable[Mapping[str, Any]] | None = None,
                  sources: Sequence[Mapping[str, Any]] = (),
-                 conf_values: Mapping[str, Mapping[str, int]] | None = None) -> StoreUpdate:
+                 conf_values: Mapping[str, Mapping[str, int]] | None = None,
+                 calibration_toml: str | None = None,
+                 background_inputs: Sequence[Mapping[str, Any]] = ()) -> StoreUpdate:
     """Create the store at ``path`` or add ``templates`` to it, atomically (see the module docstring).
 
     A template whose id is already stored, or repeated within ``templates``, is skipped (the first one is kept).
@@ -531,7 +533,9 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
     rack, host, map_slots, reduce_slots, attempts) are merged into the stored cluster by maximum.
     ``sources`` are recorded in the manifest's history. ``conf_values`` (Hadoop key -> value -> number of jobs,
     the engine keys the jobs' confs recorded) are added to the manifest's counts; :func:`load_conf_values` reads
-    them. Cost: O(stored values + new values).
+    them. ``calibration_toml`` (the cluster calibration of the new inputs, :mod:`mrsim.calibration`) is merged
+    with the stored one; ``background_inputs`` (what :class:`mrsim.calibration.background.BackgroundCollector`
+    keeps) are appended. Cost: O(stored values + new values).
     """
     store = Path(path)
     created = _prepare_dir(store)
@@ -584,6 +588,22 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
             "sources": history,
             "conf_values": counts,
         }
+        old_cal = (old_manifest or {}).get("calibration_toml")
+        if fresh and calibration_toml:
+            if old_cal:
+                from mrsim.calibration.model import Calibration
+
+                merged = Calibration.from_toml(old_cal, f"{store}: calibration").merged(
+                    Calibration.from_toml(calibration_toml, "new calibration"))
+                calibration_toml = merged.to_toml()
+            manifest["calibration_toml"] = calibration_toml
+        elif old_cal:
+            manifest["calibration_toml"] = old_cal
+        backgrounds = list((old_manifest or {}).get("background_inputs", []))
+        if fresh:
+            backgrounds.extend(dict(b) for b in background_inputs)
+        if backgrounds:
+            manifest["background_inputs"] = backgrounds
         target = store / data_name
         try:
             _write_columns(target, cols, None if merged_hosts is None else _hosts_table(merged_hosts))

@@ -177,7 +177,7 @@ class Profiler:
     calibration: CalibrationCollector = field(default_factory=CalibrationCollector)
     background: BackgroundCollector = field(default_factory=BackgroundCollector)
     stored_calibration: Calibration | None = None
-    stored_background: Background | None = None
+    stored_backgrounds: list[BackgroundCollector] = field(default_factory=list)
     stored_hosts: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[InputReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -280,9 +280,11 @@ class Profiler:
         self.trace_conf.add_counts(load_conf_values(p))
         manifest = read_manifest(p)
         if manifest.get("calibration_toml"):
-            self.stored_calibration = Calibration.from_toml(str(manifest["calibration_toml"]), f"{p} (calibration)")
-        if isinstance(manifest.get("background"), dict):
-            self.stored_background = Background.from_json(manifest["background"])
+            stored = Calibration.from_toml(str(manifest["calibration_toml"]), f"{p} (calibration)")
+            self.stored_calibration = stored if self.stored_calibration is None else self.stored_calibration.merged(stored)
+        for doc in manifest.get("background_inputs") or ():
+            if isinstance(doc, dict):
+                self.stored_backgrounds.append(BackgroundCollector.from_json(doc))
 
     def _add_swim(self, p: Path, report: InputReport) -> None:
         from mrsim.profiler.swim import swim_to_templates
@@ -294,16 +296,19 @@ class Profiler:
 
     def measured_calibration(self, oob_heartbeat: bool | None = None) -> Calibration | None:
         """The calibration of the logs read (None when they recorded no attempt times), else a store's saved one."""
+        measured = None
         if self.calibration.attempts:
             sources = ", ".join(r.path for r in self.inputs if r.format != "store")
-            return self.calibration.result(sources, oob_heartbeat)
-        return self.stored_calibration
+            measured = self.calibration.result(sources, oob_heartbeat)
+        if measured is not None and self.stored_calibration is not None:
+            return self.stored_calibration.merged(measured)
+        return measured or self.stored_calibration
 
     def measured_background(self, total_map_slots: int, heartbeat_interval_s: float) -> Background:
         """Outside work estimated from the logs read (:mod:`mrsim.calibration.background`), else a store's."""
-        if self.background.usage or self.background.waits:
-            return self.background.estimate(total_map_slots, heartbeat_interval_s)
-        return self.stored_background or Background()
+        parts = [c.estimate(total_map_slots, heartbeat_interval_s) for c in (self.background, *self.stored_backgrounds)
+                 if c.usage or c.waits]
+        return Background.combined(parts)
 
     def hosts(self) -> list[dict[str, Any]] | None:
         """The cluster's hosts inferred from the attempts read, merged with hosts saved in input stores."""

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from mrsim.cli.calibration_options import measure_from
+
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.profiler.rumen_writer import write_rumen_trace
 from mrsim.scheduling import create_scheduler
@@ -117,10 +119,12 @@ def test_isolate_on_a_real_trace_uses_each_jobs_peaks(capsys):
     interval = doc["spec"]["heartbeat_interval_s"]
     assert interval == HadoopConf().heartbeat_interval_s(253)
     workload = load_workload(DISPATCH_GOLD)
+    calibration = measure_from(DISPATCH_GOLD)  # validate's default: the trace's own calibration
+    assert calibration is not None and calibration.heartbeat_interval_s is None  # 0.20 clocks: the formula
     for template in workload:
         row = next(j for j in doc["jobs"] if j["job_id"] == template.job_id)
         alone = replay(Workload.of([template]), isolate_cluster(*slots[template.job_id[-4:]]), HadoopConf(),
-                       create_scheduler("fifo"), ReplayOptions(heartbeat_interval_s=interval))
+                       create_scheduler("fifo"), ReplayOptions(heartbeat_interval_s=interval, calibration=calibration))
         assert row["completion_s"] == pytest.approx(float(alone.jobs.completion_s[0]), abs=1e-6)
         assert row["submit_s"] == pytest.approx(template.submit_s - workload.origin_s, abs=1e-6)
 

@@ -106,6 +106,8 @@ def _run_profile(args: argparse.Namespace) -> int:
             observations={jid: obs.as_dict() for jid, obs in profiler.observations.items()},
             hosts=profiler.hosts(), sources=[r.as_dict() for r in profiler.inputs],
             conf_values=profiler.trace_conf.as_counts(),
+            calibration_toml=_calibration_toml(profiler),
+            background_inputs=[profiler.background.to_json()] if profiler.background.waits else [],
         )
         summary.update(kind="store", created=update.created, jobs_added=update.added,
                        duplicates_skipped=profiler.duplicates_skipped + update.skipped,
@@ -218,3 +220,11 @@ def _run_compare(args: argparse.Namespace) -> int:
         mean_b = "" if c.mean_b_s is None else f"{c.mean_b_s:.2f}"
         print(f"{c.phase.value:<8} {kl:>9} {c.bins:>5} {c.n_a:>7} {c.n_b:>7} {mean_a:>9} {mean_b:>9}")
     return 0
+
+
+def _calibration_toml(profiler: Any) -> str | None:
+    """The calibration of the logs just read (as the trace's own confs say about out-of-band heartbeats)."""
+    if not profiler.calibration.attempts:
+        return None
+    sources = ", ".join(r.path for r in profiler.inputs if r.format != "store")
+    return profiler.calibration.result(sources).to_toml()
