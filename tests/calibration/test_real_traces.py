@@ -1,0 +1,78 @@
+"""Calibration on the real traces (skipped when the shared data is absent): the validation figures it must reach.
+
+Bounds are the figures docs/validation.md publishes for engine defaults, with a little room; the uncalibrated
+engine (``--no-calibration --background none``) must still give the figures published before calibration.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mrsim.cli import main
+from tests.engine.helpers import SHARED_DATA
+
+GRIDMIX = SHARED_DATA / "gridmix-system-branch-1"
+LOG_2009 = SHARED_DATA / "rumen" / "small-trace-test" / "dispatch-trace-output.json.gz"
+TRACE_2010 = SHARED_DATA / "rumen" / "small-trace-test" / "counters-test-trace.json.gz"
+FOLDED = SHARED_DATA / "rumen-branch-1" / "small-trace-test" / "goldFoldedTrace.json.gz"
+
+pytestmark = pytest.mark.skipif(not GRIDMIX.exists(), reason="shared data not available")
+
+
+def validate(path, capsys, *flags) -> dict:
+    assert main(["validate", str(path), "--json", "--quiet", *flags]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_gridmix_group(capsys):
+    errors = []
+    for trace in sorted(GRIDMIX.glob("*.json.gz")):
+        errors += [j["error_pct"] for j in validate(trace, capsys)["jobs"] if j["scored"]]
+    assert len(errors) == 103
+    mean_abs = sum(abs(e) for e in errors) / len(errors)
+    signed = sum(errors) / len(errors)
+    assert mean_abs <= 11.0 and abs(signed) <= 3.0, (mean_abs, signed)  # 19.8 / -19.6 uncalibrated
+
+
+def test_gridmix_trace_10m_calibrated_and_not(capsys):
+    doc = validate(GRIDMIX / "trace_10m.json.gz", capsys)
+    assert doc["spec"]["calibration"]["outlier_trackers"] == ["host254"]
+    assert doc["summary"]["launch_lags"] > 0
+    # The stalled tracker (host254) hits another job in the replay than in the trace (docs/calibration.md);
+    # without the stall windows the other terms bring the trace to within 8 %.
+    no_stalls = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--calibration-parts", "launch,report,aux,heartbeat")
+    assert no_stalls["summary"]["mean_abs_error_pct"] <= 8.0
+    old = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--no-calibration", "--background", "none")["summary"]
+    assert round(old["mean_abs_error_pct"], 1) == 20.3 and round(old["max_abs_error_pct"], 1) == 73.4
+
+
+def test_2009_log_background_explains_the_wait_behind_a_missing_job(capsys):
+    doc = validate(LOG_2009, capsys)
+    job = next(j for j in doc["jobs"] if j["job_id"] == "job_200904211745_0002")
+    assert job["background_wait_s"] > 700
+    assert abs(job["error_pct"]) < 10 and job["error_pct_without_background"] < -80
+    assert doc["summary"]["mean_abs_error_pct"] <= 25
+    assert doc["summary"]["without_background"]["mean_abs_error_pct"] > 40
+
+
+def test_2010_and_folded_traces(capsys):
+    assert validate(TRACE_2010, capsys)["summary"]["mean_abs_error_pct"] <= 5.0
+    folded = validate(FOLDED, capsys)
+    assert folded["spec"]["calibration"]["heartbeat_source"].startswith("trace")
+    assert folded["spec"]["heartbeat_interval_s"] < 1.0  # not the 7.84 s of the formula for its 784 trackers
+    assert folded["summary"]["mean_abs_error_pct"] <= 12.0
+
+
+def test_calibrate_command_round_trip(tmp_path, capsys):
+    out = tmp_path / "c.toml"
+    assert main(["calibrate", str(GRIDMIX / "trace_10m.json.gz"), "-o", str(out), "--quiet"]) == 0
+    a = validate(GRIDMIX / "trace_5m.json.gz", capsys, "--calibration-from", str(out))
+    b = validate(GRIDMIX / "trace_5m.json.gz", capsys, "--calibration-from", str(GRIDMIX / "trace_10m.json.gz"))
+    assert a["jobs"] == b["jobs"]  # a saved calibration replays exactly as measuring it again
+    bad = tmp_path / "bad.toml"
+    bad.write_text(out.read_text().replace("jvm_reuse = 1", "jvm_reuse = 1\nlaunch_lags = 2"))
+    assert main(["validate", str(GRIDMIX / "trace_5m.json.gz"), "--calibration-from", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "launch_lags" in err[0]
