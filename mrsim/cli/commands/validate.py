@@ -160,6 +160,12 @@ def _print_table(report: ValidationReport, args: argparse.Namespace, max_rows: i
     if s["scored_jobs"]:
         print(f"scored jobs {s['scored_jobs']}/{s['jobs']}  mean |error| {s['mean_abs_error_pct']:.2f} %  "
               f"max |error| {s['max_abs_error_pct']:.2f} %  mean signed {s['mean_error_pct']:+.2f} %")
+        w = s.get("without_background")
+        if w and w.get("mean_abs_error_pct") is not None:
+            explained = sum(r.get("background_wait_s") or 0.0 for r in report.jobs)
+            print(f"without the background: mean |error| {w['mean_abs_error_pct']:.2f} %  max |error| "
+                  f"{w['max_abs_error_pct']:.2f} %  mean signed {w['mean_error_pct']:+.2f} %  (the background "
+                  f"explains {explained:,.0f} s of waiting; docs/calibration.md)")
     else:
         print("no job could be scored (needs outcome SUCCESS and an actual completion time)")
     if args.plot:
