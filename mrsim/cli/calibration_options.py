@@ -9,15 +9,15 @@
 from __future__ import annotations
 
 import argparse
-import re
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
 from mrsim.calibration.background import Background
+from mrsim.calibration.choice import PARTS, CalibrationChoice, choose, is_yarn_trace, measure
 from mrsim.calibration.model import Calibration
 from mrsim.errors import InputError
 
-PARTS = ("launch", "report", "aux", "heartbeat", "stalls")
+__all__ = ["PARTS", "CalibrationChoice", "add_calibration_arguments", "calibrate_run", "is_yarn_trace",
+           "measure_from", "resolve_background", "resolve_calibration"]
 
 
 def add_calibration_arguments(p: argparse.ArgumentParser, background_default: str) -> None:
@@ -34,13 +34,6 @@ def add_calibration_arguments(p: argparse.ArgumentParser, background_default: st
                         f"{background_default})")
 
 
-@dataclass(frozen=True)
-class CalibrationChoice:
-    calibration: Calibration | None
-    parts: frozenset[str]
-    notes: tuple[str, ...]
-
-
 def _parts(text: str) -> frozenset[str]:
     parts = frozenset(x.strip() for x in str(text).split(",") if x.strip())
     unknown = sorted(parts - set(PARTS))
@@ -51,60 +44,24 @@ def _parts(text: str) -> frozenset[str]:
 
 def measure_from(path: str, fmt=None) -> Calibration | None:  # type: ignore[no-untyped-def]
     """A calibration from a TOML file, or measured from a trace, log or store."""
-    if Path(path).suffix.lower() == ".toml":
-        return Calibration.load(path)
-    from mrsim.validation.observe import Profiler
-
-    profiler = Profiler(fmt=fmt)
-    profiler.add(path)
-    return profiler.measured_calibration()
-
-
-_YARN_JOB_ID = re.compile(r"^job_\d{13}_\d+")
-
-
-def is_yarn_trace(profiler) -> bool:  # type: ignore[no-untyped-def]
-    """Whether the profiled inputs come from a YARN (Hadoop 2/3) cluster: ``.jhist`` or SLS files, or job ids whose
-    cluster part is the ResourceManager's start in epoch milliseconds (13 digits; Hadoop 1's JobTracker ids use
-    ``yyyyMMddHHmm``, 12)."""
-    if any(r.format in ("jhist", "sls") for r in profiler.inputs):
-        return True
-    ids = [t.job_id for t in profiler.templates]
-    return bool(ids) and sum(1 for j in ids if _YARN_JOB_ID.match(j)) * 2 > len(ids)
-
-
-YARN_NOTE = ("calibration: not applied (a YARN trace: its task lags are mostly waits for containers, which come from "
-             "the scheduler and the ApplicationMaster, not from each task; docs/calibration.md)")
+    return measure(path, fmt)[0]
 
 
 def resolve_calibration(args: argparse.Namespace, measured: Calibration | None, trackers: int,
                         trace_kind: str = "trace", yarn: bool = False, same_cluster: bool = False) -> CalibrationChoice:
-    """Which calibration the run uses and why (``measured``: the replayed trace's own, or None).
-
-    A measured heartbeat interval belongs to a cluster of the calibration's host count: on a cluster of another
-    size (more than 25 % apart, unless ``same_cluster``: the cluster was inferred from the same trace) the heartbeat
-    part is dropped (Hadoop's formula for the new size), with a note.
-    """
+    """Which calibration the run uses and why (``measured``: the replayed trace's own, or None); see
+    :func:`mrsim.calibration.choice.choose`."""
     parts = _parts(getattr(args, "calibration_parts", ",".join(PARTS)))
     if getattr(args, "no_calibration", False):
         if getattr(args, "calibration_from", None):
             raise InputError("give at most one of --calibration-from and --no-calibration")
         return CalibrationChoice(None, parts, ("calibration: off (--no-calibration)",))
     source = getattr(args, "calibration_from", None)
-    if yarn and not source:
-        return CalibrationChoice(None, parts, (YARN_NOTE,))
-    calibration = measure_from(source) if source else measured
-    if calibration is None or calibration.is_empty():
-        what = source or trace_kind
-        return CalibrationChoice(None, parts, (f"calibration: none ({what} records no launch or report lags, e.g. a "
-                                               "synthetic trace; tasks start as soon as they are assigned)",))
-    notes = [f"calibration: from {calibration.source or source} (mrsim calibrate shows it; --no-calibration turns it off)"]
-    if (calibration.heartbeat_interval_s is not None and "heartbeat" in parts and calibration.hosts
-            and not same_cluster and abs(trackers - calibration.hosts) > 0.25 * calibration.hosts):
-        notes.append(f"calibration: heartbeat interval {calibration.heartbeat_interval_s:g} s was measured on "
-                     f"{calibration.hosts} hosts; this cluster has {trackers}, so Hadoop's formula is used")
-        calibration = replace(calibration, heartbeat_interval_s=None)
-    return CalibrationChoice(calibration, parts, tuple(notes))
+    given = measure_from(source) if source else None
+    if source and given is None:
+        return CalibrationChoice(None, parts, (f"calibration: none ({source} records no launch or report lags)",))
+    return choose(measured, trackers, parts, given=given, given_source=source, yarn=yarn, same_cluster=same_cluster,
+                  what=trace_kind)
 
 
 def resolve_background(args: argparse.Namespace, estimate: "Background | None") -> tuple[Background | None, str | None]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import math
 import time
-from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from mrsim.templates import Workload
 #: Metrics that measure the machine, not the model: they differ between runs of the same cell.
 TIMING_METRICS = ("wall_s", "events_per_s", "cell_wall_s", "cell_cpu_s")
 
+
+if TYPE_CHECKING:
+    from mrsim.calibration.model import Calibration
 
 @dataclass(frozen=True)
 class CellOutcome:
@@ -71,6 +74,17 @@ def _isolated(source: WorkloadSource, seed: int, mean_interarrival_s: float | No
     return isolated_times(workload, cluster.cluster, engine.conf(), engine.replay_options(seed))
 
 
+@functools.lru_cache(maxsize=8)
+def _calibration(setting: str, trace: str, fmt: str | None, digest: str | None, trackers: int) -> "Calibration | None":
+    """The calibration a trace cell replays (``EngineOptions.calibration``; the CLI's rules, docs/calibration.md)."""
+    from mrsim.calibration.choice import choose, measure
+
+    measured, yarn = measure(trace, fmt)
+    given = measure(setting)[0] if setting != "trace" else None
+    return choose(measured, trackers, given=given, given_source=None if setting == "trace" else setting,
+                  yarn=yarn).calibration
+
+
 def _base_workload(source: WorkloadSource, seed: int, mean_interarrival_s: float | None) -> Workload:
     if source.generator is not None:
         return _generated_workload(source, seed, mean_interarrival_s)
@@ -109,6 +123,11 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     workload = scale_interarrival(_base_workload(cell.workload, cell.seed, mean), scale)
     conf = engine.conf()
     options = engine.replay_options(cell.seed)
+    if cell.workload.trace is not None and engine.calibration != "none" and options.contention is None:
+        calibration = _calibration(engine.calibration, cell.workload.trace, cell.workload.format,
+                                   cell.workload.digest, len(cluster.cluster))
+        if calibration is not None:
+            options = replace(options, calibration=calibration)
     factor = cell.value(Param.DEADLINE_FACTOR)
     if factor is not None:
         isolated = _isolated(cell.workload, cell.seed, mean, scale, cluster, engine)

@@ -157,7 +157,7 @@ class Contention(enum.Enum):
 
 
 _ENGINE_KEYS = ("hadoop_version", "heartbeat_interval_s", "slowstart", "oob_heartbeat", "naive_heartbeats",
-                "aligned_heartbeats", "contention")
+                "aligned_heartbeats", "contention", "calibration")
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,8 @@ class EngineOptions:
 
     ``heartbeat_interval_s``: None for Hadoop's formula, > 0 to override, 0 for SimMR's task-driven mode
     (``"off"`` in the spec). ``slowstart``: ``mapred.reduce.slowstart.completed.maps`` or None for 0.05.
+    ``calibration``: ``"trace"`` (default: a trace workload's own calibration, ``docs/calibration.md``), ``"none"``,
+    or the path of a calibration TOML / trace / store to measure it from.
     """
 
     hadoop_version: HadoopVersion = HadoopVersion.V1_2
@@ -175,6 +177,7 @@ class EngineOptions:
     naive_heartbeats: bool = False
     aligned_heartbeats: bool = False
     contention: Contention = Contention.NONE
+    calibration: str = "trace"
 
     def conf(self) -> HadoopConf:
         conf = HadoopConf(version=self.hadoop_version).with_overrides(
@@ -190,7 +193,9 @@ class EngineOptions:
         return {"hadoop_version": self.hadoop_version.value, "heartbeat_interval_s": self.heartbeat_interval_s,
                 "slowstart": self.slowstart, "oob_heartbeat": self.oob_heartbeat,
                 "naive_heartbeats": self.naive_heartbeats, "aligned_heartbeats": self.aligned_heartbeats,
-                "contention": self.contention.value}
+                "contention": self.contention.value,
+                # Only when not the default, so that the ids of sweeps planned before calibration stay the same.
+                **({"calibration": self.calibration} if self.calibration != "trace" else {})}
 
 
 def parse_engine(doc: Mapping[str, Any], where: str) -> EngineOptions:
@@ -220,6 +225,8 @@ def parse_engine(doc: Mapping[str, Any], where: str) -> EngineOptions:
             kw["contention"] = Contention(string(doc["contention"], where, "contention").lower())
         except ValueError:
             raise InputError(f"{where}: contention {doc['contention']!r} is unknown (expected none or tdam)") from None
+    if "calibration" in doc:
+        kw["calibration"] = string(doc["calibration"], where, "calibration (\"trace\", \"none\" or a path)")
     options = EngineOptions(**kw)
     validate_conf(options.conf(), where)
     return options

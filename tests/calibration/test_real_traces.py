@@ -76,3 +76,30 @@ def test_calibrate_command_round_trip(tmp_path, capsys):
     assert main(["validate", str(GRIDMIX / "trace_5m.json.gz"), "--calibration-from", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "launch_lags" in err[0]
+
+
+def test_sweep_cells_replay_the_traces_calibration(tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'''name = "cal"
+seed = 0
+replications = 1
+schedulers = ["fifo"]
+
+[[workloads]]
+trace = "{GRIDMIX / 'trace_10m.json.gz'}"
+
+[[clusters]]
+nodes = 8
+
+[grid]
+interarrival_scale = [1.0]
+''')
+    off = tmp_path / "off.toml"
+    off.write_text(spec.read_text().replace("[grid]", '[engine]\ncalibration = "none"\n\n[grid]'))
+    import pandas as pd
+
+    assert main(["sweep", str(spec), "-o", str(tmp_path / "on.parquet"), "--workers", "1"]) == 0
+    assert main(["sweep", str(off), "-o", str(tmp_path / "off.parquet"), "--workers", "1"]) == 0
+    on, plain = pd.read_parquet(tmp_path / "on.parquet"), pd.read_parquet(tmp_path / "off.parquet")
+    assert on["launch_lags"].iloc[0] > 0 and "launch_lags" not in plain.columns
+    assert on["mean_completion_s"].iloc[0] > plain["mean_completion_s"].iloc[0]

@@ -1,0 +1,74 @@
+"""Which calibration a run uses, and why: one decision shared by the CLI commands and sweeps.
+
+Rules (``docs/calibration.md``, "Defaults"): a YARN trace is not calibrated in the Hadoop 1 engine; a trace that
+records no lags (synthetic) gets none; a measured heartbeat interval is dropped on a cluster whose size differs
+from the measured one by more than 25 % (unless the cluster was inferred from the same trace). Every decision comes
+with a one-line note for the user.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mrsim.calibration.model import Calibration
+
+if TYPE_CHECKING:
+    from mrsim.validation.observe import Profiler
+
+PARTS = ("launch", "report", "aux", "heartbeat", "stalls")
+_YARN_JOB_ID = re.compile(r"^job_\d{13}_\d+")
+YARN_NOTE = ("calibration: not applied (a YARN trace: its task lags are mostly waits for containers, which come from "
+             "the scheduler and the ApplicationMaster, not from each task; docs/calibration.md)")
+
+
+@dataclass(frozen=True)
+class CalibrationChoice:
+    calibration: Calibration | None
+    parts: frozenset[str]
+    notes: tuple[str, ...]
+
+
+def is_yarn_trace(profiler: "Profiler") -> bool:
+    """Whether the profiled inputs come from a YARN (Hadoop 2/3) cluster: ``.jhist`` or SLS files, or job ids whose
+    cluster part is the ResourceManager's start in epoch milliseconds (13 digits; Hadoop 1's JobTracker ids use
+    ``yyyyMMddHHmm``, 12)."""
+    if any(r.format in ("jhist", "sls") for r in profiler.inputs):
+        return True
+    ids = [t.job_id for t in profiler.templates]
+    return bool(ids) and sum(1 for j in ids if _YARN_JOB_ID.match(j)) * 2 > len(ids)
+
+
+def measure(path: str, fmt=None) -> tuple[Calibration | None, bool]:  # type: ignore[no-untyped-def]
+    """``(calibration, is_yarn)`` of a calibration TOML, or measured from a trace, log or store (None when it
+    records no attempt times)."""
+    if Path(path).suffix.lower() == ".toml":
+        return Calibration.load(path), False
+    from mrsim.validation.observe import Profiler
+
+    profiler = Profiler(fmt=fmt)
+    profiler.add(path)
+    return profiler.measured_calibration(), is_yarn_trace(profiler)
+
+
+def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = frozenset(PARTS), *,
+           given: Calibration | None = None, given_source: str | None = None, yarn: bool = False,
+           same_cluster: bool = False, what: str = "trace") -> CalibrationChoice:
+    """The calibration to replay: ``given`` (from ``--calibration-from``) else ``measured`` (the replayed trace's)."""
+    if yarn and given is None:
+        return CalibrationChoice(None, parts, (YARN_NOTE,))
+    calibration = given if given is not None else measured
+    if calibration is None or calibration.is_empty():
+        origin = given_source or what
+        return CalibrationChoice(None, parts, (f"calibration: none ({origin} records no launch or report lags, e.g. a "
+                                               "synthetic trace; tasks start as soon as they are assigned)",))
+    notes = [f"calibration: from {calibration.source or given_source} (mrsim calibrate shows it; --no-calibration "
+             "turns it off)"]
+    if (calibration.heartbeat_interval_s is not None and "heartbeat" in parts and calibration.hosts
+            and not same_cluster and abs(trackers - calibration.hosts) > 0.25 * calibration.hosts):
+        notes.append(f"calibration: heartbeat interval {calibration.heartbeat_interval_s:g} s was measured on "
+                     f"{calibration.hosts} hosts; this cluster has {trackers}, so Hadoop's formula is used")
+        calibration = replace(calibration, heartbeat_interval_s=None)
+    return CalibrationChoice(calibration, parts, tuple(notes))
