@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Hashable, Iterable, Sequence
 
 from mrsim.contention.amva import DEFAULT_MAX_ITER, DEFAULT_TOL, amva_core
-from mrsim.contention.node import NodeSpec, _resource_utilization
+from mrsim.contention.node import NodeSpec, _resource_utilization, solve_rows
 from mrsim.contention.network import CentreKind
 from mrsim.errors import InputError
 
@@ -82,7 +82,9 @@ class MixCache:
         self.shape_digits = shape_digits
         self.max_entries = max_entries
         self._shape_ids: dict[tuple[float, ...], int] = {}
-        self._shape_rows: list[list[float]] = []  # Seidmann-expanded unit rows, by shape id
+        # Seidmann-expanded unit rows (the default model, solved inline), else the unit rows as they are.
+        self._seidmann = spec.cpu_model == "seidmann" and spec.memory == "none"
+        self._shape_rows: list[list[float]] = []
         self._shapes: list[tuple[float, ...]] = []
         self._memo: dict[Signature, MixEntry] = {}
         self._is_queue = [k is CentreKind.QUEUE for k in spec.kinds]
@@ -90,6 +92,7 @@ class MixCache:
         self.solves = 0
         self.nonconverged = 0
         self.sweeps = 0
+        self.fallbacks = 0  # exact-CPU mixes too large for exact MVA, solved by Seidmann + AMVA instead
 
     def shape_of(self, demand: Sequence[float]) -> tuple[int, float]:
         """Intern a validated, non-zero demand vector: ``(shape id, size)`` with ``size = sum(demand)`` (s)."""
@@ -103,7 +106,7 @@ class MixCache:
             sid = len(self._shapes)
             self._shape_ids[key] = sid
             self._shapes.append(unit)
-            self._shape_rows.append(self.spec.expand(unit))
+            self._shape_rows.append(self.spec.expand(unit) if self._seidmann else list(unit))
         return sid, size
 
     def shape(self, sid: int) -> tuple[float, ...]:
@@ -122,10 +125,18 @@ class MixCache:
             return entry
         rows = [self._shape_rows[sid] for sid, _ in signature]
         pops = [float(n) for _, n in signature]
-        res = amva_core(rows, pops, self._is_queue, [0.0] * len(rows), self.tol, self.max_iter)
-        entry = MixEntry(res.response, _resource_utilization(self.spec, res.utilization), res.converged)
+        if self._seidmann:
+            res = amva_core(rows, pops, self._is_queue, [0.0] * len(rows), self.tol, self.max_iter)
+            entry = MixEntry(res.response, _resource_utilization(self.spec, res.utilization), res.converged)
+            self.sweeps += res.iterations
+        else:
+            sol, fell_back = solve_rows(self.spec, rows, pops, self.tol, self.max_iter)
+            res = sol.amva
+            entry = MixEntry(sol.response, sol.utilization, res.converged)
+            self.fallbacks += fell_back
+            if self.spec.memory != "none" or fell_back:  # an AMVA ran: count its sweeps
+                self.sweeps += res.iterations
         self.solves += 1
-        self.sweeps += res.iterations
         self.nonconverged += not res.converged
         if len(self._memo) >= self.max_entries:
             self._memo.clear()
@@ -141,6 +152,7 @@ class MixCache:
             "sweeps": self.sweeps,
             "shapes": len(self._shapes),
             "entries": len(self._memo),
+            "exact_fallbacks": self.fallbacks,
         }
 
 
@@ -188,7 +200,7 @@ class NodeContention:
         self._pending_keys: set[Hashable] = set()
         self._seq = 0
         self._dirty = False
-        self._util: tuple[float, ...] = (0.0,) * self.spec.width
+        self._util: tuple[float, ...] = (0.0,) * self.spec.n_resources
         self.version = 0
 
     # ----------------------------------------------------------------- queries
@@ -374,7 +386,7 @@ class NodeContention:
             return
         self._dirty = False
         if not self._groups:
-            self._util = (0.0,) * self.spec.width
+            self._util = (0.0,) * self.spec.n_resources
             return
         sig = self.signature()
         entry = self.cache.solve(sig)
@@ -490,5 +502,5 @@ def predicted_utilization(
         sid, _ = cache.shape_of(vec)
         counts[sid] = counts.get(sid, 0) + count
     if not counts:
-        return (0.0,) * cache.spec.width
+        return (0.0,) * cache.spec.n_resources
     return cache.solve(tuple(sorted(counts.items()))).utilization

@@ -51,7 +51,9 @@ from heapq import heappush
 from typing import Iterator, Sequence
 
 from mrsim.cluster import ClusterSpec
+from mrsim.cluster import TrackerSpec
 from mrsim.contention import MixCache, NodeSpec
+from mrsim.contention.node import layout_vector
 from mrsim.demands import TaskKind, demand_rows, fallback_rows, has_demands
 from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
@@ -111,7 +113,7 @@ class NodeMix:
         self.sids = shape_memo if shape_memo is not None else {}
         self.digits = cache.shape_digits
         # Shape id of CPU-only demands (the fallback's shape), interned once: skips shape_of's rounding.
-        self.cpu_only = cache.shape_of((1.0,) + (0.0,) * cache.spec.disks)[0]
+        self.cpu_only = cache.shape_of((1.0,) + (0.0,) * (cache.spec.width - 1))[0]
         self.last: tuple[object, ...] = ()  # (signature, entry) of the last solve with one shape
         self.now = 0.0
         self.groups: dict[int, _Group] = {}
@@ -119,7 +121,7 @@ class NodeMix:
         self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
         self.dirty = False
         self.seq = 0
-        self.util: tuple[float, ...] = (0.0,) * cache.spec.width
+        self.util: tuple[float, ...] = (0.0,) * cache.spec.n_resources
 
     def __len__(self) -> int:
         return len(self.tasks) + len(self.instant)
@@ -267,7 +269,7 @@ class NodeMix:
         self.dirty = False
         groups = self.groups
         if not groups:
-            self.util = (0.0,) * self.cache.spec.width
+            self.util = (0.0,) * self.cache.spec.n_resources
             return
         if len(groups) == 1:
             ((sid, g),) = groups.items()
@@ -312,6 +314,13 @@ class NodeMix:
 # --------------------------------------------------------------------------------------------- the engine
 
 
+def node_spec(tracker: TrackerSpec) -> NodeSpec:
+    """The contention model's view of a TaskTracker: cores, disks, CPU model and memory architecture (cluster-file
+    keys ``cpu_model``, ``memory_architecture``, ``numa_ratio``; docs/cluster.md)."""
+    return NodeSpec(tracker.cores, tracker.disks, tracker.cpu_model, tracker.memory_architecture, tracker.numa_ratio)
+
+
+
 def _no_such_event(now: float, order: int, a: int, b: int) -> None:
     raise RuntimeError(f"event of an unknown kind at t={now}")
 
@@ -344,7 +353,7 @@ class ContentionJobTracker(JobTracker):
         caches: dict[NodeSpec, tuple[MixCache, dict[tuple[float, ...], int]]] = {}
         self.nodes: list[NodeMix] = []
         for t in cluster.trackers:
-            spec = NodeSpec(t.cores, t.disks)
+            spec = node_spec(t)
             shared = caches.get(spec)
             if shared is None:
                 shared = caches[spec] = (MixCache(spec), {})
@@ -353,14 +362,18 @@ class ContentionJobTracker(JobTracker):
         n = len(self.trackers)
         self._speed = [t.speed for t in cluster.trackers]
         self._disks = [t.disks for t in cluster.trackers]
+        # Nodes with a memory layer or another layout build their vectors through layout_vector.
+        self._layout: list[NodeSpec | None] = [node.cache.spec if node.cache.spec.memory != "none" else None
+                                               for node in self.nodes]
         self._stamp = [0] * n  # tombstone of each node's completion event
         self._next = [INF] * n  # time of each node's live completion event (INF: none)
         self._dirty: list[int] = []  # nodes whose mix changed in the current engine event
         self._is_dirty = [False] * n
         self._shuffling = [0] * n  # reduces holding a slot but not yet loading the node
         self._shuffle_pending: set[int] = set()  # reduce gids with a live EV_SHUFFLE_END event
-        self._map_rows: dict[int, list[tuple[float, float]]] = {}  # job index -> per task (cpu_s, disk_s)
-        self._reduce_rows: dict[int, list[tuple[float, float]]] = {}
+        # job index -> per task (cpu_s, disk_s, memory_s)
+        self._map_rows: dict[int, list[tuple[float, float, float]]] = {}
+        self._reduce_rows: dict[int, list[tuple[float, float, float]]] = {}
         self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _launch
         self._mix_waiters: set[int] = set()  # trackers parked until their node's mix changes
         self.epochs = 0  # node re-solves (ends of epochs on a node)
@@ -412,13 +425,13 @@ class ContentionJobTracker(JobTracker):
             if job.reduces_pending == 0:
                 return None
             i = job.requeued_reduces[-1] if job.requeued_reduces else job.next_reduce
-            cpu, disk = self._reduce_rows[job.index][i]
+            cpu, disk, mem = self._reduce_rows[job.index][i]
         else:
             if job.maps_pending == 0:
                 return None
             i = job.requeued_maps[-1] if job.requeued_maps else min(job.next_map, job.n_maps - 1)
-            cpu, disk = self._map_rows[job.index][i]
-        return self._vector(tracker.index, cpu, disk)
+            cpu, disk, mem = self._map_rows[job.index][i]
+        return self._vector(tracker.index, cpu, disk, mem)
 
     def park_until_mix_change(self, tracker: TrackerState) -> None:
         """Called by a scheduler that declined because of ``tracker``'s node mix (CA-FIFO): the tracker stays
@@ -443,9 +456,9 @@ class ContentionJobTracker(JobTracker):
             return launched
         assert gid >= 0, "a map launched without a completion event"
         i = gid & TASK_MASK
-        cpu, disk = self._map_rows[job.index][i]
+        cpu, disk, mem = self._map_rows[job.index][i]
         factor = self._locality_factor(job, i)
-        self._contend(tracker.index, gid, cpu * factor, disk * factor)
+        self._contend(tracker.index, gid, cpu * factor, disk * factor, mem * factor)
         return launched
 
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState):  # type: ignore[no-untyped-def]
@@ -512,8 +525,8 @@ class ContentionJobTracker(JobTracker):
             return  # killed (and maybe relaunched with another shuffle end)
         self._shuffle_pending.discard(gid)
         self._shuffling[ti] -= 1
-        cpu, disk = self._reduce_rows[job.index][i]
-        self._contend(ti, gid, cpu, disk)
+        cpu, disk, mem = self._reduce_rows[job.index][i]
+        self._contend(ti, gid, cpu, disk, mem)
         if ti in self._mix_waiters:
             self._mix_waiters.discard(ti)
             self.wake(self.trackers[ti])
@@ -585,9 +598,15 @@ class ContentionJobTracker(JobTracker):
             return float(getattr(self, "off_switch_slowdown", 1.0))
         return 1.0
 
-    def _vector(self, ti: int, cpu: float, disk: float) -> tuple[float, ...]:
-        """Demand vector ``(cpu, disk0, ...)`` on node ``ti``: disk striped evenly, everything divided by speed."""
+    def _vector(self, ti: int, cpu: float, disk: float, mem: float) -> tuple[float, ...]:
+        """Demand vector on node ``ti`` (``NodeSpec.demand_names``): without a memory layer ``(cpu + memory,
+        disk0, ...)``, disk striped evenly, everything divided by speed (:func:`layout_vector`, inlined)."""
         speed = self._speed[ti]
+        layout = self._layout[ti]
+        if layout is not None:
+            return layout_vector(layout, cpu, disk, mem, speed)
+        if mem:
+            cpu = cpu + mem
         d = self._disks[ti]
         if d == 1:
             return (cpu / speed, disk / speed)
@@ -596,8 +615,8 @@ class ContentionJobTracker(JobTracker):
         share = disk / d / speed
         return (cpu / speed,) + (share,) * d
 
-    def _contend(self, ti: int, gid: int, cpu: float, disk: float) -> None:
-        self.nodes[ti].add(gid, self._vector(ti, cpu, disk), self.kernel.now)
+    def _contend(self, ti: int, gid: int, cpu: float, disk: float, mem: float) -> None:
+        self.nodes[ti].add(gid, self._vector(ti, cpu, disk, mem), self.kernel.now)
         self._mark(ti)
 
     def _shuffle_until(self, job: JobState, gid: int, ti: int, shuffle_end: float) -> None:
@@ -605,8 +624,8 @@ class ContentionJobTracker(JobTracker):
         k = self.kernel
         if shuffle_end <= k.now:
             self._shuffling[ti] -= 1
-            cpu, disk = self._reduce_rows[job.index][gid & TASK_MASK]
-            self._contend(ti, gid, cpu, disk)
+            cpu, disk, mem = self._reduce_rows[job.index][gid & TASK_MASK]
+            self._contend(ti, gid, cpu, disk, mem)
             return
         self._shuffle_pending.add(gid)
         k.seq += 1
