@@ -43,7 +43,7 @@ from mrsim.hadoop_conf import HadoopConf  # noqa: E402
 from mrsim.rng import stream  # noqa: E402
 from mrsim.scheduling import create_scheduler  # noqa: E402
 from mrsim.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
-from mrsim.templates import Workload  # noqa: E402
+from mrsim.templates import JobTemplate, Workload  # noqa: E402
 from mrsim.tracker.contention import ContentionJobTracker  # noqa: E402
 from mrsim.tracker.jobtracker import JobTracker  # noqa: E402
 from mrsim.tracker.replay import ReplayOptions  # noqa: E402
@@ -64,6 +64,27 @@ def with_mixed_demands(workload: Workload, seed: int) -> Workload:
                                    reduce_demands=np.outer(t.reduce_durations, split),
                                    demand_resources=DEMAND_RESOURCES))
     return Workload.of(jobs, source=workload.source + " (mixed demands)")
+
+
+SHAPES6_DISK_SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def shapes6_workload(seed: int, jobs: int = 120, maps: int = 180, reduces: int = 30) -> Workload:
+    """Issue 18's mixed-demand case: ``jobs`` jobs of ``maps + reduces`` tasks (120 x 210 = 25,200), job ``j`` with
+    disk share ``SHAPES6_DISK_SHARES[j % 6]`` of every task's duration (six demand shapes), durations lognormal
+    (median 30 s maps, 60 s reduces) from the named stream ``bench-tdam-shapes6``, one job every 15 s."""
+    rng = stream(seed, "bench-tdam-shapes6")
+    templates = []
+    for j in range(jobs):
+        share = SHAPES6_DISK_SHARES[j % len(SHAPES6_DISK_SHARES)]
+        split = np.array([1.0 - share, share, 0.0])
+        m = np.round(rng.lognormal(np.log(30.0), 0.5, maps), 3)
+        r = np.round(rng.lognormal(np.log(60.0), 0.5, reduces), 3)
+        templates.append(JobTemplate(job_id=f"job{j:03d}", submit_s=15.0 * j, map_durations=m, reduce_durations=r,
+                                     first_shuffle_durations=[5.0] * reduces, typical_shuffle_durations=[5.0] * reduces,
+                                     map_demands=np.outer(m, split), reduce_demands=np.outer(r, split),
+                                     demand_resources=DEMAND_RESOURCES))
+    return Workload.of(templates, source="shapes6")
 
 
 def run(engine_cls, workload, cluster, interval, seed, label, profile=False):
@@ -101,17 +122,24 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1148)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mode", choices=["heartbeat", "task"], default="heartbeat")
-    ap.add_argument("--demands", choices=["fallback", "mixed"], default="fallback")
+    ap.add_argument("--demands", choices=["fallback", "mixed", "shapes6"], default="fallback",
+                    help="shapes6: issue 18's 120 jobs / 25,200 tasks / six shapes on 32 nodes (ignores --jobs)")
     ap.add_argument("--repeat", type=int, default=1, help="alternate plain and tdam runs N times; report the best")
     ap.add_argument("--profile", action="store_true", help="cProfile the (first) contention run")
     args = ap.parse_args()
 
-    workload = facebook_like_workload(FacebookLikeSpec(jobs=args.jobs, seed=args.seed, mean_interarrival_s=0.0))
-    if args.demands == "mixed":
-        workload = with_mixed_demands(workload, args.seed)
-    print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks; cluster 64 x (1 map, 1 reduce, 4 cores, "
-          f"1 disk); mode {args.mode}; demands {args.demands}")
-    cluster = uniform_cluster(64, 1, 1, cores=4)
+    if args.demands == "shapes6":
+        workload = shapes6_workload(args.seed)
+        cluster = uniform_cluster(32, 4, 2, cores=4)
+        shape = "32 x (4 map, 2 reduce, 4 cores, 1 disk)"
+    else:
+        workload = facebook_like_workload(FacebookLikeSpec(jobs=args.jobs, seed=args.seed, mean_interarrival_s=0.0))
+        if args.demands == "mixed":
+            workload = with_mixed_demands(workload, args.seed)
+        cluster = uniform_cluster(64, 1, 1, cores=4)
+        shape = "64 x (1 map, 1 reduce, 4 cores, 1 disk)"
+    print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks; cluster {shape}; mode {args.mode}; "
+          f"demands {args.demands}")
     interval = 0.0 if args.mode == "task" else None
     plain_runs, tdam_runs = [], []
     for rep in range(args.repeat):  # alternate, so machine-load drift hits both alike

@@ -86,7 +86,10 @@ class MixCache:
         self._seidmann = spec.cpu_model == "seidmann" and spec.memory == "none"
         self._shape_rows: list[list[float]] = []
         self._shapes: list[tuple[float, ...]] = []
-        self._memo: dict[Signature, MixEntry] = {}
+        self.memo: dict[Signature, MixEntry] = {}  # read directly by the engine's hot path; write via solve()
+        # The same mixes keyed by a dense count vector (index = shape id, no trailing zeros), the engine's form:
+        # counts -> (shape ids present, in signature order; entry). Bounded like the memo.
+        self.by_counts: dict[tuple[int, ...], tuple[tuple[int, ...], MixEntry]] = {}
         self._is_queue = [k is CentreKind.QUEUE for k in spec.kinds]
         self.hits = 0
         self.solves = 0
@@ -119,7 +122,7 @@ class MixCache:
 
     def solve(self, signature: Signature) -> MixEntry:
         """Solved mix for ``signature`` (sorted ``(shape id, count)`` pairs, counts > 0), from the memo if present."""
-        entry = self._memo.get(signature)
+        entry = self.memo.get(signature)
         if entry is not None:
             self.hits += 1
             return entry
@@ -138,10 +141,25 @@ class MixCache:
                 self.sweeps += res.iterations
         self.solves += 1
         self.nonconverged += not res.converged
-        if len(self._memo) >= self.max_entries:
-            self._memo.clear()
-        self._memo[signature] = entry
+        if len(self.memo) >= self.max_entries:
+            self.memo.clear()
+        self.memo[signature] = entry
         return entry
+
+    def solve_counts(self, counts: tuple[int, ...]) -> tuple[tuple[int, ...], MixEntry]:
+        """:meth:`solve` for a dense count vector (``counts[sid]`` tasks of shape ``sid``, no trailing zeros):
+        ``(shape ids with a count, ascending; entry)``, whose ``stretch`` follows those ids. Memoised in
+        :attr:`by_counts`; a miss costs a :meth:`solve` (itself memoised by signature)."""
+        hit = self.by_counts.get(counts)
+        if hit is not None:
+            self.hits += 1
+            return hit
+        sig = tuple((sid, n) for sid, n in enumerate(counts) if n)
+        entry = self.solve(sig)
+        if len(self.by_counts) >= self.max_entries:
+            self.by_counts.clear()
+        hit = self.by_counts[counts] = (tuple(sid for sid, _ in sig), entry)
+        return hit
 
     def stats(self) -> dict[str, int]:
         """Counters: memo hits, AMVA solves, non-converged solves, total sweeps, shapes, memo size."""
@@ -151,7 +169,7 @@ class MixCache:
             "nonconverged": self.nonconverged,
             "sweeps": self.sweeps,
             "shapes": len(self._shapes),
-            "entries": len(self._memo),
+            "entries": len(self.memo),
             "exact_fallbacks": self.fallbacks,
         }
 

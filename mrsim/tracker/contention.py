@@ -73,6 +73,10 @@ TIE_RTOL = 1e-10
 
 _MODELLED = frozenset({"cpu", "disk", "memory"})
 
+#: Entries of a node type's shape memo (unit vectors -> shape id) before it is cleared (per-task counter
+#: demands make every unrounded unit vector new).
+_SHAPE_MEMO_LIMIT = 100_000
+
 
 # --------------------------------------------------------------------------------------------- the node model
 
@@ -105,7 +109,7 @@ class NodeMix:
     """
 
     __slots__ = ("cache", "now", "groups", "tasks", "instant", "dirty", "seq", "util", "cpu_only", "last", "sids",
-                 "digits")
+                 "digits", "stale", "counts")
 
     def __init__(self, cache: MixCache, shape_memo: dict[tuple[float, ...], int] | None = None) -> None:
         self.cache = cache
@@ -121,6 +125,9 @@ class NodeMix:
         self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
         self.dirty = False
         self.seq = 0
+        self.stale = 0  # heap entries of killed tasks not yet pruned: while 0, every heap top is a live task
+        # Running tasks per shape id, dense, no trailing zeros: the canonical mix key of MixCache.solve_counts.
+        self.counts: list[int] = []
         self.util: tuple[float, ...] = (0.0,) * cache.spec.n_resources
 
     def __len__(self) -> int:
@@ -147,6 +154,10 @@ class NodeMix:
             g = self.groups[sid] = _Group()
         finish_v = g.virtual + size
         g.count += 1
+        counts = self.counts
+        if sid >= len(counts):
+            counts.extend([0] * (sid + 1 - len(counts)))
+        counts[sid] += 1
         heappush(g.heap, (finish_v, self.seq, gid))
         self.tasks[gid] = (sid, finish_v, self.seq)
         self.dirty = True
@@ -161,9 +172,13 @@ class NodeMix:
         g = self.groups[sid]
         residual = max(0.0, finish_v - g.virtual)
         g.count -= 1
+        self._uncount(sid)
         if g.count == 0:
             del self.groups[sid]
-        self.dirty = True  # the heap entry stays behind; next_completion prunes it
+            self.stale -= len(g.heap) - 1  # the heap goes with the group: its other entries were stale already
+        else:
+            self.stale += 1  # the heap entry stays behind; next_completion prunes it
+        self.dirty = True
         return residual
 
     def retire(self, now: float) -> list[int]:
@@ -181,18 +196,22 @@ class NodeMix:
             heap = g.heap
             while heap:
                 finish_v, seq, gid = heap[0]
-                t = tasks.get(gid)
-                if t is None or t[2] != seq:
-                    heapq.heappop(heap)
-                    continue
+                if self.stale:
+                    t = tasks.get(gid)
+                    if t is None or t[2] != seq:
+                        heapq.heappop(heap)
+                        self.stale -= 1
+                        continue
                 if (finish_v - g.virtual) * g.stretch > window:
                     break
                 heapq.heappop(heap)
                 del tasks[gid]
                 g.count -= 1
+                self._uncount(sid)
                 done.append((seq, gid))
             if g.count == 0:
                 finished.append(sid)
+                self.stale -= len(heap)  # whatever is left behind belonged to killed tasks
         for sid in finished:
             del self.groups[sid]
         if finished or (done and done[-1][0]):  # a running task left the mix (instant ones never joined it)
@@ -213,13 +232,14 @@ class NodeMix:
         tasks = self.tasks
         for g in self.groups.values():
             heap = g.heap
-            while True:  # a live group has at least one live entry
+            while self.stale:  # a live group has at least one live entry
                 finish_v, seq, gid = heap[0]
                 t = tasks.get(gid)
                 if t is not None and t[2] == seq:
                     break
                 heapq.heappop(heap)
-            when = (finish_v - g.virtual) * g.stretch
+                self.stale -= 1
+            when = (heap[0][0] - g.virtual) * g.stretch
             if when < best:
                 best = when
         return self.now + best if best < INF else INF
@@ -257,12 +277,24 @@ class NodeMix:
     def _shape(self, demand: Sequence[float]) -> tuple[int, float]:
         """``MixCache.shape_of`` with a memo in front: same key (the unit vector rounded to the cache's digits),
         hence the same shape id, without re-interning. ``a + b`` is ``fsum`` for two terms (both exactly rounded)."""
-        size = demand[0] + demand[1] if len(demand) == 2 else math.fsum(demand)
-        digits = self.digits
-        key = tuple([round(d / size, digits) for d in demand])
-        sid = self.sids.get(key)
+        if len(demand) == 2:
+            size = demand[0] + demand[1]
+            raw = (demand[0] / size, demand[1] / size)
+        else:
+            size = math.fsum(demand)
+            raw = tuple([d / size for d in demand])
+        sids = self.sids
+        # The unrounded unit vector first: rounding is a function of it, so the answer is the same, and a lookup
+        # costs a tenth of rounding every entry (tasks of a job usually share their unit vector exactly).
+        sid = sids.get(raw)
         if sid is None:
-            sid = self.sids[key] = self.cache.shape_of(demand)[0]
+            key = tuple([round(x, self.digits) for x in raw])
+            sid = sids.get(key)
+            if sid is None:
+                sid = self.cache.shape_of(demand)[0]
+            if len(sids) >= _SHAPE_MEMO_LIMIT:
+                sids.clear()  # a memo only: MixCache keeps the shape ids
+            sids[key] = sids[raw] = sid
         return sid, size
 
     def _solve(self) -> None:
@@ -282,11 +314,23 @@ class NodeMix:
                 self.last = (key, entry)
             g.stretch = entry.stretch[0]
         else:
-            sig = tuple(sorted((sid, g.count) for sid, g in groups.items()))
-            entry = self.cache.solve(sig)
-            for (sid, _), stretch in zip(sig, entry.stretch):
+            cache = self.cache
+            key = tuple(self.counts)  # canonical mix, built in C: no sort, no pairs
+            hit = cache.by_counts.get(key)  # MixCache.solve_counts without the call on a hit (the common case)
+            if hit is None:
+                hit = cache.solve_counts(key)
+            else:
+                cache.hits += 1
+            sids, entry = hit
+            for sid, stretch in zip(sids, entry.stretch):
                 groups[sid].stretch = stretch
         self.util = entry.utilization
+
+    def _uncount(self, sid: int) -> None:
+        counts = self.counts
+        counts[sid] -= 1
+        while counts and not counts[-1]:
+            counts.pop()
 
     def _accrue(self, now: float) -> None:
         dt = now - self.now
@@ -308,7 +352,11 @@ class NodeMix:
             assert (finish_v, seq, gid) in g.heap, f"task {gid} missing from its shape heap"
             assert finish_v - g.virtual >= -1e-9 * max(1.0, finish_v), f"task {gid} ran past its demand unseen"
         assert per_shape == {sid: g.count for sid, g in self.groups.items()}, "shape counts disagree with tasks"
+        assert per_shape == {sid: n for sid, n in enumerate(self.counts) if n}, "dense counts disagree with tasks"
+        assert not self.counts or self.counts[-1], "dense counts end with a zero"
         assert not set(self.instant) & set(self.tasks), "a task is both instant and running"
+        live = sum(len(g.heap) for g in self.groups.values())
+        assert live - len(self.tasks) == self.stale, "stale heap entries miscounted"
 
 
 # --------------------------------------------------------------------------------------------- the engine
@@ -376,6 +424,12 @@ class ContentionJobTracker(JobTracker):
         self._reduce_rows: dict[int, list[tuple[float, float, float]]] = {}
         self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _launch
         self._mix_waiters: set[int] = set()  # trackers parked until their node's mix changes
+        # Predicted finishes of running tasks are written into job.map_finish / reduce_finish at every epoch for
+        # schedulers that read them (preemption, size estimates). A scheduler that declares
+        # ``reads_task_predictions = False`` (FIFO, CA-FIFO) gets them only on demand: the nodes changed since
+        # they were last published are kept here and published before a kill (the one engine path reading them).
+        self._eager = bool(getattr(scheduler, "reads_task_predictions", True))
+        self._unpublished: set[int] = set()
         self.epochs = 0  # node re-solves (ends of epochs on a node)
         self.fallback_jobs = 0
         if getattr(conf, "map_speculative", False) or getattr(conf, "reduce_speculative", False):
@@ -476,6 +530,7 @@ class ContentionJobTracker(JobTracker):
         return launched
 
     def kill_task(self, job: JobState, reduce: bool) -> float:
+        self.publish_predictions()  # the base picks its victim among tasks whose finish lies ahead
         where = list(job.reduce_tracker if reduce else job.map_tracker)  # the base clears the victim's tracker
         wasted = JobTracker.kill_task(self, job, reduce)
         if wasted < 0.0:
@@ -636,14 +691,27 @@ class ContentionJobTracker(JobTracker):
             self._is_dirty[ti] = True
             self._dirty.append(ti)
 
+    def publish_predictions(self) -> None:
+        """Write the current predicted finish of every running task on the nodes changed since their last
+        publication into ``job.map_finish`` / ``job.reduce_finish`` (only needed when the scheduler declared
+        ``reads_task_predictions = False``; otherwise every epoch publishes). O(tasks on those nodes)."""
+        jobs = self.jobs
+        for ti in self._unpublished:
+            for gid, finish in self.nodes[ti].completion_times():
+                job = jobs[gid >> JOB_SHIFT]
+                (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = finish
+        self._unpublished.clear()
+
     def _flush(self) -> None:
-        """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions."""
+        """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions (or
+        leave them for :meth:`publish_predictions` when the scheduler does not read them)."""
         k = self.kernel
         now = k.now
         jobs = self.jobs
         nodes, nexts, stamps, is_dirty = self.nodes, self._next, self._stamp, self._is_dirty
         dirty = self._dirty
         self.epochs += len(dirty)
+        eager = self._eager
         for ti in dirty:
             is_dirty[ti] = False
             node = nodes[ti]
@@ -661,6 +729,9 @@ class ContentionJobTracker(JobTracker):
                 nexts[ti] = t
                 k.seq += 1
                 heappush(k.heap, (t, ORDER_TASK_DONE, k.seq, EV_NODE_DONE, ti, stamp))
+            if not eager:
+                self._unpublished.add(ti)
+                continue
             tasks = node.tasks
             if len(tasks) == 1 and not node.instant:  # common with few slots: the only task ends at t
                 for gid in tasks:
