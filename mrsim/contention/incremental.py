@@ -61,6 +61,7 @@ class MixCache:
             gets solved, so results do not depend on which task arrived first. 12 keeps shapes exact for
             practical purposes; fewer digits merge near-proportional tasks (more cache hits, approximate).
         max_entries: when the memo holds this many mixes it is cleared (O(1) amortised, no LRU bookkeeping).
+        memoize: False solves every lookup afresh (for tests and benchmarks: the results must be identical).
     """
 
     def __init__(
@@ -71,6 +72,7 @@ class MixCache:
         max_iter: int = DEFAULT_MAX_ITER,
         shape_digits: int = 12,
         max_entries: int = 200_000,
+        memoize: bool = True,
     ) -> None:
         if not isinstance(spec, NodeSpec):
             raise InputError(f"MixCache needs a NodeSpec, got {spec!r}")
@@ -81,6 +83,7 @@ class MixCache:
         self.max_iter = max_iter
         self.shape_digits = shape_digits
         self.max_entries = max_entries
+        self.memoize = memoize
         self._shape_ids: dict[tuple[float, ...], int] = {}
         # Seidmann-expanded unit rows (the default model, solved inline), else the unit rows as they are.
         self._seidmann = spec.cpu_model == "seidmann" and spec.memory == "none"
@@ -141,9 +144,10 @@ class MixCache:
                 self.sweeps += res.iterations
         self.solves += 1
         self.nonconverged += not res.converged
-        if len(self.memo) >= self.max_entries:
-            self.memo.clear()
-        self.memo[signature] = entry
+        if self.memoize:
+            if len(self.memo) >= self.max_entries:
+                self.memo.clear()
+            self.memo[signature] = entry
         return entry
 
     def solve_counts(self, counts: tuple[int, ...]) -> tuple[tuple[int, ...], MixEntry]:
@@ -156,9 +160,11 @@ class MixCache:
             return hit
         sig = tuple((sid, n) for sid, n in enumerate(counts) if n)
         entry = self.solve(sig)
-        if len(self.by_counts) >= self.max_entries:
-            self.by_counts.clear()
-        hit = self.by_counts[counts] = (tuple(sid for sid, _ in sig), entry)
+        hit = (tuple(sid for sid, _ in sig), entry)
+        if self.memoize:
+            if len(self.by_counts) >= self.max_entries:
+                self.by_counts.clear()
+            self.by_counts[counts] = hit
         return hit
 
     def stats(self) -> dict[str, int]:

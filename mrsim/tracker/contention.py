@@ -191,9 +191,11 @@ class NodeMix:
             self.instant.clear()
         window = TIE_RTOL * max(1.0, abs(now))
         tasks = self.tasks
+        counts = self.counts
         finished = []
         for sid, g in self.groups.items():
             heap = g.heap
+            virtual, stretch = g.virtual, g.stretch
             while heap:
                 finish_v, seq, gid = heap[0]
                 if self.stale:
@@ -202,16 +204,18 @@ class NodeMix:
                         heapq.heappop(heap)
                         self.stale -= 1
                         continue
-                if (finish_v - g.virtual) * g.stretch > window:
+                if (finish_v - virtual) * stretch > window:
                     break
                 heapq.heappop(heap)
                 del tasks[gid]
                 g.count -= 1
-                self._uncount(sid)
+                counts[sid] -= 1
                 done.append((seq, gid))
             if g.count == 0:
                 finished.append(sid)
                 self.stale -= len(heap)  # whatever is left behind belonged to killed tasks
+        while counts and not counts[-1]:
+            counts.pop()
         for sid in finished:
             del self.groups[sid]
         if finished or (done and done[-1][0]):  # a running task left the mix (instant ones never joined it)
@@ -311,7 +315,8 @@ class NodeMix:
                 entry = last[1]
             else:
                 entry = self.cache.solve((key,))
-                self.last = (key, entry)
+                if self.cache.memoize:
+                    self.last = (key, entry)
             g.stretch = entry.stretch[0]
         else:
             cache = self.cache
@@ -395,6 +400,8 @@ class ContentionJobTracker(JobTracker):
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  **kwargs: object) -> None:
+        # cache_mixes=False solves every epoch's mix afresh (tests and bench_tdam.py: identical results, slower).
+        cache_mixes = bool(kwargs.pop("cache_mixes", True))
         super().__init__(workload, cluster, conf, scheduler, **kwargs)  # type: ignore[arg-type]
         # Nothing is queued yet: swap in a kernel that also dispatches this class's event kinds.
         self.kernel = _Kernel((self._on_node_done, self._on_shuffle_end))
@@ -404,7 +411,7 @@ class ContentionJobTracker(JobTracker):
             spec = node_spec(t)
             shared = caches.get(spec)
             if shared is None:
-                shared = caches[spec] = (MixCache(spec), {})
+                shared = caches[spec] = (MixCache(spec, memoize=cache_mixes), {})
             self.nodes.append(NodeMix(*shared))
         self.caches: tuple[MixCache, ...] = tuple(cache for cache, _ in caches.values())
         n = len(self.trackers)
@@ -715,7 +722,17 @@ class ContentionJobTracker(JobTracker):
         for ti in dirty:
             is_dirty[ti] = False
             node = nodes[ti]
-            t = node.next_completion()
+            if node.instant or node.stale:
+                t = node.next_completion()
+            else:  # next_completion inlined: every heap top is a live task
+                if node.dirty:
+                    node._solve()
+                best = INF
+                for g in node.groups.values():
+                    w = (g.heap[0][0] - g.virtual) * g.stretch
+                    if w < best:
+                        best = w
+                t = node.now + best if best < INF else INF
             if t == INF:
                 if nexts[ti] != INF:
                     stamps[ti] += 1
