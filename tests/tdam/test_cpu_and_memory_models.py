@@ -192,3 +192,33 @@ def test_cluster_file_keys_parse_write_and_refuse(tmp_path):
         with pytest.raises(InputError, match=message) as err:
             load_cluster_file(bad)
         assert "\n" not in str(err.value)
+
+
+def test_the_documented_cluster_file_parses_with_the_contention_keys():
+    import tomllib
+
+    from mrsim.cluster import cluster_from_mapping
+
+    text = (REPO / "docs" / "cluster.md").read_text()
+    block = text.split("```toml", 1)[1].split("```", 1)[0]
+    c = cluster_from_mapping(tomllib.loads(block), "docs/cluster.md")
+    assert {(t.cpu_model, t.memory_architecture, t.numa_ratio) for t in c.trackers} == {("seidmann", "none", 1.0)}
+
+
+def documented_6_7_2_rows():
+    text = (REPO / "docs" / "tdam.md").read_text()
+    table = text.split("## Section 6.7.2", 1)[1].split("| nodes | heartbeats |", 1)[1].split("\n\n", 1)[0]
+    rows = []
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        nodes, beats, model = int(cells[0]), cells[1], cells[2].split()[0].lower()
+        rows.append((nodes, None if beats.startswith("Hadoop") else 0.0, model, [float(c) for c in cells[3:]]))
+    return rows
+
+
+def test_the_documented_6_7_2_table_is_what_the_engine_gives():
+    rows = documented_6_7_2_rows()
+    assert len(rows) == 8
+    for nodes, interval, model, figures in rows:
+        got = [run_30(nodes, slots, interval, model).summary["makespan_s"] for slots in (4, 6, 8, 10)]
+        assert got == pytest.approx(figures, abs=0.005), (nodes, interval, model)
