@@ -232,9 +232,10 @@ def solve_rows(
         return _solve_memory(spec, rows, pops, tol, max_iter), False
     if spec.cpu_model == "exact":
         ints = [int(n) for n in pops]
-        if ints == pops and lattice_size(ints) <= max_states:
-            res = exact_rows(rows, ints, [spec.cores] + [1] * spec.disks)
-            return NodeSolution(res.response, res.utilization, res), False
+        if ints == pops:
+            solved = _solve_exact_by_shape(spec, rows, ints, max_states)
+            if solved is not None:
+                return solved, False
         fell_back = True
     else:
         fell_back = False
@@ -242,6 +243,41 @@ def solve_rows(
     is_queue = [k is CentreKind.QUEUE for k in spec.kinds]
     res = amva_core(expanded, pops, is_queue, [0.0] * len(rows), tol, max_iter)
     return NodeSolution(res.response, _resource_utilization(spec, res.utilization), res), fell_back
+
+
+def _solve_exact_by_shape(spec: NodeSpec, rows: Sequence[Sequence[float]], pops: list[int],
+                          max_states: int) -> NodeSolution | None:
+    """Exact multi-server MVA with classes of one demand shape merged (None when the lattice is too large).
+
+    Classes whose demand rows are proportional (the same unit vector to 12 decimals, as :class:`MixCache` interns
+    shapes) are one class in the solve, with the summed population: the product-form weight of every state scales
+    by ``alpha ** N_c`` when class ``c``'s demands scale by ``alpha``, so such classes see the same queues and a
+    class's response time is its size times the merged unit class's. One job per class (the literal Epochs
+    algorithm, the dispatchers) would otherwise make the lattice ``2 ** jobs``. Empty classes (what-if queries)
+    are kept apart from populated ones: an arriving job sees the mix, not itself. ``amva`` of the result is the
+    merged network's solution.
+    """
+    index: dict[tuple[tuple[float, ...], bool], int] = {}
+    unit_rows: list[list[float]] = []
+    counts: list[int] = []
+    where: list[tuple[int, float]] = []  # per original class: (merged class, size)
+    for row, n in zip(rows, pops):
+        size = math.fsum(row)
+        unit = tuple(round(x / size, 12) for x in row) if size > 0 else tuple(0.0 for _ in row)
+        key = (unit, n == 0)
+        g = index.get(key)
+        if g is None:
+            g = index[key] = len(unit_rows)
+            total = math.fsum(unit) or 1.0
+            unit_rows.append([x / total for x in unit])
+            counts.append(0)
+        counts[g] += n
+        where.append((g, size))
+    if lattice_size(counts) > max_states:
+        return None
+    res = exact_rows(unit_rows, counts, [spec.cores] + [1] * spec.disks)
+    response = tuple(size * res.response[g] for g, size in where)
+    return NodeSolution(response, res.utilization, res)
 
 
 def memory_demands(spec: NodeSpec, row: Sequence[float]) -> MemoryDemands:

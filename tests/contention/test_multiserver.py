@@ -99,7 +99,7 @@ def test_node_spec_selects_the_model_and_falls_back_beyond_the_lattice_bound():
     seidmann = solve_mix(NodeSpec(4, 0), [(100.0,)], [2])
     exact = solve_mix(NodeSpec(4, 0, cpu_model="exact"), [(100.0,)], [2])
     assert seidmann.response[0] > 100.0 and exact.response[0] == pytest.approx(100.0, rel=1e-12)
-    rows = [(1.0, 0.5)] * 3
+    rows = [(1.0, 0.5), (1.0, 0.2), (1.0, 0.9)]  # three shapes: no merging
     assert lattice_size([30, 30, 30]) > 20_000
     sol, fell_back = solve_rows(NodeSpec(4, 1, cpu_model="exact"), rows, [30, 30, 30])
     ref = solve_mix(NodeSpec(4, 1), rows, [30, 30, 30])
@@ -156,3 +156,20 @@ def test_chapter_4_figures_ratio_of_model_outputs(figure, cores, d, n, printed, 
     else:
         plain = exact_mva(spec.expand(row), n, kinds=spec.kinds).response[n]
     assert with_memory / plain == pytest.approx(with_pct / without_pct, rel=tolerance), figure
+
+
+def test_proportional_classes_are_merged_exactly():
+    # One job per class, as the literal Epochs algorithm asks: 40 jobs would be a 2**40 lattice, but jobs of one
+    # shape are one class of the product form (sizes only scale their response).
+    sizes = [1.0 + 0.1 * i for i in range(40)]
+    rows = [(3.0 * s, 1.0 * s) for s in sizes]
+    sol, fell_back = solve_rows(NodeSpec(4, 1, cpu_model="exact"), rows, [1] * 40)
+    merged = exact_multiserver_mva([[0.75, 0.25]], [40], [4, 1])
+    assert not fell_back
+    for s, r in zip(sizes, sol.response):
+        assert r == pytest.approx(4.0 * s * merged.response[0], rel=1e-12)
+    # and it agrees with the unmerged solve where that is small enough to run
+    few = [(3.0, 1.0), (6.0, 2.0), (1.5, 0.5)]
+    direct = exact_multiserver_mva(few, [1, 1, 1], [4, 1])
+    assert solve_rows(NodeSpec(4, 1, cpu_model="exact"), few, [1, 1, 1])[0].response == \
+        pytest.approx(direct.response, rel=1e-12)
