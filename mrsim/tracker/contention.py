@@ -140,12 +140,21 @@ class NodeMix:
 
     def add(self, gid: int, demand: Sequence[float], now: float) -> None:
         """Start task ``gid`` at ``now`` with a valid demand vector (finite, non-negative, ``spec.width`` long)."""
-        self._accrue(now)
+        if now != self.now:
+            self._accrue(now)
         self.seq += 1
-        if not any(demand):
+        if len(demand) == 2:  # (cpu, disk): the default node with one disk
+            if demand[1] == 0.0:
+                if demand[0] == 0.0:
+                    self.instant.append(gid)
+                    return
+                sid, size = self.cpu_only, demand[0]
+            else:
+                sid, size = self._shape(demand)
+        elif not any(demand):
             self.instant.append(gid)
             return
-        if demand[0] > 0.0 and not any(demand[1:]):
+        elif demand[0] > 0.0 and not any(demand[1:]):
             sid, size = self.cpu_only, demand[0]
         else:
             sid, size = self._shape(demand)
@@ -185,6 +194,35 @@ class NodeMix:
         """Advance to ``now`` and take off every task that ends by ``now`` (within :data:`TIE_RTOL`), in start
         order. The caller calls this at :meth:`next_completion` times, so they all end at ``now``."""
         self._accrue(now)
+        if not self.stale and not self.instant:  # the common case: every heap top is a live task
+            window = TIE_RTOL * max(1.0, abs(now))
+            tasks, counts, groups = self.tasks, self.counts, self.groups
+            ended: list[tuple[int, int]] = []
+            emptied = []
+            for sid, g in groups.items():
+                heap = g.heap
+                virtual, stretch = g.virtual, g.stretch
+                if (heap[0][0] - virtual) * stretch > window:
+                    continue
+                while heap and (heap[0][0] - virtual) * stretch <= window:
+                    _, seq, gid = heapq.heappop(heap)
+                    del tasks[gid]
+                    ended.append((seq, gid))
+                    g.count -= 1
+                    counts[sid] -= 1
+                if not g.count:
+                    emptied.append(sid)
+            if not ended:
+                return []
+            for sid in emptied:
+                del groups[sid]
+            while counts and not counts[-1]:
+                counts.pop()
+            self.dirty = True
+            if len(ended) == 1:
+                return [ended[0][1]]
+            ended.sort()
+            return [gid for _, gid in ended]
         done: list[tuple[int, int]] = []
         if self.instant:
             done = [(0, gid) for gid in self.instant]
