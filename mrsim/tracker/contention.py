@@ -556,8 +556,10 @@ class ContentionJobTracker(JobTracker):
         assert gid >= 0, "a map launched without a completion event"
         i = gid & TASK_MASK
         cpu, disk, mem = self._map_rows[job.index][i]
-        factor = self._locality_factor(job, i)
-        self._contend(tracker.index, gid, cpu * factor, disk * factor, mem * factor)
+        if job.host_cache is not None:  # split locations known: the plain replay's locality slowdown applies
+            factor = self._locality_factor(job, i)
+            cpu, disk, mem = cpu * factor, disk * factor, mem * factor
+        self._contend(tracker.index, gid, cpu, disk, mem)
         return launched
 
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState):  # type: ignore[no-untyped-def]
@@ -614,7 +616,9 @@ class ContentionJobTracker(JobTracker):
             job = jobs[gid >> JOB_SHIFT]
             (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = now
             done(now, order, ti, gid)
-        self._mark(ti)
+        if not self._is_dirty[ti]:  # _mark, inlined
+            self._is_dirty[ti] = True
+            self._dirty.append(ti)
         self._flush()
 
     def _on_shuffle_end(self, now: float, order: int, ti: int, gid: int) -> None:
@@ -716,8 +720,15 @@ class ContentionJobTracker(JobTracker):
         return (cpu / speed,) + (share,) * d
 
     def _contend(self, ti: int, gid: int, cpu: float, disk: float, mem: float) -> None:
-        self.nodes[ti].add(gid, self._vector(ti, cpu, disk, mem), self.kernel.now)
-        self._mark(ti)
+        if self._layout[ti] is None and self._disks[ti] == 1:  # _vector's common case, inlined
+            speed = self._speed[ti]
+            vector: tuple[float, ...] = ((cpu + mem if mem else cpu) / speed, disk / speed)
+        else:
+            vector = self._vector(ti, cpu, disk, mem)
+        self.nodes[ti].add(gid, vector, self.kernel.now)
+        if not self._is_dirty[ti]:  # _mark, inlined
+            self._is_dirty[ti] = True
+            self._dirty.append(ti)
 
     def _shuffle_until(self, job: JobState, gid: int, ti: int, shuffle_end: float) -> None:
         """A reduce counted in ``_shuffling`` loads its node from ``shuffle_end`` on (now, or by an event)."""
