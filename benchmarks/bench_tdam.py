@@ -18,8 +18,14 @@ and reports the best of each). Each run asserts that every task finished and tha
 least one node epoch per task, so skipping work cannot pass as a speed-up. Prints events, events/s, peak RSS,
 makespan, the model's counters (epochs, AMVA solves, cache hit rate) and the ratios.
 
-Usage: ``python3 benchmarks/bench_tdam.py [--jobs 1148] [--mode heartbeat|task] [--demands fallback|mixed]
-[--repeat 3] [--profile]``; ``--jobs 200`` gives a quick run.
+* ``shapes6``: issue 18's mixed-demand case, its own workload (:func:`shapes6_workload`: 120 jobs, 25,200 tasks,
+  six demand shapes) on 32 nodes x (4 map, 2 reduce slots, 4 cores, 1 disk); ``--jobs`` does not apply.
+
+``--no-cache-run`` adds one TDAM run with the mix cache off (every epoch's mix solved afresh), prints that ratio
+beside the cached one and asserts both give identical task tables.
+
+Usage: ``python3 benchmarks/bench_tdam.py [--jobs 1148] [--mode heartbeat|task] [--demands fallback|mixed|shapes6]
+[--repeat 3] [--profile] [--no-cache-run]``; ``--jobs 200`` gives a quick run.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from mrsim.hadoop_conf import HadoopConf  # noqa: E402
 from mrsim.rng import stream  # noqa: E402
 from mrsim.scheduling import create_scheduler  # noqa: E402
 from mrsim.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
-from mrsim.templates import Workload  # noqa: E402
+from mrsim.templates import JobTemplate, Workload  # noqa: E402
 from mrsim.tracker.contention import ContentionJobTracker  # noqa: E402
 from mrsim.tracker.jobtracker import JobTracker  # noqa: E402
 from mrsim.tracker.replay import ReplayOptions  # noqa: E402
@@ -66,10 +72,32 @@ def with_mixed_demands(workload: Workload, seed: int) -> Workload:
     return Workload.of(jobs, source=workload.source + " (mixed demands)")
 
 
-def run(engine_cls, workload, cluster, interval, seed, label, profile=False):
-    """One replay built as :func:`mrsim.tracker.replay.replay` builds it; returns (wall s, CPU s, engine)."""
+SHAPES6_DISK_SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def shapes6_workload(seed: int, jobs: int = 120, maps: int = 180, reduces: int = 30) -> Workload:
+    """Issue 18's mixed-demand case: ``jobs`` jobs of ``maps + reduces`` tasks (120 x 210 = 25,200), job ``j`` with
+    disk share ``SHAPES6_DISK_SHARES[j % 6]`` of every task's duration (six demand shapes), durations lognormal
+    (median 30 s maps, 60 s reduces) from the named stream ``bench-tdam-shapes6``, one job every 15 s."""
+    rng = stream(seed, "bench-tdam-shapes6")
+    templates = []
+    for j in range(jobs):
+        share = SHAPES6_DISK_SHARES[j % len(SHAPES6_DISK_SHARES)]
+        split = np.array([1.0 - share, share, 0.0])
+        m = np.round(rng.lognormal(np.log(30.0), 0.5, maps), 3)
+        r = np.round(rng.lognormal(np.log(60.0), 0.5, reduces), 3)
+        templates.append(JobTemplate(job_id=f"job{j:03d}", submit_s=15.0 * j, map_durations=m, reduce_durations=r,
+                                     first_shuffle_durations=[5.0] * reduces, typical_shuffle_durations=[5.0] * reduces,
+                                     map_demands=np.outer(m, split), reduce_demands=np.outer(r, split),
+                                     demand_resources=DEMAND_RESOURCES))
+    return Workload.of(templates, source="shapes6")
+
+
+def run(engine_cls, workload, cluster, interval, seed, label, profile=False, **engine_kw):
+    """One replay built as :func:`mrsim.tracker.replay.replay` builds it; returns (wall s, CPU s, task table)."""
     gc.collect()
-    jt = engine_cls(workload, cluster, HadoopConf(), create_scheduler("fifo"), heartbeat_interval=interval, seed=seed)
+    jt = engine_cls(workload, cluster, HadoopConf(), create_scheduler("fifo"), heartbeat_interval=interval, seed=seed,
+                    **engine_kw)
     prof = cProfile.Profile() if profile else None
     if prof:
         prof.enable()
@@ -93,7 +121,7 @@ def run(engine_cls, workload, cluster, interval, seed, label, profile=False):
         print(f"{'':<22} epochs {st['epochs']:,}  AMVA solves {st['solves']:,}  cache hit rate "
               f"{st['hits'] / max(1, lookups):.1%}  shapes {st['shapes']}  sweeps/solve "
               f"{st['sweeps'] / max(1, st['solves']):.1f}  non-converged {st['nonconverged']}")
-    return wall, cpu
+    return wall, cpu, result.tasks
 
 
 def main() -> None:
@@ -101,26 +129,44 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1148)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mode", choices=["heartbeat", "task"], default="heartbeat")
-    ap.add_argument("--demands", choices=["fallback", "mixed"], default="fallback")
+    ap.add_argument("--demands", choices=["fallback", "mixed", "shapes6"], default="fallback",
+                    help="shapes6: issue 18's 120 jobs / 25,200 tasks / six shapes on 32 nodes (ignores --jobs)")
     ap.add_argument("--repeat", type=int, default=1, help="alternate plain and tdam runs N times; report the best")
     ap.add_argument("--profile", action="store_true", help="cProfile the (first) contention run")
+    ap.add_argument("--no-cache-run", action="store_true",
+                    help="also run TDAM with the mix cache off (every epoch solved afresh): the ratio without the "
+                         "cache, and a check that both give identical task tables")
     args = ap.parse_args()
 
-    workload = facebook_like_workload(FacebookLikeSpec(jobs=args.jobs, seed=args.seed, mean_interarrival_s=0.0))
-    if args.demands == "mixed":
-        workload = with_mixed_demands(workload, args.seed)
-    print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks; cluster 64 x (1 map, 1 reduce, 4 cores, "
-          f"1 disk); mode {args.mode}; demands {args.demands}")
-    cluster = uniform_cluster(64, 1, 1, cores=4)
+    if args.demands == "shapes6":
+        workload = shapes6_workload(args.seed)
+        cluster = uniform_cluster(32, 4, 2, cores=4)
+        shape = "32 x (4 map, 2 reduce, 4 cores, 1 disk)"
+    else:
+        workload = facebook_like_workload(FacebookLikeSpec(jobs=args.jobs, seed=args.seed, mean_interarrival_s=0.0))
+        if args.demands == "mixed":
+            workload = with_mixed_demands(workload, args.seed)
+        cluster = uniform_cluster(64, 1, 1, cores=4)
+        shape = "64 x (1 map, 1 reduce, 4 cores, 1 disk)"
+    print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks; cluster {shape}; mode {args.mode}; "
+          f"demands {args.demands}")
     interval = 0.0 if args.mode == "task" else None
-    plain_runs, tdam_runs = [], []
+    plain_runs, tdam_runs, uncached_runs = [], [], []
     for rep in range(args.repeat):  # alternate, so machine-load drift hits both alike
         plain_runs.append(run(JobTracker, workload, cluster, interval, args.seed, "plain replay"))
         tdam_runs.append(run(ContentionJobTracker, workload, cluster, interval, args.seed, "--contention tdam",
                              args.profile and rep == 0))
-    pw, pc = min(w for w, _ in plain_runs), min(c for _, c in plain_runs)
-    tw, tc = min(w for w, _ in tdam_runs), min(c for _, c in tdam_runs)
+        if args.no_cache_run and rep == 0:  # slow: once is enough
+            uncached_runs.append(run(ContentionJobTracker, workload, cluster, interval, args.seed,
+                                     "tdam, mix cache off", cache_mixes=False))
+            assert uncached_runs[0][2].equals(tdam_runs[0][2]), "the mix cache changed the results"
+            print(f"{'':<22} identical task tables with and without the mix cache")
+    pw, pc = min(r[0] for r in plain_runs), min(r[1] for r in plain_runs)
+    tw, tc = min(r[0] for r in tdam_runs), min(r[1] for r in tdam_runs)
     print(f"best of {args.repeat}: plain {pw:.3f} s wall / {pc:.3f} s CPU, tdam {tw:.3f} s wall / {tc:.3f} s CPU")
+    if uncached_runs:
+        uw, uc = uncached_runs[0][:2]
+        print(f"ratio tdam/plain without the mix cache = {uw / pw:.2f}x wall, {uc / pc:.2f}x CPU")
     print(f"ratio tdam/plain = {tw / pw:.2f}x wall, {tc / pc:.2f}x CPU (target <= 3x)")
 
 if __name__ == "__main__":

@@ -66,6 +66,12 @@ class TrackerSpec:
     resources: tuple[tuple[str, float], ...] = ()
     #: the datacenter of a federated cluster ("" when the cluster is one site)
     datacenter: str = ""
+    #: contention model (--contention tdam) of the cores: "seidmann" (the dissertation's) or "exact" (multi-server MVA)
+    cpu_model: str = "seidmann"
+    #: memory architecture for the contention model: "none", "smp" or "numa" (chapter 4's memory layer)
+    memory_architecture: str = "none"
+    #: NUMA nodes: K_N / K_T = D_mem_local / D_mem_remote (section 4.3.2; 1.0 as the dissertation measured)
+    numa_ratio: float = 1.0
 
     def __post_init__(self) -> None:
         if self.map_slots < 0 or self.reduce_slots < 0:
@@ -79,6 +85,19 @@ class TrackerSpec:
         for resource, amount in self.resources:
             if not amount >= 0 or math.isinf(amount):
                 raise InputError(f"node {self.name}: resource {resource!r} must be a non-negative number, got {amount}")
+        if self.cpu_model not in ("seidmann", "exact"):
+            raise InputError(f"node {self.name}: cpu_model must be seidmann or exact, got {self.cpu_model!r}")
+        if self.memory_architecture not in ("none", "smp", "numa"):
+            raise InputError(f"node {self.name}: memory_architecture must be none, smp or numa, "
+                             f"got {self.memory_architecture!r}")
+        if not (self.numa_ratio > 0 and math.isfinite(self.numa_ratio)):
+            raise InputError(f"node {self.name}: numa_ratio must be a positive number, got {self.numa_ratio!r}")
+        if self.memory_architecture != "none" and self.disks > 1:
+            raise InputError(f"node {self.name}: the memory layer (memory_architecture = "
+                             f"{self.memory_architecture!r}) models one disk, got disks = {self.disks}")
+        if self.memory_architecture != "none" and self.cpu_model != "seidmann":
+            raise InputError(f"node {self.name}: cpu_model = {self.cpu_model!r} applies to nodes without a memory "
+                             f"layer (memory_architecture = {self.memory_architecture!r} models the cores itself)")
 
     def capacity(self, resource: str) -> float:
         """This node's capacity of ``resource`` (0 when it does not declare it)."""
@@ -189,7 +208,7 @@ def uniform_cluster(nodes: int, map_slots: int = 2, reduce_slots: int = 2, cores
 
 
 _NODE_KEYS = {"name", "rack", "map_slots", "reduce_slots", "cores", "speed", "disks", "memory_gb", "resources",
-              "datacenter"}
+              "datacenter", "cpu_model", "memory_architecture", "numa_ratio"}
 
 
 def _resource_table(value: object, where: str) -> dict[str, float]:
@@ -225,6 +244,20 @@ def containers_that_fit(capacity: Mapping[str, float], request: Mapping[str, flo
     return UNBOUNDED_SLOTS if bound == math.inf else int(bound)
 
 
+def _choice(values: Mapping[str, object], key: str, default: str, where: str) -> str:
+    value = values.get(key, default)
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {key} must be a string, got {value!r}")
+    return value
+
+
+def _number(values: Mapping[str, object], key: str, default: float, where: str) -> float:
+    value = values.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: {key} must be a number, got {value!r}")
+    return float(value)
+
+
 def _node_from(entry: Mapping[str, object], defaults: Mapping[str, object], where: str,
                requests: tuple[dict[str, float], dict[str, float]] | None = None) -> TrackerSpec:
     unknown = set(entry) - _NODE_KEYS - {"count", "hosts"}
@@ -254,6 +287,9 @@ def _node_from(entry: Mapping[str, object], defaults: Mapping[str, object], wher
             memory_gb=float(values.get("memory_gb", 0.0)),  # type: ignore[arg-type]
             resources=tuple(sorted(resources.items())),
             datacenter=str(values.get("datacenter", "")),
+            cpu_model=_choice(values, "cpu_model", "seidmann", where),
+            memory_architecture=_choice(values, "memory_architecture", "none", where),
+            numa_ratio=_number(values, "numa_ratio", 1.0, where),
         )
     except KeyError:
         raise InputError(f"{where}: a node needs a name") from None
@@ -400,6 +436,12 @@ def write_cluster_file(cluster: ClusterSpec, path: str | os.PathLike[str]) -> No
             lines.append("resources = { " + ", ".join(f"{json.dumps(r)} = {a!r}" for r, a in t.resources) + " }")
         if t.datacenter:
             lines.append(f"datacenter = {json.dumps(t.datacenter)}")
+        if t.cpu_model != "seidmann":
+            lines.append(f"cpu_model = {json.dumps(t.cpu_model)}")
+        if t.memory_architecture != "none":
+            lines.append(f"memory_architecture = {json.dumps(t.memory_architecture)}")
+        if t.numa_ratio != 1.0:
+            lines.append(f"numa_ratio = {t.numa_ratio!r}")
         lines.append("")
     with atomic_write(path) as fh:
         fh.write("\n".join(lines))

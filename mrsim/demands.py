@@ -119,35 +119,35 @@ def has_demands(template: JobTemplate) -> bool:
         template.n_reduces == 0 or template.reduce_demands is not None)
 
 
-def fallback_rows(durations: Sequence[float]) -> list[tuple[float, float]]:
-    """Documented fallback for tasks without demands: ``(cpu, disk) = (duration, 0)`` in seconds."""
-    return [(float(d), 0.0) for d in durations]
+def fallback_rows(durations: Sequence[float]) -> list[tuple[float, float, float]]:
+    """Documented fallback for tasks without demands: ``(cpu, disk, memory) = (duration, 0, 0)`` in seconds."""
+    return [(float(d), 0.0, 0.0) for d in durations]
 
 
-def demand_rows(template: JobTemplate, kind: TaskKind) -> list[tuple[float, float]] | None:
-    """Per task ``(cpu_s, disk_s)`` as Python floats for the engine, or None when the template has no demands.
+def demand_rows(template: JobTemplate, kind: TaskKind) -> list[tuple[float, float, float]] | None:
+    """Per task ``(cpu_s, disk_s, memory_s)`` as Python floats for the engine, or None when the template has no
+    demands.
 
-    Columns are found by name in ``template.demand_resources``: ``cpu`` and ``memory`` add up to the CPU demand
-    (memory stall is core time in the node model), ``disk`` is the disk demand. Raises :class:`InputError` for a
+    Columns are found by name in ``template.demand_resources``. The node decides what memory seconds mean
+    (:func:`mrsim.contention.node.layout_vector`): without a memory layer they are stall time spent on a core and
+    add to the CPU demand; with chapter 4's memory layer they are ``D_mem``. Raises :class:`InputError` for a
     resource the node model does not have. Cost O(tasks).
     """
     arr = template.map_demands if kind is TaskKind.MAP else template.reduce_demands
     if arr is None:
         return None
-    cpu_cols, disk_cols = [], []
+    cols: dict[str, int] = {}
     for col, name in enumerate(template.demand_resources):
-        if name in ("cpu", "memory"):
-            cpu_cols.append(col)
-        elif name == "disk":
-            disk_cols.append(col)
-        else:
+        if name not in DEMAND_RESOURCES:
             raise InputError(f"job {template.job_id}: demand resource {name!r} is not in the node model "
                              f"(expected {', '.join(DEMAND_RESOURCES)})")
-    if arr.shape[0] == 0:
+        cols[name] = col
+    n = arr.shape[0]
+    if n == 0:
         return []
-    cpu = arr[:, cpu_cols].sum(axis=1) if cpu_cols else np.zeros(arr.shape[0])
-    disk = arr[:, disk_cols].sum(axis=1) if disk_cols else np.zeros(arr.shape[0])
-    return list(zip(cpu.tolist(), disk.tolist()))
+    zeros = [0.0] * n
+    cpu, disk, memory = (arr[:, cols[name]].tolist() if name in cols else zeros for name in ("cpu", "disk", "memory"))
+    return list(zip(cpu, disk, memory))
 
 
 # --------------------------------------------------------------------------------------------- (c) demand table

@@ -45,6 +45,8 @@ class FifoScheduler(TaskScheduler):
     summary = "Hadoop 1.x JobQueueTaskScheduler: priority then submit order, load cap, padding, 1 reduce/heartbeat"
     #: resume the map walk at the job that just launched instead of the head (same decisions; tests compare both)
     resume_walk = True
+    #: never reads running tasks' predicted finishes: --contention tdam may publish them lazily (docs/tdam.md)
+    reads_task_predictions = False
 
     def start(self, jt) -> None:  # type: ignore[override]
         super().start(jt)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from mrsim.cluster import ClusterSpec, cluster_from_rumen_topology, load_cluster_file, uniform_cluster
 from mrsim.errors import InputError
@@ -51,6 +52,9 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="multiply off-switch map durations by X (default 1; Mumak used 3 relative to node-local)")
     g.add_argument("--contention", choices=["none", "tdam"], default="none",
                    help="task durations: none = from the trace (default); tdam = per-node queueing model (needs service demands)")
+    g.add_argument("--cpu-model", choices=["seidmann", "exact"], default=None,
+                   help="--contention tdam: solve each node's m-core CPU by Seidmann's approximation (the "
+                        "dissertation's; default, or the cluster file's cpu_model) or exactly (multi-server MVA)")
     g.add_argument("--demands", action="append", metavar="counters|FILE",
                    help="per-task service demands for --contention tdam: 'counters' (CPU ms and bytes from the trace's "
                         "counters) and/or a demand table FILE (TOML or CSV, job name -> demands); repeatable")
@@ -77,6 +81,15 @@ def build_conf(args: argparse.Namespace) -> HadoopConf:
 
 
 def build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
+    cluster = _build_cluster(args, conf)
+    cpu_model = getattr(args, "cpu_model", None)
+    if cpu_model is not None:  # the flag overrides every node's cpu_model (TrackerSpec validates the combination)
+        cluster = dataclasses.replace(
+            cluster, trackers=tuple(dataclasses.replace(t, cpu_model=cpu_model) for t in cluster.trackers))
+    return cluster
+
+
+def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
     sources = [x for x in (args.cluster, args.topology) if x]
     if len(sources) > 1:
         raise InputError("give at most one of --cluster and --topology")

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Hashable, Iterable, Sequence
 
 from mrsim.contention.amva import DEFAULT_MAX_ITER, DEFAULT_TOL, amva_core
-from mrsim.contention.node import NodeSpec, _resource_utilization
+from mrsim.contention.node import NodeSpec, _resource_utilization, solve_rows
 from mrsim.contention.network import CentreKind
 from mrsim.errors import InputError
 
@@ -61,6 +61,7 @@ class MixCache:
             gets solved, so results do not depend on which task arrived first. 12 keeps shapes exact for
             practical purposes; fewer digits merge near-proportional tasks (more cache hits, approximate).
         max_entries: when the memo holds this many mixes it is cleared (O(1) amortised, no LRU bookkeeping).
+        memoize: False solves every lookup afresh (for tests and benchmarks: the results must be identical).
     """
 
     def __init__(
@@ -71,6 +72,7 @@ class MixCache:
         max_iter: int = DEFAULT_MAX_ITER,
         shape_digits: int = 12,
         max_entries: int = 200_000,
+        memoize: bool = True,
     ) -> None:
         if not isinstance(spec, NodeSpec):
             raise InputError(f"MixCache needs a NodeSpec, got {spec!r}")
@@ -81,15 +83,22 @@ class MixCache:
         self.max_iter = max_iter
         self.shape_digits = shape_digits
         self.max_entries = max_entries
+        self.memoize = memoize
         self._shape_ids: dict[tuple[float, ...], int] = {}
-        self._shape_rows: list[list[float]] = []  # Seidmann-expanded unit rows, by shape id
+        # Seidmann-expanded unit rows (the default model, solved inline), else the unit rows as they are.
+        self._seidmann = spec.cpu_model == "seidmann" and spec.memory == "none"
+        self._shape_rows: list[list[float]] = []
         self._shapes: list[tuple[float, ...]] = []
-        self._memo: dict[Signature, MixEntry] = {}
+        self.memo: dict[Signature, MixEntry] = {}  # read directly by the engine's hot path; write via solve()
+        # The same mixes keyed by a dense count vector (index = shape id, no trailing zeros), the engine's form:
+        # counts -> (shape ids present, in signature order; entry). Bounded like the memo.
+        self.by_counts: dict[tuple[int, ...], tuple[tuple[int, ...], MixEntry]] = {}
         self._is_queue = [k is CentreKind.QUEUE for k in spec.kinds]
         self.hits = 0
         self.solves = 0
         self.nonconverged = 0
         self.sweeps = 0
+        self.fallbacks = 0  # exact-CPU mixes too large for exact MVA, solved by Seidmann + AMVA instead
 
     def shape_of(self, demand: Sequence[float]) -> tuple[int, float]:
         """Intern a validated, non-zero demand vector: ``(shape id, size)`` with ``size = sum(demand)`` (s)."""
@@ -103,7 +112,7 @@ class MixCache:
             sid = len(self._shapes)
             self._shape_ids[key] = sid
             self._shapes.append(unit)
-            self._shape_rows.append(self.spec.expand(unit))
+            self._shape_rows.append(self.spec.expand(unit) if self._seidmann else list(unit))
         return sid, size
 
     def shape(self, sid: int) -> tuple[float, ...]:
@@ -116,21 +125,47 @@ class MixCache:
 
     def solve(self, signature: Signature) -> MixEntry:
         """Solved mix for ``signature`` (sorted ``(shape id, count)`` pairs, counts > 0), from the memo if present."""
-        entry = self._memo.get(signature)
+        entry = self.memo.get(signature)
         if entry is not None:
             self.hits += 1
             return entry
         rows = [self._shape_rows[sid] for sid, _ in signature]
         pops = [float(n) for _, n in signature]
-        res = amva_core(rows, pops, self._is_queue, [0.0] * len(rows), self.tol, self.max_iter)
-        entry = MixEntry(res.response, _resource_utilization(self.spec, res.utilization), res.converged)
+        if self._seidmann:
+            res = amva_core(rows, pops, self._is_queue, [0.0] * len(rows), self.tol, self.max_iter)
+            entry = MixEntry(res.response, _resource_utilization(self.spec, res.utilization), res.converged)
+            self.sweeps += res.iterations
+        else:
+            sol, fell_back = solve_rows(self.spec, rows, pops, self.tol, self.max_iter)
+            res = sol.amva
+            entry = MixEntry(sol.response, sol.utilization, res.converged)
+            self.fallbacks += fell_back
+            if self.spec.memory != "none" or fell_back:  # an AMVA ran: count its sweeps
+                self.sweeps += res.iterations
         self.solves += 1
-        self.sweeps += res.iterations
         self.nonconverged += not res.converged
-        if len(self._memo) >= self.max_entries:
-            self._memo.clear()
-        self._memo[signature] = entry
+        if self.memoize:
+            if len(self.memo) >= self.max_entries:
+                self.memo.clear()
+            self.memo[signature] = entry
         return entry
+
+    def solve_counts(self, counts: tuple[int, ...]) -> tuple[tuple[int, ...], MixEntry]:
+        """:meth:`solve` for a dense count vector (``counts[sid]`` tasks of shape ``sid``, no trailing zeros):
+        ``(shape ids with a count, ascending; entry)``, whose ``stretch`` follows those ids. Memoised in
+        :attr:`by_counts`; a miss costs a :meth:`solve` (itself memoised by signature)."""
+        hit = self.by_counts.get(counts)
+        if hit is not None:
+            self.hits += 1
+            return hit
+        sig = tuple((sid, n) for sid, n in enumerate(counts) if n)
+        entry = self.solve(sig)
+        hit = (tuple(sid for sid, _ in sig), entry)
+        if self.memoize:
+            if len(self.by_counts) >= self.max_entries:
+                self.by_counts.clear()
+            self.by_counts[counts] = hit
+        return hit
 
     def stats(self) -> dict[str, int]:
         """Counters: memo hits, AMVA solves, non-converged solves, total sweeps, shapes, memo size."""
@@ -140,7 +175,8 @@ class MixCache:
             "nonconverged": self.nonconverged,
             "sweeps": self.sweeps,
             "shapes": len(self._shapes),
-            "entries": len(self._memo),
+            "entries": len(self.memo),
+            "exact_fallbacks": self.fallbacks,
         }
 
 
@@ -188,7 +224,7 @@ class NodeContention:
         self._pending_keys: set[Hashable] = set()
         self._seq = 0
         self._dirty = False
-        self._util: tuple[float, ...] = (0.0,) * self.spec.width
+        self._util: tuple[float, ...] = (0.0,) * self.spec.n_resources
         self.version = 0
 
     # ----------------------------------------------------------------- queries
@@ -374,7 +410,7 @@ class NodeContention:
             return
         self._dirty = False
         if not self._groups:
-            self._util = (0.0,) * self.spec.width
+            self._util = (0.0,) * self.spec.n_resources
             return
         sig = self.signature()
         entry = self.cache.solve(sig)
@@ -490,5 +526,5 @@ def predicted_utilization(
         sid, _ = cache.shape_of(vec)
         counts[sid] = counts.get(sid, 0) + count
     if not counts:
-        return (0.0,) * cache.spec.width
+        return (0.0,) * cache.spec.n_resources
     return cache.solve(tuple(sorted(counts.items()))).utilization

@@ -56,8 +56,9 @@ class MemoryDemands:
             if not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
                 raise InputError(f"memory demands: {name} must be a finite non-negative number of seconds, got {v!r}")
             object.__setattr__(self, name, float(v))
-        if self.core + self.mem_local + self.mem_remote <= 0.0:
-            raise InputError("memory demands: a job must spend some time on a core (core + memory > 0)")
+        if self.core + self.mem_local + self.mem_remote + self.disk <= 0.0:
+            # A disk-only class (a reduce writing its output) holds no core: T = 0 and Algorithms 5 and 6 still apply.
+            raise InputError("memory demands: a job must need some service (core + memory + disk > 0)")
 
     @property
     def memory(self) -> float:
@@ -71,8 +72,8 @@ class MemoryDemands:
 
     @property
     def stall_fraction(self) -> float:
-        """``PercStalledBackendCycles`` implied by eq. 4.3: ``D_mem / T(1)``."""
-        return self.memory / self.cpu_time
+        """``PercStalledBackendCycles`` implied by eq. 4.3: ``D_mem / T(1)`` (0 for a disk-only class)."""
+        return self.memory / self.cpu_time if self.cpu_time > 0 else 0.0
 
 
 def _split(memory: float, numa_ratio: float | None) -> tuple[float, float]:

@@ -9,6 +9,7 @@ A spec file holds one ``[[job]]`` table per job::
     reduces = 0
     user = "alice"            # optional (default "default"); also queue (default "default"), name (default id)
     map_demand = { cpu = 98.0, disk = 25.0 }   # per-task service demands (s): cpu, disk, memory
+    # map_stall = 0.31        # PercStalledBackendCycles: cpu is T(1), split by eqs. 4.3-4.4 into cpu + memory
     # map_duration = 123.0    # per-task duration (s) without contention; reduce_duration, reduce_demand alike
     deadline = 600.0          # optional, s after submission
     priority = "HIGH"         # optional: VERY_HIGH, HIGH, NORMAL (default), LOW, VERY_LOW
@@ -51,7 +52,8 @@ _HEAD_BYTES = 1 << 16
 
 _REQUIRED = ("id", "submit", "maps", "reduces")
 _OPTIONAL = ("user", "queue", "name", "map_duration", "reduce_duration", "map_demand", "reduce_demand",
-             "deadline", "priority", "map_request", "reduce_request", "map_datacenters", "reduce_datacenters")
+             "deadline", "priority", "map_request", "reduce_request", "map_datacenters", "reduce_datacenters",
+             "map_stall", "reduce_stall")
 
 
 def is_jobspec(path: str | os.PathLike[str]) -> bool:
@@ -121,6 +123,8 @@ def _job(entry: Mapping[str, object], where: str) -> JobTemplate:
     for kind, n in (("map", n_maps), ("reduce", n_reduces)):
         duration = _number(entry[f"{kind}_duration"], f"{where}: {kind}_duration") if f"{kind}_duration" in entry else None
         demand = parse_demand(entry[f"{kind}_demand"], f"{where}: {kind}_demand") if f"{kind}_demand" in entry else None
+        if f"{kind}_stall" in entry:
+            demand = _split_stall(demand, entry[f"{kind}_stall"], f"{where}: {kind}_stall")
         if n and duration is None and demand is None:
             raise InputError(f"{where}: {n} {kind}(s) need {kind}_duration or {kind}_demand")
         durations[kind], demands[kind] = _arrays(n, duration, demand)
@@ -163,6 +167,20 @@ def _job(entry: Mapping[str, object], where: str) -> JobTemplate:
         demand_resources=DEMAND_RESOURCES,
         extra=extra,
     )
+
+
+def _split_stall(demand: TaskDemand | None, value: object, where: str) -> TaskDemand:
+    """Eqs. 4.3 and 4.4 (dissertation section 4.3.1): with ``PercStalledBackendCycles`` ``p`` (a fraction), the
+    demand's ``cpu`` is ``T(1) = D_core + D_mem`` and splits into ``D_mem = T(1) p`` (memory) and
+    ``D_core = T(1) (1 - p)`` (cpu). The total, hence the plain-replay duration, is unchanged."""
+    if demand is None:
+        raise InputError(f"{where} needs a demand whose cpu is the task's CPU time T(1) (eq. 4.2)")
+    if demand.memory:
+        raise InputError(f"{where}: give either a stall fraction or a memory demand, not both")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) < 1.0:
+        raise InputError(f"{where} must be a fraction in [0, 1) (PercStalledBackendCycles, e.g. 0.31), got {value!r}")
+    p = float(value)
+    return TaskDemand(cpu=demand.cpu * (1.0 - p), disk=demand.disk, memory=demand.cpu * p)
 
 
 def _arrays(n: int, duration: float | None, demand: TaskDemand | None) -> tuple[np.ndarray, np.ndarray | None]:

@@ -51,7 +51,9 @@ from heapq import heappush
 from typing import Iterator, Sequence
 
 from mrsim.cluster import ClusterSpec
+from mrsim.cluster import TrackerSpec
 from mrsim.contention import MixCache, NodeSpec
+from mrsim.contention.node import layout_vector
 from mrsim.demands import TaskKind, demand_rows, fallback_rows, has_demands
 from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
@@ -70,6 +72,10 @@ EV_NODE_DONE, EV_SHUFFLE_END = 16, 17
 TIE_RTOL = 1e-10
 
 _MODELLED = frozenset({"cpu", "disk", "memory"})
+
+#: Entries of a node type's shape memo (unit vectors -> shape id) before it is cleared (per-task counter
+#: demands make every unrounded unit vector new).
+_SHAPE_MEMO_LIMIT = 100_000
 
 
 # --------------------------------------------------------------------------------------------- the node model
@@ -103,7 +109,7 @@ class NodeMix:
     """
 
     __slots__ = ("cache", "now", "groups", "tasks", "instant", "dirty", "seq", "util", "cpu_only", "last", "sids",
-                 "digits")
+                 "digits", "stale", "counts")
 
     def __init__(self, cache: MixCache, shape_memo: dict[tuple[float, ...], int] | None = None) -> None:
         self.cache = cache
@@ -111,7 +117,7 @@ class NodeMix:
         self.sids = shape_memo if shape_memo is not None else {}
         self.digits = cache.shape_digits
         # Shape id of CPU-only demands (the fallback's shape), interned once: skips shape_of's rounding.
-        self.cpu_only = cache.shape_of((1.0,) + (0.0,) * cache.spec.disks)[0]
+        self.cpu_only = cache.shape_of((1.0,) + (0.0,) * (cache.spec.width - 1))[0]
         self.last: tuple[object, ...] = ()  # (signature, entry) of the last solve with one shape
         self.now = 0.0
         self.groups: dict[int, _Group] = {}
@@ -119,7 +125,10 @@ class NodeMix:
         self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
         self.dirty = False
         self.seq = 0
-        self.util: tuple[float, ...] = (0.0,) * cache.spec.width
+        self.stale = 0  # heap entries of killed tasks not yet pruned: while 0, every heap top is a live task
+        # Running tasks per shape id, dense, no trailing zeros: the canonical mix key of MixCache.solve_counts.
+        self.counts: list[int] = []
+        self.util: tuple[float, ...] = (0.0,) * cache.spec.n_resources
 
     def __len__(self) -> int:
         return len(self.tasks) + len(self.instant)
@@ -131,12 +140,21 @@ class NodeMix:
 
     def add(self, gid: int, demand: Sequence[float], now: float) -> None:
         """Start task ``gid`` at ``now`` with a valid demand vector (finite, non-negative, ``spec.width`` long)."""
-        self._accrue(now)
+        if now != self.now:
+            self._accrue(now)
         self.seq += 1
-        if not any(demand):
+        if len(demand) == 2:  # (cpu, disk): the default node with one disk
+            if demand[1] == 0.0:
+                if demand[0] == 0.0:
+                    self.instant.append(gid)
+                    return
+                sid, size = self.cpu_only, demand[0]
+            else:
+                sid, size = self._shape(demand)
+        elif not any(demand):
             self.instant.append(gid)
             return
-        if demand[0] > 0.0 and not any(demand[1:]):
+        elif demand[0] > 0.0 and not any(demand[1:]):
             sid, size = self.cpu_only, demand[0]
         else:
             sid, size = self._shape(demand)
@@ -145,6 +163,10 @@ class NodeMix:
             g = self.groups[sid] = _Group()
         finish_v = g.virtual + size
         g.count += 1
+        counts = self.counts
+        if sid >= len(counts):
+            counts.extend([0] * (sid + 1 - len(counts)))
+        counts[sid] += 1
         heappush(g.heap, (finish_v, self.seq, gid))
         self.tasks[gid] = (sid, finish_v, self.seq)
         self.dirty = True
@@ -159,38 +181,79 @@ class NodeMix:
         g = self.groups[sid]
         residual = max(0.0, finish_v - g.virtual)
         g.count -= 1
+        self._uncount(sid)
         if g.count == 0:
             del self.groups[sid]
-        self.dirty = True  # the heap entry stays behind; next_completion prunes it
+            self.stale -= len(g.heap) - 1  # the heap goes with the group: its other entries were stale already
+        else:
+            self.stale += 1  # the heap entry stays behind; next_completion prunes it
+        self.dirty = True
         return residual
 
     def retire(self, now: float) -> list[int]:
         """Advance to ``now`` and take off every task that ends by ``now`` (within :data:`TIE_RTOL`), in start
         order. The caller calls this at :meth:`next_completion` times, so they all end at ``now``."""
         self._accrue(now)
+        if not self.stale and not self.instant:  # the common case: every heap top is a live task
+            window = TIE_RTOL * max(1.0, abs(now))
+            tasks, counts, groups = self.tasks, self.counts, self.groups
+            ended: list[tuple[int, int]] = []
+            emptied = []
+            for sid, g in groups.items():
+                heap = g.heap
+                virtual, stretch = g.virtual, g.stretch
+                if (heap[0][0] - virtual) * stretch > window:
+                    continue
+                while heap and (heap[0][0] - virtual) * stretch <= window:
+                    _, seq, gid = heapq.heappop(heap)
+                    del tasks[gid]
+                    ended.append((seq, gid))
+                    g.count -= 1
+                    counts[sid] -= 1
+                if not g.count:
+                    emptied.append(sid)
+            if not ended:
+                return []
+            for sid in emptied:
+                del groups[sid]
+            while counts and not counts[-1]:
+                counts.pop()
+            self.dirty = True
+            if len(ended) == 1:
+                return [ended[0][1]]
+            ended.sort()
+            return [gid for _, gid in ended]
         done: list[tuple[int, int]] = []
         if self.instant:
             done = [(0, gid) for gid in self.instant]
             self.instant.clear()
         window = TIE_RTOL * max(1.0, abs(now))
         tasks = self.tasks
+        counts = self.counts
         finished = []
         for sid, g in self.groups.items():
             heap = g.heap
+            virtual, stretch = g.virtual, g.stretch
             while heap:
                 finish_v, seq, gid = heap[0]
-                t = tasks.get(gid)
-                if t is None or t[2] != seq:
-                    heapq.heappop(heap)
-                    continue
-                if (finish_v - g.virtual) * g.stretch > window:
+                if self.stale:
+                    t = tasks.get(gid)
+                    if t is None or t[2] != seq:
+                        heapq.heappop(heap)
+                        self.stale -= 1
+                        continue
+                if (finish_v - virtual) * stretch > window:
                     break
                 heapq.heappop(heap)
                 del tasks[gid]
                 g.count -= 1
+                counts[sid] -= 1
                 done.append((seq, gid))
             if g.count == 0:
                 finished.append(sid)
+                self.stale -= len(heap)  # whatever is left behind belonged to killed tasks
+        while counts and not counts[-1]:
+            counts.pop()
         for sid in finished:
             del self.groups[sid]
         if finished or (done and done[-1][0]):  # a running task left the mix (instant ones never joined it)
@@ -211,13 +274,14 @@ class NodeMix:
         tasks = self.tasks
         for g in self.groups.values():
             heap = g.heap
-            while True:  # a live group has at least one live entry
+            while self.stale:  # a live group has at least one live entry
                 finish_v, seq, gid = heap[0]
                 t = tasks.get(gid)
                 if t is not None and t[2] == seq:
                     break
                 heapq.heappop(heap)
-            when = (finish_v - g.virtual) * g.stretch
+                self.stale -= 1
+            when = (heap[0][0] - g.virtual) * g.stretch
             if when < best:
                 best = when
         return self.now + best if best < INF else INF
@@ -255,19 +319,31 @@ class NodeMix:
     def _shape(self, demand: Sequence[float]) -> tuple[int, float]:
         """``MixCache.shape_of`` with a memo in front: same key (the unit vector rounded to the cache's digits),
         hence the same shape id, without re-interning. ``a + b`` is ``fsum`` for two terms (both exactly rounded)."""
-        size = demand[0] + demand[1] if len(demand) == 2 else math.fsum(demand)
-        digits = self.digits
-        key = tuple([round(d / size, digits) for d in demand])
-        sid = self.sids.get(key)
+        if len(demand) == 2:
+            size = demand[0] + demand[1]
+            raw = (demand[0] / size, demand[1] / size)
+        else:
+            size = math.fsum(demand)
+            raw = tuple([d / size for d in demand])
+        sids = self.sids
+        # The unrounded unit vector first: rounding is a function of it, so the answer is the same, and a lookup
+        # costs a tenth of rounding every entry (tasks of a job usually share their unit vector exactly).
+        sid = sids.get(raw)
         if sid is None:
-            sid = self.sids[key] = self.cache.shape_of(demand)[0]
+            key = tuple([round(x, self.digits) for x in raw])
+            sid = sids.get(key)
+            if sid is None:
+                sid = self.cache.shape_of(demand)[0]
+            if len(sids) >= _SHAPE_MEMO_LIMIT:
+                sids.clear()  # a memo only: MixCache keeps the shape ids
+            sids[key] = sids[raw] = sid
         return sid, size
 
     def _solve(self) -> None:
         self.dirty = False
         groups = self.groups
         if not groups:
-            self.util = (0.0,) * self.cache.spec.width
+            self.util = (0.0,) * self.cache.spec.n_resources
             return
         if len(groups) == 1:
             ((sid, g),) = groups.items()
@@ -277,14 +353,27 @@ class NodeMix:
                 entry = last[1]
             else:
                 entry = self.cache.solve((key,))
-                self.last = (key, entry)
+                if self.cache.memoize:
+                    self.last = (key, entry)
             g.stretch = entry.stretch[0]
         else:
-            sig = tuple(sorted((sid, g.count) for sid, g in groups.items()))
-            entry = self.cache.solve(sig)
-            for (sid, _), stretch in zip(sig, entry.stretch):
+            cache = self.cache
+            key = tuple(self.counts)  # canonical mix, built in C: no sort, no pairs
+            hit = cache.by_counts.get(key)  # MixCache.solve_counts without the call on a hit (the common case)
+            if hit is None:
+                hit = cache.solve_counts(key)
+            else:
+                cache.hits += 1
+            sids, entry = hit
+            for sid, stretch in zip(sids, entry.stretch):
                 groups[sid].stretch = stretch
         self.util = entry.utilization
+
+    def _uncount(self, sid: int) -> None:
+        counts = self.counts
+        counts[sid] -= 1
+        while counts and not counts[-1]:
+            counts.pop()
 
     def _accrue(self, now: float) -> None:
         dt = now - self.now
@@ -306,10 +395,21 @@ class NodeMix:
             assert (finish_v, seq, gid) in g.heap, f"task {gid} missing from its shape heap"
             assert finish_v - g.virtual >= -1e-9 * max(1.0, finish_v), f"task {gid} ran past its demand unseen"
         assert per_shape == {sid: g.count for sid, g in self.groups.items()}, "shape counts disagree with tasks"
+        assert per_shape == {sid: n for sid, n in enumerate(self.counts) if n}, "dense counts disagree with tasks"
+        assert not self.counts or self.counts[-1], "dense counts end with a zero"
         assert not set(self.instant) & set(self.tasks), "a task is both instant and running"
+        live = sum(len(g.heap) for g in self.groups.values())
+        assert live - len(self.tasks) == self.stale, "stale heap entries miscounted"
 
 
 # --------------------------------------------------------------------------------------------- the engine
+
+
+def node_spec(tracker: TrackerSpec) -> NodeSpec:
+    """The contention model's view of a TaskTracker: cores, disks, CPU model and memory architecture (cluster-file
+    keys ``cpu_model``, ``memory_architecture``, ``numa_ratio``; docs/cluster.md)."""
+    return NodeSpec(tracker.cores, tracker.disks, tracker.cpu_model, tracker.memory_architecture, tracker.numa_ratio)
+
 
 
 def _no_such_event(now: float, order: int, a: int, b: int) -> None:
@@ -338,31 +438,43 @@ class ContentionJobTracker(JobTracker):
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  **kwargs: object) -> None:
+        # cache_mixes=False solves every epoch's mix afresh (tests and bench_tdam.py: identical results, slower).
+        cache_mixes = bool(kwargs.pop("cache_mixes", True))
         super().__init__(workload, cluster, conf, scheduler, **kwargs)  # type: ignore[arg-type]
         # Nothing is queued yet: swap in a kernel that also dispatches this class's event kinds.
         self.kernel = _Kernel((self._on_node_done, self._on_shuffle_end))
         caches: dict[NodeSpec, tuple[MixCache, dict[tuple[float, ...], int]]] = {}
         self.nodes: list[NodeMix] = []
         for t in cluster.trackers:
-            spec = NodeSpec(t.cores, t.disks)
+            spec = node_spec(t)
             shared = caches.get(spec)
             if shared is None:
-                shared = caches[spec] = (MixCache(spec), {})
+                shared = caches[spec] = (MixCache(spec, memoize=cache_mixes), {})
             self.nodes.append(NodeMix(*shared))
         self.caches: tuple[MixCache, ...] = tuple(cache for cache, _ in caches.values())
         n = len(self.trackers)
         self._speed = [t.speed for t in cluster.trackers]
         self._disks = [t.disks for t in cluster.trackers]
+        # Nodes with a memory layer or another layout build their vectors through layout_vector.
+        self._layout: list[NodeSpec | None] = [node.cache.spec if node.cache.spec.memory != "none" else None
+                                               for node in self.nodes]
         self._stamp = [0] * n  # tombstone of each node's completion event
         self._next = [INF] * n  # time of each node's live completion event (INF: none)
         self._dirty: list[int] = []  # nodes whose mix changed in the current engine event
         self._is_dirty = [False] * n
         self._shuffling = [0] * n  # reduces holding a slot but not yet loading the node
         self._shuffle_pending: set[int] = set()  # reduce gids with a live EV_SHUFFLE_END event
-        self._map_rows: dict[int, list[tuple[float, float]]] = {}  # job index -> per task (cpu_s, disk_s)
-        self._reduce_rows: dict[int, list[tuple[float, float]]] = {}
+        # job index -> per task (cpu_s, disk_s, memory_s)
+        self._map_rows: dict[int, list[tuple[float, float, float]]] = {}
+        self._reduce_rows: dict[int, list[tuple[float, float, float]]] = {}
         self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _launch
         self._mix_waiters: set[int] = set()  # trackers parked until their node's mix changes
+        # Predicted finishes of running tasks are written into job.map_finish / reduce_finish at every epoch for
+        # schedulers that read them (preemption, size estimates). A scheduler that declares
+        # ``reads_task_predictions = False`` (FIFO, CA-FIFO) gets them only on demand: the nodes changed since
+        # they were last published are kept here and published before a kill (the one engine path reading them).
+        self._eager = bool(getattr(scheduler, "reads_task_predictions", True))
+        self._unpublished: set[int] = set()
         self.epochs = 0  # node re-solves (ends of epochs on a node)
         self.fallback_jobs = 0
         if getattr(conf, "map_speculative", False) or getattr(conf, "reduce_speculative", False):
@@ -412,13 +524,13 @@ class ContentionJobTracker(JobTracker):
             if job.reduces_pending == 0:
                 return None
             i = job.requeued_reduces[-1] if job.requeued_reduces else job.next_reduce
-            cpu, disk = self._reduce_rows[job.index][i]
+            cpu, disk, mem = self._reduce_rows[job.index][i]
         else:
             if job.maps_pending == 0:
                 return None
             i = job.requeued_maps[-1] if job.requeued_maps else min(job.next_map, job.n_maps - 1)
-            cpu, disk = self._map_rows[job.index][i]
-        return self._vector(tracker.index, cpu, disk)
+            cpu, disk, mem = self._map_rows[job.index][i]
+        return self._vector(tracker.index, cpu, disk, mem)
 
     def park_until_mix_change(self, tracker: TrackerState) -> None:
         """Called by a scheduler that declined because of ``tracker``'s node mix (CA-FIFO): the tracker stays
@@ -443,9 +555,11 @@ class ContentionJobTracker(JobTracker):
             return launched
         assert gid >= 0, "a map launched without a completion event"
         i = gid & TASK_MASK
-        cpu, disk = self._map_rows[job.index][i]
-        factor = self._locality_factor(job, i)
-        self._contend(tracker.index, gid, cpu * factor, disk * factor)
+        cpu, disk, mem = self._map_rows[job.index][i]
+        if job.host_cache is not None:  # split locations known: the plain replay's locality slowdown applies
+            factor = self._locality_factor(job, i)
+            cpu, disk, mem = cpu * factor, disk * factor, mem * factor
+        self._contend(tracker.index, gid, cpu, disk, mem)
         return launched
 
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState):  # type: ignore[no-untyped-def]
@@ -463,6 +577,7 @@ class ContentionJobTracker(JobTracker):
         return launched
 
     def kill_task(self, job: JobState, reduce: bool) -> float:
+        self.publish_predictions()  # the base picks its victim among tasks whose finish lies ahead
         where = list(job.reduce_tracker if reduce else job.map_tracker)  # the base clears the victim's tracker
         wasted = JobTracker.kill_task(self, job, reduce)
         if wasted < 0.0:
@@ -501,7 +616,9 @@ class ContentionJobTracker(JobTracker):
             job = jobs[gid >> JOB_SHIFT]
             (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = now
             done(now, order, ti, gid)
-        self._mark(ti)
+        if not self._is_dirty[ti]:  # _mark, inlined
+            self._is_dirty[ti] = True
+            self._dirty.append(ti)
         self._flush()
 
     def _on_shuffle_end(self, now: float, order: int, ti: int, gid: int) -> None:
@@ -512,8 +629,8 @@ class ContentionJobTracker(JobTracker):
             return  # killed (and maybe relaunched with another shuffle end)
         self._shuffle_pending.discard(gid)
         self._shuffling[ti] -= 1
-        cpu, disk = self._reduce_rows[job.index][i]
-        self._contend(ti, gid, cpu, disk)
+        cpu, disk, mem = self._reduce_rows[job.index][i]
+        self._contend(ti, gid, cpu, disk, mem)
         if ti in self._mix_waiters:
             self._mix_waiters.discard(ti)
             self.wake(self.trackers[ti])
@@ -585,9 +702,15 @@ class ContentionJobTracker(JobTracker):
             return float(getattr(self, "off_switch_slowdown", 1.0))
         return 1.0
 
-    def _vector(self, ti: int, cpu: float, disk: float) -> tuple[float, ...]:
-        """Demand vector ``(cpu, disk0, ...)`` on node ``ti``: disk striped evenly, everything divided by speed."""
+    def _vector(self, ti: int, cpu: float, disk: float, mem: float) -> tuple[float, ...]:
+        """Demand vector on node ``ti`` (``NodeSpec.demand_names``): without a memory layer ``(cpu + memory,
+        disk0, ...)``, disk striped evenly, everything divided by speed (:func:`layout_vector`, inlined)."""
         speed = self._speed[ti]
+        layout = self._layout[ti]
+        if layout is not None:
+            return layout_vector(layout, cpu, disk, mem, speed)
+        if mem:
+            cpu = cpu + mem
         d = self._disks[ti]
         if d == 1:
             return (cpu / speed, disk / speed)
@@ -596,17 +719,24 @@ class ContentionJobTracker(JobTracker):
         share = disk / d / speed
         return (cpu / speed,) + (share,) * d
 
-    def _contend(self, ti: int, gid: int, cpu: float, disk: float) -> None:
-        self.nodes[ti].add(gid, self._vector(ti, cpu, disk), self.kernel.now)
-        self._mark(ti)
+    def _contend(self, ti: int, gid: int, cpu: float, disk: float, mem: float) -> None:
+        if self._layout[ti] is None and self._disks[ti] == 1:  # _vector's common case, inlined
+            speed = self._speed[ti]
+            vector: tuple[float, ...] = ((cpu + mem if mem else cpu) / speed, disk / speed)
+        else:
+            vector = self._vector(ti, cpu, disk, mem)
+        self.nodes[ti].add(gid, vector, self.kernel.now)
+        if not self._is_dirty[ti]:  # _mark, inlined
+            self._is_dirty[ti] = True
+            self._dirty.append(ti)
 
     def _shuffle_until(self, job: JobState, gid: int, ti: int, shuffle_end: float) -> None:
         """A reduce counted in ``_shuffling`` loads its node from ``shuffle_end`` on (now, or by an event)."""
         k = self.kernel
         if shuffle_end <= k.now:
             self._shuffling[ti] -= 1
-            cpu, disk = self._reduce_rows[job.index][gid & TASK_MASK]
-            self._contend(ti, gid, cpu, disk)
+            cpu, disk, mem = self._reduce_rows[job.index][gid & TASK_MASK]
+            self._contend(ti, gid, cpu, disk, mem)
             return
         self._shuffle_pending.add(gid)
         k.seq += 1
@@ -617,18 +747,41 @@ class ContentionJobTracker(JobTracker):
             self._is_dirty[ti] = True
             self._dirty.append(ti)
 
+    def publish_predictions(self) -> None:
+        """Write the current predicted finish of every running task on the nodes changed since their last
+        publication into ``job.map_finish`` / ``job.reduce_finish`` (only needed when the scheduler declared
+        ``reads_task_predictions = False``; otherwise every epoch publishes). O(tasks on those nodes)."""
+        jobs = self.jobs
+        for ti in self._unpublished:
+            for gid, finish in self.nodes[ti].completion_times():
+                job = jobs[gid >> JOB_SHIFT]
+                (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = finish
+        self._unpublished.clear()
+
     def _flush(self) -> None:
-        """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions."""
+        """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions (or
+        leave them for :meth:`publish_predictions` when the scheduler does not read them)."""
         k = self.kernel
         now = k.now
         jobs = self.jobs
         nodes, nexts, stamps, is_dirty = self.nodes, self._next, self._stamp, self._is_dirty
         dirty = self._dirty
         self.epochs += len(dirty)
+        eager = self._eager
         for ti in dirty:
             is_dirty[ti] = False
             node = nodes[ti]
-            t = node.next_completion()
+            if node.instant or node.stale:
+                t = node.next_completion()
+            else:  # next_completion inlined: every heap top is a live task
+                if node.dirty:
+                    node._solve()
+                best = INF
+                for g in node.groups.values():
+                    w = (g.heap[0][0] - g.virtual) * g.stretch
+                    if w < best:
+                        best = w
+                t = node.now + best if best < INF else INF
             if t == INF:
                 if nexts[ti] != INF:
                     stamps[ti] += 1
@@ -642,6 +795,9 @@ class ContentionJobTracker(JobTracker):
                 nexts[ti] = t
                 k.seq += 1
                 heappush(k.heap, (t, ORDER_TASK_DONE, k.seq, EV_NODE_DONE, ti, stamp))
+            if not eager:
+                self._unpublished.add(ti)
+                continue
             tasks = node.tasks
             if len(tasks) == 1 and not node.instant:  # common with few slots: the only task ends at t
                 for gid in tasks:

@@ -19,6 +19,7 @@ from mrsim.demands import (
     load_workload_with_demands,
     parse_demand,
 )
+from mrsim.contention.node import NodeSpec, layout_vector
 from mrsim.errors import InputError
 from mrsim.templates import JobTemplate, Workload
 from mrsim.workloads import load_workload
@@ -132,7 +133,10 @@ def test_parse_demand_and_rows():
             parse_demand(bad, "x")
     # Memory-stall seconds are core time in the node model: they add to the CPU demand.
     t = JobTemplate("j", 0.0, [3.0], [], map_demands=np.array([[2.0, 4.0, 1.0]]))
-    assert demand_rows(t, TaskKind.MAP) == [(3.0, 4.0)] and demand_rows(t, TaskKind.REDUCE) is None
+    assert demand_rows(t, TaskKind.MAP) == [(2.0, 4.0, 1.0)] and demand_rows(t, TaskKind.REDUCE) is None
+    assert layout_vector(NodeSpec(4, 1), 2.0, 4.0, 1.0, 1.0) == (3.0, 4.0)  # no memory layer: stall is core time
+    assert layout_vector(NodeSpec(4, 1, memory="smp"), 2.0, 4.0, 1.0, 2.0) == (1.0, 0.5, 2.0)  # D_core, D_mem, D_d
+    assert layout_vector(NodeSpec(4, 0, memory="numa", numa_ratio=3.0), 2.0, 0.0, 1.0, 1.0) == (2.0, 0.75, 0.25)
     odd = JobTemplate("k", 0.0, [1.0], [], map_demands=np.array([[1.0]]), demand_resources=("gpu",))
     with pytest.raises(InputError, match="not in the node model"):
         demand_rows(odd, TaskKind.MAP)

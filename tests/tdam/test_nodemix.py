@@ -39,10 +39,14 @@ def random_stream(seed: int, n: int, width: int, shapes: int) -> list[tuple[floa
     return out
 
 
-@pytest.mark.parametrize("seed,cores,disks", [(1, 1, 1), (2, 4, 1), (3, 8, 2), (4, 2, 0)])
-def test_matches_literal_epochs_and_nodecontention(seed, cores, disks):
+@pytest.mark.parametrize("seed,cores,disks,model", [
+    (1, 1, 1, {}), (2, 4, 1, {}), (3, 8, 2, {}), (4, 2, 0, {}),
+    (5, 4, 1, {"cpu_model": "exact"}), (6, 2, 2, {"cpu_model": "exact"}),  # exact cores: exact to rounding
+    (7, 4, 1, {"memory": "smp"}), (8, 6, 0, {"memory": "numa", "numa_ratio": 2.0}),  # chapter 4's layer
+])
+def test_matches_literal_epochs_and_nodecontention(seed, cores, disks, model):
     # Stated tolerance 1e-6 relative, as for NodeContention: AMVA fixed points at tol 1e-8.
-    spec = NodeSpec(cores, disks)
+    spec = NodeSpec(cores, disks, **model)
     stream = random_stream(seed, 30, spec.width, 3)
     literal = epochs([EpochJob(str(i), t, d) for i, (t, d) in enumerate(stream)], spec, keep_epochs=False)
     ours = drive(NodeMix(MixCache(spec)), stream)
