@@ -63,7 +63,7 @@ class SchedulerApp:
 
     __slots__ = ("index", "app_id", "user", "queue_name", "queue", "submit", "asks", "used_mem", "used_vcores",
                  "am_mem", "am_vcores", "am_running", "am_allocated", "runnable", "live", "missed", "order",
-                 "finished")
+                 "finished", "sched")
 
     def __init__(self, index: int, app_id: str, user: str, queue_name: str, submit: float,
                  am_size: tuple[float, float]) -> None:
@@ -84,6 +84,7 @@ class SchedulerApp:
         self.missed: dict[int, int] = {}  # priority -> missed scheduling opportunities (delay scheduling)
         self.order = index  # submission order (YARN orders by application id)
         self.finished = False
+        self.sched: object = None  # the scheduler's own per-app data (its queue object)
 
     def ask(self, priority: int, mem: float, vcores: float) -> Ask:
         for a in self.asks:
