@@ -39,6 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="replay each job alone on its observed peak map/reduce slots (SimMR's setting)")
     add_cluster_arguments(p)
     add_engine_arguments(p)
+    from mrsim.yarn.engine import add_engine_choice
+
+    add_engine_choice(p)
     p.add_argument("--ignore-trace-conf", action="store_true",
                    help="do not take slow start / heartbeat keys from the trace's jobProperties")
     p.add_argument("--plot", metavar="FILE.png", help="scatter plot of simulated vs actual completion times")
@@ -92,10 +95,28 @@ def run(args: argparse.Namespace) -> int:
                              "give --cluster, --topology or --nodes")
         cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots)
-    setup = ValidationSetup(workload, cluster, conf, args.scheduler or conf.scheduler or "fifo", options,
-                            profiler.observations, build_scheduler_config(args))
+    from mrsim.yarn import engine as yarn_engine
+
+    runner = None
+    scheduler_name = args.scheduler or conf.scheduler or "fifo"
+    yarn_notes: list[str] = []
+    if yarn_engine.use_yarn(args, args.trace, workload):
+        yarn_conf = yarn_engine.yarn_conf(args, workload)
+        scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
+        yarn_notes = [note] if note else []
+
+        def runner(w, c):  # noqa: E306 - one YARN replay per call (isolate calls it per job)
+            return yarn_engine.run_yarn(args, w, c, build_scheduler_config(args))[0]
+    setup = ValidationSetup(workload, cluster, conf, scheduler_name, options,
+                            profiler.observations, build_scheduler_config(args), runner)
     report = validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
     report.spec["conf_from_trace"] = trace_conf_used
+    report.spec.setdefault("engine", "yarn" if runner is not None else "mr1")
+    if not args.quiet:
+        for text in yarn_notes:
+            print(f"mrsim: note: {text}", file=sys.stderr)
+        for line in report.spec.get("ignored_keys", []):
+            print(f"mrsim: warning: {line}", file=sys.stderr)
     if args.plot:
         from mrsim.validation.plot import plot_validation
 
