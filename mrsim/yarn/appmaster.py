@@ -19,8 +19,11 @@ Protocol (times in seconds; ``docs/yarn.md`` has a worked timeline):
   are requested again later.
 * A container is matched to a map node-local first, then rack-local, then any (``assignMapsWithLocality``).
 * Task durations follow the templates and SimMR's reduce model, as in the MR1 engine (``mrsim.tracker``).
-* The job finishes at the allocate where the AM learns its last task completed (job commit and the AM's
-  unregistration are not modelled).
+* A task's completion reaches the AM when the task ends (``TaskUmbilicalProtocol.done``: the task reports to its
+  AM directly, not through the RM): completed-map counts, slow start and the map-stage end use that instant, and
+  the job finishes when its last task does (job commit and unregistration are not modelled; in the ``.jhist``
+  fixtures the job finished 1 ms after its last attempt). The *container's* completion reaches the RM in the
+  node's next heartbeat, which is when its resources become free for any application.
 """
 
 from __future__ import annotations
@@ -103,7 +106,6 @@ class MRAppMaster:
         # protocol mailboxes
         self.outbox: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]] = []  # (priority, delta, hosts, racks)
         self.allocated: list[Container] = []
-        self.completed: list[Container] = []
         self.killed = 0
         self.wasted_s = 0.0
 
@@ -113,6 +115,12 @@ class MRAppMaster:
         for i in range(self.n_maps):
             self.outbox.append((PRIORITY_MAP, 1, self.map_hosts[i], self.map_racks[i]))
         self.scheduled_maps = self.n_maps
+
+    def maps_done_trivially(self, rm: "ResourceManager", now: float) -> None:
+        """A job without maps: its map stage is complete at start."""
+        if self.n_maps == 0:
+            self.map_stage_done = True
+            self.reduce_started = True
 
     @property
     def polling(self) -> bool:
@@ -127,27 +135,18 @@ class MRAppMaster:
     # ------------------------------------------------------------------------------------------ allocate
 
     def allocate(self, rm: "ResourceManager", now: float) -> None:
-        """One ``RMContainerAllocator.heartbeat``: send asks, take containers and completions, then plan reduces."""
-        app = self.app
+        """One ``RMContainerAllocator.heartbeat``: send asks, take containers, then plan reduces."""
         if self.outbox:
-            rm.apply_asks(app, self.outbox, self.map_size, self.reduce_size)
+            rm.apply_asks(self.app, self.outbox, self.map_size, self.reduce_size)
             self.outbox = []
-        completed, self.completed = self.completed, []
-        for c in completed:
-            self._task_completed(rm, c, now)
         allocated, self.allocated = self.allocated, []
         for c in allocated:
             self._assign(rm, c, now)
-        if self.finish < 0 and self.completed_maps == self.n_maps and self.completed_reduces == self.n_reduces:
-            self.finish = now
-            rm.app_finished(self, now)
-            return
         self._preempt_reduces_if_needed(rm, now)
         self._schedule_reduces(rm)
 
-    def _task_completed(self, rm: "ResourceManager", c: Container, now: float) -> None:
-        if c.killed:
-            return
+    def task_done(self, rm: "ResourceManager", c: Container, now: float) -> None:
+        """Task ``c.task`` ended at ``now`` and told its AM (umbilical); the job ends with its last task."""
         if c.kind == MAP:
             self.assigned_maps -= 1
             self.completed_maps += 1
@@ -155,10 +154,15 @@ class MRAppMaster:
                 self.last_map_finish = c.finish
             if self.completed_maps == self.n_maps:
                 self._map_stage_done(rm, now)
-        elif c.kind == REDUCE:
+        else:
             self.assigned_reduces -= 1
             self.completed_reduces += 1
             self.running_reduces.remove(c)
+        if self.completed_maps == self.n_maps and self.completed_reduces == self.n_reduces:
+            self.finish = now
+            rm.app_finished(self, now)
+        else:
+            rm.wake_am(self)
 
     def _pop_map(self, host: str, rack: str) -> tuple[int, int]:
         """A pending map for a container on ``host``: (index, locality) or (-1, 0)."""

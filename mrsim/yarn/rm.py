@@ -10,7 +10,8 @@ is parked unless it has exited containers to report, or some application has out
 room for a minimum allocation. New asks wake parked nodes with room; an exiting container wakes its node. Schedulers
 count missed scheduling opportunities only in heartbeats that offer room to an app with asks, so parking does not
 change their decisions. AM allocates are parked the same way unless the AM is ramping up or preempting reduces
-(:attr:`MRAppMaster.polling`), decisions that depend on headroom other applications change.
+(:attr:`MRAppMaster.polling`), decisions that depend on headroom other applications change; a task completion
+(reported to the AM at once) or a new container wakes a parked AM for its next regular allocate.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class ResourceManager:
             self.ams.append(MRAppMaster(app, tmpl, sizes, conf.job_slowstart(props), tmpl_hosts, host_rack))
         self.outstanding = 0  # containers asked for and not yet allocated, over all apps
         self.min_mem, self.min_vcores = conf.min_mb, conf.min_vcores
+        self.memory_only = scheduler.memory_only
         self.apps_done = 0
         self.heartbeats = 0
         self.allocates = 0
@@ -160,9 +162,13 @@ class ResourceManager:
         self._schedule_nm(node, self._next_k(node.phase, self.conf.nm_heartbeat_s, self.kernel.now,
                                              ORDER_NM + node.index))
 
+    def has_room(self, node: NodeManager) -> bool:
+        """Room for a minimum allocation (by memory alone under a memory-only scheduler)."""
+        return node.free_mem >= self.min_mem and (self.memory_only or node.free_vcores >= self.min_vcores)
+
     def wake_nodes_with_room(self) -> None:
         for node in self.nodes:
-            if node.next_hb == INF and node.free_mem >= self.min_mem and node.free_vcores >= self.min_vcores:
+            if node.next_hb == INF and self.has_room(node):
                 self.wake_node(node)
 
     def _schedule_allocate(self, am: MRAppMaster, k: int) -> None:
@@ -200,6 +206,8 @@ class ResourceManager:
     def _on_exit(self, now: float, order: int, seq: int, _b: int) -> None:
         """A container exited (task done, killed, or the AM unregistered): its node reports it next heartbeat."""
         c = self._exiting.pop(seq)
+        if c.kind != AM and not c.killed:
+            self.ams[c.app].task_done(self, c, now)
         node = self.nodes[c.node]
         node.exited.append(c)
         self.wake_node(node)
@@ -209,8 +217,7 @@ class ResourceManager:
         am.start = now
         am.app.am_running = True
         am.request_all_maps()
-        if am.n_maps == 0:
-            am.reduce_started = True
+        am.maps_done_trivially(self, now)
         self._schedule_allocate(am, 1)  # the allocator thread sleeps one interval before its first heartbeat
 
     def _on_allocate(self, now: float, order: int, index: int, stamp: int) -> None:
@@ -222,7 +229,7 @@ class ResourceManager:
         am.allocate(self, now)
         if am.finish >= 0:
             return
-        if am.outbox or am.allocated or am.completed or am.polling:
+        if am.outbox or am.allocated or am.polling:
             self._schedule_allocate(am, am.alloc_k + 1)
 
     def _on_nm_heartbeat(self, now: float, order: int, index: int, stamp: int) -> None:
@@ -235,13 +242,9 @@ class ResourceManager:
             exited, node.exited = node.exited, []
             for c in exited:
                 self._release(node, c)
-                if c.kind != AM and not c.killed:
-                    am = self.ams[c.app]
-                    am.completed.append(c)
-                    self.wake_am(am)
-        if self.outstanding > 0 and node.free_mem >= self.min_mem and node.free_vcores >= self.min_vcores:
+        if self.outstanding > 0 and self.has_room(node):
             self.scheduler.node_update(node)
-            if self.outstanding > 0 and node.free_mem >= self.min_mem and node.free_vcores >= self.min_vcores:
+            if self.outstanding > 0 and self.has_room(node):
                 self._schedule_nm(node, node.hb_k + 1)
 
     # ------------------------------------------------------------------------------------------ containers
@@ -346,6 +349,9 @@ class ResourceManager:
         self.outstanding -= app.pending_containers
         for a in app.asks:
             a.total = 0
+        for c in am.allocated:  # allocated but never received: given back
+            self.release_unused(am, c, now)
+        am.allocated = []
         self.scheduler.remove_app(app)
         c = self.am_containers.get(app.index)
         if c is not None:

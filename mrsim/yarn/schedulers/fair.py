@@ -421,7 +421,7 @@ class FairScheduler(YarnScheduler):
         rm = self.rm
         assert rm is not None
         assigned = 0
-        while node.free_mem >= rm.min_mem and node.free_vcores >= rm.min_vcores:
+        while rm.has_room(node):
             if not self._assign(self.root, node):
                 return
             assigned += 1

@@ -4,6 +4,8 @@ One queue, ``default``. On a NodeManager heartbeat, applications are served in s
 for each, its priorities in order (AM 0, reduces 10, maps 20), and at each priority as many containers as the
 node holds: node-local first, then rack-local, then off-switch (``assignContainersOnNode``), with no delay
 scheduling. Every application's queue name is ignored (FIFO has one queue). Headroom is the cluster's free memory.
+Containers are counted by memory alone, as ``FifoScheduler`` does with its ``DefaultResourceCalculator``: vcores are
+not a limit.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 class FifoScheduler(YarnScheduler):
     name = "fifo"
     hadoop_class = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler"
+    memory_only = True
 
     def __init__(self, config: dict | None = None) -> None:
         super().__init__()
@@ -38,9 +41,9 @@ class FifoScheduler(YarnScheduler):
         assert rm is not None
         min_mem, min_vc = rm.min_mem, rm.min_vcores
         for app in list(self.apps.values()):
-            while assign_one(rm, app, node):
+            while assign_one(rm, app, node, memory_only=True):
                 pass
-            if node.free_mem < min_mem or node.free_vcores < min_vc:
+            if node.free_mem < min_mem:
                 return
 
     def headroom(self, app: SchedulerApp) -> float:
