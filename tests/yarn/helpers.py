@@ -53,6 +53,7 @@ class StubRM:
         self.min_mem, self.min_vcores = 1.0, 1.0
         self.memory_only = memory_only
         self.given: dict[str, int] = {}
+        self.order: list[str] = []
 
     def has_room(self, node: NodeManager) -> bool:
         return node.free_mem >= self.min_mem and (self.memory_only or node.free_vcores >= self.min_vcores)
@@ -67,6 +68,7 @@ class StubRM:
         app.used_vcores += c.vcores
         app.live += 1
         self.given[app.app_id] = self.given.get(app.app_id, 0) + 1
+        self.order.append(app.app_id)
         self.scheduler.charge(app, c.mem, c.vcores, ask.priority == 0)
         return c
 
