@@ -154,7 +154,8 @@ def test_drf_shares_the_papers_two_resource_cluster(tmp_path) -> None:
     _drf_apps(fs, rm)
     rm.run(fs)
     assert rm.given == {"A": 3, "B": 2}
-    # the fair (memory-only) policy instead keeps giving the smaller-memory user containers until CPUs run out
+    assert rm.order == ["A", "B", "A", "B", "A"]  # lowest dominant share first (ties: queue name)
+    # The fair policy compares memory alone: B (1 GB tasks) is served twice in a row, then CPUs run out for it.
     path2 = write(tmp_path, "fair.xml", """<allocations><queue name="a"/><queue name="b"/></allocations>""")
     fs2 = create_yarn_scheduler("fair", {"config_file": str(path2), "yarn.scheduler.fair.assignmultiple": True})
     rm2 = StubRM(18 * 1024.0, 9.0)

@@ -158,6 +158,7 @@ class FairScheduler(YarnScheduler):
         for el in root.children:
             if el.tag == "defaultQueueSchedulingPolicy" or el.tag == "defaultQueueSchedulingMode":
                 self.default_policy = self._policy(el, "root")
+        self.root.policy = self.default_policy  # root is a queue like any other (an explicit <queue name="root"> wins)
         for el in root.children:
             tag = el.tag
             if tag in ("queue", "pool"):
@@ -212,13 +213,16 @@ class FairScheduler(YarnScheduler):
         name = el.attrs.get("name", "").strip()
         if not name:
             raise InputError(f"{self._at(el)}: a <{el.tag}> has no name")
-        path = name if name.startswith("root.") else f"{parent.path}.{name}"
+        if name == "root" and parent is self.root:
+            path = "root"
+        else:
+            path = name if name.startswith("root.") else f"{parent.path}.{name}"
         q = self.queues.get(path) or FSQueue(path, parent)
         if path not in self.queues:
             self.queues[path] = q
             parent.children.append(q)
         q.policy = self.default_policy
-        q.parent_type = el.attrs.get("type", "") == "parent"
+        q.parent_type = el.attrs.get("type", "") == "parent" or path == "root"
         q._am_default = True  # type: ignore[attr-defined]
         q._apps_default = True  # type: ignore[attr-defined]
         for c in el.children:
