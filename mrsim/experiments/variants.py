@@ -157,7 +157,7 @@ class Contention(enum.Enum):
 
 
 _ENGINE_KEYS = ("hadoop_version", "heartbeat_interval_s", "slowstart", "oob_heartbeat", "naive_heartbeats",
-                "aligned_heartbeats", "contention")
+                "aligned_heartbeats", "contention", "yarn")
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,7 @@ class EngineOptions:
     naive_heartbeats: bool = False
     aligned_heartbeats: bool = False
     contention: Contention = Contention.NONE
+    engine: str = "mr1"  # "yarn": mrsim.yarn's ResourceManager emulation (docs/yarn.md)
 
     def conf(self) -> HadoopConf:
         conf = HadoopConf(version=self.hadoop_version).with_overrides(
@@ -190,7 +191,8 @@ class EngineOptions:
         return {"hadoop_version": self.hadoop_version.value, "heartbeat_interval_s": self.heartbeat_interval_s,
                 "slowstart": self.slowstart, "oob_heartbeat": self.oob_heartbeat,
                 "naive_heartbeats": self.naive_heartbeats, "aligned_heartbeats": self.aligned_heartbeats,
-                "contention": self.contention.value}
+                "contention": self.contention.value,
+                **({"engine": self.engine} if self.engine != "mr1" else {})}  # mr1 cells keep their old ids
 
 
 def parse_engine(doc: Mapping[str, Any], where: str) -> EngineOptions:
@@ -220,6 +222,8 @@ def parse_engine(doc: Mapping[str, Any], where: str) -> EngineOptions:
             kw["contention"] = Contention(string(doc["contention"], where, "contention").lower())
         except ValueError:
             raise InputError(f"{where}: contention {doc['contention']!r} is unknown (expected none or tdam)") from None
+    if "yarn" in doc:
+        kw["engine"] = "yarn" if boolean(doc["yarn"], where, "yarn") else "mr1"
     options = EngineOptions(**kw)
     validate_conf(options.conf(), where)
     return options

@@ -131,3 +131,40 @@ def print_queue_summary(result: ReplayResult, file=sys.stdout) -> None:
         print(f"{name[-30:]:<30} {q['mean_allocated_mb']:>13,.0f} {q['peak_allocated_mb']:>14,.0f} "
               f"{q['mean_pending_mb']:>16,.0f} {q['peak_pending_containers']:>13} {q['mean_share_mb']:>9,.0f}",
               file=file)
+
+
+def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec, names: list[str],
+                 replications: int, config: dict, progress=None):
+    """``mrsim compare`` in YARN mode: every YARN scheduler in ``names`` on the same workload, seeds SEED..SEED+N-1.
+
+    Slot shares count containers: the cluster's memory in map-container units is the "slot" total. Slowdowns (which
+    need isolated MR1 replays) and deadlines are not computed in YARN mode.
+    """
+    from dataclasses import replace as dc_replace
+
+    from mrsim.compare import Comparison, SchedulerRuns, result_metrics
+    from mrsim.yarn.replay import replay_yarn
+
+    for name in names:
+        if name.strip().lower() not in YARN_SCHEDULERS:
+            raise InputError(f"--schedulers {name}: not a YARN scheduler in YARN mode (expected "
+                             f"{', '.join(YARN_SCHEDULERS)}; use --engine mr1 for the Hadoop 1 plug-ins)")
+    conf = yarn_conf(args, workload)
+    total = int(sum(conf.nm_memory_mb for _ in cluster.trackers) // conf.normalise(conf.map_mb, conf.map_vcores)[0])
+    runs = {name: SchedulerRuns(name) for name in names}
+    done = 0
+    for r in range(replications):
+        seed = getattr(args, "seed", 0) + r
+        for name in names:
+            scheduler = create_yarn_scheduler(name, config)
+            result = replay_yarn(workload, cluster, dc_replace(conf), scheduler, seed=seed,
+                                 job_overheads=not getattr(args, "no_job_overheads", False),
+                                 locality=getattr(args, "locality", "auto"), queue_series=False)
+            result.spec["engine"] = "yarn"
+            runs[name].results.append(result)
+            runs[name].metrics.append(result_metrics(result, None, total))
+            runs[name].seeds.append(seed)
+            done += 1
+            if progress is not None:
+                progress(done)
+    return Comparison(runs, None, replications, getattr(args, "seed", 0), total)
