@@ -123,14 +123,15 @@ class MRAppMaster:
             self.reduce_started = True
 
     @property
-    def polling(self) -> bool:
-        """Whether the AM must keep heartbeating with nothing in its mailboxes: reduce ramp-up and preemption
-        depend on headroom, which other applications change without telling this AM."""
-        if self.finish >= 0:
-            return False
-        if self.pending_reduces and self.reduce_started:
-            return True
-        return bool(self.scheduled_maps and self.assigned_reduces)
+    def must_poll(self) -> bool:
+        """Reduce preemption is possible (maps asked, reduces running, no map running): the AM checks it at every
+        allocate, since it depends on headroom that other applications change without telling this AM."""
+        return self.finish < 0 and self.scheduled_maps > 0 and self.assigned_reduces > 0 and self.assigned_maps == 0
+
+    @property
+    def ramping(self) -> bool:
+        """Reduces are waiting for the ramp-up limit, which grows with headroom."""
+        return self.finish < 0 and self.reduce_started and (self.pending_reduces > 0 or self.scheduled_reduces > 0)
 
     # ------------------------------------------------------------------------------------------ allocate
 

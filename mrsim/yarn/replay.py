@@ -26,13 +26,15 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
                 seed: int = 0, aligned_heartbeats: bool = False, job_overheads: bool = True,
                 queue_series: bool = True, locality: str = "auto", rack_local_slowdown: float = 1.0,
                 off_switch_slowdown: float = 1.0, check: Callable[[ResourceManager], None] | None = None,
-                progress: Callable[[int], None] | None = None, warnings: tuple[str, ...] = ()) -> ReplayResult:
+                progress: Callable[[int], None] | None = None, warnings: tuple[str, ...] = (),
+                poll_ams: bool = False) -> ReplayResult:
     """Replay ``workload`` through the emulated ResourceManager (``docs/yarn.md``)."""
     if len(workload) == 0:
         raise InputError(f"{workload.source or 'workload'}: no jobs to replay")
     rm = ResourceManager(workload, cluster, conf, scheduler, seed=seed, aligned_heartbeats=aligned_heartbeats,
                          job_overheads=job_overheads, queue_series=queue_series, locality=locality,
-                         rack_local_slowdown=rack_local_slowdown, off_switch_slowdown=off_switch_slowdown)
+                         rack_local_slowdown=rack_local_slowdown, off_switch_slowdown=off_switch_slowdown,
+                         poll_ams=poll_ams)
     rm.progress = progress
     started = time.perf_counter()
     rm.run((lambda: check(rm)) if check is not None else None)

@@ -9,9 +9,13 @@ NodeManager heartbeats that cannot change anything are not simulated (as the MR1
 is parked unless it has exited containers to report, or some application has outstanding asks and the node has
 room for a minimum allocation. New asks wake parked nodes with room; an exiting container wakes its node. Schedulers
 count missed scheduling opportunities only in heartbeats that offer room to an app with asks, so parking does not
-change their decisions. AM allocates are parked the same way unless the AM is ramping up or preempting reduces
-(:attr:`MRAppMaster.polling`), decisions that depend on headroom other applications change; a task completion
-(reported to the AM at once) or a new container wakes a parked AM for its next regular allocate.
+change their decisions. AM allocates are parked the same way: an AM with nothing to send or receive skips its allocates until a task
+completion (reported to it at once) or a new container wakes it for its next regular allocate. Two decisions depend
+on headroom, which other applications change: reduce preemption (possible only while the AM has maps asked, reduces
+running and no map running; such an AM allocates every interval, :attr:`MRAppMaster.must_poll`) and the reduce
+ramp-up limit (:attr:`MRAppMaster.ramping`): a ramping AM is parked until the cluster's free memory rises by at
+least one minimum allocation above its lowest level since the AM parked. That is an approximation of polling every
+second (ramp-down on a falling headroom is seen at the AM's next wake-up); ``poll_ams=True`` polls instead.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ class ResourceManager:
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: YarnConf, scheduler: YarnScheduler, *,
                  seed: int = 0, aligned_heartbeats: bool = False, job_overheads: bool = True,
                  queue_series: bool = True, rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
-                 locality: str = "auto") -> None:
+                 locality: str = "auto", poll_ams: bool = False) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -104,6 +108,12 @@ class ResourceManager:
         self._exiting: dict[int, Container] = {}
         self._exit_seq = 0
         self.am_containers: dict[int, Container] = {}
+        self.poll_ams = poll_ams
+        self.ramp_waiters: list[MRAppMaster] = []
+        self.free_low = INF  # lowest free cluster memory since the ramp waiters parked
+        # per queue: allocated MB, vcores, pending MB, vcores, running containers, pending containers, running apps,
+        # pending apps (kept at every change, read by the time series)
+        self.qstats: dict[str, list] = {}
         self.series = QueueSeries(self) if queue_series else None
         self.progress: Callable[[int], None] | None = None
 
@@ -198,10 +208,16 @@ class ResourceManager:
         """``RMAppImpl`` accepted: the scheduler places the app; the RM asks for its AM container (priority 0)."""
         app = self.apps[index]
         self.scheduler.add_app(app)
+        q = app.stats = self.qstats.setdefault(str(app.queue), [0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0])
+        q[7] += 1
+        q[2] += app.am_mem
+        q[3] += app.am_vcores
+        q[5] += 1
         ask = app.ask(PRIORITY_AM, app.am_mem, app.am_vcores)
         ask.total += 1
         self.outstanding += 1
-        self.wake_nodes_with_room()
+        if self.outstanding == 1:
+            self.wake_nodes_with_room()
 
     def _on_exit(self, now: float, order: int, seq: int, _b: int) -> None:
         """A container exited (task done, killed, or the AM unregistered): its node reports it next heartbeat."""
@@ -229,8 +245,12 @@ class ResourceManager:
         am.allocate(self, now)
         if am.finish >= 0:
             return
-        if am.outbox or am.allocated or am.polling:
+        if am.outbox or am.allocated or am.must_poll or (self.poll_ams and am.ramping):
             self._schedule_allocate(am, am.alloc_k + 1)
+        elif am.ramping:
+            self.ramp_waiters.append(am)
+            if self.free_mem < self.free_low:
+                self.free_low = self.free_mem
 
     def _on_nm_heartbeat(self, now: float, order: int, index: int, stamp: int) -> None:
         node = self.nodes[index]
@@ -246,6 +266,14 @@ class ResourceManager:
             self.scheduler.node_update(node)
             if self.outstanding > 0 and self.has_room(node):
                 self._schedule_nm(node, node.hb_k + 1)
+        if self.ramp_waiters:
+            if self.free_mem >= self.free_low + self.min_mem:
+                waiters, self.ramp_waiters = self.ramp_waiters, []
+                self.free_low = INF
+                for am in waiters:
+                    self.wake_am(am)
+            elif self.free_mem < self.free_low:
+                self.free_low = self.free_mem
 
     # ------------------------------------------------------------------------------------------ containers
 
@@ -263,6 +291,16 @@ class ResourceManager:
         app.used_mem += c.mem
         app.used_vcores += c.vcores
         app.live += 1
+        q = app.stats
+        q[0] += c.mem
+        q[1] += c.vcores
+        q[4] += 1
+        q[2] -= c.mem
+        q[3] -= c.vcores
+        q[5] -= 1
+        if kind == AM:
+            q[6] += 1
+            q[7] -= 1
         self.containers += 1
         self.scheduler.charge(app, c.mem, c.vcores, kind == AM)
         now = self.kernel.now
@@ -315,6 +353,10 @@ class ResourceManager:
         app.used_mem -= c.mem
         app.used_vcores -= c.vcores
         app.live -= 1
+        q = app.stats
+        q[0] -= c.mem
+        q[1] -= c.vcores
+        q[4] -= 1
         self.scheduler.charge(app, -c.mem, -c.vcores, c.kind == AM)
         if self.free_mem >= self.cluster_mem - 1e-6:
             self.free_mem, self.free_vcores = self.cluster_mem, self.cluster_vcores
@@ -328,14 +370,19 @@ class ResourceManager:
             ask = app.ask(priority, size[0], size[1])
             if delta:
                 new = max(0, ask.total + delta)
-                self.outstanding += new - ask.total
+                change = new - ask.total
+                self.outstanding += change
                 ask.total = new
+                q = app.stats
+                q[2] += change * ask.mem
+                q[3] += change * ask.vcores
+                q[5] += change
             step = 1 if delta > 0 else -1
             for h in hosts:
                 ask.by_host[h] = max(0, ask.by_host.get(h, 0) + step)
             for r in racks:
                 ask.by_rack[r] = max(0, ask.by_rack.get(r, 0) + step)
-        if self.outstanding > before:
+        if before == 0 and self.outstanding > 0:  # otherwise every node with room is already heartbeating
             self.wake_nodes_with_room()
 
     def headroom(self, app: SchedulerApp) -> float:
@@ -347,8 +394,13 @@ class ResourceManager:
         app = am.app
         app.finished = True
         self.outstanding -= app.pending_containers
+        q = app.stats
         for a in app.asks:
+            q[2] -= a.total * a.mem
+            q[3] -= a.total * a.vcores
+            q[5] -= a.total
             a.total = 0
+        q[6] -= 1
         for c in am.allocated:  # allocated but never received: given back
             self.release_unused(am, c, now)
         am.allocated = []

@@ -4,7 +4,8 @@ Columns (one row per leaf queue per second, from the first submission until the 
 ``time_s, queue, allocated_mb, allocated_vcores, pending_mb, pending_vcores, running_containers,
 pending_containers, running_apps, pending_apps, share_mb``. ``share_mb`` is the queue's instantaneous fair share
 (Fair) or guaranteed capacity (Capacity: absolute capacity x cluster memory; FIFO: the whole cluster). An app is
-*running* once its AM container is allocated and *pending* before that. Cost: O(active apps) per second.
+*running* once its AM container is allocated and *pending* before that. The RM keeps the per-queue totals up to date at every change (O(1) each), so a sample
+costs O(queues).
 """
 
 from __future__ import annotations
@@ -30,25 +31,13 @@ class QueueSeries:
         self.rows: list[tuple] = []
 
     def sample(self, now: float) -> None:
-        for name, apps, share in self.rm.scheduler.queue_rows():
-            am = amv = pm = pv = 0.0
-            rc = pc = ra = pa = 0
-            for app in apps:
-                if app.finished:
-                    continue
-                am += app.used_mem
-                amv += app.used_vcores
-                rc += app.live
-                for ask in app.asks:
-                    if ask.total > 0:
-                        pm += ask.total * ask.mem
-                        pv += ask.total * ask.vcores
-                        pc += ask.total
-                if app.am_allocated:
-                    ra += 1
-                else:
-                    pa += 1
-            self.rows.append((now, name, am, amv, pm, pv, rc, pc, ra, pa, share))
+        stats = self.rm.qstats
+        for name, share in self.rm.scheduler.queue_shares():
+            q = stats.get(name)
+            if q is None:
+                self.rows.append((now, name, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, share))
+            else:
+                self.rows.append((now, name, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], share))
 
     def summary(self) -> dict[str, dict[str, float]]:
         """Per queue: mean and peak allocated MB, mean pending MB, peak pending containers, peak running apps."""

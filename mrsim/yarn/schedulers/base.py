@@ -63,7 +63,7 @@ class SchedulerApp:
 
     __slots__ = ("index", "app_id", "user", "queue_name", "queue", "submit", "asks", "used_mem", "used_vcores",
                  "am_mem", "am_vcores", "am_running", "am_allocated", "runnable", "live", "missed", "order",
-                 "finished", "sched")
+                 "finished", "sched", "stats")
 
     def __init__(self, index: int, app_id: str, user: str, queue_name: str, submit: float,
                  am_size: tuple[float, float]) -> None:
@@ -85,6 +85,7 @@ class SchedulerApp:
         self.order = index  # submission order (YARN orders by application id)
         self.finished = False
         self.sched: object = None  # the scheduler's own per-app data (its queue object)
+        self.stats: list = []  # the RM's per-queue totals this app counts in (mrsim.yarn.rm.ResourceManager.qstats)
 
     def ask(self, priority: int, mem: float, vcores: float) -> Ask:
         for a in self.asks:
@@ -149,8 +150,8 @@ class YarnScheduler:
         assert self.rm is not None
         return max(0.0, self.rm.free_mem)
 
-    def queue_rows(self) -> list[tuple[str, list[SchedulerApp], float]]:
-        """(queue name, its apps, guaranteed or fair-share memory MB) per leaf queue, for the time series."""
+    def queue_shares(self) -> list[tuple[str, float]]:
+        """(leaf queue name, guaranteed or fair-share memory MB) per leaf queue, for the time series."""
         raise NotImplementedError
 
     def describe(self) -> dict:

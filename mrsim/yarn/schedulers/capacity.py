@@ -68,6 +68,7 @@ class CSQueue:
         self.active: dict[int, SchedulerApp] = {}  # insertion = submission order
         self.pending: dict[int, SchedulerApp] = {}
         self.users: dict[str, float] = {}
+        self.active_users: dict[str, int] = {}  # user -> active apps (Hadoop counts users with pending asks)
 
     @property
     def is_leaf(self) -> bool:
@@ -241,6 +242,7 @@ class CapacityScheduler(YarnScheduler):
                 break
             del queue.pending[index]
             queue.active[index] = app
+            queue.active_users[app.user] = queue.active_users.get(app.user, 0) + 1
             queue.am_used += app.am_mem
             app.runnable = True
 
@@ -248,6 +250,11 @@ class CapacityScheduler(YarnScheduler):
         queue: CSQueue = app.sched
         if queue.active.pop(app.index, None) is not None:
             queue.am_used -= app.am_mem
+            left = queue.active_users[app.user] - 1
+            if left:
+                queue.active_users[app.user] = left
+            else:
+                del queue.active_users[app.user]
         queue.pending.pop(app.index, None)
         self._activate(queue)
 
@@ -269,7 +276,7 @@ class CapacityScheduler(YarnScheduler):
         cluster = self.rm.cluster_mem
         capacity = queue.abs_capacity * cluster
         current = capacity if queue.used_mem < capacity else queue.used_mem + required
-        users = max(1, len({a.user for a in queue.active.values() if a.wants()}))
+        users = max(1, len(queue.active_users))
         limit = max(current / users, current * queue.min_user_limit / 100.0)
         cap = min(capacity * queue.user_limit_factor, queue.abs_max * cluster)
         return min(limit, cap)
@@ -347,14 +354,9 @@ class CapacityScheduler(YarnScheduler):
             q = q.parent
         return True
 
-    def queue_rows(self) -> list:
+    def queue_shares(self) -> list:
         assert self.rm is not None
-        rows = []
-        for name, q in self.leaves.items():
-            if "." not in name:
-                continue
-            rows.append((q.path, list(q.active.values()) + list(q.pending.values()), q.abs_capacity * self.rm.cluster_mem))
-        return rows
+        return [(q.path, q.abs_capacity * self.rm.cluster_mem) for name, q in self.leaves.items() if "." in name]
 
     def describe(self) -> dict:
         for name, n in sorted(self._unknown_queues.items()):

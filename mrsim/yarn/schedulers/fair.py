@@ -465,9 +465,8 @@ class FairScheduler(YarnScheduler):
         q: FSQueue = app.sched  # type: ignore[assignment]
         return max(0.0, min(q.fair_share - q.used_mem, self.rm.free_mem, q.max_mem - q.used_mem))
 
-    def queue_rows(self) -> list:
-        return [(q.path, list(q.apps.values()) + list(q.waiting.values()), q.fair_share)
-                for q in self.queues.values() if q.is_leaf]
+    def queue_shares(self) -> list:
+        return [(q.path, q.fair_share) for q in self.queues.values() if q.is_leaf]
 
     def describe(self) -> dict:
         out = super().describe()

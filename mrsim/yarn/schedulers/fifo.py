@@ -50,6 +50,6 @@ class FifoScheduler(YarnScheduler):
         assert self.rm is not None
         return max(0.0, self.rm.free_mem)
 
-    def queue_rows(self) -> list:
+    def queue_shares(self) -> list:
         assert self.rm is not None
-        return [("default", list(self.apps.values()), self.rm.cluster_mem)]
+        return [("default", self.rm.cluster_mem)]
