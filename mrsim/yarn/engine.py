@@ -113,15 +113,18 @@ def run_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec,
                          job_overheads=not getattr(args, "no_job_overheads", False),
                          locality=getattr(args, "locality", "auto"),
                          rack_local_slowdown=getattr(args, "rack_local_slowdown", 1.0),
-                         off_switch_slowdown=getattr(args, "off_switch_slowdown", 1.0), progress=progress,
-                         warnings=tuple(ignored))
+                         off_switch_slowdown=getattr(args, "off_switch_slowdown", 1.0), progress=progress)
+    # The scheduler's own ignored keys are already among the result's warnings; the site files' are added here
+    # (printed once by the command, one line per key) and both are listed in spec.ignored_keys.
     result.spec["ignored_keys"] = list(ignored) + [w for w in scheduler.warnings if "not modelled" in w]
+    result.spec["site_ignored_keys"] = list(ignored)
     notes = [note] if note else []
     return result, notes
 
 
-def print_queue_summary(result: ReplayResult, file=sys.stdout) -> None:
+def print_queue_summary(result: ReplayResult, file=None) -> None:
     """The per-queue lines under the replay table (summary.yarn.queues)."""
+    file = file or sys.stdout
     queues = result.summary.get("yarn", {}).get("queues") or {}
     if not queues:
         return

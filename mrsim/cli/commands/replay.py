@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress)
         notes.extend(yarn_notes)
         if not args.quiet:
-            for line in result.spec.get("ignored_keys", []):
+            for line in result.spec.get("site_ignored_keys", []):
                 print(f"mrsim: warning: {line}", file=sys.stderr)
     else:
         scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         print_federation(result.summary)
         if yarn:
             yarn_engine.print_queue_summary(result)
+            if args.out:
+                print(f"wrote {args.out}/queues.csv (per-queue metrics per second)")
     return 0
 
 

@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for text in yarn_notes:
             print(f"mrsim: note: {text}", file=sys.stderr)
-        for line in report.spec.get("ignored_keys", []):
+        for line in report.spec.get("site_ignored_keys", []):
             print(f"mrsim: warning: {line}", file=sys.stderr)
     if args.plot:
         from mrsim.validation.plot import plot_validation
