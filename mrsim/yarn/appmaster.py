@@ -10,10 +10,11 @@ Protocol (times in seconds; ``docs/yarn.md`` has a worked timeline):
   the asks made since the previous one, and receives the containers the RM allocated since then and the containers
   that NodeManagers reported complete since then. Asks made *during* an allocate (reduce ramp-up) go with the next.
 * All map requests are made at start (with their split hosts and racks, priority 20). Reduces (priority 10) are
-  requested once ``completed maps / maps >= mapreduce.job.reduce.slowstart.completedmaps``, in the amounts
+  requested once ``completed maps >= ceil(mapreduce.job.reduce.slowstart.completedmaps x maps)``, in the amounts
   ``RMContainerAllocator.scheduleReduces`` allows: all at once when no map request is outstanding, else ramped up
   to ``min(completed-map fraction, yarn.app.mapreduce.am.job.reduce.rampup.limit)`` of the AM's memory limit
-  (headroom + assigned containers), and ramped down when that limit shrinks.
+  (headroom + assigned containers), and ramped down when that limit shrinks; once every reduce is asked for, the
+  AM no longer recomputes (``numPendingReduces == 0``).
 * ``preemptReducesIfNeeded``: when maps are outstanding but headroom plus the memory of running maps cannot hold
   one map, the AM kills up to ``max(one map, preemption.limit x memory limit)`` worth of its newest reduces; they
   are requested again later.
@@ -28,6 +29,7 @@ Protocol (times in seconds; ``docs/yarn.md`` has a worked timeline):
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from mrsim.templates import JobTemplate
@@ -131,7 +133,7 @@ class MRAppMaster:
     @property
     def ramping(self) -> bool:
         """Reduces are waiting for the ramp-up limit, which grows with headroom."""
-        return self.finish < 0 and self.reduce_started and (self.pending_reduces > 0 or self.scheduled_reduces > 0)
+        return self.finish < 0 and self.reduce_started and self.pending_reduces > 0
 
     # ------------------------------------------------------------------------------------------ allocate
 
@@ -279,37 +281,37 @@ class MRAppMaster:
                 + self.assigned_reduces * self.reduce_size[0])
 
     def _schedule_reduces(self, rm: "ResourceManager") -> None:
-        """``RMContainerAllocator.scheduleReduces`` (memory only, as Hadoop 2.x)."""
-        if self.pending_reduces == 0 and self.scheduled_reduces == 0:
+        """``RMContainerAllocator.scheduleReduces`` (memory, as Hadoop 2.x): nothing once every reduce is asked for;
+        slow start at ``completed maps >= ceil(slowstart x maps)``; all reduces once no map request is outstanding;
+        else ramp up or down to the limit (container counts truncated toward zero, as Java's int division)."""
+        if self.pending_reduces == 0:
             return
-        done = self.completed_maps / self.n_maps if self.n_maps else 1.0
         if not self.reduce_started:
-            if done < self.slowstart or self.pending_reduces == 0:
+            if self.completed_maps < math.ceil(self.slowstart * self.n_maps - 1e-9):  # 0.05 x 60 is 3.0000000000000004
                 return
             self.reduce_started = True
-        if self.scheduled_maps == 0 and self.pending_reduces > 0:
+        if self.scheduled_maps == 0:
             self._ask_reduces(self.pending_reduces)
             return
+        done = self.completed_maps / self.n_maps if self.n_maps else 1.0
         map_mem, reduce_mem = self.map_size[0], self.reduce_size[0]
         total = self._mem_limit(rm)
-        ideal_reduce = min(done * total, rm.conf.rampup_limit * total)
+        ideal_reduce = total * min(done, rm.conf.rampup_limit)
         ideal_map = total - ideal_reduce
         net_map = (self.scheduled_maps + self.assigned_maps) * map_mem
-        if ideal_map > net_map:
+        if int(ideal_map // map_mem) >= self.scheduled_maps + self.assigned_maps:
             final_reduce = ideal_reduce + (ideal_map - net_map)
         else:
             final_reduce = ideal_reduce
         net_reduce = (self.scheduled_reduces + self.assigned_reduces) * reduce_mem
-        if net_reduce < final_reduce:
-            ramp_up = min(int((final_reduce - net_reduce) // reduce_mem), self.pending_reduces)
-            if ramp_up > 0:
-                self._ask_reduces(ramp_up)
-        elif net_reduce > final_reduce and self.scheduled_reduces > 0:
-            ramp_down = min(int((net_reduce - final_reduce) // reduce_mem), self.scheduled_reduces)
-            if ramp_down > 0:
-                self.scheduled_reduces -= ramp_down
-                self.pending_reduces += ramp_down
-                self.outbox.append((PRIORITY_REDUCE, -ramp_down, (), ()))
+        ramp = int((final_reduce - net_reduce) / reduce_mem)  # truncated toward zero
+        if ramp > 0:
+            self._ask_reduces(min(ramp, self.pending_reduces))
+        elif ramp < 0 and self.scheduled_reduces > 0:
+            down = min(-ramp, self.scheduled_reduces)
+            self.scheduled_reduces -= down
+            self.pending_reduces += down
+            self.outbox.append((PRIORITY_REDUCE, -down, (), ()))
 
     def _ask_reduces(self, n: int) -> None:
         self.pending_reduces -= n

@@ -1,7 +1,7 @@
 """The emulated ResourceManager: application submission, NodeManager heartbeats, AM allocates, container exits.
 
 Events (one :class:`mrsim.tracker.kernel.Kernel`, the MR1 engine's event core, reused by composition) and their
-same-instant order: queue-metric samples, application submissions, container exits, AM starts and allocates, then
+same-instant order: application submissions, container exits, AM starts and allocates, then
 NodeManager heartbeats in node order. So a container allocated in a NodeManager heartbeat at time *t* reaches its
 AM at the AM's first allocate *after* t, and asks sent in an allocate at *t* can be served by heartbeats at *t*.
 
@@ -123,11 +123,11 @@ class ResourceManager:
         for app in self.apps:
             self.kernel.schedule(app.submit, ORDER_SUBMIT, EV_SUBMIT, app.index, 0)
         self.scheduler.start(self)
-        if self.series is not None:
-            self.kernel.schedule(0.0, ORDER_SAMPLE, EV_SAMPLE, 0, 0)
         handlers = (self._on_sample, self._on_submit, self._on_exit, self._on_am_start, self._on_allocate,
                     self._on_nm_heartbeat)
         self.kernel.run(handlers, after_event)
+        if self.series is not None:
+            self.series.finish(self.kernel.now)
 
     @property
     def now(self) -> float:
@@ -198,15 +198,14 @@ class ResourceManager:
 
     # ------------------------------------------------------------------------------------------ handlers
 
-    def _on_sample(self, now: float, order: int, a: int, b: int) -> None:
-        assert self.series is not None
-        self.series.sample(now)
-        if self.apps_done < len(self.apps):
-            self.kernel.schedule(now + 1.0, ORDER_SAMPLE, EV_SAMPLE, 0, 0)
+    def _on_sample(self, now: float, order: int, a: int, b: int) -> None:  # pragma: no cover - kind kept free
+        pass
 
     def _on_submit(self, now: float, order: int, index: int, _b: int) -> None:
         """``RMAppImpl`` accepted: the scheduler places the app; the RM asks for its AM container (priority 0)."""
         app = self.apps[index]
+        if self.series is not None:
+            self.series.touch(now)
         self.scheduler.add_app(app)
         q = app.stats = self.qstats.setdefault(str(app.queue), [0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0])
         q[7] += 1
@@ -288,6 +287,9 @@ class ResourceManager:
         node.hold(c)
         self.free_mem -= c.mem
         self.free_vcores -= c.vcores
+        series = self.series
+        if series is not None and self.kernel.now >= series.next_second:
+            series.touch(self.kernel.now)
         app.used_mem += c.mem
         app.used_vcores += c.vcores
         app.live += 1
@@ -350,6 +352,9 @@ class ResourceManager:
         self.free_mem += c.mem
         self.free_vcores += c.vcores
         app = self.apps[c.app]
+        series = self.series
+        if series is not None and self.kernel.now >= series.next_second:
+            series.touch(self.kernel.now)
         app.used_mem -= c.mem
         app.used_vcores -= c.vcores
         app.live -= 1
@@ -365,6 +370,9 @@ class ResourceManager:
                    reduce_size: tuple[float, float]) -> None:
         """The asks an AM sends in one allocate (deltas per priority, host and rack)."""
         before = self.outstanding
+        series = self.series
+        if series is not None and self.kernel.now >= series.next_second:
+            series.touch(self.kernel.now)
         for priority, delta, hosts, racks in outbox:
             size = map_size if priority == PRIORITY_MAP else reduce_size
             ask = app.ask(priority, size[0], size[1])
@@ -392,6 +400,8 @@ class ResourceManager:
     def app_finished(self, am: MRAppMaster, now: float) -> None:
         """The AM unregistered: the app leaves the scheduler; its AM container exits now."""
         app = am.app
+        if self.series is not None:
+            self.series.touch(now)
         app.finished = True
         self.outstanding -= app.pending_containers
         q = app.stats

@@ -1,18 +1,23 @@
 """Per-queue metrics once per simulated second, as SLS's ``SchedulerMetrics`` records them.
 
-Columns (one row per leaf queue per second, from the first submission until the last application finishes):
+Columns (one row per leaf queue per second, from 0 to one second after the last event):
 ``time_s, queue, allocated_mb, allocated_vcores, pending_mb, pending_vcores, running_containers,
 pending_containers, running_apps, pending_apps, share_mb``. ``share_mb`` is the queue's instantaneous fair share
 (Fair) or guaranteed capacity (Capacity: absolute capacity x cluster memory; FIFO: the whole cluster). An app is
-*running* once its AM container is allocated and *pending* before that. The RM keeps the per-queue totals up to date at every change (O(1) each), so a sample
-costs O(queues).
+*running* once its AM container is allocated and *pending* before that. The row of second *s* is the state after
+every event before *s* (events at *s* itself come after its sample).
+
+Cost: no event of its own. The RM keeps per-queue totals at every change (O(1) each) and calls :meth:`touch`
+before each change; a touch that crosses one or more whole seconds records the state once, as a run of identical
+seconds (O(queues)), so a quiet hour costs one run, not 3,600 rows. Rows are expanded only for ``queues.csv``.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from mrsim.io import atomic_path
 
@@ -21,42 +26,63 @@ if TYPE_CHECKING:  # pragma: no cover
 
 COLUMNS = ("time_s", "queue", "allocated_mb", "allocated_vcores", "pending_mb", "pending_vcores",
            "running_containers", "pending_containers", "running_apps", "pending_apps", "share_mb")
+_ZERO = (0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
 
 
 class QueueSeries:
-    """Samples the scheduler's leaf queues; rows are plain tuples (one list for the whole run)."""
+    """Runs of seconds with identical per-queue state: ``(first_s, last_s, ((queue, values..., share), ...))``."""
 
     def __init__(self, rm: "ResourceManager") -> None:
         self.rm = rm
-        self.rows: list[tuple] = []
+        self.runs: list[tuple[int, int, tuple]] = []
+        self.next_second = 0  # first second not yet recorded
 
-    def sample(self, now: float) -> None:
+    def touch(self, now: float) -> None:
+        """Record every second up to ``now`` (inclusive when ``now`` is a whole second) with the current state."""
+        if now < self.next_second:
+            return
+        last = math.floor(now)
         stats = self.rm.qstats
-        for name, share in self.rm.scheduler.queue_shares():
-            q = stats.get(name)
-            if q is None:
-                self.rows.append((now, name, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, share))
-            else:
-                self.rows.append((now, name, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], share))
+        snap = tuple((name, *(stats.get(name) or _ZERO), share) for name, share in self.rm.scheduler.queue_shares())
+        if self.runs and self.runs[-1][2] == snap and self.runs[-1][1] == self.next_second - 1:
+            first = self.runs[-1][0]
+            self.runs[-1] = (first, last, snap)
+        else:
+            self.runs.append((self.next_second, last, snap))
+        self.next_second = last + 1
+
+    def finish(self, end: float) -> None:
+        """After the last event: record up to the second after it (the final state)."""
+        self.touch(math.floor(end) + 1)
+
+    @property
+    def rows(self) -> Iterator[tuple]:
+        """Every per-second row (expanded from the runs)."""
+        for first, last, snap in self.runs:
+            for s in range(first, last + 1):
+                for q in snap:
+                    yield (float(s), *q)
 
     def summary(self) -> dict[str, dict[str, float]]:
-        """Per queue: mean and peak allocated MB, mean pending MB, peak pending containers, peak running apps."""
+        """Per queue: mean and peak allocated MB, mean pending MB, peak pending containers, peak running apps, mean
+        share (means over every second of the series)."""
         out: dict[str, dict[str, float]] = {}
-        count: dict[str, int] = {}
-        for row in self.rows:
-            q = out.setdefault(row[1], {"mean_allocated_mb": 0.0, "peak_allocated_mb": 0.0, "mean_pending_mb": 0.0,
-                                        "peak_pending_containers": 0, "peak_running_apps": 0, "mean_share_mb": 0.0})
-            count[row[1]] = count.get(row[1], 0) + 1
-            q["mean_allocated_mb"] += row[2]
-            q["peak_allocated_mb"] = max(q["peak_allocated_mb"], row[2])
-            q["mean_pending_mb"] += row[4]
-            q["peak_pending_containers"] = max(q["peak_pending_containers"], row[7])
-            q["peak_running_apps"] = max(q["peak_running_apps"], row[8])
-            q["mean_share_mb"] += row[10]
+        seconds: dict[str, int] = {}
+        for first, last, snap in self.runs:
+            n = last - first + 1
+            for name, am, _av, pm, _pv, _rc, pc, ra, _pa, share in snap:
+                q = out.setdefault(name, {"mean_allocated_mb": 0.0, "peak_allocated_mb": 0.0, "mean_pending_mb": 0.0,
+                                          "peak_pending_containers": 0, "peak_running_apps": 0, "mean_share_mb": 0.0})
+                seconds[name] = seconds.get(name, 0) + n
+                q["mean_allocated_mb"] += am * n
+                q["peak_allocated_mb"] = max(q["peak_allocated_mb"], am)
+                q["mean_pending_mb"] += pm * n
+                q["peak_pending_containers"] = max(q["peak_pending_containers"], pc)
+                q["peak_running_apps"] = max(q["peak_running_apps"], ra)
+                q["mean_share_mb"] += share * n
         for name, q in out.items():
-            n = count[name]
             for key in ("mean_allocated_mb", "mean_pending_mb", "mean_share_mb"):
-                q[key] = round(q[key] / n, 3)
+                q[key] = round(q[key] / seconds[name], 3)
         return out
 
     def write_csv(self, out_dir: str | os.PathLike[str]) -> Path:

@@ -310,8 +310,9 @@ class CapacityScheduler(YarnScheduler):
     def _assign(self, queue: CSQueue, node: "NodeManager") -> int:
         if queue.is_leaf:
             return self._assign_leaf(queue, node)
-        kids = sorted(queue.children, key=lambda q: (q.used_mem / q.abs_capacity if q.abs_capacity > 0 else math.inf,
-                                                     q.path))
+        kids = queue.children
+        if len(kids) > 1:
+            kids = sorted(kids, key=lambda q: (q.used_mem / q.abs_capacity if q.abs_capacity > 0 else math.inf, q.path))
         for child in kids:
             loc = self._assign(child, node)
             if loc:
@@ -322,13 +323,15 @@ class CapacityScheduler(YarnScheduler):
         rm = self.rm
         assert rm is not None
         n_nodes = len(rm.nodes)
+        free = node.free_mem
         for app in list(queue.active.values()):
             for ask in app.asks:
-                if ask.total <= 0 or not fits(node, ask.mem, ask.vcores, True):
+                if ask.total <= 0 or ask.mem > free + 1e-9:
                     continue
                 if not self._queue_fits_chain(queue, ask.mem):
                     return 0
-                if queue.users.get(app.user, 0.0) + ask.mem > self._user_limit(queue, ask.mem) + 1e-6:
+                if (len(queue.active_users) > 1 or queue.user_limit_factor < 1.0 or queue.abs_capacity < 1.0) and \
+                        queue.users.get(app.user, 0.0) + ask.mem > self._user_limit(queue, ask.mem) + 1e-6:
                     break  # this user is at its limit: next app
                 missed = app.missed.get(ask.priority, 0) + 1
                 app.missed[ask.priority] = missed
