@@ -214,8 +214,20 @@ class ResourceManager:
         q[5] += 1
         ask = app.ask(PRIORITY_AM, app.am_mem, app.am_vcores)
         ask.total += 1
-        self.outstanding += 1
-        if self.outstanding == 1:
+        app.pending_mb += app.am_mem
+        if app.runnable:
+            self.outstanding += 1
+            if self.outstanding == 1:
+                self.wake_nodes_with_room()
+
+    def runnable_changed(self, app: SchedulerApp) -> None:
+        """The scheduler may now (no longer) serve ``app``: its asks count (no longer count) as outstanding."""
+        pending = app.pending_containers
+        if not pending:
+            return
+        before = self.outstanding
+        self.outstanding += pending if app.runnable else -pending
+        if before == 0 and self.outstanding > 0:
             self.wake_nodes_with_room()
 
     def _on_exit(self, now: float, order: int, seq: int, _b: int) -> None:
@@ -281,7 +293,8 @@ class ResourceManager:
         if not self.use_locality:
             locality = 3
         ask.take(node.name, node.rack, locality)
-        self.outstanding -= 1
+        if app.runnable:
+            self.outstanding -= 1
         kind = AM if ask.priority == PRIORITY_AM else (REDUCE if ask.priority == PRIORITY_REDUCE else MAP)
         c = Container(app.index, node.index, ask.mem, ask.vcores, kind, ask.priority, locality)
         node.hold(c)
@@ -292,6 +305,7 @@ class ResourceManager:
             series.touch(self.kernel.now)
         app.used_mem += c.mem
         app.used_vcores += c.vcores
+        app.pending_mb -= c.mem
         app.live += 1
         q = app.stats
         q[0] += c.mem
@@ -379,8 +393,10 @@ class ResourceManager:
             if delta:
                 new = max(0, ask.total + delta)
                 change = new - ask.total
-                self.outstanding += change
+                if app.runnable:
+                    self.outstanding += change
                 ask.total = new
+                app.pending_mb += change * ask.mem
                 q = app.stats
                 q[2] += change * ask.mem
                 q[3] += change * ask.vcores
@@ -397,19 +413,37 @@ class ResourceManager:
         """Memory (MB) the scheduler reports as the app's headroom in an allocate response."""
         return self.scheduler.headroom(app)
 
+    def check_invariants(self) -> None:
+        """Resource and ask accounting agree (for tests; O(nodes + apps) per call)."""
+        assert self.outstanding == sum(a.pending_containers for a in self.apps if a.runnable and not a.finished), \
+            "outstanding asks out of sync"
+        used = sum(nd.mem - nd.free_mem for nd in self.nodes)
+        assert abs(used - (self.cluster_mem - self.free_mem)) < 1e-6, "cluster free memory out of sync"
+        for nd in self.nodes:
+            assert nd.free_mem >= -1e-6, f"{nd.name}: memory over-committed"
+        for name, q in self.qstats.items():
+            apps = [a for a in self.apps if a.stats is q]
+            assert abs(q[0] - sum(a.used_mem for a in apps)) < 1e-6, f"queue {name}: allocated memory out of sync"
+            assert q[4] == sum(a.live for a in apps), f"queue {name}: running containers out of sync"
+            assert q[5] == sum(a.pending_containers for a in apps if not a.finished), f"queue {name}: pending"
+        for a in self.apps:
+            assert abs(a.pending_mb - sum(k.total * k.mem for k in a.asks)) < 1e-6, f"{a.app_id}: pending memory"
+
     def app_finished(self, am: MRAppMaster, now: float) -> None:
         """The AM unregistered: the app leaves the scheduler; its AM container exits now."""
         app = am.app
         if self.series is not None:
             self.series.touch(now)
         app.finished = True
-        self.outstanding -= app.pending_containers
+        if app.runnable:
+            self.outstanding -= app.pending_containers
         q = app.stats
         for a in app.asks:
             q[2] -= a.total * a.mem
             q[3] -= a.total * a.vcores
             q[5] -= a.total
             a.total = 0
+        app.pending_mb = 0.0
         q[6] -= 1
         for c in am.allocated:  # allocated but never received: given back
             self.release_unused(am, c, now)

@@ -91,7 +91,8 @@ def test_container_size_normalised_and_capped() -> None:
 def test_every_scheduler_finishes_a_mixed_workload(scheduler: str) -> None:
     jobs = [job(f"j{i}", [5.0 + i] * (3 + i), [2.0] * (i % 3), submit=float(i), typical=[1.0], first=[0.5])
             for i in range(8)]
-    r = replay_yarn(workload(*jobs), cluster(3), conf(), create_yarn_scheduler(scheduler))
+    r = replay_yarn(workload(*jobs), cluster(3), conf(), create_yarn_scheduler(scheduler),
+                    check=lambda rm: rm.check_invariants())
     assert (r.jobs["finish_s"] > r.jobs["start_s"]).all()
     assert r.summary["tasks"] == sum(j.n_tasks for j in jobs)
     assert r.summary["yarn"]["containers"] >= r.summary["tasks"] + len(jobs)

@@ -63,7 +63,7 @@ class SchedulerApp:
 
     __slots__ = ("index", "app_id", "user", "queue_name", "queue", "submit", "asks", "used_mem", "used_vcores",
                  "am_mem", "am_vcores", "am_running", "am_allocated", "runnable", "live", "missed", "order",
-                 "finished", "sched", "stats")
+                 "finished", "sched", "stats", "pending_mb")
 
     def __init__(self, index: int, app_id: str, user: str, queue_name: str, submit: float,
                  am_size: tuple[float, float]) -> None:
@@ -86,6 +86,7 @@ class SchedulerApp:
         self.finished = False
         self.sched: object = None  # the scheduler's own per-app data (its queue object)
         self.stats: list = []  # the RM's per-queue totals this app counts in (mrsim.yarn.rm.ResourceManager.qstats)
+        self.pending_mb = 0.0  # memory of the outstanding asks, kept by the RM at every change
 
     def ask(self, priority: int, mem: float, vcores: float) -> Ask:
         for a in self.asks:
@@ -98,7 +99,7 @@ class SchedulerApp:
 
     @property
     def pending_mem(self) -> float:
-        return sum(a.total * a.mem for a in self.asks)
+        return self.pending_mb
 
     @property
     def pending_vcores(self) -> float:
@@ -132,6 +133,16 @@ class YarnScheduler:
 
     def start(self, rm: "ResourceManager") -> None:
         self.rm = rm
+
+    def set_runnable(self, app: SchedulerApp, runnable: bool) -> None:
+        """Mark ``app`` as one the scheduler may (not) serve; the RM counts only runnable apps' asks as outstanding,
+        so NodeManagers do not heartbeat for asks nobody may serve."""
+        if app.runnable == runnable:
+            return
+        app.runnable = runnable
+        rm = self.rm
+        if rm is not None and hasattr(rm, "runnable_changed"):
+            rm.runnable_changed(app)
 
     def add_app(self, app: SchedulerApp) -> None:
         raise NotImplementedError

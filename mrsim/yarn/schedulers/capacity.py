@@ -227,6 +227,7 @@ class CapacityScheduler(YarnScheduler):
         app.missed = {}
         app.sched = queue
         queue.pending[app.index] = app
+        app.runnable = False  # until activated (no RM bookkeeping yet: the app has no asks)
         self._activate(queue)
 
     def _am_limit(self, queue: CSQueue) -> float:
@@ -244,7 +245,7 @@ class CapacityScheduler(YarnScheduler):
             queue.active[index] = app
             queue.active_users[app.user] = queue.active_users.get(app.user, 0) + 1
             queue.am_used += app.am_mem
-            app.runnable = True
+            self.set_runnable(app, True)
 
     def remove_app(self, app: SchedulerApp) -> None:
         queue: CSQueue = app.sched

@@ -329,7 +329,7 @@ class FairScheduler(YarnScheduler):
         return True
 
     def _make_runnable(self, queue: FSQueue, app: SchedulerApp) -> None:
-        app.runnable = True
+        self.set_runnable(app, True)
         queue.apps[app.index] = app
         self.user_running[app.user] = self.user_running.get(app.user, 0) + 1
 
@@ -397,7 +397,7 @@ class FairScheduler(YarnScheduler):
     # ------------------------------------------------------------------------------------------ ordering
 
     def _key(self, policy: str, used_mem: float, used_vc: float, weight: float, min_mem: float, min_vc: float,
-             demand: float, start: float, name: str) -> tuple:
+             demand: float, start: float, name: object) -> tuple:
         assert self.rm is not None
         if policy == "fifo":
             return (start, name)
@@ -405,19 +405,19 @@ class FairScheduler(YarnScheduler):
             share = max(used_mem / self.rm.cluster_mem, used_vc / self.rm.cluster_vcores)
             needy = used_mem < min_mem or used_vc < min_vc
             return (0 if needy else 1, share / weight if weight > 0 else INF, start, name)
-        min_share = min(min_mem, demand)
+        min_share = min(min_mem, demand) if min_mem > 0 else 0.0
         needy = used_mem < min_share
         if needy:
             return (0, used_mem / max(min_share, 1.0), start, name)
         return (1, used_mem / weight if weight > 0 else INF, start, name)
 
     def _queue_key(self, parent: FSQueue, q: FSQueue) -> tuple:
-        return self._key(parent.policy, q.used_mem, q.used_vcores, q.weight, q.min_mem, q.min_vcores, q.demand(), 0.0,
+        demand = q.demand() if q.min_mem > 0 or q.min_vcores > 0 else 0.0  # only a min share needs the demand
+        return self._key(parent.policy, q.used_mem, q.used_vcores, q.weight, q.min_mem, q.min_vcores, demand, 0.0,
                          q.path)
 
     def _app_key(self, queue: FSQueue, app: SchedulerApp) -> tuple:
-        return self._key(queue.policy, app.used_mem, app.used_vcores, 1.0, 0.0, 0.0, app.used_mem + app.pending_mem,
-                         app.submit, f"{app.order:012d}")
+        return self._key(queue.policy, app.used_mem, app.used_vcores, 1.0, 0.0, 0.0, 0.0, app.submit, app.order)
 
     # ------------------------------------------------------------------------------------------ assignment
 
