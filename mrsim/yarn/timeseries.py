@@ -36,6 +36,9 @@ class QueueSeries:
         self.rm = rm
         self.runs: list[tuple[int, int, tuple]] = []
         self.next_second = 0  # first second not yet recorded
+        # per queue: [seconds, sum allocated MB, peak allocated MB, sum pending MB, peak pending containers,
+        #             peak running apps, sum share MB] (the summary, kept as runs are recorded)
+        self.acc: dict[str, list] = {}
 
     def touch(self, now: float) -> None:
         """Record every second up to ``now`` (inclusive when ``now`` is a whole second) with the current state."""
@@ -44,6 +47,22 @@ class QueueSeries:
         last = math.floor(now)
         stats = self.rm.qstats
         snap = tuple((name, *(stats.get(name) or _ZERO), share) for name, share in self.rm.scheduler.queue_shares())
+        n = last - self.next_second + 1
+        acc = self.acc
+        for name, am, _av, pm, _pv, _rc, pc, ra, _pa, share in snap:
+            a = acc.get(name)
+            if a is None:
+                a = acc[name] = [0, 0.0, 0.0, 0.0, 0, 0, 0.0]
+            a[0] += n
+            a[1] += am * n
+            if am > a[2]:
+                a[2] = am
+            a[3] += pm * n
+            if pc > a[4]:
+                a[4] = pc
+            if ra > a[5]:
+                a[5] = ra
+            a[6] += share * n
         if self.runs and self.runs[-1][2] == snap and self.runs[-1][1] == self.next_second - 1:
             first = self.runs[-1][0]
             self.runs[-1] = (first, last, snap)
@@ -65,25 +84,11 @@ class QueueSeries:
 
     def summary(self) -> dict[str, dict[str, float]]:
         """Per queue: mean and peak allocated MB, mean pending MB, peak pending containers, peak running apps, mean
-        share (means over every second of the series)."""
-        out: dict[str, dict[str, float]] = {}
-        seconds: dict[str, int] = {}
-        for first, last, snap in self.runs:
-            n = last - first + 1
-            for name, am, _av, pm, _pv, _rc, pc, ra, _pa, share in snap:
-                q = out.setdefault(name, {"mean_allocated_mb": 0.0, "peak_allocated_mb": 0.0, "mean_pending_mb": 0.0,
-                                          "peak_pending_containers": 0, "peak_running_apps": 0, "mean_share_mb": 0.0})
-                seconds[name] = seconds.get(name, 0) + n
-                q["mean_allocated_mb"] += am * n
-                q["peak_allocated_mb"] = max(q["peak_allocated_mb"], am)
-                q["mean_pending_mb"] += pm * n
-                q["peak_pending_containers"] = max(q["peak_pending_containers"], pc)
-                q["peak_running_apps"] = max(q["peak_running_apps"], ra)
-                q["mean_share_mb"] += share * n
-        for name, q in out.items():
-            for key in ("mean_allocated_mb", "mean_pending_mb", "mean_share_mb"):
-                q[key] = round(q[key] / seconds[name], 3)
-        return out
+        share (means over every second the queue existed)."""
+        return {name: {"mean_allocated_mb": round(a[1] / a[0], 3), "peak_allocated_mb": a[2],
+                       "mean_pending_mb": round(a[3] / a[0], 3), "peak_pending_containers": a[4],
+                       "peak_running_apps": a[5], "mean_share_mb": round(a[6] / a[0], 3)}
+                for name, a in self.acc.items() if a[0]}
 
     def write_csv(self, out_dir: str | os.PathLike[str]) -> Path:
         """``queues.csv`` in ``out_dir`` (atomically)."""
