@@ -195,6 +195,7 @@ class MRAppMaster:
                 rm.release_unused(self, c, now)
                 return
             self.map_assigned[i] = 1
+            rm.running_tasks += 1
             self.scheduled_maps -= 1
             self.assigned_maps += 1
             # Asks for this map's other hosts and racks are withdrawn with the next allocate (the RM already took
@@ -224,6 +225,7 @@ class MRAppMaster:
                 return
             self.scheduled_reduces -= 1
             self.assigned_reduces += 1
+            rm.running_tasks += 1
             i = self.requeued_reduces.pop() if self.requeued_reduces else self._next_reduce()
             start = now + rm.task_lag()
             c.task = i

@@ -17,7 +17,7 @@ class Container:
     """One allocated container. ``task`` is the map/reduce index (-1 for the AM); times in seconds (-1: not yet)."""
 
     __slots__ = ("app", "node", "mem", "vcores", "kind", "task", "priority", "locality", "start", "finish",
-                 "killed")
+                 "killed", "exit_seq")
 
     def __init__(self, app: int, node: int, mem: float, vcores: float, kind: int, priority: int, locality: int) -> None:
         self.app = app
@@ -31,6 +31,7 @@ class Container:
         self.start = -1.0
         self.finish = -1.0
         self.killed = False
+        self.exit_seq = 0
 
 
 class NodeManager:

@@ -39,7 +39,7 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
     started = time.perf_counter()
     rm.run((lambda: check(rm)) if check is not None else None)
     wall = time.perf_counter() - started
-    if rm.apps_done != len(rm.apps):
+    if rm.stalled or rm.apps_done != len(rm.apps):
         stuck = next(am for am in rm.ams if am.finish < 0)
         raise InputError(
             f"YARN replay stalled: {len(rm.apps) - rm.apps_done} application(s) never finished (first: "

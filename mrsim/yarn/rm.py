@@ -109,6 +109,10 @@ class ResourceManager:
         self._exit_seq = 0
         self.am_containers: dict[int, Container] = {}
         self.poll_ams = poll_ams
+        self.running_tasks = 0  # map/reduce containers held (AMs not counted)
+        self.last_progress = 0.0  # last allocation or task exit
+        self.stall_after = 10.0 * max(conf.nm_heartbeat_s, conf.am_heartbeat_s)
+        self.stalled = False
         self.ramp_waiters: list[MRAppMaster] = []
         self.free_low = INF  # lowest free cluster memory since the ramp waiters parked
         # per queue: allocated MB, vcores, pending MB, vcores, running containers, pending containers, running apps,
@@ -172,6 +176,11 @@ class ResourceManager:
         self._schedule_nm(node, self._next_k(node.phase, self.conf.nm_heartbeat_s, self.kernel.now,
                                              ORDER_NM + node.index))
 
+    def kernel_busy(self) -> bool:
+        """Whether any event other than NodeManager heartbeats is queued (a submission, exit, AM start or allocate
+        could still change the state)."""
+        return any(ev[3] != EV_NM_HEARTBEAT for ev in self.kernel.heap)
+
     def has_room(self, node: NodeManager) -> bool:
         """Room for a minimum allocation (by memory alone under a memory-only scheduler)."""
         return node.free_mem >= self.min_mem and (self.memory_only or node.free_vcores >= self.min_vcores)
@@ -233,8 +242,13 @@ class ResourceManager:
     def _on_exit(self, now: float, order: int, seq: int, _b: int) -> None:
         """A container exited (task done, killed, or the AM unregistered): its node reports it next heartbeat."""
         c = self._exiting.pop(seq)
-        if c.kind != AM and not c.killed:
-            self.ams[c.app].task_done(self, c, now)
+        if c.exit_seq != seq:
+            return  # superseded: the container was killed before this exit
+        if c.kind != AM:
+            self.running_tasks -= 1
+            self.last_progress = now
+            if not c.killed:
+                self.ams[c.app].task_done(self, c, now)
         node = self.nodes[c.node]
         node.exited.append(c)
         self.wake_node(node)
@@ -274,8 +288,14 @@ class ResourceManager:
             for c in exited:
                 self._release(node, c)
         if self.outstanding > 0 and self.has_room(node):
+            before = self.containers
             self.scheduler.node_update(node)
+            if self.containers != before:
+                self.last_progress = now
             if self.outstanding > 0 and self.has_room(node):
+                if self.running_tasks == 0 and now - self.last_progress > self.stall_after and not self.kernel_busy():
+                    self.stalled = True  # nothing runs, nothing can be allocated: stop polling (see replay_yarn)
+                    return
                 self._schedule_nm(node, node.hb_k + 1)
         if self.ramp_waiters:
             if self.free_mem >= self.free_low + self.min_mem:
@@ -337,7 +357,8 @@ class ResourceManager:
         return c
 
     def container_runs(self, c: Container) -> None:
-        """The AM launched ``c`` with its finish time known: queue its exit."""
+        """The AM launched ``c`` with its finish time known (a reduce waiting for the map stage: when it is known):
+        queue its exit."""
         self._push_exit(c, c.finish)
 
     def _push_exit(self, c: Container, t: float) -> None:
@@ -345,6 +366,7 @@ class ResourceManager:
         kern.seq += 1
         self._exit_seq += 1
         self._exiting[self._exit_seq] = c
+        c.exit_seq = self._exit_seq  # a later exit (a kill) supersedes a queued one
         heappush(kern.heap, (t, ORDER_EXIT, kern.seq, EV_EXIT, self._exit_seq, 0))
 
     def release_unused(self, am: MRAppMaster, c: Container, now: float) -> None:

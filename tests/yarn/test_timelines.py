@@ -96,3 +96,16 @@ def test_every_scheduler_finishes_a_mixed_workload(scheduler: str) -> None:
     assert (r.jobs["finish_s"] > r.jobs["start_s"]).all()
     assert r.summary["tasks"] == sum(j.n_tasks for j in jobs)
     assert r.summary["yarn"]["containers"] >= r.summary["tasks"] + len(jobs)
+
+
+def test_application_masters_filling_the_cluster_is_reported_as_a_stall() -> None:
+    # YARN's FIFO scheduler has no AM limit: on a 2048 MB node both AMs are allocated at 0 and no map ever fits,
+    # as a real cluster would deadlock. The replay stops with a one-line error instead of polling forever.
+    from mrsim.errors import InputError
+
+    w = workload(job("j1", [5.0]), job("j2", [5.0]))
+    with pytest.raises(InputError, match="stalled: 2 application"):
+        replay_yarn(w, cluster(), conf(nm_memory_mb=2048.0), create_yarn_scheduler("fifo"), aligned_heartbeats=True)
+    # Capacity's maximum-am-resource-percent (0.1 of 2048 MB: one AM at a time) avoids it.
+    r = replay_yarn(w, cluster(), conf(nm_memory_mb=2048.0), create_yarn_scheduler("capacity"), aligned_heartbeats=True)
+    assert list(r.jobs["am_start_s"]) == [0.0, 7.0]

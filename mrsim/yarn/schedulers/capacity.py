@@ -16,7 +16,8 @@ Configuration: ``capacity-scheduler.xml`` (``--scheduler-config``), keys under `
 Behaviour per NodeManager heartbeat (Hadoop 2.x): from ``root``, children are tried in ascending order of used
 capacity (used / guaranteed, ties by path), skipping a queue that would exceed its maximum capacity; a leaf serves
 its *active* applications in submission order, one container per call, at the first priority that has asks and
-passes: the user limit (``computeUserLimit``), the locality rules (rack-local only after ``min(node-locality-delay,
+passes: the user limit (``computeUserLimit``, rounded up to the minimum allocation; a user is stopped once its
+consumption *exceeds* it, so it may pass it by one container), the locality rules (rack-local only after ``min(node-locality-delay,
 nodes)`` missed opportunities, off-switch only after ``asks x min(hosts asked / nodes, 1)`` of them when the app
 asked for locations), and the queue's maximum capacity. ``root`` keeps assigning until nothing fits or an off-switch
 container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
@@ -280,7 +281,8 @@ class CapacityScheduler(YarnScheduler):
         users = max(1, len(queue.active_users))
         limit = max(current / users, current * queue.min_user_limit / 100.0)
         cap = min(capacity * queue.user_limit_factor, queue.abs_max * cluster)
-        return min(limit, cap)
+        step = self.rm.min_mem
+        return math.ceil(min(limit, cap) / step - 1e-9) * step  # Resources.roundUp to the minimum allocation
 
     def _queue_fits(self, queue: CSQueue, required: float) -> bool:
         assert self.rm is not None
@@ -331,8 +333,10 @@ class CapacityScheduler(YarnScheduler):
                     continue
                 if not self._queue_fits_chain(queue, ask.mem):
                     return 0
+                # LeafQueue.assignToUser: consumed > limit (not consumed + request: a user may pass its limit by
+                # one container, as Hadoop's comment there says)
                 if (len(queue.active_users) > 1 or queue.user_limit_factor < 1.0 or queue.abs_capacity < 1.0) and \
-                        queue.users.get(app.user, 0.0) + ask.mem > self._user_limit(queue, ask.mem) + 1e-6:
+                        queue.users.get(app.user, 0.0) > self._user_limit(queue, ask.mem) + 1e-6:
                     break  # this user is at its limit: next app
                 missed = app.missed.get(ask.priority, 0) + 1
                 app.missed[ask.priority] = missed
