@@ -64,6 +64,7 @@ class FSQueue:
         self.used_vcores = 0.0
         self.am_used = 0.0
         self.fair_share = 0.0
+        self.n_apps = 0  # runnable apps in this queue's subtree (kept on every change: "active" is n_apps > 0)
         self.apps: dict[int, SchedulerApp] = {}  # runnable, submission order
         self.waiting: dict[int, SchedulerApp] = {}  # not runnable (maxRunningApps)
 
@@ -72,9 +73,7 @@ class FSQueue:
         return not self.children and not self.parent_type
 
     def active(self) -> bool:
-        if self.is_leaf:
-            return bool(self.apps)
-        return any(c.active() for c in self.children)
+        return self.n_apps > 0
 
     def demand(self) -> float:
         if self.is_leaf:
@@ -315,7 +314,14 @@ class FairScheduler(YarnScheduler):
         self._update_shares()
 
     def _queue_running(self, queue: FSQueue) -> int:
-        return sum(len(q.apps) for q in self.queues.values() if q.is_leaf and q.path.startswith(queue.path))
+        return queue.n_apps
+
+    @staticmethod
+    def _count(queue: FSQueue, delta: int) -> None:
+        q: FSQueue | None = queue
+        while q is not None:
+            q.n_apps += delta
+            q = q.parent
 
     def _can_run(self, queue: FSQueue, user: str) -> bool:
         limit = self.user_max.get(user, self.user_max_default)
@@ -331,12 +337,14 @@ class FairScheduler(YarnScheduler):
     def _make_runnable(self, queue: FSQueue, app: SchedulerApp) -> None:
         self.set_runnable(app, True)
         queue.apps[app.index] = app
+        self._count(queue, 1)
         self.user_running[app.user] = self.user_running.get(app.user, 0) + 1
 
     def remove_app(self, app: SchedulerApp) -> None:
         queue: FSQueue = app.sched  # type: ignore[assignment]
         if queue.apps.pop(app.index, None) is not None:
             self.user_running[app.user] -= 1
+            self._count(queue, -1)
         queue.waiting.pop(app.index, None)
         # MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval: earliest waiting apps first
         waiting = sorted((a for q in self.queues.values() for a in q.waiting.values()), key=lambda a: a.order)
@@ -444,7 +452,10 @@ class FairScheduler(YarnScheduler):
         if queue.is_leaf:
             rm = self.rm
             assert rm is not None
-            for app in sorted(queue.apps.values(), key=lambda a: self._app_key(queue, a)):
+            apps = queue.apps.values()
+            if queue.policy != "fifo":  # fifo: submission order is the dict's order
+                apps = sorted(apps, key=lambda a: self._app_key(queue, a))
+            for app in apps:
                 def allowed(a: SchedulerApp, ask, q=queue) -> bool:
                     if not self._within_max(q, ask.mem, ask.vcores):
                         return False
