@@ -15,8 +15,9 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
 * **Outlier TaskTrackers** keep their stalls (by host name, so the cluster must name the trace's hosts: an
   inferred cluster or a topology does): a task assigned to one inside a stall window starts when the window ends.
 
-Sampling uses the named stream ``calibration`` of the replay's seed, drawn in launch order: results are
-deterministic per seed. Cost: O(1) per launch (one table look-up and one interpolation).
+Sampling uses the named streams ``calibration-launch`` and ``calibration-report`` of the replay's seed, drawn in
+launch (report) order: results are deterministic per seed, and turning one term off leaves the other's draws as
+they were. Cost: O(1) per launch (one table look-up and one interpolation).
 """
 
 from __future__ import annotations
@@ -46,9 +47,9 @@ class CalibrationFeature:
         self.use_report = report_lag and bool(calibration.report_lag)
         self.use_aux = aux_task_time
         self.use_stalls = stalls
-        self._rng = stream(seed, "calibration")
-        self._u = np.empty(0)
-        self._next = 0
+        # One stream per term, so that switching a term off (ablations) leaves the others' draws unchanged.
+        self._launch_draws = _Draws(stream(seed, "calibration-launch"))
+        self._report_draws = _Draws(stream(seed, "calibration-report"))
         none = Distribution.constant(0.0)
         self._launch: list[Distribution] = [calibration.launch_lag.get(k, none) for k in KINDS]
         # A setup/cleanup task without its own law uses the map law (it runs in a map slot's JVM).
@@ -96,14 +97,6 @@ class CalibrationFeature:
 
     # ------------------------------------------------------------------------------------------------ hooks
 
-    def _uniform(self) -> float:
-        i = self._next
-        if i >= len(self._u):
-            self._u = self._rng.random(_BATCH)
-            i = 0
-        self._next = i + 1
-        return float(self._u[i])
-
     def launch_lag(self, job: "JobState", tracker: "TrackerState", kind: int) -> float:
         """Seconds the attempt spends starting before it progresses (0 for a warm reused JVM)."""
         reuse = self._reuse.get(job.index)
@@ -122,13 +115,13 @@ class CalibrationFeature:
                     lag = b - now  # the tracker starts nothing before its stall ends
                     break
         if lag < 0.0:
-            lag = self._launch[kind].sample(self._uniform())
+            lag = self._launch[kind].sample(self._launch_draws.next())
         self.launches += 1
         self.lag_s += lag
         return lag
 
     def report_lag(self, tracker: "TrackerState", kind: int) -> float:
-        return self._report[kind].sample(self._uniform())
+        return self._report[kind].sample(self._report_draws.next())
 
     def aux_duration(self, job: "JobState", tracker: "TrackerState", kind: int) -> float | None:
         """SETUP (kind 2) / CLEANUP (kind 3) duration in seconds, or None for the engine's default."""
@@ -152,3 +145,22 @@ def _job_reuse(properties: object, default: int) -> int:
                     return default
                 return value if value == -1 or value >= 1 else 1
     return default
+
+
+class _Draws:
+    """Uniform draws from one named stream, generated in batches (O(1) amortised per draw, no per-draw numpy call)."""
+
+    __slots__ = ("rng", "values", "i")
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.values: list[float] = []
+        self.i = 0
+
+    def next(self) -> float:
+        i = self.i
+        if i >= len(self.values):
+            self.values = self.rng.random(_BATCH).tolist()
+            i = 0
+        self.i = i + 1
+        return self.values[i]

@@ -123,7 +123,8 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     workload = scale_interarrival(_base_workload(cell.workload, cell.seed, mean), scale)
     conf = engine.conf()
     options = engine.replay_options(cell.seed)
-    if cell.workload.trace is not None and engine.calibration != "none" and options.contention is None:
+    if (cell.workload.trace is not None and engine.calibration != "none" and options.contention is None
+            and engine.engine != "yarn"):
         calibration = _calibration(engine.calibration, cell.workload.trace, cell.workload.format,
                                    cell.workload.digest, len(cluster.cluster))
         if calibration is not None:
@@ -132,6 +133,16 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     if factor is not None:
         isolated = _isolated(cell.workload, cell.seed, mean, scale, cluster, engine)
         workload = with_deadlines(workload, cluster.cluster, conf, float(factor), cell.seed, options, isolated)
+    if engine.engine == "yarn":
+        from mrsim.yarn import YarnConf, create_yarn_scheduler, replay_yarn
+
+        yarn_conf = YarnConf() if engine.slowstart is None else YarnConf(slowstart=engine.slowstart)
+        result = replay_yarn(workload, cluster.cluster, yarn_conf,
+                             create_yarn_scheduler(cell.scheduler.name, cell.scheduler.config), seed=cell.seed,
+                             aligned_heartbeats=engine.aligned_heartbeats, queue_series=False)
+        summary = dict(result.summary)
+        summary.pop("yarn", None)  # nested per-queue tables do not flatten into fixed columns
+        return flatten_metrics(summary)
     scheduler = create_scheduler(cell.scheduler.name, cell.scheduler.config)
     result = replay(workload, cluster.cluster, conf, scheduler, options)
     return flatten_metrics(result.summary)

@@ -157,7 +157,7 @@ class Contention(enum.Enum):
 
 
 _ENGINE_KEYS = ("hadoop_version", "heartbeat_interval_s", "slowstart", "oob_heartbeat", "naive_heartbeats",
-                "aligned_heartbeats", "contention", "calibration")
+                "aligned_heartbeats", "contention", "calibration", "yarn")
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,7 @@ class EngineOptions:
     aligned_heartbeats: bool = False
     contention: Contention = Contention.NONE
     calibration: str = "trace"
+    engine: str = "mr1"  # "yarn": mrsim.yarn's ResourceManager emulation (docs/yarn.md)
 
     def conf(self) -> HadoopConf:
         conf = HadoopConf(version=self.hadoop_version).with_overrides(
@@ -194,8 +195,10 @@ class EngineOptions:
                 "slowstart": self.slowstart, "oob_heartbeat": self.oob_heartbeat,
                 "naive_heartbeats": self.naive_heartbeats, "aligned_heartbeats": self.aligned_heartbeats,
                 "contention": self.contention.value,
-                # Only when not the default, so that the ids of sweeps planned before calibration stay the same.
-                **({"calibration": self.calibration} if self.calibration != "trace" else {})}
+                # Only when not the default, so that the ids of sweeps planned before calibration (or
+                # YARN mode) stay the same.
+                **({"calibration": self.calibration} if self.calibration != "trace" else {}),
+                **({"engine": self.engine} if self.engine != "mr1" else {})}
 
 
 def parse_engine(doc: Mapping[str, Any], where: str) -> EngineOptions:
@@ -227,6 +230,8 @@ def parse_engine(doc: Mapping[str, Any], where: str) -> EngineOptions:
             raise InputError(f"{where}: contention {doc['contention']!r} is unknown (expected none or tdam)") from None
     if "calibration" in doc:
         kw["calibration"] = string(doc["calibration"], where, "calibration (\"trace\", \"none\" or a path)")
+    if "yarn" in doc:
+        kw["engine"] = "yarn" if boolean(doc["yarn"], where, "yarn") else "mr1"
     options = EngineOptions(**kw)
     validate_conf(options.conf(), where)
     return options

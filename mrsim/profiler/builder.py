@@ -137,7 +137,13 @@ KEPT_PROPERTY_PREFIXES = ("mapred.fairscheduler.", "mapred.job.queue.name", "map
                           "mapred.job.reduce.memory.mb", "mapreduce.map.memory.mb", "mapreduce.reduce.memory.mb",
                           "mapreduce.map.cpu.vcores", "mapreduce.reduce.cpu.vcores",
                           "mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks",
-                          "user.name", "pool.name")
+                          "user.name", "pool.name",
+                          # YARN mode (mrsim.yarn.config): container sizes, AM, slow start, RM/NM settings
+                          "yarn.app.mapreduce.am.resource.", "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms",
+                          "yarn.scheduler.minimum-allocation-", "yarn.scheduler.maximum-allocation-",
+                          "yarn.nodemanager.resource.", "yarn.resourcemanager.scheduler.class",
+                          "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+                          "mapreduce.job.reduce.slowstart.completedmaps", "mapreduce.framework.name")
 
 
 def _aux_duration(job: dict, kind: str, job_id: str, warnings: list[str]) -> float | None:

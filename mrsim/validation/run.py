@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from mrsim.cluster import ClusterSpec, TrackerSpec
 from mrsim.hadoop_conf import HadoopConf
@@ -51,6 +51,9 @@ class ValidationSetup:
     options: ReplayOptions
     observations: Mapping[str, JobObservation]
     scheduler_config: Mapping[str, Any] | None = None
+    #: replaces the MR1 engine when set (``--engine yarn``): ``runner(workload, cluster) -> ReplayResult``;
+    #: isolated runs then replay each job alone on the full cluster (containers have no per-job slot peaks)
+    runner: Callable[[Workload, ClusterSpec], Any] | None = None
 
 
 def isolate_cluster(map_slots: int, reduce_slots: int, source: str = "isolate") -> ClusterSpec:
@@ -81,8 +84,11 @@ def _isolate_slots(template: JobTemplate, obs: JobObservation | None, full: Clus
 
 def validate_shared(setup: ValidationSetup) -> ValidationReport:
     """Replay the whole workload together and score every job."""
-    scheduler = create_scheduler(setup.scheduler, dict(setup.scheduler_config or {}))
-    result = replay(setup.workload, setup.cluster, setup.conf, scheduler, setup.options)
+    if setup.runner is not None:
+        result = setup.runner(setup.workload, setup.cluster)
+    else:
+        scheduler = create_scheduler(setup.scheduler, dict(setup.scheduler_config or {}))
+        result = replay(setup.workload, setup.cluster, setup.conf, scheduler, setup.options)
     doc = result.to_json_dict()
     templates = {t.job_id: t for t in setup.workload.jobs}
     rows = [job_row(base, templates[base["job_id"]], setup.observations.get(base["job_id"])) for base in doc["jobs"]]
@@ -111,9 +117,13 @@ def validate_isolated(setup: ValidationSetup) -> ValidationReport:
     for template in setup.workload.jobs:
         obs = setup.observations.get(template.job_id)
         maps, reduces = _isolate_slots(template, obs, setup.cluster, warnings)
-        cluster = isolate_cluster(maps, reduces, source=f"isolate {template.job_id}")
-        scheduler = create_scheduler(setup.scheduler, dict(setup.scheduler_config or {}))
-        result = replay(Workload.of([template], source=setup.workload.source), cluster, setup.conf, scheduler, options)
+        alone = Workload.of([template], source=setup.workload.source)
+        if setup.runner is not None:
+            result = setup.runner(alone, setup.cluster)
+        else:
+            cluster = isolate_cluster(maps, reduces, source=f"isolate {template.job_id}")
+            scheduler = create_scheduler(setup.scheduler, dict(setup.scheduler_config or {}))
+            result = replay(alone, cluster, setup.conf, scheduler, options)
         doc = result.to_json_dict()
         base = dict(doc["jobs"][0])
         shift = template.submit_s - origin

@@ -41,7 +41,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    p.add_argument("--out", metavar="DIR", help="write jobs.csv and tasks.csv (atomically) into DIR")
+    from mrsim.yarn.engine import add_engine_choice
+
+    add_engine_choice(p)
+    p.add_argument("--out", metavar="DIR", help="write jobs.csv and tasks.csv (atomically) into DIR; in YARN mode "
+                                                "also queues.csv (per-queue metrics per second)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     p.add_argument("--quiet", action="store_true", help="no warnings on stderr")
 
@@ -60,11 +64,23 @@ def run(args: argparse.Namespace) -> int:
         from mrsim.deadlines import assign_deadlines
 
         workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
-    scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
-    with progress_bar(len(workload), "jobs") as progress:
-        result = replay(workload, cluster, conf, scheduler, options, progress=progress)
+    from mrsim.yarn import engine as yarn_engine
+
     notes = list(calibration_notes)
-    result.spec["notes"] = list(calibration_notes)
+    yarn = yarn_engine.use_yarn(args, trace, workload)
+    if yarn:
+        with progress_bar(len(workload), "jobs") as progress:
+            result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress)
+        notes.extend(yarn_notes)
+        if not args.quiet:
+            for line in result.spec.get("site_ignored_keys", []):
+                print(f"mrsim: warning: {line}", file=sys.stderr)
+    else:
+        scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
+        with progress_bar(len(workload), "jobs") as progress:
+            result = replay(workload, cluster, conf, scheduler, options, progress=progress)
+        result.spec["engine"] = "mr1"
+        result.spec["notes"] = list(calibration_notes)
     if placement is not None:
         result.spec["placement"] = placement.to_json()
         notes.append(placement.describe())
@@ -73,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
         notes.append(note)
     if args.out:
         result.write_csv(args.out)
+        series = getattr(result, "queue_series", None)
+        if series is not None:
+            series.write_csv(args.out)
     if not args.quiet:
         for text in notes:
             print(f"mrsim: note: {text}", file=sys.stderr)
@@ -87,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_replay_table(result, out_dir=args.out)
         print_federation(result.summary)
+        if yarn:
+            yarn_engine.print_queue_summary(result)
+            if args.out:
+                print(f"wrote {args.out}/queues.csv (per-queue metrics per second)")
     return 0
 
 

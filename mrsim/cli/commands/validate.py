@@ -44,6 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_cluster_arguments(p)
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="trace")
+    from mrsim.yarn.engine import add_engine_choice
+
+    add_engine_choice(p)
     p.add_argument("--ignore-trace-conf", action="store_true",
                    help="do not take slow start / heartbeat keys from the trace's jobProperties")
     p.add_argument("--plot", metavar="FILE.png", help="scatter plot of simulated vs actual completion times")
@@ -97,33 +100,49 @@ def run(args: argparse.Namespace) -> int:
                              "give --cluster, --topology or --nodes")
         cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots)
-    inferred = not (args.cluster or args.topology or args.nodes is not None)
-    choice = resolve_calibration(args, profiler.measured_calibration(), len(cluster), yarn=is_yarn_trace(profiler),
-                                 same_cluster=inferred)
-    notes = list(choice.notes)
-    options = replace(options, calibration=choice.calibration, calibration_parts=choice.parts)
+    from mrsim.yarn import engine as yarn_engine
+
+    runner = None
+    scheduler_name = args.scheduler or conf.scheduler or "fifo"
+    yarn_notes: list[str] = []
+    if yarn_engine.use_yarn(args, args.trace, workload):
+        yarn_conf = yarn_engine.yarn_conf(args, workload)
+        scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
+        yarn_notes = [note] if note else []
+
+        def runner(w, c):  # noqa: E306 - one YARN replay per call (isolate calls it per job)
+            return yarn_engine.run_yarn(args, w, c, build_scheduler_config(args))[0]
+    notes: list[str] = []
     background = None
-    if not args.isolate:  # an isolated job runs alone: nothing outside it
-        interval = options.heartbeat_interval_s
-        if interval is None:
-            measured = choice.calibration.heartbeat_interval_s if choice.calibration is not None else None
-            interval = measured if measured is not None and "heartbeat" in choice.parts else \
-                conf.heartbeat_interval_s(len(cluster))
-        background, note = resolve_background(args, profiler.measured_background(cluster.map_slots, interval))
-        if note:
-            notes.append(note)
-    setup = ValidationSetup(workload, cluster, conf, args.scheduler or conf.scheduler or "fifo",
-                            replace(options, background=background), profiler.observations,
-                            build_scheduler_config(args))
+    if runner is None:
+        inferred = not (args.cluster or args.topology or args.nodes is not None)
+        choice = resolve_calibration(args, profiler.measured_calibration(), len(cluster),
+                                     yarn=is_yarn_trace(profiler), same_cluster=inferred)
+        notes = list(choice.notes)
+        options = replace(options, calibration=choice.calibration, calibration_parts=choice.parts)
+        if not args.isolate:  # an isolated job runs alone: nothing outside it
+            interval = options.heartbeat_interval_s
+            if interval is None:
+                measured = choice.calibration.heartbeat_interval_s if choice.calibration is not None else None
+                interval = measured if measured is not None and "heartbeat" in choice.parts else \
+                    conf.heartbeat_interval_s(len(cluster))
+            background, note = resolve_background(args, profiler.measured_background(cluster.map_slots, interval))
+            if note:
+                notes.append(note)
+    setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
+                            profiler.observations, build_scheduler_config(args), runner)
     report = validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
     if background is not None and not background.is_empty():
         plain = validate(replace(setup, options=replace(options, background=None)), Mode.SHARED)
         add_background_figures(report, plain, background)
     report.spec["conf_from_trace"] = trace_conf_used
-    report.spec["notes"] = notes
+    report.spec["notes"] = notes + yarn_notes
+    report.spec.setdefault("engine", "yarn" if runner is not None else "mr1")
     if not args.quiet:
-        for text in notes:
+        for text in notes + yarn_notes:
             print(f"mrsim: note: {text}", file=sys.stderr)
+        for line in report.spec.get("site_ignored_keys", []):
+            print(f"mrsim: warning: {line}", file=sys.stderr)
     if args.plot:
         from mrsim.validation.plot import plot_validation
 

@@ -1,0 +1,84 @@
+"""YARN mode against Hadoop 1 mode on the SimMR-scale workload of ``bench_replay.py`` (1148 jobs, ~300,000 tasks).
+
+Both runs replay the same synthetic workload (``mrsim.synth``, seed 1, back-to-back arrivals) on 64 nodes:
+
+* Hadoop 1 mode: ``bench_replay.py``'s heartbeat run (1 map + 1 reduce slot per TaskTracker, FIFO, 0.64 s
+  heartbeats, parked trackers);
+* YARN mode: 64 NodeManagers of 3072 MB and 3 vcores (room for the two task containers of a TaskTracker plus an
+  ApplicationMaster), 1024 MB AM / map / reduce containers, 1 s NodeManager and AM heartbeats, under YARN's
+  Capacity (Hadoop's default scheduler, ``maximum-am-resource-percent`` 0.1) and Fair (``maxAMShare`` 0.5)
+  schedulers; the per-queue time series is on, as in ``mrsim replay``. YARN's FIFO scheduler is not run by
+  default: it has no ApplicationMaster limit, so 1148 simultaneous submissions fill every container with AMs
+  before the first AM asks for a task, and the replay stops with the "stalled" error, as the real cluster would
+  deadlock (``--schedulers fifo`` shows it).
+
+It prints CPU time, events and the ratio YARN / Hadoop 1 per scheduler (the issue's target: at most 2x). The two
+engines do different work: the YARN replay emulates every NodeManager heartbeat that can allocate and every
+ApplicationMaster allocate that can change something (asks, containers, reduce ramp-up), which the slot engine
+has no equivalent of; the event counts are printed so the ratio can be read against them.
+
+Usage: ``python3 benchmarks/bench_yarn.py [--jobs 1148] [--schedulers capacity,fair] [--profile]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import pstats
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mrsim.cluster import uniform_cluster  # noqa: E402
+from mrsim.hadoop_conf import HadoopConf  # noqa: E402
+from mrsim.scheduling import create_scheduler  # noqa: E402
+from mrsim.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.yarn import YarnConf, create_yarn_scheduler, replay_yarn  # noqa: E402
+
+
+def timed(fn):
+    gc.collect()
+    started = time.process_time()
+    result = fn()
+    return time.process_time() - started, result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=int, default=1148)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--schedulers", default="capacity,fair")
+    ap.add_argument("--profile", action="store_true", help="cProfile the first YARN run")
+    args = ap.parse_args()
+    workload = facebook_like_workload(FacebookLikeSpec(jobs=args.jobs, seed=args.seed, mean_interarrival_s=0.0))
+    print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks")
+    cluster = uniform_cluster(64, 1, 1, cores=4)
+    base, r1 = timed(lambda: replay(workload, cluster, HadoopConf(), create_scheduler("fifo"), ReplayOptions()))
+    s = r1.summary
+    print(f"{'Hadoop 1 (fifo, heartbeats)':<30} CPU {base:8.2f} s  events {s['events']:>10,}  "
+          f"makespan {s['makespan_s']:>12,.0f} s")
+    conf = YarnConf(nm_memory_mb=3072.0, nm_vcores=3.0, am_mb=1024.0)
+    for i, name in enumerate(args.schedulers.split(",")):
+        def run():
+            return replay_yarn(workload, cluster, conf, create_yarn_scheduler(name), seed=args.seed)
+        if args.profile and i == 0:
+            prof = cProfile.Profile()
+            prof.enable()
+        cpu, r = timed(run)
+        if args.profile and i == 0:
+            prof.disable()
+            pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+        s = r.summary
+        assert s["jobs"] == len(workload) and s["tasks"] == workload.n_tasks
+        y = s["yarn"]
+        print(f"{'YARN (' + name + ')':<30} CPU {cpu:8.2f} s  events {s['events']:>10,}  makespan "
+              f"{s['makespan_s']:>12,.0f} s  NM heartbeats {y['nm_heartbeats']:>9,}  AM allocates "
+              f"{y['am_allocates']:>9,}  ratio {cpu / base:6.2f}x")
+
+
+if __name__ == "__main__":
+    main()

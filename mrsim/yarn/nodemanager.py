@@ -1,0 +1,71 @@
+"""NodeManagers and containers: the resources of one node and what runs in them.
+
+A NodeManager heartbeats to the ResourceManager every ``yarn.resourcemanager.nodemanagers.heartbeat-interval-ms``
+at ``phase + k * interval`` (phases drawn once from a seeded stream, as the MR1 engine does for TaskTrackers). A
+container that exits is reported in the node's next heartbeat: only then does the RM free its resources and tell
+the scheduler (``RMNodeImpl.StatusUpdateWhenHealthyTransition`` then ``nodeUpdate``).
+"""
+
+from __future__ import annotations
+
+INF = float("inf")
+
+AM, MAP, REDUCE = 0, 1, 2
+
+
+class Container:
+    """One allocated container. ``task`` is the map/reduce index (-1 for the AM); times in seconds (-1: not yet)."""
+
+    __slots__ = ("app", "node", "mem", "vcores", "kind", "task", "priority", "locality", "start", "finish",
+                 "killed", "exit_seq")
+
+    def __init__(self, app: int, node: int, mem: float, vcores: float, kind: int, priority: int, locality: int) -> None:
+        self.app = app
+        self.node = node
+        self.mem = mem
+        self.vcores = vcores
+        self.kind = kind
+        self.task = -1
+        self.priority = priority
+        self.locality = locality
+        self.start = -1.0
+        self.finish = -1.0
+        self.killed = False
+        self.exit_seq = 0
+
+
+class NodeManager:
+    """One node's capacity, free resources, heartbeat state and exited-but-unreported containers."""
+
+    __slots__ = ("index", "name", "rack", "mem", "vcores", "free_mem", "free_vcores", "phase", "next_hb", "hb_k",
+                 "stamp", "exited", "running", "speed")
+
+    def __init__(self, index: int, name: str, rack: str, mem: float, vcores: float, phase: float,
+                 speed: float = 1.0) -> None:
+        self.index = index
+        self.name = name
+        self.rack = rack
+        self.mem = mem
+        self.vcores = vcores
+        self.free_mem = mem
+        self.free_vcores = vcores
+        self.phase = phase
+        self.next_hb = INF
+        self.hb_k = 0
+        self.stamp = 0
+        self.exited: list[Container] = []
+        self.running = 0
+        self.speed = speed
+
+    def hold(self, c: Container) -> None:
+        self.free_mem -= c.mem
+        self.free_vcores -= c.vcores
+        self.running += 1
+
+    def release(self, c: Container) -> None:
+        self.running -= 1
+        if self.running == 0:  # exact reset: no floating-point drift on an idle node
+            self.free_mem, self.free_vcores = self.mem, self.vcores
+        else:
+            self.free_mem += c.mem
+            self.free_vcores += c.vcores
