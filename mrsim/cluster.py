@@ -42,6 +42,11 @@ from pathlib import Path
 from typing import Mapping
 
 from mrsim.errors import InputError
+from mrsim.io import safe_json
+from mrsim.io.fields import as_float, as_int
+from mrsim.io.limits import check_limit, limit
+from mrsim.io.safe_open import check_input_file
+from mrsim.io.safe_json import JSONValueError
 
 DEFAULT_RACK = "/default-rack"
 
@@ -178,6 +183,11 @@ def uniform_cluster(nodes: int, map_slots: int = 2, reduce_slots: int = 2, cores
     """``nodes`` identical TaskTrackers in contiguous blocks over ``racks`` racks (one rack: ``/default-rack``)."""
     if nodes < 1:
         raise InputError(f"--nodes must be at least 1, got {nodes}")
+    check_limit("nodes", nodes, "--nodes")  # before allocating one TrackerSpec per node
+    for flag, value in (("--map-slots", map_slots), ("--reduce-slots", reduce_slots)):
+        check_limit("slots", value, flag)
+        if value < 0:
+            raise InputError(f"{flag} must be at least 0, got {value}")
     if racks < 1 or racks > nodes:
         raise InputError(f"--racks must be between 1 and the number of nodes, got {racks}")
     per_rack = -(-nodes // racks)
@@ -199,7 +209,7 @@ def _resource_table(value: object, where: str) -> dict[str, float]:
     for name, amount in value.items():
         if isinstance(amount, bool) or not isinstance(amount, (int, float)):
             raise InputError(f"{where}: resource {name!r} must be a number, got {amount!r}")
-        table[str(name)] = float(amount)
+        table[str(name)] = as_float(amount, where, f"resource {name!r}", 0.0, 1e15)
     return table
 
 
@@ -243,15 +253,16 @@ def _node_from(entry: Mapping[str, object], defaults: Mapping[str, object], wher
                 map_slots = containers_that_fit(resources, {**request_of, **requests[0]})
             if reduce_slots is None:
                 reduce_slots = containers_that_fit(resources, {**request_of, **requests[1]})
+        max_slots = max(limit("slots"), UNBOUNDED_SLOTS)  # resource nodes may be unbounded in slots
         return TrackerSpec(
             name=str(values["name"]),
             rack=str(values.get("rack", DEFAULT_RACK)),
-            map_slots=int(map_slots if map_slots is not None else 2),  # type: ignore[call-overload]
-            reduce_slots=int(reduce_slots if reduce_slots is not None else 2),  # type: ignore[call-overload]
-            cores=int(values.get("cores", 4)),  # type: ignore[call-overload]
-            speed=float(values.get("speed", 1.0)),  # type: ignore[arg-type]
-            disks=int(values.get("disks", 1)),  # type: ignore[call-overload]
-            memory_gb=float(values.get("memory_gb", 0.0)),  # type: ignore[arg-type]
+            map_slots=as_int(map_slots if map_slots is not None else 2, where, "map_slots", 0, max_slots),
+            reduce_slots=as_int(reduce_slots if reduce_slots is not None else 2, where, "reduce_slots", 0, max_slots),
+            cores=as_int(values.get("cores", 4), where, "cores", 1, 1 << 20),
+            speed=as_float(values.get("speed", 1.0), where, "speed", 0.0, 1e6, lo_open=True),
+            disks=as_int(values.get("disks", 1), where, "disks", 0, 1 << 20),
+            memory_gb=as_float(values.get("memory_gb", 0.0), where, "memory_gb", 0.0, 1e12),
             resources=tuple(sorted(resources.items())),
             datacenter=str(values.get("datacenter", "")),
         )
@@ -271,8 +282,9 @@ def _rack_nodes(rack: object, defaults: Mapping[str, object], where: str, prefix
     hosts = rack.get("hosts")
     if hosts is None:
         count = rack.get("count")
-        if not isinstance(count, int) or count < 1:
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise InputError(f"{where}: give either hosts = [...] or a positive count")
+        check_limit("nodes", count, f"{where}: rack {rack_name}: count")
         base = prefix + rack_name.strip("/").replace("/", "-")
         hosts = [f"{base}-node{i + 1:03d}" for i in range(count)]
     return [_node_from({"name": host}, rack_defaults, where, requests) for host in hosts]
@@ -344,13 +356,13 @@ def cluster_from_mapping(doc: Mapping[str, object], source: str, overrides: Mapp
 
 def load_cluster_file(path: str | os.PathLike[str], overrides: Mapping[str, object] | None = None) -> ClusterSpec:
     """Read a cluster file: TOML, or JSON when the content starts with ``{``."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: no such file")
+    p = check_input_file(path)
     text = p.read_text(encoding="utf-8", errors="replace")
     if text.lstrip().startswith("{"):
         try:
-            doc = json.loads(text)
+            doc = safe_json.loads(text)
+        except JSONValueError as exc:
+            raise InputError(f"{p}: {exc.msg}") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
         if "children" in doc and "name" in doc:
@@ -360,6 +372,10 @@ def load_cluster_file(path: str | os.PathLike[str], overrides: Mapping[str, obje
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{p}: invalid TOML ({exc})") from None
+        except RecursionError:
+            raise InputError(f"{p}: invalid TOML (nesting too deep)") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{p}: expected a table (TOML) or an object (JSON) at the top")
     return cluster_from_mapping(doc, str(p), overrides)
 
 

@@ -44,6 +44,8 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from mrsim.errors import InputError
+from mrsim.io.limits import check_limit
+from mrsim.profiler.logged_check import check_logged_job
 from mrsim.templates import JobTemplate, Outcome, Priority, Workload
 
 _MS = 1000.0
@@ -184,6 +186,7 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     warns: list[str] = warnings if warnings is not None else []
     if not isinstance(job, dict) or not job.get("jobID"):
         raise InputError(f"{source}: an object without a jobID is not a Rumen LoggedJob (is this a job trace?)")
+    check_logged_job(job, source)
     job_id = str(job["jobID"])
     outcome_raw = job.get("outcome")
     try:
@@ -257,6 +260,9 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
         submit_ms = launch_ms
     finish_ms = _num(job.get("finishTime"))
     actual = (finish_ms - submit_ms) / _MS if finish_ms > 0 and finish_ms >= submit_ms else None
+    if finish_ms > 0 and finish_ms < submit_ms:
+        warns.append(f"job {job_id}: finishTime {finish_ms} is before submitTime {submit_ms}; "
+                     "actual completion time unknown")
     has_locations = any(map_locations)
 
     return JobTemplate(
@@ -297,6 +303,7 @@ def workload_from_logged_jobs(jobs: Iterable[dict], *, source: str = "") -> Work
             warnings.append(f"job {template.job_id}: duplicate job id; occurrence {count} replayed as {new_id}")
             template = template.with_changes(job_id=new_id)
         templates.append(template)
+        check_limit("jobs", len(templates), source or "workload")
     if not templates:
         raise InputError(f"{source}: no replayable job (every job failed or was killed before doing any work)")
     return Workload.of(templates, source=source, warnings=warnings)

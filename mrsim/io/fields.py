@@ -1,0 +1,66 @@
+"""Typed, range-checked field readers for parsed input (TOML, JSON, XML values).
+
+Each returns the value or raises :class:`~mrsim.errors.InputError` worded as
+``<where>: <field> must be <what was expected>, got <value>``. Booleans are not numbers here (TOML and JSON
+``true`` would otherwise read as 1), NaN and infinities are never accepted, and integers are checked against
+their range before anything is sized from them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mrsim.errors import InputError
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def as_int(value: object, where: str, field: str, lo: int | None = None, hi: int | None = None) -> int:
+    """An integer (or an integral float/str) within [lo, hi]."""
+    out: int | None = None
+    if isinstance(value, bool):
+        out = None
+    elif isinstance(value, int):
+        out = value
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        out = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value.strip()) <= 20:
+        out = int(value.strip())
+    if out is None:
+        raise InputError(f"{where}: {field} must be an integer{_range(lo, hi)}, got {_show(value)}")
+    if (lo is not None and out < lo) or (hi is not None and out > hi):
+        raise InputError(f"{where}: {field} must be an integer{_range(lo, hi)}, got {out}")
+    return out
+
+
+def as_float(value: object, where: str, field: str, lo: float | None = None, hi: float | None = None,
+             *, lo_open: bool = False) -> float:
+    """A finite number within [lo, hi] (or (lo, hi] with ``lo_open``)."""
+    out: float | None = None
+    if isinstance(value, bool):
+        out = None
+    elif isinstance(value, (int, float)):
+        out = float(value) if abs(value) < 1e300 else math.inf
+    elif isinstance(value, str):
+        try:
+            out = float(value)
+        except ValueError:
+            out = None
+    if out is None or not math.isfinite(out):
+        raise InputError(f"{where}: {field} must be a finite number{_range(lo, hi, lo_open)}, got {_show(value)}")
+    if (lo is not None and (out <= lo if lo_open else out < lo)) or (hi is not None and out > hi):
+        raise InputError(f"{where}: {field} must be a number{_range(lo, hi, lo_open)}, got {out:g}")
+    return out
+
+
+def _range(lo: float | None, hi: float | None, lo_open: bool = False) -> str:
+    if lo is None and hi is None:
+        return ""
+    if hi is None:
+        return f" > {lo:g}" if lo_open else f" >= {lo:g}"
+    if lo is None:
+        return f" <= {hi:g}"
+    return f" in {'(' if lo_open else '['}{lo:g}, {hi:g}]"
