@@ -239,6 +239,8 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
             typical_shuffle.append((sort_end - start) / _MS)
         reduce_durations.append((finish - sort_end) / _MS)
 
+    _report_dropped(job_id, outcome, "map", map_tasks, warns)
+    _report_dropped(job_id, outcome, "reduce", reduce_tasks, warns)
     n_tasks = len(map_durations) + len(reduce_durations)
     if n_tasks == 0:
         if outcome is Outcome.SUCCESS or not (map_tasks or reduce_tasks or _num(job.get("totalMaps")) > 0):
@@ -281,6 +283,20 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
         map_locations=tuple(map_locations) if has_locations else None,
         extra=_extra(job, unsuccessful, job_id, warns, failed_maps, failed_reduces, speculative),
     )
+
+
+def _report_dropped(job_id: str, outcome: Outcome, kind: str, tasks: list[dict], warns: list[str]) -> None:
+    """Warn, with counts, about tasks that contribute nothing: no attempt logged at all (a log missing its
+    attempt lines), or -- in a job that succeeded -- attempts of which none succeeded."""
+    bare = sum(1 for t in tasks if not t.get("attempts"))
+    unfinished = 0
+    if outcome is Outcome.SUCCESS:
+        unfinished = sum(1 for t in tasks if t.get("attempts") and successful_attempt(t) is None)
+    if bare:
+        warns.append(f"job {job_id}: {bare} {kind} task{'s' if bare > 1 else ''} dropped: no attempt recorded")
+    if unfinished:
+        warns.append(f"job {job_id}: {unfinished} {kind} task{'s' if unfinished > 1 else ''} of a successful job "
+                     "dropped: no successful attempt recorded")
 
 
 def workload_from_logged_jobs(jobs: Iterable[dict], *, source: str = "") -> Workload:
