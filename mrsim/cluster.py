@@ -209,7 +209,7 @@ def _resource_table(value: object, where: str) -> dict[str, float]:
     for name, amount in value.items():
         if isinstance(amount, bool) or not isinstance(amount, (int, float)):
             raise InputError(f"{where}: resource {name!r} must be a number, got {amount!r}")
-        table[str(name)] = as_float(amount, where, f"resource {name!r}", 0.0, 1e15)
+        table[str(name)] = as_float(amount, where, f"resource {name!r}", None, 1e15)  # sign: TrackerSpec
     return table
 
 

@@ -30,9 +30,9 @@ def as_int(value: object, where: str, field: str, lo: int | None = None, hi: int
     elif isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value.strip()) <= 20:
         out = int(value.strip())
     if out is None:
-        raise InputError(f"{where}: {field} must be an integer{_range(lo, hi)}, got {_show(value)}")
+        raise InputError(f"{where}: {field} must be {_int_kind(lo, hi)}, got {_show(value)}")
     if (lo is not None and out < lo) or (hi is not None and out > hi):
-        raise InputError(f"{where}: {field} must be an integer{_range(lo, hi)}, got {out}")
+        raise InputError(f"{where}: {field} must be {_int_kind(lo, hi)}, got {out}")
     return out
 
 
@@ -50,10 +50,27 @@ def as_float(value: object, where: str, field: str, lo: float | None = None, hi:
         except ValueError:
             out = None
     if out is None or not math.isfinite(out):
-        raise InputError(f"{where}: {field} must be a finite number{_range(lo, hi, lo_open)}, got {_show(value)}")
+        raise InputError(f"{where}: {field} must be {_float_kind(lo, hi, lo_open, 'a finite number')}, "
+                         f"got {_show(value)}")
     if (lo is not None and (out <= lo if lo_open else out < lo)) or (hi is not None and out > hi):
-        raise InputError(f"{where}: {field} must be a number{_range(lo, hi, lo_open)}, got {out:g}")
+        raise InputError(f"{where}: {field} must be {_float_kind(lo, hi, lo_open, 'a number')}, got {out:g}")
     return out
+
+
+def _float_kind(lo: float | None, hi: float | None, lo_open: bool, noun: str) -> str:
+    if lo == 0:
+        sign = "positive" if lo_open else "non-negative"
+        return f"a {sign} {noun.removeprefix('a ')}" + ("" if hi is None else f" at most {hi:g}")
+    return f"{noun}{_range(lo, hi, lo_open)}"
+
+
+def _int_kind(lo: int | None, hi: int | None) -> str:
+    top = "" if hi is None else f" at most {hi:,}"
+    if lo == 0:
+        return f"a non-negative integer{top}"
+    if lo == 1:
+        return f"a positive integer{top}"
+    return f"an integer{_range(lo, hi)}"
 
 
 def _range(lo: float | None, hi: float | None, lo_open: bool = False) -> str:

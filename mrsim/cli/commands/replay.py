@@ -11,6 +11,8 @@ from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_
                                build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
 from mrsim.cli.render import print_replay_table, progress_bar
 from mrsim.errors import InputError
+from mrsim.io.policy import enforce
+from mrsim.sanity import with_warnings, zero_slot_warnings
 from mrsim.scheduling import create_scheduler
 from mrsim.tracker.replay import replay
 from mrsim.workloads import default_trace_path
@@ -52,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     cluster = build_cluster(args, conf)
     options = build_options(args)
     workload = load_replay_workload(args, trace)
+    workload = with_warnings(workload, zero_slot_warnings(cluster))
     workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
     if args.deadline_factor is not None:
         from mrsim.deadlines import assign_deadlines
@@ -67,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     note = result.summary.get("scheduler_stats", {}).get("note")
     if note:
         notes.append(note)
+    enforce(result.warnings)  # --strict: before anything is written
     if args.out:
         result.write_csv(args.out)
     if not args.quiet:

@@ -18,6 +18,8 @@ from mrsim.validation.observe import Profiler, require_templates
 from mrsim.validation.report import Mode, ValidationReport
 from mrsim.validation.run import ValidationSetup, validate
 from mrsim.validation.trace_conf import TRACE_KEYS, apply_trace_conf
+from mrsim.io.policy import enforce
+from mrsim.sanity import with_warnings, zero_slot_warnings
 
 TRACE_FIELDS = {name for name, _ in TRACE_KEYS.values()}
 
@@ -92,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
                              "give --cluster, --topology or --nodes")
         cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots)
+    workload = with_warnings(workload, zero_slot_warnings(cluster))
+    enforce(workload.warnings, args.trace)  # --strict
     setup = ValidationSetup(workload, cluster, conf, args.scheduler or conf.scheduler or "fifo", options,
                             profiler.observations, build_scheduler_config(args))
     report = validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
