@@ -29,12 +29,18 @@ class LimitError(InputError):
     """An input larger than a documented size limit (:mod:`mrsim.io.limits`), refused before allocating."""
 
 
+class StrictError(InputError):
+    """A warning turned into an error by ``--strict`` (exit code 1: the input is at fault, not the flag)."""
+
+
 def exit_code_for(exc: InputError) -> int:
     """2 for flag problems, 1 for file problems.
 
     A message that starts with a flag name (``--nodes must be ...``) is a usage error even when raised as a plain
     :class:`InputError`, so commands need not import :class:`UsageError` to get the documented code.
     """
+    if isinstance(exc, StrictError):
+        return EXIT_INPUT_ERROR
     if isinstance(exc, UsageError) or str(exc).startswith("-"):
         return EXIT_USAGE_ERROR
     return EXIT_INPUT_ERROR

@@ -4,14 +4,14 @@
 
 Readers and the engine keep collecting warnings in lists (``Workload.warnings``, ``ReplayResult.warnings``);
 :func:`enforce` is called where those lists are complete -- after loading a workload and after a run -- and,
-in strict mode, raises :class:`~mrsim.errors.InputError` with the count and the first warning.
+in strict mode, raises :class:`~mrsim.errors.StrictError` (exit 1) with the count and the first warning.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mrsim.errors import InputError
+from mrsim.errors import StrictError
 
 _strict = False
 _verify = True
@@ -31,7 +31,7 @@ def enforce(warnings: Sequence[str], where: str = "") -> None:
     if _strict and warnings:
         more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
         prefix = f"{where}: " if where else ""
-        raise InputError(f"{prefix}--strict: {len(warnings)} warning{'s' if len(warnings) > 1 else ''}: "
+        raise StrictError(f"{prefix}--strict: {len(warnings)} warning{'s' if len(warnings) > 1 else ''}: "
                          f"{warnings[0]}{more}")
 
 

@@ -185,6 +185,111 @@ def _huge_times(job: dict) -> None:
         task["finishTime"] = 1e300
 
 
+# ------------------------------------------------------------------------------ stores, strict, sweeps, XML
+
+_DISPATCH = "rumen/small-trace-test/dispatch-sample-v20-jt-log.gz"
+_COUNTERS = "rumen/small-trace-test/counters-format-test-logs"
+
+
+def _store(tmp: Path, data: Path, *inputs: str) -> Path:
+    """A trace store profiled in-process from real logs (the setup step of a store case)."""
+    from mrsim.cli import main
+
+    store = tmp / "store"
+    rc = main(["profile", *(str(data / i) for i in inputs), "-o", str(store), "--quiet", "--json"])
+    assert rc == 0, "profile of the real logs failed"
+    return store
+
+
+def _manifest_edit(edit: Callable[[dict], None]) -> Callable[[Path, Path], list[str]]:
+    def build(tmp: Path, data: Path) -> list[str]:
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
+            store = _store(tmp, data, _DISPATCH)
+        manifest = json.loads((store / "manifest.json").read_text())
+        edit(manifest)
+        (store / "manifest.json").write_text(json.dumps(manifest))
+        return ["replay", str(store)]
+    return build
+
+
+def _store_then(action: Callable[[Path, Path, Path], list[str]]) -> Callable[[Path, Path], list[str]]:
+    def build(tmp: Path, data: Path) -> list[str]:
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
+            store = _store(tmp, data, _DISPATCH)
+        return action(tmp, data, store)
+    return build
+
+
+def _flip_bit(tmp: Path, data: Path, store: Path) -> list[str]:
+    manifest = json.loads((store / "manifest.json").read_text())
+    array = store / manifest["data"] / "map_durations.npy"
+    raw = bytearray(array.read_bytes())
+    raw[-3] ^= 0x10  # a bit of the last duration's exponent: still a valid, wrong, number
+    array.write_bytes(bytes(raw))
+    return ["replay", str(store)]
+
+
+def _profile_into_corrupt(tmp: Path, data: Path, store: Path) -> list[str]:
+    _flip_bit(tmp, data, store)
+    return ["profile", str(data / _COUNTERS), "-o", str(store), "--quiet"]
+
+
+def _profile_without_manifest(tmp: Path, data: Path, store: Path) -> list[str]:
+    (store / "manifest.json").unlink()
+    return ["profile", str(data / _COUNTERS), "-o", str(store), "--quiet"]
+
+
+def _store_missing_data(tmp: Path, data: Path, store: Path) -> list[str]:
+    import shutil
+
+    manifest = json.loads((store / "manifest.json").read_text())
+    shutil.rmtree(store / manifest["data"])
+    return ["replay", str(store)]
+
+
+def _mixed_years(tmp: Path, data: Path) -> list[str]:
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
+        store = _store(tmp, data, _DISPATCH, _COUNTERS)
+    return ["replay", str(store)]
+
+
+def _strict_mixed_years(tmp: Path, data: Path) -> list[str]:
+    return ["--strict", *_mixed_years(tmp, data)]
+
+
+def _sweep_huge(tmp: Path, data: Path) -> list[str]:
+    spec = tmp / "sweep.toml"
+    spec.write_text('replications = 1000000000\n[[workloads]]\ngenerator = "fb2009"\njobs = 10\n'
+                    '[[schedulers]]\nname = "fifo"\n')
+    return ["sweep", str(spec), "-o", str(tmp / "r.parquet"), "--dry-run"]
+
+
+def _xml(body: str, flag: str = "--mapred-site") -> Callable[[Path, Path], list[str]]:
+    def build(tmp: Path, data: Path) -> list[str]:
+        (tmp / "conf.xml").write_text(body)
+        return ["replay", flag, str(tmp / "conf.xml")]
+    return build
+
+
+_XXE = ('<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        "<configuration><property><name>mapred.tasktracker.map.tasks.maximum</name><value>&x;</value></property>"
+        "</configuration>")
+_LAUGHS = ('<?xml version="1.0"?><!DOCTYPE c [<!ENTITY a "aaaaaaaaaa">' + "".join(
+    f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(9)) + "]>"
+    "<configuration><property><name>x</name><value>&j;</value></property></configuration>")
+_SLOTS_INF = ("<configuration><property><name>mapred.reduce.slowstart.completed.maps</name><value>Infinity</value>"
+              "</property></configuration>")
+
+
 SEED_FLAGS = [
     Case("seed-negative", lambda t, d: ["replay", "--seed", "-1"], "usage", "--seed", needs_data=False),
     Case("heartbeat-inf", lambda t, d: ["replay", "--heartbeat-interval", "inf"], "usage", "--heartbeat-interval", needs_data=False),
@@ -210,7 +315,7 @@ CASES: list[Case] = [
     Case("rumen-finish-before-start", _mutated_rumen(_finish_before_start), "warn", "finish"),
     Case("rumen-huge-times", _mutated_rumen(_huge_times), "error", "finishTime"),
     Case("trace-directory-empty", lambda t, d: (t / "empty").mkdir() or ["replay", str(t / "empty")], "error", "empty"),
-    Case("trace-unreadable", _unreadable, "error", "permission"),
+    Case("trace-unreadable", _unreadable, "error", "permission"),  # skipped as root (root reads anything)
     Case("trace-fifo", _fifo, "error", "not a regular file"),
     Case("trace-dev-zero", lambda t, d: ["replay", "/dev/zero"], "error", "not a regular file", needs_data=False),
     Case("topology-fifo", _fifo_topology, "error", "not a regular file"),
@@ -222,25 +327,84 @@ CASES: list[Case] = [
     Case("sls-no-start", _sls(_sls_no_start), "warn", "job.start.ms"),
     Case("jobspec-huge-maps", _jobspec_huge, "error", "maps", needs_data=False),
     Case("v20-missing-attempts", _drop_lines("rumen/small-trace-test/v20-single-input-log.gz", r'^MapAttempt .*TASKID="task_200904211745_0002_m_000003"'), "warn", "no attempt"),
+    Case("store-manifest-escapes", _manifest_edit(lambda m: m.update(data="../../../etc")), "error", "inside the store"),
+    Case("store-manifest-data-type", _manifest_edit(lambda m: m.update(data=7)), "error", "manifest"),
+    Case("store-data-missing", _store_then(_store_missing_data), "error", "missing"),
+    Case("store-flipped-bit", _store_then(_flip_bit), "error", "checksum mismatch"),
+    Case("profile-into-corrupt-store", _store_then(_profile_into_corrupt), "error", "checksum mismatch"),
+    Case("profile-store-without-manifest", _store_then(_profile_without_manifest), "error", "will not modify"),
+    Case("store-mixed-years", _mixed_years, "warn", "gap of 295 days"),
+    Case("strict-turns-warning-into-error", _strict_mixed_years, "error", "--strict"),
+    Case("sweep-dry-run-huge", _sweep_huge, "error", "replications", needs_data=False),
+    Case("xml-external-entity", _xml(_XXE), "error", "conf.xml", needs_data=False),
+    Case("xml-entity-expansion", _xml(_LAUGHS), "error", "conf.xml", needs_data=False),
+    Case("xml-infinite-value", _xml(_SLOTS_INF), "error", "finite", needs_data=False),
+    Case("xml-fifo", lambda t, d: (os.mkfifo(t / "site.xml"), ["replay", "--mapred-site", str(t / "site.xml")])[1],
+         "error", "not a regular file", needs_data=False),
     Case("jhist-missing-attempts", _drop_lines("jhist/mapreduce-client-hs/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist", r'"type":"MAP_ATTEMPT_(STARTED|FINISHED)"'), "warn", "no attempt"),
 ]
 
 
-def classify(case: Case, tmp: Path, data: Path | None, timeout: float = 20.0) -> tuple[str, str]:
-    """(verdict, detail): pass, traceback, hang, wrong-exit, wrong-text."""
-    argv = case.build(tmp, data or Path("/nonexistent"))
+class Hang(Exception):
+    """Raised by the alarm when an in-process run exceeds its time limit."""
+
+
+def run_in_process(argv: list[str], timeout: float) -> tuple[int | None, str]:
+    """``(exit code, stderr)`` of ``mrsim.cli.main(argv)`` in this process; code None on a hang (SIGALRM
+    interrupts even a blocking ``open`` of a FIFO). A traceback is returned as stderr text, as a user sees it."""
+    import contextlib
+    import io
+    import signal
+    import traceback
+
+    from mrsim.cli import main
+
+    def on_alarm(signum, frame):
+        raise Hang()
+
+    err = io.StringIO()
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # commands write JSON to sys.stdout.buffer
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            try:
+                code: int | None = main(argv)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except Hang:
+                code = None
+            except Exception:  # noqa: BLE001  (what the user would see as a traceback)
+                err.write("Traceback (most recent call last):\n" + traceback.format_exc())
+                code = 1
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return code, err.getvalue()
+
+
+def run_subprocess(argv: list[str], timeout: float, cwd: Path) -> tuple[int | None, str]:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     try:
         proc = subprocess.run([sys.executable, "-m", "mrsim", *argv], capture_output=True, text=True, timeout=timeout,
-                              env=env, cwd=tmp, stdin=subprocess.DEVNULL)
+                              env=env, cwd=cwd, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
+        return None, ""
+    return proc.returncode, proc.stderr
+
+
+def classify(case: Case, tmp: Path, data: Path | None, timeout: float = 20.0,
+             in_process: bool = False) -> tuple[str, str]:
+    """(verdict, detail): pass, traceback, hang, wrong-exit, wrong-text."""
+    argv = case.build(tmp, data or Path("/nonexistent"))
+    code, err = run_in_process(argv, timeout) if in_process else run_subprocess(argv, timeout, tmp)
+    if code is None:
         return "hang", f"no exit in {timeout} s"
-    err = proc.stderr
     if "Traceback" in err or "Fatal Python error" in err:
         return "traceback", err.strip().splitlines()[-1][:200]
     want = {"usage": 2, "error": 1, "warn": 0, "ok": 0}[case.expect]
-    if proc.returncode != want:
-        return "wrong-exit", f"rc={proc.returncode} {err.strip()[:200]}"
+    if code != want:
+        return "wrong-exit", f"rc={code} {err.strip()[:200]}"
     lines = [ln for ln in err.splitlines() if ln.strip()]
     if case.expect in ("usage", "error"):
         errors = [ln for ln in lines if ln.startswith("mrsim: error:") or ln.startswith("mrsim ") and "error:" in ln]
@@ -260,6 +424,9 @@ def main() -> int:
     for case in CASES:
         if case.needs_data and data is None:
             print(f"{case.name:32s} SKIP (no shared data)")
+            continue
+        if case.name == "trace-unreadable" and os.geteuid() == 0:
+            print(f"{case.name:32s} SKIP (running as root)")
             continue
         with tempfile.TemporaryDirectory() as tmp:
             verdict, detail = classify(case, Path(tmp), data)
