@@ -308,6 +308,7 @@ def workload_from_logged_jobs(jobs: Iterable[dict], *, source: str = "") -> Work
     warnings: list[str] = []
     templates: list[JobTemplate] = []
     seen: dict[str, int] = {}
+    total_tasks = 0
     for logged in jobs:
         template = template_from_logged_job(logged, source=source, warnings=warnings)
         if template is None:
@@ -320,6 +321,8 @@ def workload_from_logged_jobs(jobs: Iterable[dict], *, source: str = "") -> Work
             template = template.with_changes(job_id=new_id)
         templates.append(template)
         check_limit("jobs", len(templates), source or "workload")
+        total_tasks += len(template.map_durations) + len(template.reduce_durations)
+        check_limit("tasks", total_tasks, source or "workload")
     if not templates:
         raise InputError(f"{source}: no replayable job (every job failed or was killed before doing any work)")
     return Workload.of(templates, source=source, warnings=warnings)

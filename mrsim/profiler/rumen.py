@@ -18,6 +18,7 @@ import zlib
 from typing import Iterator
 
 from mrsim.errors import InputError
+from mrsim.io.limits import check_limit, limit
 from mrsim.io import safe_json
 from mrsim.io.safe_json import JSONValueError, locate_refused, raw_decode, strict_decoder
 from mrsim.io.compressed import open_binary
@@ -39,6 +40,7 @@ def iter_rumen_jobs(path: str | os.PathLike[str]) -> Iterator[dict]:
     A trace with no job at all, a truncated object, or anything that is not a JSON object raises
     :class:`InputError` with the line where the problem starts.
     """
+    max_bytes = limit("input_bytes")
     decoder = strict_decoder()
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
     buf = ""
@@ -48,10 +50,15 @@ def iter_rumen_jobs(path: str | os.PathLike[str]) -> Iterator[dict]:
     seen = 0
     with open_binary(path) as fh:
 
+        read_so_far = 0
+
         def refill() -> bool:
-            nonlocal buf, pos, lines_before, eof
+            nonlocal buf, pos, lines_before, eof, read_so_far
             chunk = _read_chunk(fh, path)
             eof = not chunk
+            read_so_far += len(chunk)
+            if read_so_far > max_bytes:  # a gzip bomb, or a file far larger than any trace
+                check_limit("input_bytes", read_so_far, str(path))
             lines_before += buf.count("\n", 0, pos)
             buf = buf[pos:] + utf8.decode(chunk, final=eof)
             pos = 0
