@@ -13,9 +13,18 @@ import math
 from mrsim.errors import InputError
 
 
-def _show(value: object) -> str:
-    text = repr(value)
+def show_value(value: object) -> str:
+    """``repr(value)`` cut to 40 characters; an integer too long to print is described instead."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__} too large to show"
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+_show = show_value
 
 
 def as_int(value: object, where: str, field: str, lo: int | None = None, hi: int | None = None) -> int:

@@ -45,22 +45,38 @@ import numpy as np
 
 from mrsim.errors import InputError
 from mrsim.io.limits import check_limit
-from mrsim.profiler.logged_check import check_logged_job
+from mrsim.io.fields import show_value
+from mrsim.profiler.logged_check import MAX_TIME_MS, check_logged_job
 from mrsim.templates import JobTemplate, Outcome, Priority, Workload
 
 _MS = 1000.0
 
 
+class _Malformed(ValueError):
+    """A field the builder cannot read; :func:`template_from_logged_job` then runs the full
+    :func:`~mrsim.profiler.logged_check.check_logged_job` to name the job, task, attempt and field."""
+
+
 def _num(value: object) -> int:
-    """A Rumen long field as int; ``-1`` (unknown) for missing or non-numeric values."""
-    if isinstance(value, bool) or value is None:
+    """A Rumen long field as int; ``-1`` (unknown) for missing values. A value that is not a number (or a numeric
+    string), or is out of range, raises :class:`_Malformed` -- it used to read as "unknown", silently."""
+    if type(value) is int:
+        if -MAX_TIME_MS < value < MAX_TIME_MS:
+            return value
+        raise _Malformed(value)
+    if value is None:
         return -1
-    if isinstance(value, (int, float)):
-        return int(value)
-    try:
-        return int(str(value))
-    except ValueError:
-        return -1
+    if isinstance(value, bool):
+        raise _Malformed(value)
+    if isinstance(value, float):
+        if -MAX_TIME_MS < value < MAX_TIME_MS:  # False for NaN and infinities
+            return int(value)
+        raise _Malformed(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lstrip("-").isdigit() and len(text) < 16:
+            return int(text)
+    raise _Malformed(value)
 
 
 def successful_attempt(task: dict) -> dict | None:
@@ -125,7 +141,10 @@ def _completed(tasks: list[dict], job_id: str, warnings: list[str]) -> Iterator[
 
 def _location_strings(task: dict) -> tuple[str, ...]:
     hosts = []
-    for loc in task.get("preferredLocations") or ():
+    locations = task.get("preferredLocations")
+    if locations is not None and type(locations) is not list:
+        raise _Malformed(locations)
+    for loc in locations or ():
         layers = loc.get("layers") if isinstance(loc, dict) else None
         if layers:
             hosts.append("/" + "/".join(str(x) for x in layers))
@@ -181,13 +200,32 @@ def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] |
 def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str] | None = None) -> JobTemplate | None:
     """Build one template from a ``LoggedJob`` dict; ``None`` when a failed/killed job did no usable work.
 
+    Malformed input (a list that is a string, a time that is not a number or is out of range) is an
+    :class:`InputError` naming the job, task, attempt and field. The builder reads fields defensively and, on
+    the first anomaly, runs the full :func:`~mrsim.profiler.logged_check.check_logged_job` for the precise
+    message, so well-formed traces pay only for the type tests of the fields the builder reads anyway.
     Cost: linear in the job's attempts.
     """
     warns: list[str] = warnings if warnings is not None else []
     if not isinstance(job, dict) or not job.get("jobID"):
         raise InputError(f"{source}: an object without a jobID is not a Rumen LoggedJob (is this a job trace?)")
-    check_logged_job(job, source)
+    mark = len(warns)
+    try:
+        return _template(job, source, warns)
+    except (TypeError, AttributeError, ValueError, OverflowError, KeyError) as exc:
+        del warns[mark:]
+        check_logged_job(job, source)  # raises the precise InputError
+        job_id = job.get("jobID")
+        raise InputError(f"{source}: job {job_id}: malformed LoggedJob ({type(exc).__name__}: "
+                         f"{show_value(exc.args[0]) if exc.args else ''})") from None
+
+
+def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
     job_id = str(job["jobID"])
+    for kind in ("mapTasks", "reduceTasks"):
+        tasks = job.get(kind)
+        if type(tasks) is list:
+            check_limit("tasks_per_job", len(tasks), f"{source}: job {job_id}: {kind}")
     outcome_raw = job.get("outcome")
     try:
         outcome = Outcome(str(outcome_raw).upper()) if outcome_raw else Outcome.UNKNOWN

@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from mrsim.errors import InputError
+from mrsim.io.fields import show_value
 from mrsim.io.limits import check_limit
 
 #: 10**14 ms is the year 5138: a later time is damage, not a trace.
@@ -29,7 +30,7 @@ _JOB_COUNTS = ("totalMaps", "totalReduces", "jobMapMB", "jobReduceMB")
 
 
 def _bad(where: str, field: str, expected: str, value: object) -> InputError:
-    shown = repr(value)
+    shown = show_value(value)
     if len(shown) > 40:
         shown = shown[:37] + "..."
     return InputError(f"{where}: field '{field}' must be {expected}, got {shown}")
@@ -52,16 +53,16 @@ def _check_time(obj: dict, field: str, where: str) -> None:
     raise _bad(where, field, "a time in ms (a number)", value)
 
 
-def _list_of_dicts(obj: dict, field: str, where: str) -> list:
-    value = obj.get(field)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _bad(where, field, "a list of objects", value)
-    for item in value:
-        if not isinstance(item, dict):
-            raise _bad(where, field, "a list of objects", item)
-    return value
+def _times(obj: dict, fields: tuple[str, ...], where_of) -> None:
+    """The fast path of :func:`_check_time` over ``fields``: a missing value or an int in range costs one
+    ``dict.get`` and two comparisons; anything else takes the slow path (``where_of()`` builds the location
+    only then)."""
+    get = obj.get
+    for field in fields:
+        value = get(field)
+        if value is None or (type(value) is int and -MAX_TIME_MS < value < MAX_TIME_MS):
+            continue
+        _check_time(obj, field, where_of())
 
 
 def check_logged_job(job: Any, source: str) -> None:
@@ -72,25 +73,41 @@ def check_logged_job(job: Any, source: str) -> None:
     if not isinstance(job_id, (str, int)) or isinstance(job_id, bool):
         raise _bad(source, "jobID", "a job id string", job_id)
     where = f"{source}: job {job_id}"
-    for field in _JOB_TIMES:
-        _check_time(job, field, where)
-    for field in _JOB_COUNTS:
-        _check_time(job, field, where)  # same shape: a number or numeric string, in range
+    _times(job, _JOB_TIMES + _JOB_COUNTS, lambda: where)
     props = job.get("jobProperties")
     if props is not None and not isinstance(props, dict):
         raise _bad(where, "jobProperties", "an object", props)
     for kind in ("mapTasks", "reduceTasks", "otherTasks"):
-        tasks = _list_of_dicts(job, kind, where)
+        tasks = job.get(kind)
+        if tasks is None:
+            continue
+        if type(tasks) is not list:
+            raise _bad(where, kind, "a list of objects", tasks)
         check_limit("tasks_per_job", len(tasks), f"{where}: {kind}")
         for index, task in enumerate(tasks):
-            task_where = f"{where}: {kind}[{index}] ({task.get('taskID', '?')})"
-            for field in _TIMES:
-                _check_time(task, field, task_where)
-            for attempt in _list_of_dicts(task, "attempts", task_where):
-                for field in _ATTEMPT_TIMES:
-                    _check_time(attempt, field, f"{task_where}: attempt {attempt.get('attemptID', '?')}")
-            locations = _list_of_dicts(task, "preferredLocations", task_where)
-            for loc in locations:
-                layers = loc.get("layers")
-                if layers is not None and not isinstance(layers, list):
-                    raise _bad(task_where, "preferredLocations.layers", "a list of names", layers)
+            if type(task) is not dict:
+                raise _bad(where, kind, "a list of objects", task)
+
+            def task_where(task: dict = task, index: int = index, kind: str = kind) -> str:
+                return f"{where}: {kind}[{index}] ({task.get('taskID', '?')})"
+
+            _times(task, _TIMES, task_where)
+            attempts = task.get("attempts")
+            if attempts is not None:
+                if type(attempts) is not list:
+                    raise _bad(task_where(), "attempts", "a list of objects", attempts)
+                for attempt in attempts:
+                    if type(attempt) is not dict:
+                        raise _bad(task_where(), "attempts", "a list of objects", attempt)
+                    _times(attempt, _ATTEMPT_TIMES,
+                           lambda attempt=attempt, tw=task_where: f"{tw()}: attempt {attempt.get('attemptID', '?')}")
+            locations = task.get("preferredLocations")
+            if locations is not None:
+                if type(locations) is not list:
+                    raise _bad(task_where(), "preferredLocations", "a list of objects", locations)
+                for loc in locations:
+                    if type(loc) is not dict:
+                        raise _bad(task_where(), "preferredLocations", "a list of objects", loc)
+                    layers = loc.get("layers")
+                    if layers is not None and type(layers) is not list:
+                        raise _bad(task_where(), "preferredLocations.layers", "a list of names", layers)
