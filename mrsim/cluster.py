@@ -42,6 +42,11 @@ from pathlib import Path
 from typing import Mapping
 
 from mrsim.errors import InputError
+from mrsim.io import safe_json
+from mrsim.io.fields import as_float, as_int
+from mrsim.io.limits import check_limit, limit
+from mrsim.io.safe_open import check_input_file
+from mrsim.io.safe_json import JSONValueError
 
 DEFAULT_RACK = "/default-rack"
 
@@ -197,6 +202,11 @@ def uniform_cluster(nodes: int, map_slots: int = 2, reduce_slots: int = 2, cores
     """``nodes`` identical TaskTrackers in contiguous blocks over ``racks`` racks (one rack: ``/default-rack``)."""
     if nodes < 1:
         raise InputError(f"--nodes must be at least 1, got {nodes}")
+    check_limit("nodes", nodes, "--nodes")  # before allocating one TrackerSpec per node
+    for flag, value in (("--map-slots", map_slots), ("--reduce-slots", reduce_slots)):
+        check_limit("slots", value, flag)
+        if value < 0:
+            raise InputError(f"{flag} must be at least 0, got {value}")
     if racks < 1 or racks > nodes:
         raise InputError(f"--racks must be between 1 and the number of nodes, got {racks}")
     per_rack = -(-nodes // racks)
@@ -205,6 +215,25 @@ def uniform_cluster(nodes: int, map_slots: int = 2, reduce_slots: int = 2, cores
         rack = DEFAULT_RACK if racks == 1 else f"/rack{i // per_rack + 1:02d}"
         trackers.append(TrackerSpec(f"node{i + 1:04d}", rack, map_slots, reduce_slots, cores, speed))
     return ClusterSpec(tuple(trackers), source=f"{nodes} nodes x ({map_slots} map, {reduce_slots} reduce slots)")
+
+
+def _array(doc: Mapping[str, object], key: str, where: str) -> list:
+    """``doc[key]`` as a list of tables (``[[key]]`` in TOML); missing is empty."""
+    value = doc.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f"{where}: {key} must be an array of tables ([[{key}]]), got {type(value).__name__}")
+    return value
+
+
+def _text(value: object, where: str, field: str) -> str:
+    """A name field (a string; an integer is read as its decimal text)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise InputError(f"{where}: {field} must be a string, got {value!r}"[:300])
 
 
 _NODE_KEYS = {"name", "rack", "map_slots", "reduce_slots", "cores", "speed", "disks", "memory_gb", "resources",
@@ -218,7 +247,7 @@ def _resource_table(value: object, where: str) -> dict[str, float]:
     for name, amount in value.items():
         if isinstance(amount, bool) or not isinstance(amount, (int, float)):
             raise InputError(f"{where}: resource {name!r} must be a number, got {amount!r}")
-        table[str(name)] = float(amount)
+        table[str(name)] = as_float(amount, where, f"resource {name!r}", None, 1e15)  # sign: TrackerSpec
     return table
 
 
@@ -276,17 +305,18 @@ def _node_from(entry: Mapping[str, object], defaults: Mapping[str, object], wher
                 map_slots = containers_that_fit(resources, {**request_of, **requests[0]})
             if reduce_slots is None:
                 reduce_slots = containers_that_fit(resources, {**request_of, **requests[1]})
+        max_slots = max(limit("slots"), UNBOUNDED_SLOTS)  # resource nodes may be unbounded in slots
         return TrackerSpec(
-            name=str(values["name"]),
-            rack=str(values.get("rack", DEFAULT_RACK)),
-            map_slots=int(map_slots if map_slots is not None else 2),  # type: ignore[call-overload]
-            reduce_slots=int(reduce_slots if reduce_slots is not None else 2),  # type: ignore[call-overload]
-            cores=int(values.get("cores", 4)),  # type: ignore[call-overload]
-            speed=float(values.get("speed", 1.0)),  # type: ignore[arg-type]
-            disks=int(values.get("disks", 1)),  # type: ignore[call-overload]
-            memory_gb=float(values.get("memory_gb", 0.0)),  # type: ignore[arg-type]
+            name=_text(values["name"], where, "name"),
+            rack=_text(values.get("rack", DEFAULT_RACK), where, "rack"),
+            map_slots=as_int(map_slots if map_slots is not None else 2, where, "map_slots", 0, max_slots),
+            reduce_slots=as_int(reduce_slots if reduce_slots is not None else 2, where, "reduce_slots", 0, max_slots),
+            cores=as_int(values.get("cores", 4), where, "cores", 1, 1 << 20),
+            speed=as_float(values.get("speed", 1.0), where, "speed", 0.0, 1e6, lo_open=True),
+            disks=as_int(values.get("disks", 1), where, "disks", 0, 1 << 20),
+            memory_gb=as_float(values.get("memory_gb", 0.0), where, "memory_gb", 0.0, 1e12),
             resources=tuple(sorted(resources.items())),
-            datacenter=str(values.get("datacenter", "")),
+            datacenter=_text(values.get("datacenter", ""), where, "datacenter"),
             cpu_model=_choice(values, "cpu_model", "seidmann", where),
             memory_architecture=_choice(values, "memory_architecture", "none", where),
             numa_ratio=_number(values, "numa_ratio", 1.0, where),
@@ -301,14 +331,19 @@ def _rack_nodes(rack: object, defaults: Mapping[str, object], where: str, prefix
                 requests: tuple[dict[str, float], dict[str, float]]) -> list[TrackerSpec]:
     if not isinstance(rack, dict) or "name" not in rack:
         raise InputError(f"{where}: a rack needs a name")
-    rack_name = str(rack["name"])
+    rack_name = _text(rack["name"], where, "rack name")
     rack_defaults = {**_merge(defaults, {k: v for k, v in rack.items() if k != "name"}, where), "rack": rack_name}
     rack_defaults.pop("name", None)
     hosts = rack.get("hosts")
+    if hosts is not None and (not isinstance(hosts, list) or not all(isinstance(h, (str, int)) for h in hosts)):
+        raise InputError(f"{where}: rack {rack_name}: hosts must be a list of names")
+    if hosts is not None:
+        check_limit("nodes", len(hosts), f"{where}: rack {rack_name}: hosts")
     if hosts is None:
         count = rack.get("count")
-        if not isinstance(count, int) or count < 1:
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise InputError(f"{where}: give either hosts = [...] or a positive count")
+        check_limit("nodes", count, f"{where}: rack {rack_name}: count")
         base = prefix + rack_name.strip("/").replace("/", "-")
         hosts = [f"{base}-node{i + 1:03d}" for i in range(count)]
     return [_node_from({"name": host}, rack_defaults, where, requests) for host in hosts]
@@ -328,7 +363,10 @@ def cluster_from_mapping(doc: Mapping[str, object], source: str, overrides: Mapp
     if unknown:
         raise InputError(f"{source}: unknown section(s) {', '.join(sorted(unknown))} "
                          "(expected defaults, racks, nodes, datacenters, requests)")
-    defaults = dict(doc.get("defaults") or {})  # type: ignore[call-overload]
+    raw_defaults = doc.get("defaults") or {}
+    if not isinstance(raw_defaults, Mapping):
+        raise InputError(f"{source}: [defaults] must be a table")
+    defaults = dict(raw_defaults)
     bad = set(defaults) - (_NODE_KEYS - {"name"})
     if bad:
         raise InputError(f"{source}: unknown key(s) in [defaults]: {', '.join(sorted(bad))}")
@@ -336,35 +374,41 @@ def cluster_from_mapping(doc: Mapping[str, object], source: str, overrides: Mapp
         defaults.update({k: v for k, v in overrides.items() if v is not None})
     requests = _requests(doc, source)
     trackers: list[TrackerSpec] = []
-    for r, rack in enumerate(doc.get("racks") or ()):  # type: ignore[attr-defined]
+    for r, rack in enumerate(_array(doc, "racks", source)):
         trackers += _rack_nodes(rack, defaults, f"{source}: racks[{r}]", "", requests)
-    for d, dc in enumerate(doc.get("datacenters") or ()):  # type: ignore[attr-defined]
+        check_limit("nodes", len(trackers), f"{source}: racks")
+    for d, dc in enumerate(_array(doc, "datacenters", source)):
         where = f"{source}: datacenters[{d}]"
         if not isinstance(dc, dict) or "name" not in dc:
             raise InputError(f"{where}: a datacenter needs a name")
-        dc_name = str(dc["name"])
+        dc_name = _text(dc["name"], where, "datacenter name")
         extra_keys = set(dc) - (_NODE_KEYS - {"rack", "datacenter"}) - {"racks", "nodes", "count"}
         if extra_keys:
             raise InputError(f"{where}: unknown key(s) {', '.join(sorted(extra_keys))}")
         dc_defaults = {**_merge(defaults, {k: v for k, v in dc.items() if k in _NODE_KEYS - {"name"}}, where),
                        "datacenter": dc_name}
-        racks = list(dc.get("racks") or ())
+        racks = list(_array(dc, "racks", where))
         if "count" in dc:  # shorthand: one rack of `count` nodes
             racks.append({"name": f"/{dc_name}/rack1", "count": dc["count"]})
         for r, rack in enumerate(racks):
             if isinstance(rack, dict) and "name" in rack and not str(rack["name"]).startswith(f"/{dc_name}/"):
                 rack = {**rack, "name": f"/{dc_name}/" + str(rack["name"]).strip("/")}
             trackers += _rack_nodes(rack, dc_defaults, f"{where}.racks[{r}]", "", requests)
-        for n, node in enumerate(dc.get("nodes") or ()):
+            check_limit("nodes", len(trackers), f"{where}: racks")
+        for n, node in enumerate(_array(dc, "nodes", where)):
             if not isinstance(node, dict):
                 raise InputError(f"{where}.nodes[{n}]: expected a table")
             trackers.append(_node_from(node, {**dc_defaults, "rack": f"/{dc_name}{DEFAULT_RACK}"},
                                        f"{where}.nodes[{n}]", requests))
     by_name = {t.name: i for i, t in enumerate(trackers)}
-    for n, node in enumerate(doc.get("nodes") or ()):  # type: ignore[attr-defined]
+    nodes = _array(doc, "nodes", source)
+    check_limit("nodes", len(trackers) + len(nodes), f"{source}: nodes")
+    for n, node in enumerate(nodes):
         where = f"{source}: nodes[{n}]"
         if not isinstance(node, dict):
             raise InputError(f"{where}: expected a table")
+        if "name" in node:
+            _text(node["name"], where, "name")
         if node.get("name") in by_name:  # override a node a rack declared
             i = by_name[str(node["name"])]
             old = trackers[i]
@@ -380,13 +424,13 @@ def cluster_from_mapping(doc: Mapping[str, object], source: str, overrides: Mapp
 
 def load_cluster_file(path: str | os.PathLike[str], overrides: Mapping[str, object] | None = None) -> ClusterSpec:
     """Read a cluster file: TOML, or JSON when the content starts with ``{``."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: no such file")
+    p = check_input_file(path)
     text = p.read_text(encoding="utf-8", errors="replace")
     if text.lstrip().startswith("{"):
         try:
-            doc = json.loads(text)
+            doc = safe_json.loads(text)
+        except JSONValueError as exc:
+            raise InputError(f"{p}: {exc.msg}") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
         if "children" in doc and "name" in doc:
@@ -396,6 +440,10 @@ def load_cluster_file(path: str | os.PathLike[str], overrides: Mapping[str, obje
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{p}: invalid TOML ({exc})") from None
+        except RecursionError:
+            raise InputError(f"{p}: invalid TOML (nesting too deep)") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{p}: expected a table (TOML) or an object (JSON) at the top")
     return cluster_from_mapping(doc, str(p), overrides)
 
 
@@ -410,9 +458,15 @@ def cluster_from_rumen_topology(topology: Mapping[str, object], source: str,
     if overrides:
         defaults.update({k: v for k, v in overrides.items() if v is not None})
     trackers = []
-    for rack in topology.get("children") or ():  # type: ignore[union-attr]
-        rack_name = "/" + str(rack.get("name", "")).strip("/")
-        for host in rack.get("children") or ():
+    racks = topology.get("children") or ()
+    if not isinstance(racks, list) or not all(isinstance(r, dict) for r in racks):
+        raise InputError(f"{source}: topology 'children' must be a list of rack objects")
+    for rack in racks:
+        rack_name = "/" + _text(rack.get("name", ""), source, "rack name").strip("/")
+        hosts = rack.get("children") or ()
+        if not isinstance(hosts, list) or not all(isinstance(h, dict) for h in hosts):
+            raise InputError(f"{source}: rack {rack_name}: 'children' must be a list of host objects")
+        for host in hosts:
             trackers.append(_node_from({"name": str(host.get("name")), "rack": rack_name}, defaults, source))
     return ClusterSpec(tuple(trackers), source=source)
 

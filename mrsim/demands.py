@@ -42,6 +42,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from mrsim.errors import InputError
+from mrsim.io.safe_open import check_input_file
 from mrsim.templates import DEMAND_RESOURCES, JobTemplate, Workload
 
 #: Disk bandwidth used to turn counter bytes into disk seconds when none is given (MB/s, 1 MB = 10^6 bytes).
@@ -179,9 +180,7 @@ def load_demand_table(path: str | os.PathLike[str]) -> dict[str, JobDemands]:
     a kind's demand exists when one of its cells is non-empty (empty cells are 0). A row named ``*`` applies to
     every job no other row names. Raises :class:`InputError` naming the file and row for any problem.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such demand table")
+    p = check_input_file(path)  # a FIFO would block
     text = p.read_text(encoding="utf-8", errors="replace")
     first = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
     if first.replace(" ", "").lower().startswith("name,"):

@@ -1,13 +1,17 @@
-"""User-facing errors.
+"""User-facing errors and exit codes.
 
-Anything the user can fix (a missing file, a malformed trace, a bad flag value) raises
-:class:`InputError` with a one-line message that names the file, line or job and the problem.
-The CLI prints it as ``mrsim: error: <message>`` and exits with :data:`EXIT_INPUT_ERROR`; no traceback.
+Anything the user can fix raises :class:`InputError` (a bad file: a missing trace, a malformed record, a value
+out of range) or :class:`UsageError` (a bad flag value) with a one-line message that names the file, line, job,
+task or flag, the field and what was expected. The CLI prints it as ``mrsim: error: <message>``, no traceback,
+and exits with :data:`EXIT_INPUT_ERROR` (1) or :data:`EXIT_USAGE_ERROR` (2; argparse's own errors too).
 """
 
 from __future__ import annotations
 
-EXIT_INPUT_ERROR = 2
+#: A bad input file (or a warning under ``--strict``): exit code 1.
+EXIT_INPUT_ERROR = 1
+#: A bad command line (unknown flag, flag value out of range): exit code 2, as argparse uses.
+EXIT_USAGE_ERROR = 2
 
 
 class InputError(Exception):
@@ -15,3 +19,28 @@ class InputError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(" ".join(str(message).split()))
+
+
+class UsageError(InputError):
+    """A bad command-line flag or flag value (exit code 2)."""
+
+
+class LimitError(InputError):
+    """An input larger than a documented size limit (:mod:`mrsim.io.limits`), refused before allocating."""
+
+
+class StrictError(InputError):
+    """A warning turned into an error by ``--strict`` (exit code 1: the input is at fault, not the flag)."""
+
+
+def exit_code_for(exc: InputError) -> int:
+    """2 for flag problems, 1 for file problems.
+
+    A message that starts with a flag name (``--nodes must be ...``) is a usage error even when raised as a plain
+    :class:`InputError`, so commands need not import :class:`UsageError` to get the documented code.
+    """
+    if isinstance(exc, StrictError):
+        return EXIT_INPUT_ERROR
+    if isinstance(exc, UsageError) or str(exc).startswith("-"):
+        return EXIT_USAGE_ERROR
+    return EXIT_INPUT_ERROR

@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field, replace
 
 from mrsim.errors import InputError
+from mrsim.io.safe_open import check_input_file
 
 
 class HadoopVersion(enum.Enum):
@@ -112,6 +113,7 @@ _USED_KEYS = {
 
 def read_configuration_xml(path: str | os.PathLike[str]) -> dict[str, str]:
     """Hadoop ``<configuration>`` XML as a ``{name: value}`` dict (later properties win, as in Hadoop)."""
+    check_input_file(path)  # a FIFO or device would block or never end
     try:
         root = ET.parse(path).getroot()
     except FileNotFoundError:
@@ -134,6 +136,10 @@ def _parse_number(props: dict[str, str], key: str, kind: type, path: object) -> 
         value = kind(raw)
     except ValueError:
         raise InputError(f"{path}: property {key} = {raw!r} is not a valid {kind.__name__}") from None
+    if kind is float and not math.isfinite(value):
+        raise InputError(f"{path}: property {key} = {raw!r} must be a finite number")
+    if kind is int and abs(value) > 2**31 - 1:  # Hadoop reads these keys as Java ints
+        raise InputError(f"{path}: property {key} = {raw!r} is out of range for an int")
     return value
 
 

@@ -32,7 +32,7 @@ import importlib
 from importlib import metadata
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.jobtracker import JobTracker
@@ -213,7 +213,7 @@ def create_scheduler(name: str, config: dict | None = None) -> TaskScheduler:
     targets = scheduler_targets()
     key = name.strip().lower()
     if key not in targets:
-        raise InputError(f"unknown scheduler {name!r} (available: {', '.join(sorted(available_schedulers()))})")
+        raise UsageError(f"unknown scheduler {name!r} (available: {', '.join(sorted(available_schedulers()))})")
     try:
         obj = _load_target(targets[key])
     except Exception as exc:

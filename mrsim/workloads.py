@@ -27,7 +27,24 @@ def default_trace_path() -> Path:
 def load_workload(path: str | os.PathLike[str], fmt: str | None = None) -> Workload:
     """Read ``path`` (file or directory) into a workload; ``fmt`` forces a format (``rumen``, ``jobhistory``,
     ``jhist``, ``sls``, ``swim``, ``store`` (a trace store made by ``mrsim profile``) or ``jobspec`` (a TOML job
-    spec file))."""
+    spec file)).
+
+    The input is refused before it is opened when it is not a regular file or directory (a FIFO would block).
+    Suspicious-but-usable content adds warnings (:mod:`mrsim.sanity`); under ``--strict`` any warning is an
+    :class:`InputError`.
+    """
+    from mrsim.io.policy import enforce
+    from mrsim.io.safe_open import check_input_file
+    from mrsim.sanity import submission_gap_warnings, with_warnings
+
+    check_input_file(path, allow_dir=True)
+    workload = _load(path, fmt)
+    workload = with_warnings(workload, submission_gap_warnings(workload))
+    enforce(workload.warnings, str(path))
+    return workload
+
+
+def _load(path: str | os.PathLike[str], fmt: str | None) -> Workload:
     from mrsim.profiler.builder import workload_from_logged_jobs
     from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
 

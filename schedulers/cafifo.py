@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, UsageError
 from mrsim.scheduling import Locality
 from mrsim.tracker.state import JobState, TrackerState
 from schedulers.fifo import FifoScheduler
@@ -103,7 +103,7 @@ class CaFifoScheduler(FifoScheduler):
         from mrsim.tracker.contention import ContentionJobTracker
 
         if not isinstance(jt, ContentionJobTracker):
-            raise InputError("scheduler cafifo needs the contention model: run the replay with --contention tdam")
+            raise UsageError("scheduler cafifo needs the contention model: run the replay with --contention tdam")
         super().start(jt)
         cpu, disk = self.thresholds["cpu"], self.thresholds["disk"]
         # Per node, in NodeSpec.resources order: the CPU, then every disk.

@@ -3,7 +3,10 @@
 Each subcommand is one module in :mod:`mrsim.cli.commands` defining ``NAME``, ``HELP``,
 ``add_arguments(parser)`` and ``run(args) -> int``; modules are discovered automatically, so adding a
 subcommand never touches this file. User mistakes raise :class:`mrsim.errors.InputError` and end as a
-single ``mrsim: error: ...`` line on stderr with exit code 2.
+single ``mrsim: error: ...`` line on stderr: exit code 1 for a bad input file, 2 for a bad flag (see
+:func:`mrsim.errors.exit_code_for`). Three global flags are accepted anywhere on the line: ``--strict`` (warnings
+become errors), ``--no-verify`` (skip trace-store checksums) and ``--limit NAME=N`` (raise a size limit of
+:mod:`mrsim.io.limits`).
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from pathlib import Path
 from typing import Sequence
 
 from mrsim import __version__
-from mrsim.errors import EXIT_INPUT_ERROR, InputError
+from mrsim.cli.flag_ranges import harden_flags
+from mrsim.errors import EXIT_INPUT_ERROR, EXIT_USAGE_ERROR, InputError, exit_code_for
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's usage errors also exit 2, on one line
-        self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,13 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
     ``mrsim replay`` does not pay for importing every other command's dependencies."""
     parser = _Parser(prog="mrsim", description="Hadoop-compatible MapReduce scheduler emulator.")
     parser.add_argument("--version", action="version", version=f"mrsim {__version__}")
+    parser.add_argument("--strict", action="store_true", help="turn every warning into an error (exit 1); "
+                        "accepted anywhere on the command line")
+    parser.add_argument("--no-verify", action="store_true", help="load trace stores without checking their "
+                        "per-array checksums (faster); accepted anywhere on the command line")
+    parser.add_argument("--limit", action="append", metavar="NAME=N", default=[],
+                        help="raise a size limit (jobs, tasks_per_job, tasks, nodes, slots, replications, "
+                             "input_bytes; see docs/reliability.md); accepted anywhere on the command line")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for cmd in _commands():
@@ -72,13 +83,52 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
             p = sub.add_parser(cmd.name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
             mod.add_arguments(p)
             p.set_defaults(_run=mod.run)
+            harden_flags(p)
         else:
             sub.add_parser(cmd.name, help=cmd.help, add_help=False)
     return parser
 
 
+def _global_flags(argv: list[str]) -> tuple[list[str], dict[str, bool], list[str]]:
+    """Take ``--strict``, ``--no-verify`` and ``--limit NAME=N`` out of ``argv`` wherever they are (before
+    ``--`` only)."""
+    rest: list[str] = []
+    flags = {"strict": False, "no_verify": False}
+    limits: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest.extend(argv[i:])
+            break
+        if arg in ("--strict", "--no-verify"):
+            flags[arg[2:].replace("-", "_")] = True
+        elif arg == "--limit" and i + 1 < len(argv):
+            limits.append(argv[i + 1])
+            i += 1
+        elif arg.startswith("--limit="):
+            limits.append(arg.removeprefix("--limit="))
+        else:
+            rest.append(arg)
+        i += 1
+    return rest, flags, limits
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from mrsim.io.limits import reset_limit_flags, set_limit_flag
+    from mrsim.io.policy import set_strict, set_verify
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    argv, flags, limits = _global_flags(argv)
+    set_strict(flags["strict"])
+    set_verify(not flags["no_verify"])
+    reset_limit_flags()
+    try:
+        for text in limits:
+            set_limit_flag(text)
+    except InputError as exc:
+        print(f"mrsim: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE_ERROR
     chosen = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(chosen, load_all=False)
     args = parser.parse_args(argv)
@@ -86,6 +136,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except InputError as exc:
         print(f"mrsim: error: {exc}", file=sys.stderr)
+        return exit_code_for(exc)
+    except RecursionError:  # a reader met nesting deeper than the interpreter allows
+        print("mrsim: error: input nested too deeply to read", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except MemoryError:
+        print("mrsim: error: out of memory (an input larger than this machine can hold; see the size limits "
+              "in docs/reliability.md)", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
         print("mrsim: interrupted", file=sys.stderr)

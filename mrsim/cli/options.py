@@ -6,10 +6,13 @@ import argparse
 import dataclasses
 
 from mrsim.cluster import ClusterSpec, cluster_from_rumen_topology, load_cluster_file, uniform_cluster
-from mrsim.errors import InputError
+from mrsim.errors import InputError, UsageError
 from mrsim.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site, validate_conf
 from mrsim.profiler.rumen import read_rumen_topology
 from mrsim.tracker.replay import ReplayOptions
+
+#: One day: a longer heartbeat is a typo, and ``inf`` would break the phase draw.
+MAX_HEARTBEAT_INTERVAL_S = 86400.0
 
 
 def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
@@ -117,8 +120,9 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
                 interval = float(text)
             except ValueError:
                 raise InputError(f"--heartbeat-interval expects seconds or 'off', got {args.heartbeat_interval!r}") from None
-            if not interval > 0:
-                raise InputError("--heartbeat-interval must be positive (or 'off')")
+            if not 0 < interval <= MAX_HEARTBEAT_INTERVAL_S:
+                raise UsageError(f"--heartbeat-interval must be in (0, {MAX_HEARTBEAT_INTERVAL_S:g}] seconds "
+                                 f"(or 'off'), got {args.heartbeat_interval!r}")
     contention = None if args.contention == "none" else args.contention
     return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
                          contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
@@ -213,3 +217,4 @@ def apply_placement(args: argparse.Namespace, workload, cluster: ClusterSpec):
     spec = PlacementSpec(policy, 1.0 if skew is None else skew, parse_rack_map(rack_map_text, cluster.datacenters),
                          seed=args.seed)
     return place_workload(workload, cluster, spec)
+

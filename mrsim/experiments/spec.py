@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from mrsim.errors import InputError
+from mrsim.io.limits import check_limit
+from mrsim.io.safe_open import check_input_file
 from mrsim.experiments.axes import Grid, Model, Param, parse_grid
 from mrsim.experiments.checks import check_keys, integer, string, table
 from mrsim.experiments.sources import WorkloadSource, parse_workload
@@ -79,13 +81,13 @@ class SweepSpec:
 
 def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
     """Read and validate a sweep spec file. Cost: the TOML parse plus one SHA-256 pass over each trace."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such file")
+    p = check_input_file(path)
     try:
         doc = tomllib.loads(p.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{p}: invalid TOML ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{p}: invalid TOML (nesting too deep)") from None
     except UnicodeDecodeError:
         raise InputError(f"{p}: not UTF-8 text") from None
     return parse_spec(doc, str(p), p.resolve().parent)
@@ -103,6 +105,7 @@ def parse_spec(doc: Mapping[str, Any], source: str = "spec", base: Path | None =
         raise InputError(f"{source}: model {model_name!r} is unknown (expected slots or fluid)") from None
     seed = integer(doc.get("seed", 0), source, "seed")
     replications = integer(doc.get("replications", 1), source, "replications", 1)
+    check_limit("replications", replications, f"{source}: replications")
     name = string(doc["name"], source, "name") if "name" in doc else Path(source).stem
 
     raw_workloads = _entries(doc, "workloads", source)
@@ -159,6 +162,10 @@ def _check_consistency(spec: SweepSpec) -> None:
         dup = next((x for x in labels if labels.count(x) > 1), None)
         if dup is not None:
             raise InputError(f"{src}: {key}: label {dup!r} is used twice (give each entry a distinct label)")
+    cells = spec.replications * max(len(spec.workloads), 1) * max(len(spec.schedulers), 1) * max(len(spec.clusters), 1)
+    for _param, values in spec.grid:
+        cells *= max(len(values), 1)
+    check_limit("replications", cells, f"{src}: cells (grid x replications)")  # before enumerating them
     if spec.axis(Param.SEED) is not None and spec.replications > 1:
         raise InputError(f"{src}: grid.seed and replications > 1 exclude each other "
                          "(list the seeds, or count replications)")

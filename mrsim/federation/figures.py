@@ -37,7 +37,7 @@ from typing import Any, Sequence
 import numpy as np
 import orjson
 
-from mrsim.errors import EXIT_INPUT_ERROR, InputError
+from mrsim.errors import EXIT_USAGE_ERROR, InputError, exit_code_for
 from mrsim.geo.experiments import improvements
 from mrsim.geo.figures import summary_markdown
 from mrsim.geo.metrics import isolated_completion
@@ -244,20 +244,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError
     except ValueError:
         print(f"mrsim: error: --seeds expects integers like 1,2,3, got {args.seeds!r}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+        return EXIT_USAGE_ERROR
     if not modes or set(modes) - {"heartbeat", "task"}:
         print(f"mrsim: error: --modes expects heartbeat and/or task, got {args.modes!r}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+        return EXIT_USAGE_ERROR
     if args.workers < 1:
         print("mrsim: error: --workers must be at least 1", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+        return EXIT_USAGE_ERROR
     plan = quick_plan() if args.quick else EnginePlan()
     plan = replace(plan, seeds=seeds, modes=modes)
     try:
         res = make_figures(plan, args.out, workers=args.workers)
     except InputError as exc:
         print(f"mrsim: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT_ERROR
+        return exit_code_for(exc)
     print("\n".join(res["files"]))
     print(f"task-mode cross-check against the standalone simulator: {res['standalone_check']}")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, UsageError
 
 
 class FluidPolicy(enum.Enum):
@@ -38,7 +38,7 @@ class FluidPolicy(enum.Enum):
         try:
             return cls(key)
         except ValueError:
-            raise InputError(f"unknown fluid scheduler {name!r} (valid: {', '.join(cls.names())})") from None
+            raise UsageError(f"unknown fluid scheduler {name!r} (valid: {', '.join(cls.names())})") from None
 
     @property
     def uses_estimates(self) -> bool:

@@ -34,7 +34,7 @@ import enum
 import heapq
 from typing import Sequence
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, UsageError
 
 #: One queued sub-job in a snapshot: (job position in the snapshot, queued size, sub-job id in the simulator).
 Entry = tuple[int, float, int]
@@ -55,7 +55,7 @@ class Policy(enum.Enum):
         try:
             return cls(text.strip().lower())
         except ValueError:
-            raise InputError(f"unknown policy {text!r} (expected one of {', '.join(p.value for p in cls)})") from None
+            raise UsageError(f"unknown policy {text!r} (expected one of {', '.join(p.value for p in cls)})") from None
 
     @property
     def label(self) -> str:

@@ -61,3 +61,168 @@ def atomic_write(target: str | os.PathLike[str], mode: str = "w", *, gzip_output
         else:
             with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as fh:
                 yield fh
+
+
+# ------------------------------------------------------------------------------ whole output directories
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths with Linux ``renameat2(RENAME_EXCHANGE)``; False when unsupported."""
+    import ctypes
+    import errno
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    rc = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _link_fd(fd: int, dest: Path) -> None:
+    """``linkat(AT_FDCWD, "/proc/self/fd/N", dest, AT_SYMLINK_FOLLOW)``: name an ``O_TMPFILE`` file (os.link
+    would link the /proc symlink itself)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    if libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, os.fsencode(dest), at_symlink_follow) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), str(dest))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class OutputSet:
+    """Files being written for :func:`atomic_directory`; each is anonymous (``O_TMPFILE``) until the commit,
+    so a killed writer leaves nothing to clean up."""
+
+    def __init__(self, target: Path, owned: tuple[str, ...]) -> None:
+        self.target = target
+        self.owned = owned
+        self._fds: dict[str, int] = {}
+        self._scratch: Path | None = None  # fallback when O_TMPFILE is not supported
+
+    def open(self, name: str, mode: str = "w") -> IO:
+        """A new file ``name`` of the set, open for writing (text ``"w"`` or binary ``"wb"``)."""
+        if name not in self.owned:
+            raise ValueError(f"{name} is not one of the output set's files {self.owned}")
+        parent = self.target.parent
+        fd = -1
+        if hasattr(os, "O_TMPFILE"):
+            try:
+                fd = os.open(parent, os.O_TMPFILE | os.O_WRONLY, 0o666)
+            except OSError:
+                fd = -1
+        if fd < 0:
+            if self._scratch is None:
+                self._scratch = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.mrsim-tmp-{os.getpid()}-",
+                                                      dir=parent))
+            fd = os.open(self._scratch / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        self._fds[name] = os.dup(fd)
+        if "b" in mode:
+            return os.fdopen(fd, "wb")
+        return os.fdopen(fd, "w", encoding="utf-8", newline="")
+
+    def _materialise(self, directory: Path) -> None:
+        for name, fd in self._fds.items():
+            if self._scratch is not None and (self._scratch / name).exists():
+                os.replace(self._scratch / name, directory / name)
+            else:
+                _link_fd(fd, directory / name)  # give the anonymous file its name
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+        if self._scratch is not None:
+            import shutil
+
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+def _clean_stale(target: Path) -> None:
+    """Remove temporary siblings of ``target`` left by a writer that was killed (its pid is gone)."""
+    import shutil
+
+    prefix = f".{target.name}.mrsim-"
+    for child in target.parent.iterdir():
+        if not child.name.startswith(prefix):
+            continue
+        parts = child.name[len(prefix):].split("-")
+        if len(parts) >= 2 and parts[1].isdigit() and not _pid_alive(int(parts[1])):
+            shutil.rmtree(child, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def atomic_directory(target: str | os.PathLike[str], owned: tuple[str, ...]) -> Iterator[OutputSet]:
+    """Write a set of files that replaces directory ``target`` as a unit.
+
+    Yields an :class:`OutputSet`; files opened with ``out.open(name)`` are anonymous until the block ends.
+    Then they are linked into a new hidden sibling directory, which is swapped with ``target`` in one atomic
+    ``renameat2(RENAME_EXCHANGE)`` (Linux; elsewhere two renames, with a moment where ``target`` is absent), and
+    the old directory is deleted. A reader therefore sees the old set or the new one, never a mix. A kill leaves
+    at most a hidden ``.<name>.mrsim-*`` sibling, during the microseconds of the commit; the next write to the
+    same target removes it.
+
+    ``target`` must be new, empty, or hold only files named in ``owned`` (a previous output set): anything else
+    would be deleted by the swap, so it is refused with an :class:`~mrsim.errors.InputError`.
+    """
+    import shutil
+
+    from mrsim.errors import InputError
+
+    target = Path(target)
+    if target.exists():
+        if not target.is_dir():
+            raise InputError(f"{target}: exists and is not a directory")
+        foreign = sorted(c.name for c in target.iterdir() if c.name not in owned)
+        if foreign:
+            raise InputError(f"{target}: holds files mrsim did not write ({', '.join(foreign[:3])}"
+                             f"{', ...' if len(foreign) > 3 else ''}); give a new or empty directory, or one a "
+                             "previous run wrote")
+        if Path.cwd().resolve().is_relative_to(target.resolve()):
+            raise InputError(f"{target}: is the current directory; give a subdirectory")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _clean_stale(target)
+    out = OutputSet(target, owned)
+    try:
+        yield out
+        fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.mrsim-new-{os.getpid()}-", dir=target.parent))
+        try:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(fresh, 0o777 & ~umask)
+            out._materialise(fresh)
+            if not target.exists():
+                os.rename(fresh, target)
+            elif _exchange(fresh, target):
+                shutil.rmtree(fresh, ignore_errors=True)  # now holds the old set
+            else:
+                old = target.parent / f".{target.name}.mrsim-old-{os.getpid()}-{os.urandom(4).hex()}"
+                os.rename(target, old)
+                os.rename(fresh, target)
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
+    finally:
+        out.close()

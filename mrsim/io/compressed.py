@@ -5,10 +5,12 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 from pathlib import Path
 from typing import IO
 
 from mrsim.errors import InputError
+from mrsim.io.safe_open import check_input_file, read_bounded
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -21,11 +23,7 @@ def is_gzip(path: str | os.PathLike[str]) -> bool:
 
 def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     """Open ``path`` for reading bytes, transparently gunzipping. Raises :class:`InputError` if missing."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: no such file")
-    if p.is_dir():
-        raise InputError(f"{p}: is a directory, expected a file")
+    p = check_input_file(path)  # before opening: a FIFO would block, /dev/zero never end
     if is_gzip(p):
         return gzip.open(p, "rb")
     return open(p, "rb")
@@ -35,8 +33,8 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole (decompressed) content of ``path``; a corrupt gzip stream is an :class:`InputError`."""
     with open_binary(path) as fh:
         try:
-            return fh.read()
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            return read_bounded(fh, path)
+        except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise InputError(f"{path}: corrupt gzip data ({exc})") from None
 
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, UsageError
 from mrsim.lotes.allocation import solve_allocation
 from mrsim.lotes.assignment import LotesPlan, build_plan
 from mrsim.lotes.engine import RunResult, simulate
@@ -48,11 +48,11 @@ class RunSpec:
         if not (self.horizon > 0 and math.isfinite(self.horizon)):
             raise InputError(f"horizon must be a positive number of hours, got {self.horizon}")
         if self.warmup is not None and not (0 <= self.warmup < self.horizon):
-            raise InputError(f"warm-up must be in [0, horizon), got {self.warmup}")
+            raise UsageError(f"warm-up must be in [0, horizon), got {self.warmup}")
         if self.replications < 1:
             raise InputError(f"replications must be at least 1, got {self.replications}")
         if not (0 < self.machines_fraction <= 1):
-            raise InputError(f"machines fraction must be in (0, 1], got {self.machines_fraction}")
+            raise UsageError(f"machines fraction must be in (0, 1], got {self.machines_fraction}")
         if self.machines_per_config is not None and self.machines_per_config < 1:
             raise InputError(f"machines per configuration must be at least 1, got {self.machines_per_config}")
         if self.samples < 8:

@@ -16,7 +16,7 @@ import enum
 import math
 from dataclasses import dataclass, replace
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, UsageError
 
 
 class JobShape(enum.Enum):
@@ -80,7 +80,7 @@ class Cluster:
     def with_fraction(self, fraction: float) -> "Cluster":
         """Keep ``round(fraction * n_j)`` machines of every configuration (the machines-off experiment)."""
         if not (0.0 < fraction <= 1.0):
-            raise InputError(f"machines fraction must be in (0, 1], got {fraction}")
+            raise UsageError(f"machines fraction must be in (0, 1], got {fraction}")
         return replace(
             self, configs=tuple(replace(c, count=int(round(fraction * c.count))) for c in self.configs)
         )

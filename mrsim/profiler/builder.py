@@ -44,21 +44,39 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from mrsim.errors import InputError
+from mrsim.io.limits import check_limit
+from mrsim.io.fields import show_value
+from mrsim.profiler.logged_check import MAX_TIME_MS, check_logged_job
 from mrsim.templates import JobTemplate, Outcome, Priority, Workload
 
 _MS = 1000.0
 
 
+class _Malformed(ValueError):
+    """A field the builder cannot read; :func:`template_from_logged_job` then runs the full
+    :func:`~mrsim.profiler.logged_check.check_logged_job` to name the job, task, attempt and field."""
+
+
 def _num(value: object) -> int:
-    """A Rumen long field as int; ``-1`` (unknown) for missing or non-numeric values."""
-    if isinstance(value, bool) or value is None:
+    """A Rumen long field as int; ``-1`` (unknown) for missing values. A value that is not a number (or a numeric
+    string), or is out of range, raises :class:`_Malformed` -- it used to read as "unknown", silently."""
+    if type(value) is int:
+        if -MAX_TIME_MS < value < MAX_TIME_MS:
+            return value
+        raise _Malformed(value)
+    if value is None:
         return -1
-    if isinstance(value, (int, float)):
-        return int(value)
-    try:
-        return int(str(value))
-    except ValueError:
-        return -1
+    if isinstance(value, bool):
+        raise _Malformed(value)
+    if isinstance(value, float):
+        if -MAX_TIME_MS < value < MAX_TIME_MS:  # False for NaN and infinities
+            return int(value)
+        raise _Malformed(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lstrip("-").isdigit() and len(text) < 16:
+            return int(text)
+    raise _Malformed(value)
 
 
 def successful_attempt(task: dict) -> dict | None:
@@ -123,7 +141,10 @@ def _completed(tasks: list[dict], job_id: str, warnings: list[str]) -> Iterator[
 
 def _location_strings(task: dict) -> tuple[str, ...]:
     hosts = []
-    for loc in task.get("preferredLocations") or ():
+    locations = task.get("preferredLocations")
+    if locations is not None and type(locations) is not list:
+        raise _Malformed(locations)
+    for loc in locations or ():
         layers = loc.get("layers") if isinstance(loc, dict) else None
         if layers:
             hosts.append("/" + "/".join(str(x) for x in layers))
@@ -203,12 +224,32 @@ def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] |
 def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str] | None = None) -> JobTemplate | None:
     """Build one template from a ``LoggedJob`` dict; ``None`` when a failed/killed job did no usable work.
 
+    Malformed input (a list that is a string, a time that is not a number or is out of range) is an
+    :class:`InputError` naming the job, task, attempt and field. The builder reads fields defensively and, on
+    the first anomaly, runs the full :func:`~mrsim.profiler.logged_check.check_logged_job` for the precise
+    message, so well-formed traces pay only for the type tests of the fields the builder reads anyway.
     Cost: linear in the job's attempts.
     """
     warns: list[str] = warnings if warnings is not None else []
     if not isinstance(job, dict) or not job.get("jobID"):
         raise InputError(f"{source}: an object without a jobID is not a Rumen LoggedJob (is this a job trace?)")
+    mark = len(warns)
+    try:
+        return _template(job, source, warns)
+    except (TypeError, AttributeError, ValueError, OverflowError, KeyError) as exc:
+        del warns[mark:]
+        check_logged_job(job, source)  # raises the precise InputError
+        job_id = job.get("jobID")
+        raise InputError(f"{source}: job {job_id}: malformed LoggedJob ({type(exc).__name__}: "
+                         f"{show_value(exc.args[0]) if exc.args else ''})") from None
+
+
+def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
     job_id = str(job["jobID"])
+    for kind in ("mapTasks", "reduceTasks"):
+        tasks = job.get(kind)
+        if type(tasks) is list:
+            check_limit("tasks_per_job", len(tasks), f"{source}: job {job_id}: {kind}")
     outcome_raw = job.get("outcome")
     try:
         outcome = Outcome(str(outcome_raw).upper()) if outcome_raw else Outcome.UNKNOWN
@@ -260,6 +301,8 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
             typical_shuffle.append((sort_end - start) / _MS)
         reduce_durations.append((finish - sort_end) / _MS)
 
+    _report_dropped(job_id, outcome, "map", map_tasks, warns)
+    _report_dropped(job_id, outcome, "reduce", reduce_tasks, warns)
     n_tasks = len(map_durations) + len(reduce_durations)
     if n_tasks == 0:
         if outcome is Outcome.SUCCESS or not (map_tasks or reduce_tasks or _num(job.get("totalMaps")) > 0):
@@ -281,6 +324,9 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
         submit_ms = launch_ms
     finish_ms = _num(job.get("finishTime"))
     actual = (finish_ms - submit_ms) / _MS if finish_ms > 0 and finish_ms >= submit_ms else None
+    if finish_ms > 0 and finish_ms < submit_ms:
+        warns.append(f"job {job_id}: finishTime {finish_ms} is before submitTime {submit_ms}; "
+                     "actual completion time unknown")
     has_locations = any(map_locations)
 
     return JobTemplate(
@@ -301,6 +347,20 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     )
 
 
+def _report_dropped(job_id: str, outcome: Outcome, kind: str, tasks: list[dict], warns: list[str]) -> None:
+    """Warn, with counts, about tasks that contribute nothing: no attempt logged at all (a log missing its
+    attempt lines), or -- in a job that succeeded -- attempts of which none succeeded."""
+    bare = sum(1 for t in tasks if not t.get("attempts"))
+    unfinished = 0
+    if outcome is Outcome.SUCCESS:
+        unfinished = sum(1 for t in tasks if t.get("attempts") and successful_attempt(t) is None)
+    if bare:
+        warns.append(f"job {job_id}: {bare} {kind} task{'s' if bare > 1 else ''} dropped: no attempt recorded")
+    if unfinished:
+        warns.append(f"job {job_id}: {unfinished} {kind} task{'s' if unfinished > 1 else ''} of a successful job "
+                     "dropped: no successful attempt recorded")
+
+
 def workload_from_logged_jobs(jobs: Iterable[dict], *, source: str = "") -> Workload:
     """Build a :class:`Workload` from ``LoggedJob`` dicts, sorting by submit time and renaming duplicate ids.
 
@@ -310,6 +370,7 @@ def workload_from_logged_jobs(jobs: Iterable[dict], *, source: str = "") -> Work
     warnings: list[str] = []
     templates: list[JobTemplate] = []
     seen: dict[str, int] = {}
+    total_tasks = 0
     for logged in jobs:
         template = template_from_logged_job(logged, source=source, warnings=warnings)
         if template is None:
@@ -321,6 +382,9 @@ def workload_from_logged_jobs(jobs: Iterable[dict], *, source: str = "") -> Work
             warnings.append(f"job {template.job_id}: duplicate job id; occurrence {count} replayed as {new_id}")
             template = template.with_changes(job_id=new_id)
         templates.append(template)
+        check_limit("jobs", len(templates), source or "workload")
+        total_tasks += len(template.map_durations) + len(template.reduce_durations)
+        check_limit("tasks", total_tasks, source or "workload")
     if not templates:
         raise InputError(f"{source}: no replayable job (every job failed or was killed before doing any work)")
     return Workload.of(templates, source=source, warnings=warnings)

@@ -29,6 +29,8 @@ from typing import IO, Any
 import fastavro
 
 from mrsim.errors import InputError
+from mrsim.io import safe_json
+from mrsim.io.safe_json import JSONValueError
 from mrsim.io.compressed import open_binary, read_bytes
 from mrsim.profiler.logged import (
     Counters,
@@ -197,7 +199,7 @@ def _iter_events(fh: IO[bytes], where: str) -> Iterator[tuple[int, str, Mapping[
     if magic not in (JSON_MAGIC, BINARY_MAGIC):
         raise InputError(f"{where}: line 1: expected 'Avro-Json' or 'Avro-Binary', found {magic[:40]!r}")
     try:
-        schema = json.loads(schema_line)
+        schema = safe_json.loads(schema_line)
     except ValueError:  # malformed JSON or undecodable bytes
         raise InputError(f"{where}: line 2: the Avro event schema is not valid JSON") from None
     if magic == JSON_MAGIC:
@@ -211,7 +213,9 @@ def _iter_json_events(fh: IO[bytes], where: str) -> Iterator[tuple[int, str, Map
         if not raw.strip():
             continue
         try:
-            event = json.loads(raw)
+            event = safe_json.loads(raw)
+        except JSONValueError as exc:
+            raise InputError(f"{where}: line {number}: {exc.msg}") from None
         except ValueError as exc:  # malformed JSON or undecodable bytes
             if not raw.endswith(b"\n"):
                 raise _Truncated(number) from None

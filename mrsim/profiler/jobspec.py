@@ -45,11 +45,14 @@ import numpy as np
 
 from mrsim.demands import TaskDemand, parse_demand, uniform_demands
 from mrsim.errors import InputError
+from mrsim.io.limits import check_limit
 from mrsim.templates import DEMAND_RESOURCES, JobTemplate, Priority, Workload
 
 _JOB_TABLE = re.compile(r"^\s*\[\[\s*job\s*\]\]", re.MULTILINE)
 _HEAD_BYTES = 1 << 16
 
+#: 10**11 s is over 3000 years: a larger time or duration is a typo (and would overflow the engine's clock).
+MAX_SECONDS = 1e11
 _REQUIRED = ("id", "submit", "maps", "reduces")
 _OPTIONAL = ("user", "queue", "name", "map_duration", "reduce_duration", "map_demand", "reduce_demand",
              "deadline", "priority", "map_request", "reduce_request", "map_datacenters", "reduce_datacenters",
@@ -85,6 +88,8 @@ def load_jobspec(path: str | os.PathLike[str]) -> Workload:
         raise InputError(f"{p}: not a UTF-8 text file") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{p}: invalid TOML ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{p}: invalid TOML (nesting too deep)") from None
     extra = set(doc) - {"job"}
     if extra:
         raise InputError(f"{p}: unknown top-level key(s) {', '.join(sorted(extra))} (a job spec holds [[job]] tables)")
@@ -193,7 +198,7 @@ def _number(value: object, where: str, *, allow_negative: bool = False) -> float
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{where} must be a number of seconds, got {value!r}")
     x = float(value)
-    if not math.isfinite(x) or (x < 0 and not allow_negative):
+    if not math.isfinite(x) or abs(x) > MAX_SECONDS or (x < 0 and not allow_negative):
         raise InputError(f"{where} must be finite{'' if allow_negative else ' and non-negative'}, got {value!r}")
     return x
 
@@ -201,4 +206,5 @@ def _number(value: object, where: str, *, allow_negative: bool = False) -> float
 def _count(value: object, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InputError(f"{where} must be a non-negative integer, got {value!r}")
+    check_limit("tasks_per_job", value, where)  # before np.full allocates one slot per task
     return value

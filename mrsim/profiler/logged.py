@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from mrsim.errors import InputError
+from mrsim.io.safe_json import JSONValueError, raw_decode, strict_decoder
 
 LONG_MAX = 2**63 - 1
 LONG_MIN = -(2**63)
@@ -712,7 +713,7 @@ def iter_json_objects(fh: IO[str], where: str, *, chunk_chars: int = 1 << 16) ->
     Reads ``chunk_chars`` at a time, so memory stays near the size of the largest single value.
     Raises :class:`InputError` naming ``where`` and the line of a malformed or truncated value.
     """
-    decoder = json.JSONDecoder()
+    decoder = strict_decoder()
     buffer = ""
     line = 1
     eof = False
@@ -727,7 +728,9 @@ def iter_json_objects(fh: IO[str], where: str, *, chunk_chars: int = 1 << 16) ->
             eof = not buffer
             continue
         try:
-            value, end = decoder.raw_decode(buffer)
+            value, end = raw_decode(decoder, buffer)
+        except JSONValueError as exc:
+            raise InputError(f"{where}: line {line}: {exc.msg}") from None
         except json.JSONDecodeError as exc:
             if not eof:
                 more = fh.read(max(chunk_chars, len(buffer)))

@@ -18,6 +18,9 @@ import zlib
 from typing import Iterator
 
 from mrsim.errors import InputError
+from mrsim.io.limits import check_limit, limit
+from mrsim.io import safe_json
+from mrsim.io.safe_json import JSONValueError, locate_refused, raw_decode, strict_decoder
 from mrsim.io.compressed import open_binary
 
 _CHUNK = 1 << 20
@@ -37,7 +40,8 @@ def iter_rumen_jobs(path: str | os.PathLike[str]) -> Iterator[dict]:
     A trace with no job at all, a truncated object, or anything that is not a JSON object raises
     :class:`InputError` with the line where the problem starts.
     """
-    decoder = json.JSONDecoder()
+    max_bytes = limit("input_bytes")
+    decoder = strict_decoder()
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
     buf = ""
     pos = 0
@@ -46,10 +50,15 @@ def iter_rumen_jobs(path: str | os.PathLike[str]) -> Iterator[dict]:
     seen = 0
     with open_binary(path) as fh:
 
+        read_so_far = 0
+
         def refill() -> bool:
-            nonlocal buf, pos, lines_before, eof
+            nonlocal buf, pos, lines_before, eof, read_so_far
             chunk = _read_chunk(fh, path)
             eof = not chunk
+            read_so_far += len(chunk)
+            if read_so_far > max_bytes:  # a gzip bomb, or a file far larger than any trace
+                check_limit("input_bytes", read_so_far, str(path))
             lines_before += buf.count("\n", 0, pos)
             buf = buf[pos:] + utf8.decode(chunk, final=eof)
             pos = 0
@@ -70,7 +79,15 @@ def iter_rumen_jobs(path: str | os.PathLike[str]) -> Iterator[dict]:
                     f"{path}: line {line}: expected a JSON object (a Rumen LoggedJob), found {buf[pos:pos + 20]!r}"
                 )
             try:
-                obj, end = decoder.raw_decode(buf, pos)
+                obj, end = raw_decode(decoder, buf, pos)
+            except JSONValueError as exc:
+                if not eof and refill():  # the refused token may be cut at the buffer's end; retry with more
+                    continue
+                found = locate_refused(buf, pos)
+                at = found[0] if found else pos
+                line = lines_before + buf.count("\n", 0, at) + 1
+                field = f"field {found[1]!r}: " if found and found[1] else ""
+                raise InputError(f"{path}: line {line}: job object #{seen + 1}: {field}{exc.msg}") from None
             except json.JSONDecodeError as exc:
                 if not eof and refill():
                     continue
@@ -91,7 +108,9 @@ def read_rumen_topology(path: str | os.PathLike[str]) -> dict:
 
     raw = read_bytes(path)
     try:
-        obj = json.loads(raw)
+        obj = safe_json.loads(raw)
+    except JSONValueError as exc:
+        raise InputError(f"{path}: Rumen topology: {exc.msg}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a Rumen topology JSON object ({exc})") from None
     if not isinstance(obj, dict) or "children" not in obj:

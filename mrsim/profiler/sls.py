@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mrsim.errors import InputError
+from mrsim.io.limits import check_limit
 from mrsim.io.compressed import open_text
 from mrsim.profiler.logged import (
     add_statistics,
@@ -39,6 +40,9 @@ from mrsim.profiler.logged import (
     parse_host,
     report,
 )
+
+#: Largest time, duration or count accepted (10**13 ms is 317 years); a larger one is damage.
+MAX_MS = 10**13
 
 #: Epoch ms added to SLS's relative times so none is 0 (Rumen's "unknown").
 DEFAULT_BASE_MS = 10**12
@@ -58,10 +62,16 @@ def sniff(head: bytes, name: str) -> bool:
 def _int(obj: Mapping[str, Any], key: str, where: str) -> int | None:
     if key not in obj or obj[key] is None:
         return None
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputError(f"{where}: {key} must be an integer, got {value!r}")
     try:
-        return int(str(obj[key]))
-    except ValueError:
-        raise InputError(f"{where}: {key} must be an integer, got {obj[key]!r}") from None
+        out = int(str(value)) if not isinstance(value, float) else int(value)
+    except (ValueError, OverflowError):
+        raise InputError(f"{where}: {key} must be an integer, got {value!r}") from None
+    if abs(out) > MAX_MS:
+        raise InputError(f"{where}: {key} must be at most {MAX_MS:.0e} in magnitude, got {out}")
+    return out
 
 
 def _task_prefix(job_id: str) -> str:
@@ -78,6 +88,8 @@ def sls_job_to_logged(
         raise InputError(f"{where}: job {job_id}: 'job.tasks' must be a non-empty list (SLS: 'No task for the job!')")
     start = _int(obj, "job.start.ms", where)
     end = _int(obj, "job.end.ms", where)
+    if start is None:
+        report(warnings, f"{where}: job {job_id}: no job.start.ms; submitted at the trace's time 0 (SLS's default)")
     job = new_job(job_id)
     job["user"] = str(obj.get("job.user") or "default")
     job["queue"] = str(obj["job.queue.name"]) if obj.get("job.queue.name") is not None else None
@@ -99,6 +111,7 @@ def sls_job_to_logged(
         if begin is None or finish is None:
             continue
         count = max(_int(spec, "count", here) or 1, 1)
+        check_limit("tasks_per_job", numbers[kind] + count, f"{here}: count")  # before repeating the task
         for _ in range(count):
             task = _task(prefix, kind, numbers[kind], base_ms + begin, base_ms + finish, spec.get("container.host"))
             numbers[kind] += 1
@@ -168,6 +181,7 @@ def iter_sls_jobs(
                 continue
             job_id = str(obj.get("job.id") or f"job_{index}")
             copies = max(_int(obj, "job.count", where) or 1, 1)
+            check_limit("jobs", copies, f"{where}: job.count")
             for k in range(copies):
                 yield sls_job_to_logged(
                     obj,

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import math
 import os
 import secrets
@@ -54,11 +55,14 @@ import pyarrow.parquet as pq
 
 from mrsim.errors import InputError
 from mrsim.io import atomic_write
+from mrsim.io.safe_open import check_input_file
 from mrsim.templates import JobTemplate, Outcome, Priority, Workload
 
 FORMAT_NAME = "mrsim-trace-store"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+#: A data version being written; renamed to ``data-*`` once complete (only these are ever cleaned up unasked).
+PARTIAL_PREFIX = ".partial-"
 LOCK = ".lock"
 OBS_PREFIX = "obs."
 
@@ -238,7 +242,8 @@ def is_store(path: str | os.PathLike[str]) -> bool:
     return True
 
 
-def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None) -> None:
+def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None) -> dict[str, str]:
+    """Write one data version into ``directory`` (new); returns ``{file name: sha256}`` for the manifest."""
     directory.mkdir()
     pq.write_table(cols.table, directory / "jobs.parquet", compression="zstd")
     for name, values in cols.arrays.items():
@@ -247,9 +252,38 @@ def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None) -> N
     if hosts is not None:
         pq.write_table(hosts, directory / "hosts.parquet")
     # Durability before the swap: the manifest must never point at data still in the page cache only.
-    for child in directory.iterdir():
+    checksums: dict[str, str] = {}
+    for child in sorted(directory.iterdir()):
         with open(child, "rb") as fh:
             os.fsync(fh.fileno())
+            checksums[child.name] = hashlib.file_digest(fh, "sha256").hexdigest()
+    return checksums
+
+
+def _verify_checksums(directory: Path, checksums: Mapping[str, str]) -> None:
+    """Raise :class:`InputError` naming the first file whose sha256 differs from the manifest's (a flipped bit,
+    a truncated copy) or that is missing. Cost: one read of the data (about 1 GB/s)."""
+    for name, expected in sorted(checksums.items()):
+        path = _inside(directory, name)
+        try:
+            with open(path, "rb") as fh:
+                actual = hashlib.file_digest(fh, "sha256").hexdigest()
+        except FileNotFoundError:
+            raise InputError(f"{directory}: trace store data incomplete (missing {name})") from None
+        if actual != expected:
+            raise InputError(f"{path}: checksum mismatch (the file changed after mrsim wrote it: corrupt data; "
+                             "restore it, or load with --no-verify at your own risk)")
+
+
+def _inside(base: Path, name: object) -> Path:
+    """``base / name`` when ``name`` is a plain file name that stays inside ``base``; else an InputError (a
+    manifest naming ``../../etc`` must not make mrsim read outside the store)."""
+    if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+        raise InputError(f"{base}: store manifest names {name!r}, not a file or directory inside the store")
+    path = base / name
+    if not path.resolve().is_relative_to(base.resolve()):
+        raise InputError(f"{base}: store manifest names {name!r}, which resolves outside the store")
+    return path
 
 
 def _array_names() -> Iterator[str]:
@@ -275,12 +309,24 @@ def _read_columns(directory: Path) -> tuple[_Columns, pa.Table | None]:
     return _Columns(table, arrays, hosts_list), hosts
 
 
-def _current(store: Path) -> tuple[dict[str, Any], _Columns, pa.Table | None]:
-    """Manifest and data of the current version; retried once if a concurrent update swapped it meanwhile."""
+def _data_dir(store: Path, manifest: Mapping[str, Any]) -> Path:
+    """The current data directory, confined to the store."""
+    return _inside(store, manifest.get("data"))
+
+
+def _current(store: Path, verify: bool = True) -> tuple[dict[str, Any], _Columns, pa.Table | None]:
+    """Manifest and data of the current version (checksums verified unless ``verify`` is False); retried once
+    if a concurrent update swapped it meanwhile."""
     for attempt in (0, 1):
         manifest = read_manifest(store)
         try:
-            cols, hosts = _read_columns(store / manifest["data"])
+            directory = _data_dir(store, manifest)
+            checksums = manifest.get("checksums")
+            if checksums is not None and not isinstance(checksums, dict):
+                raise InputError(f"{store}: store manifest 'checksums' must be an object")
+            if verify and checksums:
+                _verify_checksums(directory, checksums)
+            cols, hosts = _read_columns(directory)
         except InputError:
             if attempt == 0 and read_manifest(store).get("data") != manifest.get("data"):
                 continue
@@ -390,19 +436,28 @@ def _templates(cols: _Columns, where: str, verify: bool) -> list[JobTemplate]:
     return out
 
 
-def load_store(path: str | os.PathLike[str], *, verify: bool = False) -> Workload:
-    """The store's jobs as a :class:`Workload` (``source`` is the store path; warnings are empty).
+def load_store(path: str | os.PathLike[str], *, verify: bool = False, checksums: bool | None = None) -> Workload:
+    """The store's jobs as a :class:`Workload` (``source`` is the store path).
 
     ``verify=True`` builds every template through :class:`JobTemplate`'s validating constructor (per-job copies
     and checks, about 60 us per job) instead of the bulk-checked fast path. Both give equal templates.
+    ``checksums`` (default: on, unless the global ``--no-verify`` flag is given) checks every data file against
+    the sha256 the manifest recorded when it was written; a store written before checksums existed loads with a
+    warning saying it was not verified.
     """
-    store = Path(path)
-    manifest, cols, _ = _current(store)
+    from mrsim.io.policy import verify_checksums
+
+    store = check_input_file(path, allow_dir=True)
+    do_verify = verify_checksums() if checksums is None else checksums
+    manifest, cols, _ = _current(store, verify=do_verify)
     where = str(store)
     _check(cols, where)
     if cols.n_jobs != manifest.get("jobs"):
         raise InputError(f"{store}: manifest says {manifest.get('jobs')} jobs, the job table has {cols.n_jobs}")
-    return Workload.of(_templates(cols, where, verify), source=where)
+    warnings = []
+    if do_verify and not manifest.get("checksums"):
+        warnings.append(f"{store}: store has no checksums (written by an older mrsim); data not verified")
+    return Workload.of(_templates(cols, where, verify), source=where, warnings=warnings)
 
 
 def stored_job_ids(path: str | os.PathLike[str]) -> set[str]:
@@ -412,7 +467,7 @@ def stored_job_ids(path: str | os.PathLike[str]) -> set[str]:
         return set()
     manifest = read_manifest(store)
     try:
-        table = pq.ParquetFile(store / manifest["data"] / "jobs.parquet").read(columns=["job_id"])
+        table = pq.ParquetFile(_data_dir(store, manifest) / "jobs.parquet").read(columns=["job_id"])
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"{store}: corrupt trace store data ({exc})") from None
     return set(table.column("job_id").to_pylist())
@@ -482,9 +537,16 @@ def _prepare_dir(store: Path) -> bool:
     if store.is_dir() and _manifest_path(store).exists():
         read_manifest(store)  # a wrong format or version is an error, not something to overwrite
         return False
-    # Only the lock and data directories of a creation that crashed before its first manifest may be there.
-    if store.is_dir() and any(c.name != LOCK and not c.name.startswith("data-") for c in store.iterdir()):
-        raise InputError(f"{store}: directory exists, is not empty and is not an mrsim trace store")
+    # Only the lock and the partial directory of a creation that crashed before its first manifest may be there.
+    # Data directories without a manifest are someone's data (a store that lost its manifest): never delete them.
+    if store.is_dir():
+        others = sorted(c.name for c in store.iterdir() if c.name != LOCK and not c.name.startswith(PARTIAL_PREFIX))
+        if any(name.startswith("data-") for name in others):
+            raise InputError(f"{store}: holds trace-store data ({others[0]}) but no {MANIFEST}: a damaged store; "
+                             "mrsim will not modify or delete it (restore the manifest, or profile into a new "
+                             "directory)")
+        if others:
+            raise InputError(f"{store}: directory exists, is not empty and is not an mrsim trace store")
     store.mkdir(parents=True, exist_ok=True)
     return True
 
@@ -546,7 +608,9 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
         old_cols: _Columns | None = None
         old_hosts: list[dict[str, Any]] | None = None
         if not created:
-            old_manifest, old_cols, old_hosts_table = _current(store)
+            # Refuse to build on data that does not verify: a new version would carry the damage forward.
+            old_manifest, old_cols, old_hosts_table = _current(store, verify=True)
+            _check(old_cols, str(store))
             old_hosts = None if old_hosts_table is None else old_hosts_table.to_pylist()
         seen = set(old_cols.job_ids()) if old_cols is not None else set()
         fresh: list[JobTemplate] = []
@@ -604,21 +668,29 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
             backgrounds.extend(dict(b) for b in background_inputs)
         if backgrounds:
             manifest["background_inputs"] = backgrounds
+        partial = store / f"{PARTIAL_PREFIX}{data_name}"
         target = store / data_name
         try:
-            _write_columns(target, cols, None if merged_hosts is None else _hosts_table(merged_hosts))
+            manifest["checksums"] = _write_columns(partial, cols,
+                                                   None if merged_hosts is None else _hosts_table(merged_hosts))
+            os.replace(partial, target)
             with atomic_write(_manifest_path(store), "wb") as fh:  # the swap
                 fh.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
         except BaseException:
+            shutil.rmtree(partial, ignore_errors=True)
             shutil.rmtree(target, ignore_errors=True)
             raise
-        _remove_stale(store, keep=data_name)
+        _remove_stale(store, keep=data_name, previous=(old_manifest or {}).get("data"))
     return StoreUpdate(str(store), len(fresh), len(skipped), tuple(skipped), cols.n_jobs, n_maps, n_reduces, created)
 
 
-def _remove_stale(store: Path, keep: str) -> None:
-    """Delete data directories other than ``keep`` (old versions and leftovers of crashed updates)."""
+def _remove_stale(store: Path, keep: str, previous: object = None) -> None:
+    """Delete what this store's writers made and no longer need: the previous version (named by the manifest
+    just replaced) and partial directories of crashed updates. Nothing else is deleted -- an unreferenced
+    ``data-*`` directory may be a version someone copied in, so it is left alone."""
     for child in store.iterdir():
-        if child.is_dir() and child.name.startswith("data-") and child.name != keep:
+        if not child.is_dir() or child.name == keep:
+            continue
+        if child.name.startswith(PARTIAL_PREFIX) or (isinstance(previous, str) and child.name == previous):
             shutil.rmtree(child, ignore_errors=True)
 

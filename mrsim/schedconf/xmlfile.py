@@ -14,6 +14,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from mrsim.errors import InputError
+from mrsim.io.safe_open import check_input_file
 
 
 @dataclass
@@ -29,7 +30,7 @@ class Node:
 
 def parse_xml(path: str | os.PathLike[str]) -> Node:
     """Parse ``path`` into a :class:`Node` tree; missing files and malformed XML are InputErrors naming the file."""
-    p = Path(path)
+    p = check_input_file(path)  # a FIFO or device would block or never end
     try:
         data = p.read_bytes()
     except FileNotFoundError:
@@ -114,8 +115,8 @@ class Where:
             value = float(text.strip())
         except ValueError:
             raise InputError(f"{self.at(line)}: {what} = {text!r} is not a number") from None
-        if math.isnan(value):
-            raise InputError(f"{self.at(line)}: {what} is NaN")
+        if not math.isfinite(value):
+            raise InputError(f"{self.at(line)}: {what} = {text!r} must be a finite number")
         return value
 
     def boolean(self, text: str, what: str, line: int) -> bool:

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mrsim.io import atomic_path
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -82,15 +81,17 @@ class ReplayResult:
                 "warnings": list(self.warnings)}
 
     def write_csv(self, out_dir: str | os.PathLike[str]) -> list[Path]:
-        """Write ``jobs.csv`` and ``tasks.csv`` into ``out_dir`` (each atomically)."""
+        """Write ``jobs.csv`` and ``tasks.csv`` as ``out_dir``, as one unit (:func:`mrsim.io.atomic.atomic_directory`:
+        a reader sees the previous pair or the new one, never a mix)."""
+        from mrsim.io.atomic import atomic_directory
+
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name, frame in (("jobs.csv", self.jobs), ("tasks.csv", self.tasks)):
-            with atomic_path(out / name) as tmp:
-                frame.to_csv(tmp, index=False, float_format="%.6f")
-            written.append(out / name)
-        return written
+        names = ("jobs.csv", "tasks.csv")
+        with atomic_directory(out, owned=names) as files:
+            for name, frame in zip(names, (self.jobs, self.tasks)):
+                with files.open(name) as fh:
+                    frame.to_csv(fh, index=False, float_format="%.6f")
+        return [out / name for name in names]
 
 
 def _task_columns(jt: "JobTracker") -> dict[str, np.ndarray]:

@@ -88,7 +88,7 @@ def test_unknown_datacenter_in_a_job_spec(tmp_path: Path, capsys: pytest.Capture
     spec = tmp_path / "jobs.toml"
     spec.write_text('[[job]]\nid = "X"\nsubmit = 0\nmaps = 2\nreduces = 0\nmap_duration = 1.0\n'
                     'map_datacenters = { dc1 = 1, mars = 1 }\n')
-    assert main(["replay", str(spec), "--cluster", FED3, "--scheduler", "swag"]) == 2
+    assert main(["replay", str(spec), "--cluster", FED3, "--scheduler", "swag"]) == 1  # a bad file: exit 1
     err = capsys.readouterr().err
     assert "job X" in err and "'mars'" in err and err.count("\n") == 1
 

@@ -7,6 +7,7 @@ import numpy as np
 from mrsim.cli import main
 from mrsim.templates import JobTemplate, Outcome, Priority
 from tests.engine.helpers import SHARED_DATA
+from mrsim.errors import InputError, exit_code_for
 
 TRUNK = SHARED_DATA / "rumen" / "small-trace-test"
 DISPATCH_LOG = TRUNK / "dispatch-sample-v20-jt-log.gz"
@@ -23,7 +24,8 @@ def run_cli(args, capsys):
 
 
 def assert_one_line_error(code, out, err, needle):
-    assert code == 2
+    # exit 1 for a bad file, 2 for a bad flag (README "Errors")
+    assert code == exit_code_for(InputError(err.strip().removeprefix("mrsim: error: ")))
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("mrsim: error:") and needle in lines[0], err

@@ -89,7 +89,7 @@ def test_cli_errors_are_input_errors(tmp_path, capsys):
                  str(tmp_path / "x.json")]) == 2
     slot = tmp_path / "slots.toml"
     slot.write_text("[defaults]\nmap_slots = 2\n[[racks]]\nname = \"/r\"\ncount = 2\n")
-    assert main(["synth", "--lotes-google", "--cluster", str(slot), "-o", str(tmp_path / "x.json")]) == 2
+    assert main(["synth", "--lotes-google", "--cluster", str(slot), "-o", str(tmp_path / "x.json")]) == 1  # the file is not a resource-vector cluster
     assert "resource-vector cluster" in capsys.readouterr().err
 
 

@@ -132,7 +132,7 @@ def test_cli_out_writes_a_trace_that_reproduces(capsys, tmp_path):
 
 def test_cli_bad_input(capsys):
     assert main(["check-scheduler", "nosuch"]) == 2
-    assert main(["check-scheduler", "no.such.module:Thing"]) == 2
+    assert main(["check-scheduler", "no.such.module:Thing"]) == 1  # a plug-in that fails to load
     assert main(["check-scheduler", "fifo", "--modes", "sometimes"]) == 2
     err = capsys.readouterr().err
     assert err.count("mrsim: error:") == 3

@@ -78,17 +78,17 @@ def test_cli_table(capsys, trace):
     assert "fifo" in out and "maxedf" in out and "slowdown" in out and "no deadlines" in out
 
 
-def one_line_error(capsys, args, needle):
+def one_line_error(capsys, args, needle, code_expected=2):
     code = main(args)
     out, err = capsys.readouterr()
-    assert code == 2 and out == ""
+    assert code == code_expected and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("mrsim: error:") and needle in lines[0]
 
 
 def test_plugin_that_fails_to_load_is_an_input_error(capsys, monkeypatch):
     monkeypatch.setitem(BUILTIN_SCHEDULERS, "broken", "no_such_module_anywhere:Scheduler")
-    one_line_error(capsys, ["compare", "--nodes", "4", "--schedulers", "fifo,broken"], "broken")
+    one_line_error(capsys, ["compare", "--nodes", "4", "--schedulers", "fifo,broken"], "broken", 1)
     one_line_error(capsys, ["compare", "--nodes", "4", "--schedulers", "fifo,nosuch"], "nosuch")
 
 

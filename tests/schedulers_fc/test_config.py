@@ -202,6 +202,6 @@ def test_cli_reports_bad_scheduler_config_without_traceback(tmp_path, capsys):
                                       Q + "b.capacity": 20})
     code = main(["replay", "--scheduler", "capacity", "--scheduler-config", f, "--nodes", "4"])
     err = capsys.readouterr().err
-    assert code == 2 and err.startswith("mrsim: error: ") and "cap.xml" in err and "Traceback" not in err
+    assert code == 1 and err.startswith("mrsim: error: ") and "cap.xml" in err and "Traceback" not in err
     code = main(["replay", "--scheduler", "fair", "--scheduler-config", str(tmp_path / "missing.xml")])
-    assert code == 2 and "missing.xml: no such file" in capsys.readouterr().err
+    assert code == 1 and "missing.xml: no such file" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, UsageError
 from mrsim.io import atomic_write
 
 NAME = "lotes"
@@ -28,7 +28,7 @@ def _floats(text: str) -> list[float]:
     try:
         vals = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise InputError(f"expected comma-separated numbers, got {text!r}") from None
+        raise UsageError(f"expected comma-separated numbers, got {text!r}") from None
     if not vals:
         raise InputError(f"expected at least one number, got {text!r}")
     return vals
@@ -42,7 +42,7 @@ def _policies(text: str) -> list[Any]:
         try:
             out.append(Policy(name.strip().lower()))
         except ValueError:
-            raise InputError(f"unknown policy {name!r}; choose from lotes, greedy") from None
+            raise UsageError(f"unknown policy {name!r}; choose from lotes, greedy") from None
     return out
 
 

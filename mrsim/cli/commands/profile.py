@@ -12,6 +12,7 @@ import orjson
 
 from mrsim.errors import InputError
 from mrsim.profiler.detect import Format
+from mrsim.io.policy import enforce
 
 NAME = "profile"
 HELP = "profile logs/traces into a trace store or Rumen trace; infer the cluster; compare duration distributions"
@@ -92,6 +93,7 @@ def _run_profile(args: argparse.Namespace) -> int:
         for path in args.inputs:
             profiler.add(path)
     _print_warnings(profiler.warnings, args.quiet)
+    enforce(profiler.warnings, ", ".join(args.inputs))  # --strict: before the store or trace is written
     summary["inputs"] = [r.as_dict() for r in profiler.inputs]
     summary["jobs_profiled"] = len(profiler.templates)
     summary["duplicates_skipped"] = profiler.duplicates_skipped

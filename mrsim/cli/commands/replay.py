@@ -12,6 +12,8 @@ from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_
                                build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
 from mrsim.cli.render import print_replay_table, progress_bar
 from mrsim.errors import InputError
+from mrsim.io.policy import enforce
+from mrsim.sanity import with_warnings, zero_slot_warnings
 from mrsim.scheduling import create_scheduler
 from mrsim.tracker.replay import replay
 from mrsim.workloads import default_trace_path
@@ -59,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     options = build_options(args)
     workload = load_replay_workload(args, trace)
     options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
+    workload = with_warnings(workload, zero_slot_warnings(cluster))
     workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
     if args.deadline_factor is not None:
         from mrsim.deadlines import assign_deadlines
@@ -87,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     note = result.summary.get("scheduler_stats", {}).get("note")
     if note:
         notes.append(note)
+    enforce(result.warnings)  # --strict: before anything is written
     if args.out:
         result.write_csv(args.out)
         series = getattr(result, "queue_series", None)

@@ -22,6 +22,8 @@ from mrsim.validation.observe import Profiler, require_templates
 from mrsim.validation.report import Mode, ValidationReport
 from mrsim.validation.run import ValidationSetup, add_background_figures, validate
 from mrsim.validation.trace_conf import TRACE_KEYS, apply_trace_conf
+from mrsim.io.policy import enforce
+from mrsim.sanity import with_warnings, zero_slot_warnings
 
 TRACE_FIELDS = {name for name, _ in TRACE_KEYS.values()}
 
@@ -112,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
 
         def runner(w, c):  # noqa: E306 - one YARN replay per call (isolate calls it per job)
             return yarn_engine.run_yarn(args, w, c, build_scheduler_config(args))[0]
+    workload = with_warnings(workload, zero_slot_warnings(cluster))
+    enforce(workload.warnings, args.trace)  # --strict
     notes: list[str] = []
     background = None
     if runner is None:

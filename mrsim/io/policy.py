@@ -1,0 +1,45 @@
+"""Process-wide choices set by global flags: ``--strict`` and ``--no-verify``.
+
+``--strict``: every warning about the input becomes an error (exit 1).
+
+Readers and the engine keep collecting warnings in lists (``Workload.warnings``, ``ReplayResult.warnings``);
+:func:`enforce` is called where those lists are complete -- after loading a workload and after a run -- and,
+in strict mode, raises :class:`~mrsim.errors.StrictError` (exit 1) with the count and the first warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mrsim.errors import StrictError
+
+_strict = False
+_verify = True
+
+
+def set_strict(on: bool) -> None:
+    global _strict
+    _strict = bool(on)
+
+
+def is_strict() -> bool:
+    return _strict
+
+
+def enforce(warnings: Sequence[str], where: str = "") -> None:
+    """Raise in strict mode when ``warnings`` is not empty; nothing otherwise."""
+    if _strict and warnings:
+        more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
+        prefix = f"{where}: " if where else ""
+        raise StrictError(f"{prefix}--strict: {len(warnings)} warning{'s' if len(warnings) > 1 else ''}: "
+                         f"{warnings[0]}{more}")
+
+
+def set_verify(on: bool) -> None:
+    """``--no-verify`` sets False: trace stores are loaded without checking their per-array checksums."""
+    global _verify
+    _verify = bool(on)
+
+
+def verify_checksums() -> bool:
+    return _verify
