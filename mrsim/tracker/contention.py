@@ -7,18 +7,22 @@ a task's completion time follows from the contention it meets there instead of f
 
 How the engine drives the model (``docs/tdam.md`` has the user-facing version):
 
-* One :class:`NodeMix` per TaskTracker, one :class:`~mrsim.contention.MixCache` per distinct ``(cores, disks)``,
-  so nodes of one type share solved mixes (``engine-performance.md`` §5).
+* One :class:`NodeMix` per TaskTracker, one :class:`~mrsim.contention.MixCache` per distinct node model
+  (:func:`node_spec`: cores, disks, ``cpu_model``, ``memory_architecture``, ``numa_ratio``), so nodes of one type
+  share solved mixes across nodes and epochs, looked up by the node's dense count vector. The model is Seidmann's
+  CPU by default, an exact multi-server CPU, or chapter 4's memory layer (:func:`mrsim.contention.node.solve_rows`).
 * **Launch** (``obtain_new_*``): the task joins its node's mix with its demand vector
-  (:func:`mrsim.demands.demand_rows`: cpu + memory on the CPU, disk striped over the disks, all divided by the
-  node's speed and multiplied by the locality slowdown a plain replay would apply). **Completion**: the node
+  (:func:`mrsim.demands.demand_rows` through :func:`mrsim.contention.node.layout_vector`: without a memory layer
+  cpu + memory on the CPU and disk striped over the disks; with one, core, memory (local, remote) and disk; all
+  divided by the node's speed and multiplied by the locality slowdown a plain replay would apply). **Completion**: the node
   model retires it at its exact finish instant, and the JobTracker hears of it as of a trace completion (task
   mode: at once; heartbeat mode: at the next heartbeat). A **kill** (preemption) takes it off the node at once.
 * **Epoch boundaries** (any start or end on a node) re-solve only that node, once per engine event however many
   tasks started in it (launches in one heartbeat are batched). Each node has at most one live completion event,
   ``EV_NODE_DONE`` at its earliest predicted completion, tombstoned by a per-node stamp; and every running
   task's ``job.map_finish[i]`` / ``job.reduce_finish[i]`` is rewritten to its new predicted finish, so schedulers
-  and ``kill_task`` read current predictions.
+  and ``kill_task`` read current predictions (for a scheduler declaring ``reads_task_predictions = False`` only
+  on demand: before a kill, or through :meth:`ContentionJobTracker.publish_predictions`).
 * **Reduces**: the shuffle stays time-based as in the base engine (SimMR's model; the dissertation does not model
   shuffle or network contention, sections 6.6 and 7.2). A reduce holds its slot from launch but loads its node
   only from its shuffle end: first-wave reduces (SimMR's filler) from ``last map finish + first_shuffle`` once
