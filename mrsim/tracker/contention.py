@@ -373,6 +373,45 @@ class NodeMix:
                 groups[sid].stretch = stretch
         self.util = entry.utilization
 
+    def _solve_next(self) -> float:
+        """:meth:`_solve`, then the wall time from :attr:`now` to the earliest completion (INF when idle), found in
+        the same pass over the shapes. Only when no heap holds stale entries and no zero-demand task waits."""
+        self.dirty = False
+        groups = self.groups
+        if not groups:
+            self.util = (0.0,) * self.cache.spec.n_resources
+            return INF
+        if len(groups) == 1:
+            ((sid, g),) = groups.items()
+            key = (sid, g.count)
+            last = self.last
+            if last and last[0] == key:
+                entry = last[1]
+            else:
+                entry = self.cache.solve((key,))
+                if self.cache.memoize:
+                    self.last = (key, entry)
+            g.stretch = stretch = entry.stretch[0]
+            self.util = entry.utilization
+            return (g.heap[0][0] - g.virtual) * stretch
+        cache = self.cache
+        key = tuple(self.counts)
+        hit = cache.by_counts.get(key)
+        if hit is None:
+            hit = cache.solve_counts(key)
+        else:
+            cache.hits += 1
+        sids, entry = hit
+        best = INF
+        for sid, stretch in zip(sids, entry.stretch):
+            g = groups[sid]
+            g.stretch = stretch
+            w = (g.heap[0][0] - g.virtual) * stretch
+            if w < best:
+                best = w
+        self.util = entry.utilization
+        return best
+
     def _uncount(self, sid: int) -> None:
         counts = self.counts
         counts[sid] -= 1
@@ -777,9 +816,10 @@ class ContentionJobTracker(JobTracker):
             node = nodes[ti]
             if node.instant or node.stale:
                 t = node.next_completion()
-            else:  # next_completion inlined: every heap top is a live task
-                if node.dirty:
-                    node._solve()
+            elif node.dirty:  # re-solve and find the next completion in one pass (every heap top is live)
+                best = node._solve_next()
+                t = node.now + best if best < INF else INF
+            else:  # next_completion inlined
                 best = INF
                 for g in node.groups.values():
                     w = (g.heap[0][0] - g.virtual) * g.stretch
