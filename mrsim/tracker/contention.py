@@ -583,12 +583,20 @@ class ContentionJobTracker(JobTracker):
         for decisions that depend only on the node's mix and the jobs' pending task shapes."""
         self._mix_waiters.add(tracker.index)
 
-    def contention_stats(self) -> dict[str, int]:
-        """Model counters for run records: epochs (node re-solves), fallback jobs, mix-cache hits, AMVA solves..."""
-        out = {"epochs": self.epochs, "fallback_jobs": self.fallback_jobs}
+    def contention_stats(self) -> dict[str, object]:
+        """Model counters for run records: epochs (node re-solves), fallback jobs, mix-cache hits, AMVA solves...,
+        and ``node_models``: how many nodes use each model (``seidmann``, ``exact``, ``smp``, ``numa``), so a run
+        record says which node model produced it, default or not."""
+        out: dict[str, object] = {"epochs": self.epochs, "fallback_jobs": self.fallback_jobs}
         for cache in self.caches:
             for key, value in cache.stats().items():
-                out[key] = out.get(key, 0) + value
+                out[key] = int(out.get(key, 0)) + value  # type: ignore[call-overload]
+        models: dict[str, int] = {}
+        for node in self.nodes:
+            spec = node.cache.spec
+            name = spec.memory if spec.memory != "none" else spec.cpu_model
+            models[name] = models.get(name, 0) + 1
+        out["node_models"] = dict(sorted(models.items()))
         return out
 
     def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY):  # type: ignore[no-untyped-def]
