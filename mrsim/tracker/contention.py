@@ -7,18 +7,22 @@ a task's completion time follows from the contention it meets there instead of f
 
 How the engine drives the model (``docs/tdam.md`` has the user-facing version):
 
-* One :class:`NodeMix` per TaskTracker, one :class:`~mrsim.contention.MixCache` per distinct ``(cores, disks)``,
-  so nodes of one type share solved mixes (``engine-performance.md`` §5).
+* One :class:`NodeMix` per TaskTracker, one :class:`~mrsim.contention.MixCache` per distinct node model
+  (:func:`node_spec`: cores, disks, ``cpu_model``, ``memory_architecture``, ``numa_ratio``), so nodes of one type
+  share solved mixes across nodes and epochs, looked up by the node's dense count vector. The model is Seidmann's
+  CPU by default, an exact multi-server CPU, or chapter 4's memory layer (:func:`mrsim.contention.node.solve_rows`).
 * **Launch** (``obtain_new_*``): the task joins its node's mix with its demand vector
-  (:func:`mrsim.demands.demand_rows`: cpu + memory on the CPU, disk striped over the disks, all divided by the
-  node's speed and multiplied by the locality slowdown a plain replay would apply). **Completion**: the node
+  (:func:`mrsim.demands.demand_rows` through :func:`mrsim.contention.node.layout_vector`: without a memory layer
+  cpu + memory on the CPU and disk striped over the disks; with one, core, memory (local, remote) and disk; all
+  divided by the node's speed and multiplied by the locality slowdown a plain replay would apply). **Completion**: the node
   model retires it at its exact finish instant, and the JobTracker hears of it as of a trace completion (task
   mode: at once; heartbeat mode: at the next heartbeat). A **kill** (preemption) takes it off the node at once.
 * **Epoch boundaries** (any start or end on a node) re-solve only that node, once per engine event however many
   tasks started in it (launches in one heartbeat are batched). Each node has at most one live completion event,
   ``EV_NODE_DONE`` at its earliest predicted completion, tombstoned by a per-node stamp; and every running
   task's ``job.map_finish[i]`` / ``job.reduce_finish[i]`` is rewritten to its new predicted finish, so schedulers
-  and ``kill_task`` read current predictions.
+  and ``kill_task`` read current predictions (for a scheduler declaring ``reads_task_predictions = False`` only
+  on demand: before a kill, or through :meth:`ContentionJobTracker.publish_predictions`).
 * **Reduces**: the shuffle stays time-based as in the base engine (SimMR's model; the dissertation does not model
   shuffle or network contention, sections 6.6 and 7.2). A reduce holds its slot from launch but loads its node
   only from its shuffle end: first-wave reduces (SimMR's filler) from ``last map finish + first_shuffle`` once
@@ -369,6 +373,45 @@ class NodeMix:
                 groups[sid].stretch = stretch
         self.util = entry.utilization
 
+    def _solve_next(self) -> float:
+        """:meth:`_solve`, then the wall time from :attr:`now` to the earliest completion (INF when idle), found in
+        the same pass over the shapes. Only when no heap holds stale entries and no zero-demand task waits."""
+        self.dirty = False
+        groups = self.groups
+        if not groups:
+            self.util = (0.0,) * self.cache.spec.n_resources
+            return INF
+        if len(groups) == 1:
+            ((sid, g),) = groups.items()
+            key = (sid, g.count)
+            last = self.last
+            if last and last[0] == key:
+                entry = last[1]
+            else:
+                entry = self.cache.solve((key,))
+                if self.cache.memoize:
+                    self.last = (key, entry)
+            g.stretch = stretch = entry.stretch[0]
+            self.util = entry.utilization
+            return (g.heap[0][0] - g.virtual) * stretch
+        cache = self.cache
+        key = tuple(self.counts)
+        hit = cache.by_counts.get(key)
+        if hit is None:
+            hit = cache.solve_counts(key)
+        else:
+            cache.hits += 1
+        sids, entry = hit
+        best = INF
+        for sid, stretch in zip(sids, entry.stretch):
+            g = groups[sid]
+            g.stretch = stretch
+            w = (g.heap[0][0] - g.virtual) * stretch
+            if w < best:
+                best = w
+        self.util = entry.utilization
+        return best
+
     def _uncount(self, sid: int) -> None:
         counts = self.counts
         counts[sid] -= 1
@@ -540,12 +583,20 @@ class ContentionJobTracker(JobTracker):
         for decisions that depend only on the node's mix and the jobs' pending task shapes."""
         self._mix_waiters.add(tracker.index)
 
-    def contention_stats(self) -> dict[str, int]:
-        """Model counters for run records: epochs (node re-solves), fallback jobs, mix-cache hits, AMVA solves..."""
-        out = {"epochs": self.epochs, "fallback_jobs": self.fallback_jobs}
+    def contention_stats(self) -> dict[str, object]:
+        """Model counters for run records: epochs (node re-solves), fallback jobs, mix-cache hits, AMVA solves...,
+        and ``node_models``: how many nodes use each model (``seidmann``, ``exact``, ``smp``, ``numa``), so a run
+        record says which node model produced it, default or not."""
+        out: dict[str, object] = {"epochs": self.epochs, "fallback_jobs": self.fallback_jobs}
         for cache in self.caches:
             for key, value in cache.stats().items():
-                out[key] = out.get(key, 0) + value
+                out[key] = int(out.get(key, 0)) + value  # type: ignore[call-overload]
+        models: dict[str, int] = {}
+        for node in self.nodes:
+            spec = node.cache.spec
+            name = spec.memory if spec.memory != "none" else spec.cpu_model
+            models[name] = models.get(name, 0) + 1
+        out["node_models"] = dict(sorted(models.items()))
         return out
 
     def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY):  # type: ignore[no-untyped-def]
@@ -773,9 +824,10 @@ class ContentionJobTracker(JobTracker):
             node = nodes[ti]
             if node.instant or node.stale:
                 t = node.next_completion()
-            else:  # next_completion inlined: every heap top is a live task
-                if node.dirty:
-                    node._solve()
+            elif node.dirty:  # re-solve and find the next completion in one pass (every heap top is live)
+                best = node._solve_next()
+                t = node.now + best if best < INF else INF
+            else:  # next_completion inlined
                 best = INF
                 for g in node.groups.values():
                     w = (g.heap[0][0] - g.virtual) * g.stretch

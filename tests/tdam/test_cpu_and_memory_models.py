@@ -100,6 +100,9 @@ def test_job_spec_maps_are_never_off_switch():
 
 def test_cpu_model_flag_and_cluster_key(capsys, tmp_path):
     flags = ("--nodes", "2", "--cores", "4", "--map-slots", "4", "--reduce-slots", "1", "--heartbeat-interval", "off")
+    assert main(["replay", str(JOB30), "--json", "--contention", "tdam", *flags, "--cpu-model", "exact"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["contention"]["node_models"] == {"exact": 2} and summary["contention"]["exact_fallbacks"] == 0
     assert makespan_cli(capsys, *flags, "--cpu-model", "exact") == pytest.approx(400.0, rel=1e-12)
     assert makespan_cli(capsys, *flags) == pytest.approx(516.01, abs=0.005)
     f = tmp_path / "c.toml"
