@@ -92,7 +92,9 @@ def load_schedulers(names: Sequence[str], config: dict | None = None) -> list[st
     """Validate scheduler names by instantiating each once (a plug-in that fails to load is an InputError)."""
     cleaned = []
     for raw in names:
-        name = raw.strip().lower()
+        name = raw.strip()
+        if ":" not in name:  # registered names are case-insensitive; module:Class is not
+            name = name.lower()
         if not name:
             continue
         if name in cleaned:

@@ -7,12 +7,11 @@ import sys
 
 import orjson
 
-from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_placement_arguments, apply_placement,
-                               build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
-from mrsim.cli.render import print_replay_table, progress_bar
+from mrsim.api import announce, execute_replay
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
+                               add_placement_arguments, add_scheduler_argument, check_report_path, stderr_level)
+from mrsim.cli.render import print_replay_table
 from mrsim.errors import InputError
-from mrsim.scheduling import create_scheduler
-from mrsim.tracker.replay import replay
 from mrsim.workloads import default_trace_path
 
 NAME = "replay"
@@ -29,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline-factor", type=float, metavar="DF",
                    help="give every job a deadline drawn uniformly in [T, DF x T], T = its completion time alone on "
                         "the cluster (SimMR section V); reported as deadlines_missed / relative_deadline_exceeded")
-    p.add_argument("--scheduler", default=None, help="scheduler plug-in (default fifo, or mapred-site.xml's)")
+    add_scheduler_argument(p, "scheduler plug-in: a registered name or module:Class (default fifo, or "
+                              "mapred-site.xml's)")
     p.add_argument("--model", choices=["slots", "fluid"], default="slots",
                    help="slots: the heartbeat engine (default); fluid: the idealised one-server model (SWIM traces)")
     g = p.add_argument_group("fluid model (--model fluid)")
@@ -39,40 +39,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_cluster_arguments(p)
     add_engine_arguments(p)
     add_placement_arguments(p)
-    p.add_argument("--out", metavar="DIR", help="write jobs.csv and tasks.csv (atomically) into DIR")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.add_argument("--quiet", action="store_true", help="no warnings on stderr")
+    add_output_arguments(p, out="write jobs.csv, tasks.csv, attempts.csv and timeseries.csv (atomically) into DIR")
 
 
 def run(args: argparse.Namespace) -> int:
     trace = args.trace or str(default_trace_path())
     if args.model == "fluid":
         return _run_fluid(args, trace)
-    conf = build_conf(args)
-    cluster = build_cluster(args, conf)
-    options = build_options(args)
-    workload = load_replay_workload(args, trace)
-    workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
-    if args.deadline_factor is not None:
-        from mrsim.deadlines import assign_deadlines
-
-        workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
-    scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
-    with progress_bar(len(workload), "jobs") as progress:
-        result = replay(workload, cluster, conf, scheduler, options, progress=progress)
-    notes = []
-    if placement is not None:
-        result.spec["placement"] = placement.to_json()
-        notes.append(placement.describe())
-    note = result.summary.get("scheduler_stats", {}).get("note")
-    if note:
-        notes.append(note)
+    check_report_path(args)
+    level = stderr_level(args)
+    replayed = execute_replay(args)
+    result = replayed.result
     if args.out:
-        result.write_csv(args.out)
-    if not args.quiet:
-        for text in notes:
-            print(f"mrsim: note: {text}", file=sys.stderr)
-    if not args.quiet and result.warnings:
+        from mrsim.outputs import write_replay_outputs
+
+        write_replay_outputs(replayed, args.out)
+    if args.report:
+        replayed.to_html(args.report)
+    announce(replayed.assumptions, replayed.notes, level)
+    if level in ("info", "warning", "debug") and result.warnings:
         shown = result.warnings[:5]
         for w in shown:
             print(f"mrsim: warning: {w}", file=sys.stderr)
@@ -83,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_replay_table(result, out_dir=args.out)
         print_federation(result.summary)
+        if args.report:
+            print(f"wrote {args.report}")
     return 0
 
 
@@ -106,8 +93,8 @@ def print_federation(summary: dict) -> None:
 def _run_fluid(args: argparse.Namespace, trace: str) -> int:
     from mrsim.fluid import run_fluid
 
-    if args.out:
-        raise InputError("--out is not supported with --model fluid (use --json)")
+    if args.out or args.report:
+        raise InputError("--out and --report are not supported with --model fluid (use --json)")
     result = run_fluid(trace, args.scheduler or "fifo", load=args.load, dn=args.dn, sigma=args.sigma, seed=args.seed)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(result) + b"\n")
