@@ -72,4 +72,4 @@ def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_row
         print(f"deadlines missed {s['deadlines_missed']}  relative deadline exceeded {s['relative_deadline_exceeded']:.3f}")
     print(f"{s['events']:,} events ({s['heartbeats']:,} heartbeats) in {s['wall_s']:.3f} s wall")
     if out_dir:
-        print(f"wrote {out_dir}/jobs.csv and {out_dir}/tasks.csv")
+        print(f"wrote {out_dir}/jobs.csv, tasks.csv, attempts.csv and timeseries.csv")
