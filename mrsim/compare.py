@@ -22,6 +22,8 @@ O(tasks log tasks) for the metrics.
 from __future__ import annotations
 
 import os
+import sys
+import types
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
@@ -255,3 +257,16 @@ def plot_comparison(comparison: Comparison, path: str | os.PathLike[str]) -> Non
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110)
     plt.close(fig)
+
+
+class _CallableModule(types.ModuleType):
+    """``mrsim.compare`` is both this module and the API function :func:`mrsim.api.compare`: importing the module
+    rebinds the package attribute to it, so the module itself forwards calls to the API function."""
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        from mrsim.api import compare as api_compare
+
+        return api_compare(*args, **kwargs)  # type: ignore[arg-type]
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -91,10 +91,10 @@ def _figure(title: str, x_label: str, y_label: str, height: int = 300, **kwargs:
     fig.xaxis.axis_label = x_label
     fig.yaxis.axis_label = y_label
     fig.toolbar.logo = None
-    from bokeh.models import LogAxis, NumeralTickFormatter
+    from bokeh.models import LinearAxis, NumeralTickFormatter
 
-    for axis in (*fig.xaxis, *fig.yaxis):  # 12,500 rather than 1.250e+4; log axes keep their own labels
-        if not isinstance(axis, LogAxis):
+    for axis in (*fig.xaxis, *fig.yaxis):  # 12,500 rather than 1.250e+4; log and category axes keep their labels
+        if isinstance(axis, LinearAxis):
             axis.formatter = NumeralTickFormatter(format="0,0.[00]")
     return fig
 
@@ -249,6 +249,7 @@ def gantt_figure(jobs: "pd.DataFrame", title: str = "Per-job timeline"):
         for q in qnames:  # a legend entry per queue (invisible glyph), at most ten
             fig.scatter([], [], color=colors[q], legend_label=q)
         _finish_legend(fig)
+        fig.add_layout(fig.legend[0], "right")  # beside the bars, never over them
     return fig, caption
 
 

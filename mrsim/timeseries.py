@@ -34,10 +34,12 @@ def _counts(times: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 
 def time_grid(makespan_s: float, step_s: float = 1.0, max_points: int | None = None) -> np.ndarray:
-    """``0, step, 2 step, ...`` up to the makespan (inclusive); with ``max_points`` the step grows to fit."""
+    """``0, step, 2 step, ...`` up to the makespan (inclusive); with ``max_points`` the step grows to fit (to whole
+    seconds when ``step_s`` is at least 1 s)."""
     end = max(0.0, float(makespan_s))
     if max_points is not None and end / step_s + 1 > max_points:
-        step_s = end / max(1, max_points - 1)
+        coarse = end / max(1, max_points - 1)
+        step_s = float(np.ceil(coarse)) if step_s >= 1 else coarse  # whole seconds stay whole
     n = int(np.floor(end / step_s + 1e-9)) + 1
     return np.arange(n, dtype=float) * step_s
 
