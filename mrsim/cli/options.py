@@ -260,23 +260,3 @@ def check_report_path(args: argparse.Namespace) -> None:
 def add_scheduler_argument(p: argparse.ArgumentParser, help_text: str, default: str | None = None) -> None:
     """``--scheduler NAME|module:Class`` (``module:Class`` is imported from the current directory first)."""
     p.add_argument("--scheduler", default=default, metavar="NAME|module:Class", help=help_text)
-
-
-class DeprecatedAlias(argparse.Action):
-    """An old spelling kept for one release: stores into the new option's dest and warns once on stderr."""
-
-    def __init__(self, option_strings, dest, new: str = "", **kwargs):  # type: ignore[no-untyped-def]
-        self.new = new
-        super().__init__(option_strings, dest, **kwargs)
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        import sys
-
-        print(f"mrsim: warning: {option_string} is deprecated; use {self.new}", file=sys.stderr)
-        setattr(namespace, self.dest, values if self.nargs != 0 else True)
-
-
-def add_deprecated_alias(p: argparse.ArgumentParser, old: str, new: str, dest: str, **kwargs: object) -> None:
-    """Accept ``old`` as a hidden, deprecated spelling of ``new`` (same ``dest``)."""
-    p.add_argument(old, dest=dest, action=DeprecatedAlias, new=new, help=argparse.SUPPRESS,
-                   default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mrsim.cli.flags import add_renamed
+
 import argparse
 import sys
 
@@ -19,8 +21,8 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC.toml", help="sweep specification (docs/sweeps.md)")
-    p.add_argument("-o", "--output", required=True, metavar="RESULTS.parquet",
-                   help="results table to write (atomically)")
+    add_renamed(p, ("-o", "--out"), ("--output",), "output", required=True, metavar="RESULTS.parquet",
+                help="results table to write (atomically)")
     p.add_argument("--executor", choices=["local", "dask"], default="local",
                    help="local: a process pool on this machine (default); dask: a dask.distributed cluster")
     p.add_argument("--address", metavar="tcp://HOST:PORT",
