@@ -489,13 +489,17 @@ def sweep_report(table: "pd.DataFrame", path: str | os.PathLike[str], title: str
 
     ident = [c for c in ("workload", "cluster", "scheduler") if c in table.columns]
     skip = set(ident) | {"cell_id", "model", "replication", "seed", "cell_wall_s", "cell_cpu_s"}
-    axes = [c for c in table.columns if c not in skip and c not in metrics and table[c].nunique(dropna=True) > 1
-            and np.issubdtype(table[c].dtype, np.number) and not c.startswith(("map_slots", "reduce_slots"))]
+    columns = list(table.columns)
+    params = columns[:columns.index("replication")] if "replication" in columns else columns  # the model's axes
+    axes = [c for c in params if c not in skip and c not in metrics and table[c].nunique(dropna=True) > 1
+            and np.issubdtype(table[c].dtype, np.number)]
     x = axes[0] if axes else None
     blocks: list = []
     metrics = [m for m in metrics if m in table.columns]
+    xs_all = table[x].to_numpy(float) if x else np.zeros(1)
+    log_x = bool(x) and (xs_all > 0).all() and xs_all.max() >= 50 * xs_all.min()  # e.g. 1, 10, 100, 1000
     for m in metrics:
-        fig = _figure(m, x or "cell", m, height=320)
+        fig = _figure(m, x or "cell", m, height=320, x_axis_type="log" if log_x else "linear")
         for i, (key, g) in enumerate(table.groupby(ident, sort=True) if ident else [("all", table)]):
             label = " / ".join(str(k) for k in (key if isinstance(key, tuple) else (key,)))
             color = PALETTE[i % len(PALETTE)]

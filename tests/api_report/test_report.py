@@ -104,3 +104,19 @@ def test_gantt_groups_thousands_of_jobs():
     bars = fig.renderers[1].data_source.data
     assert len(bars["y"]) == -(-n // -(-n // GANTT_MAX_BARS)) and "grouped 3 per bar" in caption
     assert bars["submit"][0] == 0.0 and bars["finish"][0] == 7.0  # jobs 0..2: first submit 0, last finish 2 + 5
+
+
+def test_sweep_report_shows_spread_across_replications(tmp_path):
+    import pandas as pd
+
+    from mrsim.report import sweep_report
+
+    rows = [{"cell_id": f"c{s}{x}{r}", "model": "slots", "workload": "w", "cluster": "16 nodes", "scheduler": s,
+             "interarrival_scale": x, "replication": r, "seed": r, "mean_completion_s": 10.0 * x + r,
+             "p95_completion_s": 20.0 * x + r, "makespan_s": 100.0 + x}
+            for s in ("fifo", "fair") for x in (1.0, 10.0, 100.0) for r in range(3)]
+    page = sweep_report(pd.DataFrame(rows), tmp_path / "sweep.html")
+    text = page.read_text()
+    assert "swept axis <code>interarrival_scale</code>" in text and text.count("<h2>") == 3
+    dom, shot = _render(page, tmp_path)
+    _assert_rendered(dom, shot)
