@@ -137,7 +137,7 @@ def _print(report: CheckReport, scheduler: str, written: dict[int, tuple[str, st
             print(f"  deadlines (s after submission, not carried by Rumen): {doc['deadlines_s']}")
         print(f"  reproduce: {doc['reproduce']}")
         if ":" in scheduler:
-            print("  (mrsim replay takes registered names: register the plug-in's entry point first)")
+            print("  (run it from the directory the plug-in module imports from, as for this check)")
         if written.get(i):
             print(f"  wrote {written[i][0]} and {written[i][1]}")
         else:
