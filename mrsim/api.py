@@ -289,6 +289,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     from mrsim.scheduling import scheduler_from
     from mrsim.tracker.replay import replay as run_replay
 
+    if getattr(args, "model", "slots") != "slots":
+        raise InputError("mrsim.replay runs the slot engine; use `mrsim replay --model fluid` for the fluid model")
     conf = build_conf(args)
     options = build_options(args)
     loaded, trace = _load(args, _needs_inference(args, given_cluster))
