@@ -120,3 +120,14 @@ def test_sweep_report_shows_spread_across_replications(tmp_path):
     assert "swept axis <code>interarrival_scale</code>" in text and text.count("<h2>") == 3
     dom, shot = _render(page, tmp_path)
     _assert_rendered(dom, shot)
+
+
+def test_error_decomposition_terms_sum_to_the_error(real_trace):
+    from mrsim.report import _decomposition
+
+    jobs = mrsim.validate(str(real_trace), quiet=True).jobs
+    terms = _decomposition(jobs)
+    parts = sum(v for k, v in terms.items() if not k.startswith("total"))
+    assert parts == pytest.approx(terms["total: completion - actual"], abs=1e-6)
+    assert terms["total: completion - actual"] == pytest.approx(
+        float((jobs["completion_s"] - jobs["actual_completion_s"]).mean()))
