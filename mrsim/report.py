@@ -73,8 +73,9 @@ _TAIL_SCRIPT = """<script>
 </script>"""
 
 _CSS = """body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1140px;
-color:#222}h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.15em;margin:28px 0 4px;border-bottom:1px solid #ddd}
-p.caption{color:#555;font-size:.9em;margin:2px 0 8px}table.summary{border-collapse:collapse;font-size:.9em}
+color:#222;padding:0 12px}h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.15em;margin:28px 0 4px;border-bottom:1px solid #ddd}
+p.caption{color:#555;font-size:.9em;margin:2px 0 8px}table.summary{border-collapse:collapse;font-size:.85em;display:block;
+max-width:100%;overflow-x:auto}
 table.summary td,table.summary th{border:1px solid #ddd;padding:3px 8px;text-align:right}
 table.summary th{background:#f4f4f4}table.summary td:first-child,table.summary th:first-child{text-align:left}
 ul.assumed{color:#444;font-size:.9em}code{background:#f4f4f4;padding:0 3px}"""
