@@ -12,9 +12,9 @@ What a replay report shows (each figure's definitions are in its caption):
   earliest submit to latest finish with the median start and finish marked, so the picture stays readable;
 * completion-time and slowdown CDFs; slowdown = completion / own run span (finish − first task launch), i.e. how
   much queueing stretched the job (the replay does not run each job alone; ``compare`` tables use that);
-* per-queue (pool) share of the cluster's slots over time, against the weighted fair share (Fair: water-filling
-  of the pools' weights over their demand, min shares not modelled in the line) or the capacity guarantee
-  (Capacity);
+* per-queue (Fair: per-pool) share of the cluster's slots over time, against Hadoop 1.x's fair share
+  (:func:`fair_shares`: weights, min shares and max caps over the demand = running + pending tasks) or the
+  capacity guarantee (Capacity);
 * running and pending tasks per queue.
 
 The validate report adds the simulated-vs-actual scatter and the error decomposition; the compare report
@@ -133,28 +133,43 @@ def slowdowns(jobs: "pd.DataFrame") -> np.ndarray:
         return np.where(span > 0, completion / span, np.nan)
 
 
-def _weighted_fair_share(demand: np.ndarray, weights: np.ndarray, capacity: float) -> np.ndarray:
-    """Water-filling: per row, shares s_q = min(d_q, r w_q) with sum s_q = min(C, sum d). demand is (T, Q)."""
-    out = np.zeros_like(demand, dtype=float)
-    for t in range(demand.shape[0]):
-        d = demand[t].astype(float)
-        left = min(capacity, float(d.sum()))
-        active = d > 0
-        while left > 1e-9 and active.any():
-            w = weights * active
-            rate = left / w.sum()
-            give = np.where(active, np.minimum(d - out[t], rate * weights), 0.0)
-            out[t] += give
-            left -= give.sum()
-            active = active & (out[t] < d - 1e-9)
-            if not (give > 1e-12).any():
-                break
-    return out
+def fair_shares(demand: np.ndarray, weights: np.ndarray, mins: np.ndarray, maxes: np.ndarray,
+                capacity: float) -> np.ndarray:
+    """Hadoop 1.x ``SchedulingAlgorithms.computeFairShares`` per time row: share_q = clamp(r w_q, min(m_q, d_q),
+    d_q) with d_q = min(demand, max), and r chosen (bisection, 60 steps) so the shares sum to min(C, sum d).
+    ``demand`` is (T, Q); returns (T, Q) slot counts. Cost O(60 T Q)."""
+    d = np.minimum(demand.astype(float), maxes[None, :])
+    m = np.minimum(mins[None, :], d)
+    target = np.minimum(capacity, d.sum(axis=1))
+    w = np.where(weights > 0, weights, 1e-9)[None, :]
+    lo = np.zeros(len(d))
+    hi = np.full(len(d), float((d / w).max()) + 1.0 if d.size else 1.0)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        total = np.clip(mid[:, None] * w, m, d).sum(axis=1)
+        low = total < target
+        lo = np.where(low, mid, lo)
+        hi = np.where(low, hi, mid)
+    return np.clip(hi[:, None] * w, m, d)
+
+
+def _grouping(spec: dict) -> tuple[str, str, str]:
+    """(job column, singular noun, note) that the per-queue figures group by: Fair pools by user (its default
+    ``poolnameproperty``) or by queue; everything else by queue."""
+    sched = spec.get("scheduler") or {}
+    if sched.get("name") == "fair":
+        prop = str(sched.get("poolnameproperty") or "user.name")
+        if sched.get("dialect") == "yarn" or prop in ("mapred.job.queue.name", "mapreduce.job.queuename"):
+            return "queue", "pool", ""
+        if prop == "user.name":
+            return "user", "pool", ""
+        return "queue", "queue", f" Pools come from {prop}, which the report cannot see: queues are drawn instead."
+    return "queue", "queue", ""
 
 
 def _scheduler_targets(spec: dict, queues: Sequence[str], series: dict[str, dict[str, np.ndarray]],
                        cluster: dict) -> tuple[str, dict[str, np.ndarray]] | None:
-    """(label, per-queue target share series) for Fair (weighted fair share) and Capacity (guarantee)."""
+    """(label, per-queue target share series) for Fair (fair share) and Capacity (guarantee)."""
     sched = spec.get("scheduler") or {}
     name = str(sched.get("name", ""))
     n = len(next(iter(series.values()))["time_s"]) if series else 0
@@ -163,20 +178,24 @@ def _scheduler_targets(spec: dict, queues: Sequence[str], series: dict[str, dict
         return "capacity guarantee", {q: np.full(n, caps[q]) for q in queues if q in caps}
     if name == "fair":
         pools = ((sched.get("allocations") or {}).get("pools")) or {}
-        weights = np.array([float((pools.get(q) or {}).get("weight", 1.0)) for q in queues])
+        alloc = [pools.get(q) or {} for q in queues]
+        weights = np.array([float(a.get("weight", 1.0)) for a in alloc])
         total = max(1, int(cluster.get("map_slots") or 0) + int(cluster.get("reduce_slots") or 0))
         out = np.zeros((n, len(queues)))
-        for kind, cap in (("maps", cluster.get("map_slots") or 0), ("reduces", cluster.get("reduce_slots") or 0)):
+        for kind, key, cap in (("maps", "Maps", cluster.get("map_slots") or 0),
+                               ("reduces", "Reduces", cluster.get("reduce_slots") or 0)):
             demand = np.stack([series[q][f"running_{kind}"] + series[q][f"pending_{kind}"] for q in queues], axis=1)
-            out += _weighted_fair_share(demand, weights, float(cap))
-        return "weighted fair share", {q: out[:, i] / total for i, q in enumerate(queues)}
+            mins = np.array([float(a.get(f"min{key}", 0) or 0) for a in alloc])
+            maxes = np.array([float(a[f"max{key}"]) if a.get(f"max{key}") is not None else np.inf for a in alloc])
+            out += fair_shares(demand, weights, mins, maxes, float(cap))
+        return "fair share", {q: out[:, i] / total for i, q in enumerate(queues)}
     return None
 
 
 def _series_by_queue(result: "ReplayResult") -> dict[str, dict[str, np.ndarray]]:
     from mrsim.timeseries import queue_timeseries
 
-    frame = queue_timeseries(result, 1.0, SERIES_POINTS)
+    frame = queue_timeseries(result, 1.0, SERIES_POINTS, by=_grouping(result.spec)[0])
     return {str(q): {c: g[c].to_numpy() for c in g.columns if c != "queue"} for q, g in frame.groupby("queue", sort=True)}
 
 
@@ -283,7 +302,8 @@ def queue_figures(label: str, result: "ReplayResult", series: dict[str, dict[str
     queues = [q for q in series if q != CLUSTER]
     cluster = result.spec.get("cluster", {})
     prefix = f"{label}: " if label else ""
-    share = _figure(f"{prefix}share of the cluster's slots per queue", "time (s)", "share of slots", y_range=(0, 1.05))
+    _, noun, group_note = _grouping(result.spec)
+    share = _figure(f"{prefix}share of the cluster's slots per {noun}", "time (s)", "share of slots", y_range=(0, 1.05))
     targets = _scheduler_targets(result.spec, queues, series, cluster)
     for i, q in enumerate(queues[:len(PALETTE)]):
         color = PALETTE[i % len(PALETTE)]
@@ -293,8 +313,8 @@ def queue_figures(label: str, result: "ReplayResult", series: dict[str, dict[str
                        legend_label=f"{q} {targets[0]}")
     _hover(share, [("t", "$x{0,0.0} s"), ("share", "$y{0.000}")])
     _finish_legend(share)
-    running = _figure(f"{prefix}running tasks per queue", "time (s)", "running tasks", height=280)
-    pending = _figure(f"{prefix}pending tasks per queue", "time (s)", "pending tasks", height=280,
+    running = _figure(f"{prefix}running tasks per {noun}", "time (s)", "running tasks", height=280)
+    pending = _figure(f"{prefix}pending tasks per {noun}", "time (s)", "pending tasks", height=280,
                       x_range=running.x_range)
     for i, q in enumerate(queues[:len(PALETTE)]):
         color = PALETTE[i % len(PALETTE)]
@@ -311,10 +331,14 @@ def queue_figures(label: str, result: "ReplayResult", series: dict[str, dict[str
     from bokeh.layouts import column
 
     tasks = column(running, pending)
-    caption = ("Solid: share of map + reduce slots the queue's running tasks hold. "
-               + (f"Dashed: {targets[0]} ({'weights over the pools with demand, water-filled; min shares not drawn' if targets[0].startswith('weighted') else 'configured capacity'})."
-                  if targets else "No fair share or guarantee for this scheduler.")
-               + (f" Only the first {len(PALETTE)} of {len(queues)} queues are drawn." if len(queues) > len(PALETTE) else ""))
+    what = {"fair share": "Hadoop 1.x fair share: weights, min shares and max caps of the allocation file over the "
+                          "demand (running + pending tasks), per slot kind",
+            "capacity guarantee": "configured capacity"}
+    caption = (f"Solid: share of map + reduce slots the {noun}'s running tasks hold. "
+               + (f"Dashed: {targets[0]} ({what[targets[0]]})." if targets
+                  else "No fair share or guarantee for this scheduler.")
+               + group_note
+               + (f" Only the first {len(PALETTE)} of {len(queues)} are drawn." if len(queues) > len(PALETTE) else ""))
     return share, tasks, caption
 
 

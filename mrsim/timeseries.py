@@ -44,11 +44,11 @@ def time_grid(makespan_s: float, step_s: float = 1.0, max_points: int | None = N
     return np.arange(n, dtype=float) * step_s
 
 
-def task_frame(result: "ReplayResult") -> "pd.DataFrame":
-    """The task table with each task's queue and job submit time added (a copy)."""
+def task_frame(result: "ReplayResult", by: str = "queue") -> "pd.DataFrame":
+    """The task table with each task's group (job column ``by``, as ``queue``) and job submit time (a copy)."""
     tasks = result.tasks
     jobs = result.jobs
-    queue_of = dict(zip(jobs["job_id"], jobs["queue"].astype(str)))
+    queue_of = dict(zip(jobs["job_id"], jobs[by].astype(str)))
     submit_of = dict(zip(jobs["job_id"], jobs["submit_s"]))
     out = tasks.copy()
     out["queue"] = out["job_id"].map(queue_of)
@@ -56,8 +56,10 @@ def task_frame(result: "ReplayResult") -> "pd.DataFrame":
     return out
 
 
-def queue_timeseries(result: "ReplayResult", step_s: float = 1.0, max_points: int | None = None) -> "pd.DataFrame":
+def queue_timeseries(result: "ReplayResult", step_s: float = 1.0, max_points: int | None = None,
+                     by: str = "queue") -> "pd.DataFrame":
     """Long table, one row per (time_s, queue), plus ``queue == "(cluster)"`` rows for the whole cluster.
+    ``by="user"`` groups by user instead (the Fair Scheduler's default pools), still in the ``queue`` column.
 
     Columns: time_s, queue, running_maps, running_reduces, pending_maps, pending_reduces, used_slots, share
     (used slots / the cluster's map + reduce slots).
@@ -65,7 +67,7 @@ def queue_timeseries(result: "ReplayResult", step_s: float = 1.0, max_points: in
     import pandas as pd
 
     grid = time_grid(float(result.summary["makespan_s"]), step_s, max_points)
-    tasks = task_frame(result)
+    tasks = task_frame(result, by)
     cluster = result.spec.get("cluster", {})
     total_slots = max(1, int(cluster.get("map_slots") or 0) + int(cluster.get("reduce_slots") or 0))
     frames = []

@@ -82,7 +82,7 @@ def test_fair_report_draws_the_fair_share(tmp_path):
 
     trace = real_like_trace(tmp_path / "t.json")
     page = mrsim.replay(str(trace), scheduler="fair", quiet=True).to_html(tmp_path / "fair.html")
-    assert "weighted fair share" in page.read_text()
+    assert "Hadoop 1.x fair share" in page.read_text() and "slots per pool" in page.read_text()
 
 
 def test_report_must_be_html(capsys):
@@ -131,3 +131,21 @@ def test_error_decomposition_terms_sum_to_the_error(real_trace):
     assert parts == pytest.approx(terms["total: completion - actual"], abs=1e-6)
     assert terms["total: completion - actual"] == pytest.approx(
         float((jobs["completion_s"] - jobs["actual_completion_s"]).mean()))
+
+
+@pytest.mark.parametrize("demand,weights,mins,maxes,capacity,expected", [
+    ([8, 8], [1, 1], [0, 0], [None, None], 10, [5, 5]),
+    ([10, 10], [2, 1], [0, 0], [None, None], 9, [6, 3]),        # r = 3: 2r + r = 9
+    ([10, 10], [1, 1], [5, 0], [None, None], 8, [5, 3]),        # the min share first, the rest to the other
+    ([10, 10], [1, 1], [0, 0], [2, None], 10, [2, 8]),          # a capped pool gives its excess away
+    ([1, 2], [1, 1], [0, 0], [None, None], 10, [1, 2]),         # demand below capacity: everyone is served
+    ([0, 6], [1, 1], [4, 0], [None, None], 4, [0, 4]),          # a min share does not exceed demand
+])
+def test_fair_shares_by_hand(demand, weights, mins, maxes, capacity, expected):
+    import numpy as np
+
+    from mrsim.report import fair_shares
+
+    got = fair_shares(np.array([demand]), np.array(weights, float), np.array(mins, float),
+                      np.array([np.inf if m is None else m for m in maxes], float), capacity)
+    assert got[0].tolist() == pytest.approx(expected, abs=1e-6)
