@@ -261,13 +261,12 @@ def gantt_figure(jobs: "pd.DataFrame", title: str = "Per-job timeline"):
     fig = _figure(title, "time (s)", "job (submit order)", height=height)
     fig.y_range.flipped = True
     fig.quad(left="submit", right="start", bottom="y", top=_plus(src, 0.85), source=src, color="color", alpha=0.25)
+    legend = {"legend_field": "queue"} if n <= GANTT_MAX_BARS and len(qnames) > 1 else {}
     bars = fig.quad(left="start", right="finish", bottom="y", top=_plus(src, 0.85), source=src, color="color",
-                    alpha=0.85)
+                    alpha=0.85, **legend)
     _hover(fig, tips, [bars])
     fig.yaxis.major_label_text_font_size = "8pt"
-    if n <= GANTT_MAX_BARS and len(qnames) > 1:
-        for q in qnames:  # a legend entry per queue (invisible glyph), at most ten
-            fig.scatter([], [], color=colors[q], legend_label=q)
+    if legend:  # one entry per queue, from the bars themselves
         _finish_legend(fig)
         fig.add_layout(fig.legend[0], "right")  # beside the bars, never over them
     return fig, caption
