@@ -45,10 +45,10 @@ def test_validate_api_equals_cli_json(capsys, real_trace):
     assert run.tasks is not None and len(run.tasks) == run.summary["tasks"]
 
 
-def test_compare_api_one_row_per_scheduler(capsys):
-    run = mrsim.compare(schedulers=["fifo", "fair"], nodes=16, quiet=True)
+def test_compare_api_one_row_per_scheduler(capsys, real_trace):
+    run = mrsim.compare(str(real_trace), schedulers=["fifo", "fair"], quiet=True)
     assert list(run.table["scheduler"]) == ["fifo", "fair"]
-    doc = _cli_json(capsys, ["compare", "--schedulers", "fifo,fair", "--nodes", "16", "--json", "--quiet"])
+    doc = _cli_json(capsys, ["compare", str(real_trace), "--schedulers", "fifo,fair", "--json", "--quiet"])
     assert run.table["mean_completion_s"].tolist() == [r["mean_completion_s"] for r in doc["table"]]
 
 
@@ -65,17 +65,18 @@ def test_unknown_option_is_a_type_error():
         mrsim.replay(nodez=3)
 
 
-def test_plugin_class_and_module_class_from_cwd(tmp_path, monkeypatch, capsys):
+def test_plugin_class_and_module_class_from_cwd(tmp_path, monkeypatch, capsys, real_trace):
     (tmp_path / "my_sched.py").write_text(
         "from schedulers.fifo import FifoScheduler\n\nclass Mine(FifoScheduler):\n    name = 'mine'\n")
     monkeypatch.chdir(tmp_path)
-    run = mrsim.replay(scheduler="my_sched:Mine", nodes=8, quiet=True)
+    trace = str(real_trace)
+    run = mrsim.replay(trace, scheduler="my_sched:Mine", quiet=True)
     assert run.result.scheduler == "mine"
     from schedulers.fifo import FifoScheduler
 
-    by_class = mrsim.replay(scheduler=FifoScheduler, nodes=8, quiet=True)
-    assert _stable(by_class.summary) == _stable(mrsim.replay(nodes=8, quiet=True).summary)
-    doc = _cli_json(capsys, ["replay", "--scheduler", "my_sched:Mine", "--nodes", "8", "--json", "--quiet"])
+    by_class = mrsim.replay(trace, scheduler=FifoScheduler, quiet=True)
+    assert _stable(by_class.summary) == _stable(mrsim.replay(trace, quiet=True).summary)
+    doc = _cli_json(capsys, ["replay", trace, "--scheduler", "my_sched:Mine", "--json", "--quiet"])
     assert doc["scheduler"] == "mine"
 
 
@@ -108,12 +109,12 @@ def test_explicit_flags_are_named_as_the_source(capsys):
     assert "(--nodes and slot flags)" in err and "heartbeat 2 s (--heartbeat-interval)" in err
 
 
-def test_compare_warns_about_edf_without_deadlines(capsys):
+def test_compare_warns_about_edf_without_deadlines(capsys, real_trace):
     capsys.readouterr()
-    assert main(["compare", "--schedulers", "fifo,maxedf", "--nodes", "8", "--json"]) == 0
+    assert main(["compare", str(real_trace), "--schedulers", "fifo,maxedf", "--json"]) == 0
     err = capsys.readouterr().err
     assert "maxedf order jobs by deadline, but no job has one" in err and "--deadline-factor" in err
-    assert main(["compare", "--schedulers", "fifo,maxedf", "--nodes", "8", "--deadline-factor", "2", "--json"]) == 0
+    assert main(["compare", str(real_trace), "--schedulers", "fifo,maxedf", "--deadline-factor", "2", "--json"]) == 0
     assert "no job has one" not in capsys.readouterr().err
 
 
@@ -148,5 +149,6 @@ def test_compare_stays_callable_after_the_module_is_imported():
     import mrsim.compare  # rebinds the package attribute to the module
 
     assert callable(mrsim.compare) and hasattr(mrsim.compare, "plot_comparison")
-    run = mrsim.compare(schedulers="fifo", nodes=8, quiet=True)
+    run = mrsim.compare(mrsim.load(), schedulers="fifo", cluster=ClusterSpec((TrackerSpec("n", 64, 64),)),
+                        quiet=True)
     assert list(run.table["scheduler"]) == ["fifo"]
