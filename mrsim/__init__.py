@@ -6,6 +6,12 @@ Layers, bottom up:
   (SimMR's job templates, section III-A of the SimMR paper).
 * :mod:`mrsim.tracker` holds the event kernel and the emulated JobTracker / TaskTracker heartbeat layer.
 * top-level ``schedulers`` holds the scheduler plug-ins (one readable file each).
+* :mod:`mrsim.api` is the notebook API: ``mrsim.replay``, ``mrsim.validate``, ``mrsim.compare``, ``mrsim.load``
+  (docs/api.md).
 """
 
 __version__ = "0.1.0"
+
+from mrsim.api import ComparisonRun, Run, ValidationRun, compare, load, replay, validate  # noqa: E402
+
+__all__ = ["__version__", "replay", "validate", "compare", "load", "Run", "ValidationRun", "ComparisonRun"]

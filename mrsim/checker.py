@@ -507,6 +507,9 @@ def scheduler_factory(target: str, config: dict | None = None) -> SchedulerFacto
         create_scheduler(target, config)  # fail now, as an InputError, if it does not load
         return lambda: create_scheduler(target, config)
     module_name, _, attr = target.partition(":")
+    from mrsim.scheduling import _cwd_on_path
+
+    _cwd_on_path()  # module:Class imports from the current directory, as mrsim replay --scheduler does
     try:
         obj = getattr(importlib.import_module(module_name), attr)
     except Exception as exc:

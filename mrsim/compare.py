@@ -22,6 +22,8 @@ O(tasks log tasks) for the metrics.
 from __future__ import annotations
 
 import os
+import sys
+import types
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
@@ -92,7 +94,9 @@ def load_schedulers(names: Sequence[str], config: dict | None = None) -> list[st
     """Validate scheduler names by instantiating each once (a plug-in that fails to load is an InputError)."""
     cleaned = []
     for raw in names:
-        name = raw.strip().lower()
+        name = raw.strip()
+        if ":" not in name:  # registered names are case-insensitive; module:Class is not
+            name = name.lower()
         if not name:
             continue
         if name in cleaned:
@@ -222,17 +226,24 @@ def plot_comparison(comparison: Comparison, path: str | os.PathLike[str]) -> Non
     panels = 3 if has_deadlines else 2
     fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 4.2))
     x = np.arange(len(names))
+    rotate = len(names) > 3 or max(len(n) for n in names) > 8  # long or many names would collide
     ax = axes[0]
-    ax.bar(x - 0.2, [r["mean_completion_s"] for r in rows], 0.4, label="mean")
-    ax.bar(x + 0.2, [r["p95_completion_s"] for r in rows], 0.4, label="95th percentile")
-    ax.set_xticks(x, names)
+    for offset, key, label in ((-0.2, "mean_completion_s", "mean"), (0.2, "p95_completion_s", "95th percentile")):
+        means = np.array([r[key] for r in rows], float)
+        spread = _replication_spread(comparison, names, key)
+        ax.bar(x + offset, means, 0.4, label=label,
+               yerr=spread if comparison.replications > 1 else None, capsize=3 if comparison.replications > 1 else 0)
+    _names_axis(ax, x, names, rotate)
     ax.set_ylabel("job completion time (s)")
-    ax.set_title("completion time")
-    ax.legend()
+    ax.set_title("completion time" + (f" (bars: mean of {comparison.replications} replications, whiskers: "
+                                      "min-max)" if comparison.replications > 1 else ""), fontsize="medium")
+    ax.legend(fontsize="small")
     if has_deadlines:
         ax = axes[1]
-        ax.bar(x, [r["relative_deadline_exceeded"] or 0.0 for r in rows], 0.6, color="tab:red")
-        ax.set_xticks(x, names)
+        ax.bar(x, [r["relative_deadline_exceeded"] or 0.0 for r in rows], 0.6, color="tab:red",
+               yerr=_replication_spread(comparison, names, "relative_deadline_exceeded")
+               if comparison.replications > 1 else None, capsize=3)
+        _names_axis(ax, x, names, rotate)
         ax.set_ylabel("relative deadline exceeded, Σ (T − D)/D")
         ax.set_title(f"deadlines (df = {comparison.deadline_factor:g})")
     ax = axes[-1]
@@ -248,8 +259,39 @@ def plot_comparison(comparison: Comparison, path: str | os.PathLike[str]) -> Non
     ax.set_ylabel("share of cluster slots occupied")
     ax.set_ylim(0, 1.05)
     ax.set_title("slot share over time (replication 0)")
-    ax.legend(fontsize="small")
+    entries = len(ax.get_lines())
+    ax.legend(fontsize="small" if entries <= 8 else "x-small", ncol=1 if entries <= 8 else 2,
+              loc="upper right", framealpha=0.8)
     fig.tight_layout()
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110)
     plt.close(fig)
+
+
+def _replication_spread(comparison: Comparison, names: Sequence[str], key: str) -> np.ndarray:
+    """``(2, schedulers)`` distances from the mean down to the minimum and up to the maximum over replications."""
+    out = np.zeros((2, len(names)))
+    for i, name in enumerate(names):
+        values = np.array([m[key] for m in comparison.runs[name].metrics if m.get(key) is not None], float)
+        if len(values):
+            mean = values.mean()
+            out[:, i] = (mean - values.min(), values.max() - mean)
+    return out
+
+
+def _names_axis(ax, x: np.ndarray, names: Sequence[str], rotate: bool) -> None:  # type: ignore[no-untyped-def]
+    ax.set_xticks(x, names, rotation=30 if rotate else 0, ha="right" if rotate else "center",
+                  fontsize="small" if rotate else None)
+
+
+class _CallableModule(types.ModuleType):
+    """``mrsim.compare`` is both this module and the API function :func:`mrsim.api.compare`: importing the module
+    rebinds the package attribute to it, so the module itself forwards calls to the API function."""
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        from mrsim.api import compare as api_compare
+
+        return api_compare(*args, **kwargs)  # type: ignore[arg-type]
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -185,6 +185,31 @@ def _load_target(target: str) -> Callable[..., object]:
     return getattr(module, attr)
 
 
+def _cwd_on_path() -> None:
+    """Put the current directory on ``sys.path`` (as ``python -m`` does) so ``module:Class`` finds local files."""
+    import os
+    import sys
+
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
+
+
+def scheduler_from(spec: "str | type | TaskScheduler", config: dict | None = None) -> TaskScheduler:
+    """A scheduler instance from a registered name, ``module:Class``, a plug-in class, or an instance."""
+    if isinstance(spec, str):
+        return create_scheduler(spec, config)
+    if isinstance(spec, TaskScheduler):
+        return spec
+    if isinstance(spec, type) and issubclass(spec, TaskScheduler):
+        return spec(config)  # type: ignore[call-arg]
+    if isinstance(spec, type) and issubclass(spec, NarrowPolicy):
+        return NarrowPolicyScheduler(spec(), config)
+    if isinstance(spec, NarrowPolicy):
+        return NarrowPolicyScheduler(spec, config)
+    raise InputError(f"scheduler {spec!r}: expected a name, module:Class, a TaskScheduler or NarrowPolicy class")
+
+
 def scheduler_targets() -> dict[str, str]:
     """Name → ``module:attr`` for the built-ins and every ``mrsim.schedulers`` entry point (entry points win)."""
     targets: dict[str, str] = dict(BUILTIN_SCHEDULERS)
@@ -212,8 +237,13 @@ def create_scheduler(name: str, config: dict | None = None) -> TaskScheduler:
     """
     targets = scheduler_targets()
     key = name.strip().lower()
+    if ":" in name:  # module:Class, importable from the current directory as ``python -c`` would
+        key = name.strip()
+        targets = {key: key}
+        _cwd_on_path()
     if key not in targets:
-        raise UsageError(f"unknown scheduler {name!r} (available: {', '.join(sorted(available_schedulers()))})")
+        raise UsageError(f"unknown scheduler {name!r} (available: {', '.join(sorted(available_schedulers()))}; "
+                         "or give module:Class)")
     try:
         obj = _load_target(targets[key])
     except Exception as exc:

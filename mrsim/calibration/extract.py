@@ -129,7 +129,7 @@ class CalibrationCollector:
         if self.negative_launch:
             notes.append(f"{self.negative_launch} launch lag(s) were negative (TaskTracker clock behind the "
                          "JobTracker's) and were counted as 0")
-        outliers, stalled = self._outliers()
+        outliers, stalled, stall_threshold = self._outliers()
         launch: dict[str, Distribution] = {}
         for kind in KINDS:
             values = [lag for n, (_h, lag) in enumerate(self.host_launch.get(kind, ())) if (kind, n) not in stalled]
@@ -152,14 +152,14 @@ class CalibrationCollector:
             launch_lag=launch, report_lag=report,
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
-            map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, source=source, jobs=self.jobs,
+            map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold, source=source, jobs=self.jobs,
             attempts=self.attempts, hosts=len({h for rows in self.host_launch.values() for h, _l in rows if h}),
             notes=tuple(notes))
 
-    def _outliers(self) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]]]:
+    def _outliers(self) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
         everything = [max(lag, 0.0) for kind in KINDS for _h, lag in self.host_launch.get(kind, ())]
         if len(everything) < STALL_MIN_LAGS:
-            return {}, set()
+            return {}, set(), None
         arr = np.asarray(everything)
         p99, median = float(np.quantile(arr, 0.99)), float(np.median(arr))
         limit = max(p99, median + OUTLIER_MIN_EXCESS_S)
@@ -181,7 +181,7 @@ class CalibrationCollector:
             found[host] = TrackerOutlier(host, tuple((round(a, 3), round(b, 3)) for a, b in merged),
                                          f"{len(spans)} attempt(s) started {limit:.1f}+ s after assignment against "
                                          f"the cluster's median {median:.2f} s")
-        return found, stalled
+        return found, stalled, round(limit, 6)
 
     def _heartbeat(self, oob: bool, notes: list[str]) -> tuple[float | None, str]:
         values = self.report.get("map", []) + self.report.get("reduce", [])

@@ -9,7 +9,9 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
   start at once.
 * **SETUP/CLEANUP tasks** (``JobTracker.aux_duration`` hook): take their *task* time, JobTracker clock (the trace's
   ``otherTasks`` task start to finish, which contains the JVM start and the report), when the template has it
-  (``setup_task_s`` / ``cleanup_task_s``); otherwise the attempt's time plus a sampled lag of their own kind.
+  (``setup_task_s`` / ``cleanup_task_s``); otherwise, or when their own lag was a stall (above the calibration's
+  ``stall_threshold_s``: the stall is replayed by its tracker's window, once), the attempt's time plus a sampled
+  lag of their own kind.
 * **Report lag** (``JobTracker.report_lag`` hook): with out-of-band heartbeats, a finished attempt's heartbeat
   leaves after a sampled report lag (without them, the tracker's heartbeat grid is the report delay).
 * **Outlier TaskTrackers** keep their stalls (by host name, so the cluster must name the trace's hosts: an
@@ -127,9 +129,12 @@ class CalibrationFeature:
         """SETUP (kind 2) / CLEANUP (kind 3) duration in seconds, or None for the engine's default."""
         extra = job.template.extra
         task_time = extra.get("setup_task_s" if kind == 2 else "cleanup_task_s")
-        if task_time is not None:
-            return float(task_time)
         attempt = extra.get("setup_s" if kind == 2 else "cleanup_s")
+        threshold = self.calibration.stall_threshold_s
+        if task_time is not None and not (self.use_stalls and threshold is not None and attempt is not None
+                                          and float(task_time) - float(attempt) > threshold):
+            return float(task_time)
+        # No task time, or its lag was a stall (replayed by the stalled tracker's window instead of here).
         if attempt is None:
             return None
         return float(attempt) + (self.launch_lag(job, tracker, kind) if self.use_launch else 0.0)

@@ -124,7 +124,10 @@ class Calibration:
             a job's own conf value wins.
         map_slots / reduce_slots: the most common slots per TaskTracker (informative; the cluster comes from the
             cluster inference or the user).
-        outliers: TaskTrackers with their own launch-lag law (by host name).
+        outliers: TaskTrackers that stalled, with their stall windows (by host name).
+        stall_threshold_s: the launch lag above which an attempt counted as a stall (None: too few lags to tell). A
+            setup/cleanup task whose own lag exceeded it is replayed with its attempt time plus a normal lag, so that
+            the stall is replayed once, through its tracker's window, not also inside the task's time.
         source: where it was measured; jobs / attempts / hosts: how much it was measured from (hosts: distinct
             TaskTrackers that ran attempts; a measured heartbeat interval belongs to a cluster of that size).
         notes: what the extraction decided and why (one line each), shown by ``mrsim calibrate``.
@@ -139,6 +142,7 @@ class Calibration:
     map_slots: int | None = None
     reduce_slots: int | None = None
     outliers: Mapping[str, TrackerOutlier] = field(default_factory=dict)
+    stall_threshold_s: float | None = None
     source: str = ""
     jobs: int = 0
     attempts: int = 0
@@ -174,7 +178,7 @@ class Calibration:
             launch_lag=mix_all(self.launch_lag, other.launch_lag), report_lag=mix_all(self.report_lag, other.report_lag),
             job_init_delay=mix(self.job_init_delay, other.job_init_delay), heartbeat_interval_s=interval,
             heartbeat_source=source, jvm_reuse=big.jvm_reuse, map_slots=big.map_slots, reduce_slots=big.reduce_slots,
-            outliers={**small.outliers, **big.outliers}, source=f"{self.source}; {other.source}",
+            outliers={**small.outliers, **big.outliers}, stall_threshold_s=big.stall_threshold_s, source=f"{self.source}; {other.source}",
             jobs=self.jobs + other.jobs, attempts=self.attempts + other.attempts, hosts=max(self.hosts, other.hosts),
             notes=tuple(dict.fromkeys(self.notes + other.notes)))
 
@@ -213,6 +217,8 @@ class Calibration:
             out.append(f"heartbeat_interval_s = {self.heartbeat_interval_s!r}")
         if self.map_slots is not None:
             out.append(f"map_slots = {self.map_slots}")
+        if self.stall_threshold_s is not None:
+            out.append(f"stall_threshold_s = {self.stall_threshold_s!r}")
         if self.reduce_slots is not None:
             out.append(f"reduce_slots = {self.reduce_slots}")
         if self.notes:
@@ -241,7 +247,7 @@ class Calibration:
     @classmethod
     def from_mapping(cls, doc: Mapping[str, Any], source: str) -> "Calibration":
         known = {"source", "jobs", "attempts", "hosts", "heartbeat_source", "jvm_reuse", "heartbeat_interval_s", "map_slots",
-                 "reduce_slots", "notes", "launch_lag", "report_lag", "job_init_delay", "outliers"}
+                 "reduce_slots", "notes", "launch_lag", "report_lag", "stall_threshold_s", "job_init_delay", "outliers"}
         for key in doc:
             if key not in known:
                 raise InputError(f"{source}: unknown calibration key {key!r} (known: {', '.join(sorted(known))})")
@@ -287,6 +293,11 @@ class Calibration:
             interval = _number(interval, f"{source}: heartbeat_interval_s")
             if interval <= 0:
                 raise InputError(f"{source}: heartbeat_interval_s: expected a positive number of seconds, got {interval}")
+        threshold = doc.get("stall_threshold_s")
+        if threshold is not None:
+            threshold = _number(threshold, f"{source}: stall_threshold_s")
+            if threshold < 0:
+                raise InputError(f"{source}: stall_threshold_s: expected a non-negative number of seconds, got {threshold}")
         reuse = doc.get("jvm_reuse", 1)
         if isinstance(reuse, bool) or not isinstance(reuse, int) or reuse == 0 or reuse < -1:
             raise InputError(f"{source}: jvm_reuse: expected -1 (unlimited) or a positive number of tasks, got {reuse!r}")
@@ -303,7 +314,7 @@ class Calibration:
                    job_init_delay=None if init is None else _dist_from(init, f"{source}: job_init_delay"),
                    heartbeat_interval_s=interval, heartbeat_source=str(doc.get("heartbeat_source", "file")),
                    jvm_reuse=reuse, map_slots=slots["map_slots"], reduce_slots=slots["reduce_slots"],
-                   outliers=outliers, source=str(doc.get("source", source)), jobs=slots["jobs"] or 0,
+                   outliers=outliers, stall_threshold_s=threshold, source=str(doc.get("source", source)), jobs=slots["jobs"] or 0,
                    attempts=slots["attempts"] or 0, hosts=slots["hosts"] or 0, notes=tuple(notes))
 
     @classmethod

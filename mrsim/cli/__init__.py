@@ -82,6 +82,7 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
             mod = importlib.import_module(cmd.module)
             p = sub.add_parser(cmd.name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
             mod.add_arguments(p)
+            _add_verbosity(p)
             p.set_defaults(_run=mod.run)
             harden_flags(p)
         else:
@@ -114,6 +115,50 @@ def _global_flags(argv: list[str]) -> tuple[list[str], dict[str, bool], list[str
     return rest, flags, limits
 
 
+def _add_verbosity(p: argparse.ArgumentParser) -> None:
+    """``--quiet`` and ``--log-level`` on every command (commands that define them keep their own)."""
+    if "--quiet" not in p._option_string_actions:
+        p.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (= --log-level error)")
+    if "--log-level" not in p._option_string_actions:
+        p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
+                       help="stderr detail: info (default), warning (warnings only), error (errors only), debug")
+
+
+class _StderrLevel:
+    """Drops mrsim's own stderr lines below the chosen level: notes and announcements at ``warning``, also
+    warnings at ``error``. Errors, tracebacks and progress bars pass through."""
+
+    def __init__(self, stream, level: str) -> None:  # type: ignore[no-untyped-def]
+        self.stream, self.level, self.pending = stream, level, ""
+
+    def _keep(self, line: str) -> bool:
+        if not line.startswith("mrsim") or line.startswith("mrsim: error:"):
+            return True
+        if line.startswith("mrsim: warning:"):
+            return self.level != "error"
+        return False  # notes and "mrsim CMD: cluster ..." announcements
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            if self._keep(line):
+                self.stream.write(line + "\n")
+        if self.pending and not self.pending.startswith("mrsim"):  # progress bars redraw without a newline
+            self.stream.write(self.pending)
+            self.pending = ""
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from mrsim.io.limits import reset_limit_flags, set_limit_flag
     from mrsim.io.policy import set_strict, set_verify
@@ -132,6 +177,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(chosen, load_all=False)
     args = parser.parse_args(argv)
+    level = "error" if getattr(args, "quiet", False) else getattr(args, "log_level", "info")
+    if level in ("warning", "error"):
+        original = sys.stderr
+        sys.stderr = _StderrLevel(original, level)  # type: ignore[assignment]
+        try:
+            return _run(args)
+        finally:
+            sys.stderr = original
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args._run(args) or 0)
     except InputError as exc:

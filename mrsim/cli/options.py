@@ -15,6 +15,18 @@ from mrsim.tracker.replay import ReplayOptions
 MAX_HEARTBEAT_INTERVAL_S = 86400.0
 
 
+def command_defaults(command: str) -> dict[str, object]:
+    """Every option of ``mrsim COMMAND`` (argparse dest) with its default: the keyword options of :mod:`mrsim.api`."""
+    import importlib
+
+    from mrsim.cli import _Parser
+
+    module = importlib.import_module(f"mrsim.cli.commands.{command}")
+    parser = _Parser(prog=f"mrsim {command}")
+    module.add_arguments(parser)
+    return {a.dest: a.default for a in parser._actions if a.dest not in ("help", argparse.SUPPRESS)}
+
+
 def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("cluster (flags, or a file; flags override file defaults)")
     g.add_argument("--nodes", type=int, help="number of TaskTrackers (default 64)")
@@ -29,7 +41,7 @@ def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("engine")
-    g.add_argument("--hadoop-version", default="1.2",
+    g.add_argument("--hadoop-version", default=None,
                    help="heartbeat formula: 0.20 (max(3 s, ceil(N/100) s)), 1.0, or 1.2/1.x (max(0.3 s, 10 ms x N)); default 1.2")
     g.add_argument("--heartbeat-interval", metavar="S|off",
                    help="override the heartbeat interval (seconds), or 'off' for SimMR's task-completion-driven mode")
@@ -70,7 +82,7 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_conf(args: argparse.Namespace) -> HadoopConf:
-    conf = HadoopConf(version=HadoopVersion.parse(args.hadoop_version))
+    conf = HadoopConf(version=HadoopVersion.parse(args.hadoop_version or "1.2"))
     if args.mapred_site:
         conf = conf_from_mapred_site(args.mapred_site, conf)
     conf = conf.with_overrides(
@@ -218,3 +230,50 @@ def apply_placement(args: argparse.Namespace, workload, cluster: ClusterSpec):
                          seed=args.seed)
     return place_workload(workload, cluster, spec)
 
+
+# ------------------------------------------------------------------------------ one convention for outputs
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def add_output_arguments(p: argparse.ArgumentParser, *, out: str | None = None, json: bool = True,
+                         report: bool = True, quiet: bool = True) -> None:
+    """The shared output flags: ``-o/--out`` (help ``out``), ``--json``, ``--report FILE.html``, ``--quiet`` and
+    ``--log-level``. Every command that prints a table takes ``--json``; every run command takes ``--report``."""
+    g = p.add_argument_group("output")
+    if out:
+        g.add_argument("-o", "--out", metavar="DIR", help=out)
+    if json:
+        g.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    if report:
+        g.add_argument("--report", metavar="FILE.html",
+                       help="write a self-contained interactive HTML report (no network needed to view it)")
+    if quiet:
+        g.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (= --log-level error)")
+        g.add_argument("--log-level", choices=LOG_LEVELS, default="info",
+                       help="stderr detail: info (default: what was assumed, notes, warnings), warning (warnings "
+                            "only), error (errors only), debug (also Python logging at DEBUG)")
+
+
+def stderr_level(args: argparse.Namespace) -> str:
+    """``info``, ``warning``, ``error`` or ``debug`` from ``--quiet`` / ``--log-level`` (debug also sets logging)."""
+    if getattr(args, "quiet", False):
+        return "error"
+    level = getattr(args, "log_level", None) or "info"
+    if level == "debug":
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG)
+    return level
+
+
+def check_report_path(args: argparse.Namespace) -> None:
+    """``--report`` must name an .html file (checked before any work, like ``--plot``)."""
+    path = getattr(args, "report", None)
+    if path and not str(path).lower().endswith((".html", ".htm")):
+        raise InputError(f"--report writes an HTML file; give a name ending in .html, got {path!r}")
+
+
+def add_scheduler_argument(p: argparse.ArgumentParser, help_text: str, default: str | None = None) -> None:
+    """``--scheduler NAME|module:Class`` (``module:Class`` is imported from the current directory first)."""
+    p.add_argument("--scheduler", default=default, metavar="NAME|module:Class", help=help_text)

@@ -9,15 +9,22 @@ from typing import Callable, Iterator
 from mrsim.tracker.results import ReplayResult
 
 
+#: Seconds a run must last before its progress bar appears.
+BAR_DELAY_S = 2.0
+
+
 @contextlib.contextmanager
 def progress_bar(total: int, unit: str) -> Iterator[Callable[[int], None] | None]:
-    """Yield a ``progress(done)`` callback drawing a tqdm bar on stderr, or None when stderr is not a terminal."""
-    if not sys.stderr.isatty() or total < 50:
+    """Yield a ``progress(done)`` callback drawing a tqdm bar on stderr, or None when stderr is not a terminal.
+
+    The bar appears only once the run has taken :data:`BAR_DELAY_S` (tqdm's ``delay``): short runs print nothing.
+    """
+    if not sys.stderr.isatty() or total < 2:
         yield None
         return
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit=unit, file=sys.stderr, leave=False, mininterval=0.2)
+    bar = tqdm(total=total, unit=unit, file=sys.stderr, leave=False, mininterval=0.2, delay=BAR_DELAY_S)
 
     def update(done: int) -> None:
         bar.update(done - bar.n)
@@ -72,4 +79,4 @@ def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_row
         print(f"deadlines missed {s['deadlines_missed']}  relative deadline exceeded {s['relative_deadline_exceeded']:.3f}")
     print(f"{s['events']:,} events ({s['heartbeats']:,} heartbeats) in {s['wall_s']:.3f} s wall")
     if out_dir:
-        print(f"wrote {out_dir}/jobs.csv and {out_dir}/tasks.csv")
+        print(f"wrote {out_dir}/jobs.csv, tasks.csv, attempts.csv and timeseries.csv")

@@ -123,6 +123,10 @@ def timeline_figure(tasks: pd.DataFrame, jobs: pd.DataFrame | None = None, *, ti
     handles = []
     if len(order) <= LEGEND_MAX_JOBS:
         handles = [Patch(color=palette[i % len(palette)], label=fmt_value(j)) for i, j in enumerate(order)]
+    else:  # too many jobs for one entry each: say how colours map to jobs instead of dropping the legend
+        handles = [Patch(color=palette[i], label=f"jobs {i + 1}, {i + 1 + len(palette)}, ..." if i < len(order) - len(palette) else f"job {i + 1}")
+                   for i in range(len(palette))]
+        handles.append(Patch(color="white", label=f"({len(order)} jobs in submit order; colours repeat every {len(palette)})"))
     handles.append(Patch(color="0.5", alpha=SHUFFLE_ALPHA, label="shuffle phase"))
     fig.legend(handles=handles, loc="outside right upper", fontsize="small", title="job" if len(handles) > 1 else None)
     fig.suptitle(title or f"slot occupancy: {len(order)} jobs, {len(tasks)} tasks")

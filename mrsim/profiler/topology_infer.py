@@ -62,12 +62,23 @@ def attempt_host(attempt: Mapping[str, Any]) -> tuple[str | None, str] | None:
 
 
 def iter_attempt_windows(job: Mapping[str, Any]) -> Iterator[tuple[int, Mapping[str, Any], int, int]]:
-    """``(kind, attempt, start_ms, finish_ms)`` for every map/reduce attempt with a valid window (min 1 ms)."""
+    """``(kind, attempt, start_ms, finish_ms)`` for every map/reduce attempt with a valid window (min 1 ms).
+
+    Malformed parts (a task list that is not a list, a task or attempt that is not an object) are skipped here:
+    the template builder reports them as input errors naming the job and field."""
     for key, task_type, kind in _KINDS:
-        for task in job.get(key) or ():
-            if (task.get("taskType") or task_type) != task_type:
+        tasks = job.get(key)
+        if not isinstance(tasks, list):
+            continue
+        for task in tasks:
+            if not isinstance(task, Mapping) or (task.get("taskType") or task_type) != task_type:
                 continue
-            for attempt in task.get("attempts") or ():
+            attempts = task.get("attempts")
+            if not isinstance(attempts, list):
+                continue
+            for attempt in attempts:
+                if not isinstance(attempt, Mapping):
+                    continue
                 start, finish = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
                 if start <= 0 or finish < start:
                     continue

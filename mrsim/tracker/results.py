@@ -19,7 +19,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
@@ -80,18 +80,25 @@ class ReplayResult:
         return {"scheduler": self.scheduler, "jobs": jobs, "summary": self.summary, "spec": self.spec,
                 "warnings": list(self.warnings)}
 
-    def write_csv(self, out_dir: str | os.PathLike[str]) -> list[Path]:
-        """Write ``jobs.csv`` and ``tasks.csv`` as ``out_dir``, as one unit (:func:`mrsim.io.atomic.atomic_directory`:
-        a reader sees the previous pair or the new one, never a mix)."""
+    #: every file a replay's output directory may hold (so that a later run may replace a previous set)
+    OUTPUT_FILES = ("jobs.csv", "tasks.csv", "attempts.csv", "timeseries.csv", "queues.csv")
+
+    def write_csv(self, out_dir: str | os.PathLike[str], extra: "Mapping[str, Any] | None" = None) -> list[Path]:
+        """Write ``jobs.csv``, ``tasks.csv`` and the ``extra`` files (name -> DataFrame, or a callable writing to a
+        text file handle) as ``out_dir``, as one unit (:func:`mrsim.io.atomic.atomic_directory`: a reader sees the
+        previous set or the new one, never a mix)."""
         from mrsim.io.atomic import atomic_directory
 
         out = Path(out_dir)
-        names = ("jobs.csv", "tasks.csv")
-        with atomic_directory(out, owned=names) as files:
-            for name, frame in zip(names, (self.jobs, self.tasks)):
+        files_to_write: dict[str, Any] = {"jobs.csv": self.jobs, "tasks.csv": self.tasks, **dict(extra or {})}
+        with atomic_directory(out, owned=self.OUTPUT_FILES) as files:
+            for name, content in files_to_write.items():
                 with files.open(name) as fh:
-                    frame.to_csv(fh, index=False, float_format="%.6f")
-        return [out / name for name in names]
+                    if callable(content):
+                        content(fh)
+                    else:
+                        content.to_csv(fh, index=False, float_format="%.6f")
+        return [out / name for name in files_to_write]
 
 
 def _task_columns(jt: "JobTracker") -> dict[str, np.ndarray]:

@@ -137,6 +137,8 @@ class ValidationReport:
     summary: dict[str, Any]
     spec: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: the shared-mode replay itself (per-task rows for reports); None in isolate mode
+    replay: Any = field(default=None, repr=False, compare=False)
 
     def to_json_dict(self) -> dict[str, Any]:
         return {"scheduler": self.scheduler, "mode": self.mode.value, "jobs": self.jobs, "summary": self.summary,

@@ -94,7 +94,7 @@ def validate_shared(setup: ValidationSetup) -> ValidationReport:
     rows = [job_row(base, templates[base["job_id"]], setup.observations.get(base["job_id"])) for base in doc["jobs"]]
     summary = {**doc["summary"], "mode": Mode.SHARED.value, **error_summary(rows)}
     spec = {**doc["spec"], "mode_validation": Mode.SHARED.value}
-    return ValidationReport(Mode.SHARED, doc["scheduler"], rows, summary, spec, tuple(doc["warnings"]))
+    return ValidationReport(Mode.SHARED, doc["scheduler"], rows, summary, spec, tuple(doc["warnings"]), replay=result)
 
 
 def validate_isolated(setup: ValidationSetup) -> ValidationReport:

@@ -90,6 +90,13 @@ class QueueSeries:
                        "peak_running_apps": a[5], "mean_share_mb": round(a[6] / a[0], 3)}
                 for name, a in self.acc.items() if a[0]}
 
+    def write_to(self, fh) -> None:  # type: ignore[no-untyped-def]
+        """``queues.csv`` into an open text file (part of ``replay --out``'s output set)."""
+        fh.write(",".join(COLUMNS) + "\n")
+        for r in self.rows:
+            fh.write(f"{r[0]:.0f},{r[1]},{r[2]:g},{r[3]:g},{r[4]:g},{r[5]:g},{r[6]},{r[7]},{r[8]},{r[9]},"
+                     f"{r[10]:g}\n")
+
     def write_csv(self, out_dir: str | os.PathLike[str]) -> Path:
         """``queues.csv`` in ``out_dir`` (atomically)."""
         out = Path(out_dir)
@@ -97,8 +104,5 @@ class QueueSeries:
         path = out / "queues.csv"
         with atomic_path(path) as tmp:
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(",".join(COLUMNS) + "\n")
-                for r in self.rows:
-                    fh.write(f"{r[0]:.0f},{r[1]},{r[2]:g},{r[3]:g},{r[4]:g},{r[5]:g},{r[6]},{r[7]},{r[8]},{r[9]},"
-                             f"{r[10]:g}\n")
+                self.write_to(fh)
         return path

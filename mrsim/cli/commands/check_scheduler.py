@@ -59,8 +59,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.max_decision_ms > 0:
         raise InputError("--max-decision-ms must be positive")
     factory = scheduler_factory(args.scheduler)
-    report = check_scheduler(factory, name=args.scheduler, seed=args.seed, max_decision_s=args.max_decision_ms / 1e3,
-                             shapes=shapes, modes=modes, shrink_budget=max(0, args.shrink_budget))
+    from mrsim.cli.render import progress_bar
+
+    done = [0]
+    with progress_bar(len(shapes) * len(modes), "cases") as bar:  # on a terminal, after 2 s; shrinking included
+
+        def progress(_case: str, _ok: bool) -> None:
+            done[0] += 1
+            if bar is not None:
+                bar(done[0])
+
+        report = check_scheduler(factory, name=args.scheduler, seed=args.seed,
+                                 max_decision_s=args.max_decision_ms / 1e3, shapes=shapes, modes=modes,
+                                 shrink_budget=max(0, args.shrink_budget), progress=progress)
     written = _write_failures(report, args.out, args.scheduler) if args.out else {}
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(_json(report, args.scheduler, written)) + b"\n")
@@ -137,7 +148,7 @@ def _print(report: CheckReport, scheduler: str, written: dict[int, tuple[str, st
             print(f"  deadlines (s after submission, not carried by Rumen): {doc['deadlines_s']}")
         print(f"  reproduce: {doc['reproduce']}")
         if ":" in scheduler:
-            print("  (mrsim replay takes registered names: register the plug-in's entry point first)")
+            print("  (run it from the directory the plug-in module imports from, as for this check)")
         if written.get(i):
             print(f"  wrote {written[i][0]} and {written[i][1]}")
         else:

@@ -7,14 +7,12 @@ import sys
 
 import orjson
 
-from mrsim.cli.calibration_options import add_calibration_arguments, calibrate_run
-from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_placement_arguments, apply_placement,
-                               build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
-from mrsim.cli.render import progress_bar
-from mrsim.compare import Comparison, compare, load_schedulers, plot_comparison
-from mrsim.deadlines import check_deadline_factor
+from mrsim.api import ComparisonRun, announce, execute_compare
+from mrsim.cli.calibration_options import add_calibration_arguments
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
+                               add_placement_arguments, check_report_path, stderr_level)
+from mrsim.compare import Comparison, plot_comparison
 from mrsim.errors import InputError
-from mrsim.workloads import default_trace_path
 
 NAME = "compare"
 HELP = "replay one trace under several schedulers and compare completion times, deadlines and slot shares"
@@ -42,55 +40,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     add_engine_choice(p)
     p.add_argument("--plot", metavar="FILE.png", help="write a comparison figure (PNG, atomically)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    add_output_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.plot and not str(args.plot).lower().endswith(".png"):
         raise InputError(f"--plot writes a PNG file; give a name ending in .png, got {args.plot!r}")
-    if args.replications < 1:
-        raise InputError(f"--replications must be at least 1, got {args.replications}")
-    if args.deadline_factor is not None:
-        check_deadline_factor(args.deadline_factor)
-    conf = build_conf(args)
-    cluster = build_cluster(args, conf)
-    options = build_options(args)
-    config = scheduler_config(args)
-    trace = args.trace or str(default_trace_path())
-    from mrsim.yarn import engine as yarn_engine
-
-    if args.engine != "mr1":
-        workload = load_replay_workload(args, trace)
-        yarn = yarn_engine.use_yarn(args, trace, workload)
-    else:
-        yarn = False
-    calibration_notes: list[str] = []
-    if yarn:
-        if args.deadline_factor is not None:
-            raise InputError("--deadline-factor is not supported in YARN mode (use --engine mr1)")
-        names = [n.strip() for n in str(args.schedulers).split(",") if n.strip()]
-        if args.schedulers == "fifo,maxedf,minedf":  # the MR1 default list: compare YARN's three instead
-            names = ["fifo", "capacity", "fair"]
-        with progress_bar(args.replications * len(names), "replays") as progress:
-            result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress)
-        placement = None
-    else:
-        names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
-        workload = load_replay_workload(args, trace)
-        options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
-        workload, placement = apply_placement(args, workload, cluster)  # one placement for every scheduler
-        # A bar on stderr, only on a terminal and for long sweeps (mrsim.cli.render's rule).
-        with progress_bar(args.replications * len(names), "replays") as progress:
-            result = compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
-                             replications=args.replications, config=config, progress=progress)
-    if placement is not None:
-        for run in result.runs.values():
-            for r in run.results:
-                r.spec["placement"] = placement.to_json()
-    for text in calibration_notes:
-        print(f"mrsim: note: {text}", file=sys.stderr)
+    check_report_path(args)
+    level = stderr_level(args)
+    compared: ComparisonRun = execute_compare(args)
+    result = compared.comparison
     if args.plot:
         plot_comparison(result, args.plot)
+    if args.report:
+        compared.to_html(args.report)
+    announce(compared.assumptions, compared.notes, level)
+    placement = next(iter(result.runs.values())).results[0].spec.get("placement")
     if args.json:
         doc = result.to_json_dict()
         classes = federation_columns(result)
@@ -98,13 +63,17 @@ def run(args: argparse.Namespace) -> int:
             for row in doc["table"]:
                 row.update(classes[row["scheduler"]])
         if placement is not None:
-            doc["spec"]["placement"] = placement.to_json()
-        doc["spec"]["notes"] = calibration_notes
+            doc["spec"]["placement"] = placement
+        doc["spec"]["notes"] = [n.removeprefix("mrsim: note: ") for n in compared.notes if n.startswith("calibration")
+                                or n.startswith("background")]
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
     else:
-        print_table(result, workload.source, args.plot)
-        if placement is not None:
-            print(placement.describe())
+        print_table(result, compared.workload.source, args.plot)
+        placement_text = [n for n in compared.notes if n.startswith("placement") or "datacenter" in n]
+        for text in placement_text:
+            print(text)
+        if args.report:
+            print(f"wrote {args.report}")
     return 0
 
 

@@ -14,6 +14,8 @@ uniform federation.
 
 from __future__ import annotations
 
+from mrsim.cli.flags import add_renamed
+
 import argparse
 import sys
 from typing import Any, Sequence
@@ -67,7 +69,8 @@ def _add_workload_args(p: argparse.ArgumentParser, *, many_utils: bool) -> None:
     g.add_argument("--workload", choices=[t.value for t in TraceType], help="trace type to mimic (default facebook)")
     g.add_argument("--spec", metavar="FILE", help="job spec (JSON or TOML) with datacenters and per-datacenter tasks")
     g.add_argument("--trace", metavar="FILE", help="job trace to place on the federation (see --trace-format)")
-    g.add_argument("--trace-format", choices=["rumen", "swim"], default="rumen", help="format of --trace (default rumen)")
+    add_renamed(g, ("--format",), ("--trace-format",), "trace_format", choices=["rumen", "swim"], default="rumen",
+                help="format of --trace (default rumen)")
     g.add_argument("--include-reduces", action="store_true", help="with --trace: place reduces as extra tasks too")
     g.add_argument(
         "--utilization",
@@ -92,7 +95,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.required = True
 
     run = sub.add_parser("run", help="run one policy on one workload", description="Run one policy on one workload.")
-    run.add_argument("--policy", default="swag", choices=[p.value for p in Policy], help="controller policy (default swag)")
+    add_renamed(run, ("--scheduler",), ("--policy",), "policy", default="swag", choices=[p.value for p in Policy],
+                help="controller policy (default swag)")
     _add_workload_args(run, many_utils=False)
     run.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     run.add_argument("--out", metavar="FILE", help="also write the JSON record (with its full spec) to FILE")
@@ -110,7 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     fig = sub.add_parser("figures", help="reproduce the paper's figure families as PNGs",
                          description="Run the utilisation, datacenter-count and skew sweeps and draw the figures.")
-    fig.add_argument("-o", "--output", required=True, metavar="DIR", help="output directory")
+    add_renamed(fig, ("-o", "--out"), ("--output",), "output", required=True, metavar="DIR", help="output directory")
     fig.add_argument("--quick", action="store_true", help="small plan (seconds; noisy numbers)")
     fig.add_argument("--seeds", default="1", metavar="S[,S...]", help="seeds to average over (default 1)")
     fig.add_argument("--jobs-scale", type=float, default=1.0, metavar="X", help="multiply jobs per run by X")

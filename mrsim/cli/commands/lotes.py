@@ -7,6 +7,8 @@ cluster and Table 3's classes; ``--machines-per-config`` scales the cluster down
 
 from __future__ import annotations
 
+from mrsim.cli.flags import add_renamed
+
 import argparse
 import sys
 from typing import Any
@@ -60,7 +62,8 @@ def _sim(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     p.add_argument("--replications", type=int, default=1, help="independent replications (default 1)")
     p.add_argument("--samples", type=int, default=200, help="time-series samples per run (default 200)")
-    p.add_argument("--output", metavar="FILE.json", help="also write the JSON result to this file")
+    add_renamed(p, ("-o", "--out"), ("--output",), "output", metavar="FILE.json",
+                help="also write the JSON result to this file")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.set_defaults(_lotes=_run_plan)
 
     p = sub.add_parser("run", help="simulate one policy at one load")
-    p.add_argument("--policy", choices=["lotes", "greedy"], default="lotes")
+    add_renamed(p, ("--scheduler",), ("--policy",), "policy", choices=["lotes", "greedy"], default="lotes",
+                help="dispatcher")
     p.add_argument("--load", type=float, default=0.9, help="arrival rate as a fraction of lambda* (default 0.9)")
     p.add_argument("--machines-fraction", type=float, default=1.0,
                    help="fraction of each configuration's machines switched on (load stays relative to all)")

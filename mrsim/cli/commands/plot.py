@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mrsim.cli.flags import add_renamed
+
 import argparse
 
 NAME = "plot"
@@ -15,7 +17,8 @@ _SCALES = ["auto", "log", "linear"]
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", required=True, metavar="FIG.png|svg|pdf", help="figure to write")
+    add_renamed(p, ("-o", "--out"), ("--output",), "output", required=True, metavar="FIG.png|svg|pdf",
+                help="figure to write")
 
 
 def _table_options(p: argparse.ArgumentParser, by: bool = True) -> None:
@@ -33,7 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                          description="Boxes over replications of METRIC, per --by group, at each value of --across.")
     box.add_argument("results", metavar="RESULTS", help="results table (.parquet, or .csv from mrsim sweep --csv)")
     box.add_argument("--metric", required=True, help="metric column, e.g. mean_completion_s")
-    box.add_argument("--across", required=True, metavar="PARAM", help="parameter on the x axis, e.g. sigma")
+    add_renamed(box, ("--x",), ("--across",), "across", required=True, metavar="PARAM",
+                help="parameter on the x axis, e.g. sigma")
     box.add_argument("--facet", metavar="PARAM", help="one panel per value of this parameter")
     _table_options(box)
     box.add_argument("--yscale", choices=_SCALES, default="auto")

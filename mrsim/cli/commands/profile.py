@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mrsim.cli.flags import add_renamed
+
 import argparse
 import sys
 import time
@@ -28,7 +30,8 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("inputs", nargs="*", metavar="INPUT", help="trace files, log directories or trace stores")
-    p.add_argument("-o", "--output", metavar="STORE|TRACE.json[.gz]", help="trace store directory, or a Rumen trace file")
+    add_renamed(p, ("-o", "--out"), ("--output",), "output", metavar="STORE|TRACE.json[.gz]",
+                help="trace store directory, or a Rumen trace file")
     p.add_argument("--topology", metavar="FILE", help="write the inferred cluster file (TOML, or JSON if FILE ends in .json)")
     p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls, swim")
     p.add_argument("--pretty", action="store_true", help="indent a Rumen output trace (as Rumen's default output)")

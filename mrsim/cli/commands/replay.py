@@ -7,15 +7,13 @@ import sys
 
 import orjson
 
-from mrsim.cli.calibration_options import add_calibration_arguments, calibrate_run
-from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_placement_arguments, apply_placement,
-                               build_cluster, build_conf, build_options, load_replay_workload, scheduler_config)
-from mrsim.cli.render import print_replay_table, progress_bar
+from mrsim.api import announce, execute_replay
+from mrsim.cli.calibration_options import add_calibration_arguments
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
+                               add_placement_arguments, add_scheduler_argument, check_report_path, stderr_level)
+from mrsim.cli.render import print_replay_table
 from mrsim.errors import InputError
 from mrsim.io.policy import enforce
-from mrsim.sanity import with_warnings, zero_slot_warnings
-from mrsim.scheduling import create_scheduler
-from mrsim.tracker.replay import replay
 from mrsim.workloads import default_trace_path
 
 NAME = "replay"
@@ -32,7 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline-factor", type=float, metavar="DF",
                    help="give every job a deadline drawn uniformly in [T, DF x T], T = its completion time alone on "
                         "the cluster (SimMR section V); reported as deadlines_missed / relative_deadline_exceeded")
-    p.add_argument("--scheduler", default=None, help="scheduler plug-in (default fifo, or mapred-site.xml's)")
+    add_scheduler_argument(p, "scheduler plug-in: a registered name or module:Class (default fifo, or "
+                              "mapred-site.xml's)")
     p.add_argument("--model", choices=["slots", "fluid"], default="slots",
                    help="slots: the heartbeat engine (default); fluid: the idealised one-server model (SWIM traces)")
     g = p.add_argument_group("fluid model (--model fluid)")
@@ -46,60 +45,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from mrsim.yarn.engine import add_engine_choice
 
     add_engine_choice(p)
-    p.add_argument("--out", metavar="DIR", help="write jobs.csv and tasks.csv (atomically) into DIR; in YARN mode "
-                                                "also queues.csv (per-queue metrics per second)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.add_argument("--quiet", action="store_true", help="no warnings on stderr")
+    add_output_arguments(p, out="write jobs.csv, tasks.csv, attempts.csv, timeseries.csv and, in YARN mode, queues.csv "
+                                "(per-queue metrics per second) into DIR, as one unit")
 
 
 def run(args: argparse.Namespace) -> int:
     trace = args.trace or str(default_trace_path())
     if args.model == "fluid":
         return _run_fluid(args, trace)
-    conf = build_conf(args)
-    cluster = build_cluster(args, conf)
-    options = build_options(args)
-    workload = load_replay_workload(args, trace)
-    options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
-    workload = with_warnings(workload, zero_slot_warnings(cluster))
-    workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
-    if args.deadline_factor is not None:
-        from mrsim.deadlines import assign_deadlines
-
-        workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
-    from mrsim.yarn import engine as yarn_engine
-
-    notes = list(calibration_notes)
-    yarn = yarn_engine.use_yarn(args, trace, workload)
-    if yarn:
-        with progress_bar(len(workload), "jobs") as progress:
-            result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress)
-        notes.extend(yarn_notes)
-        if not args.quiet:
-            for line in result.spec.get("site_ignored_keys", []):
-                print(f"mrsim: warning: {line}", file=sys.stderr)
-    else:
-        scheduler = create_scheduler(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
-        with progress_bar(len(workload), "jobs") as progress:
-            result = replay(workload, cluster, conf, scheduler, options, progress=progress)
-        result.spec["engine"] = "mr1"
-        result.spec["notes"] = list(calibration_notes)
-    if placement is not None:
-        result.spec["placement"] = placement.to_json()
-        notes.append(placement.describe())
-    note = result.summary.get("scheduler_stats", {}).get("note")
-    if note:
-        notes.append(note)
+    check_report_path(args)
+    level = stderr_level(args)
+    replayed = execute_replay(args)
+    result = replayed.result
     enforce(result.warnings)  # --strict: before anything is written
     if args.out:
-        result.write_csv(args.out)
-        series = getattr(result, "queue_series", None)
-        if series is not None:
-            series.write_csv(args.out)
-    if not args.quiet:
-        for text in notes:
-            print(f"mrsim: note: {text}", file=sys.stderr)
-    if not args.quiet and result.warnings:
+        from mrsim.outputs import write_replay_outputs
+
+        write_replay_outputs(replayed, args.out)
+    if args.report:
+        replayed.to_html(args.report)
+    announce(replayed.assumptions, replayed.notes, level)
+    if level in ("info", "warning", "debug") and result.warnings:
         shown = result.warnings[:5]
         for w in shown:
             print(f"mrsim: warning: {w}", file=sys.stderr)
@@ -110,10 +76,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_replay_table(result, out_dir=args.out)
         print_federation(result.summary)
-        if yarn:
-            yarn_engine.print_queue_summary(result)
-            if args.out:
-                print(f"wrote {args.out}/queues.csv (per-queue metrics per second)")
+        if result.spec.get("engine") == "yarn":
+            from mrsim.yarn.engine import print_queue_summary
+
+            print_queue_summary(result)
+        if args.report:
+            print(f"wrote {args.report}")
     return 0
 
 
@@ -137,8 +105,8 @@ def print_federation(summary: dict) -> None:
 def _run_fluid(args: argparse.Namespace, trace: str) -> int:
     from mrsim.fluid import run_fluid
 
-    if args.out:
-        raise InputError("--out is not supported with --model fluid (use --json)")
+    if args.out or args.report:
+        raise InputError("--out and --report are not supported with --model fluid (use --json)")
     result = run_fluid(trace, args.scheduler or "fifo", load=args.load, dn=args.dn, sigma=args.sigma, seed=args.seed)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(result) + b"\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mrsim.cli.flags import add_renamed
+
 import argparse
 import sys
 
@@ -19,8 +21,8 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC.toml", help="sweep specification (docs/sweeps.md)")
-    p.add_argument("-o", "--output", required=True, metavar="RESULTS.parquet",
-                   help="results table to write (atomically)")
+    add_renamed(p, ("-o", "--out"), ("--output",), "output", required=True, metavar="RESULTS.parquet",
+                help="results table to write (atomically)")
     p.add_argument("--executor", choices=["local", "dask"], default="local",
                    help="local: a process pool on this machine (default); dask: a dask.distributed cluster")
     p.add_argument("--address", metavar="tcp://HOST:PORT",
@@ -35,6 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="cells per task (default: adaptive, about 0.5 s of work per task)")
     p.add_argument("--dry-run", action="store_true", help="validate the spec and count the cells; run nothing")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object (the run's statistics) on stdout")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="write a self-contained HTML report of the results (spread across replications per metric)")
+    p.add_argument("--quiet", action="store_true", help="nothing on stderr but errors")
+    p.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info",
+                   help="stderr detail (see docs/api.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise InputError(f"--{flag.replace('_', '-')} must be at least 1, got {value}")
+    if args.report and not str(args.report).lower().endswith((".html", ".htm")):
+        raise InputError(f"--report writes an HTML file; give a name ending in .html, got {args.report!r}")
     executor = ExecutorOptions(ExecutorKind(args.executor), args.workers, args.address)
     spec = load_spec(args.spec)
     with open_sweep(spec, args.output, csv=args.csv, restart=args.restart) as sweep:
@@ -62,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
             f"{stats.wall_s:.2f} s ({stats.cells_per_s:.1f} cells/s, {stats.chunks} tasks) on {stats.executor}")
     if stats.complete:
         text += "\nwrote " + ", ".join(stats.written)
+        if args.report:
+            from mrsim.report import sweep_report
+
+            sweep_report(_read_table(args.output), args.report, title=f"mrsim sweep: {spec.name}")
+            text += f"\nwrote {args.report}"
     else:
         text += f"\n{stats.cells - stats.reused - stats.computed} cells still missing: re-run to continue"
     _emit(args, {"spec": spec.name, **stats.to_json()}, text)
@@ -73,3 +87,10 @@ def _emit(args: argparse.Namespace, obj: dict, text: str) -> None:
         sys.stdout.buffer.write(orjson.dumps(obj) + b"\n")
     else:
         print(text)
+
+
+def _read_table(path: str):  # type: ignore[no-untyped-def]
+    """The results table just written (Parquet, or CSV when the output name ends in .csv)."""
+    import pandas as pd
+
+    return pd.read_csv(path) if str(path).lower().endswith(".csv") else pd.read_parquet(path)

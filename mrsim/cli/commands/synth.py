@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mrsim.cli.flags import add_renamed
+
 import argparse
 
 from mrsim.errors import InputError
@@ -30,7 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--load", type=float, default=0.8, help="arrival rate as a fraction of lambda* (default 0.8)")
     g.add_argument("--hours", type=float, default=10.0, help="arrivals over this many hours (default 10)")
     g.add_argument("--mapreduce", action="store_true", help="each job has 200 maps and 100 reduces (section 7)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE.json[.gz]", help="Rumen trace to write (atomically)")
+    add_renamed(p, ("-o", "--out"), ("--output",), "output", required=True, metavar="FILE.json[.gz]",
+                help="Rumen trace to write (atomically)")
 
 
 def run(args: argparse.Namespace) -> int:

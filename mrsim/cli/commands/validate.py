@@ -7,25 +7,11 @@ import sys
 
 import orjson
 
-from dataclasses import replace
-
-from mrsim.cli.calibration_options import (add_calibration_arguments, is_yarn_trace, resolve_background,
-                                          resolve_calibration)
-from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, attach_demands, build_cluster, build_conf,
-                               build_options)
-from mrsim.cli.options import scheduler_config as build_scheduler_config
-from mrsim.errors import InputError
-from mrsim.profiler.detect import Format
-from mrsim.profiler.topology_infer import cluster_from_hosts
-from mrsim.templates import Workload
-from mrsim.validation.observe import Profiler, require_templates
-from mrsim.validation.report import Mode, ValidationReport
-from mrsim.validation.run import ValidationSetup, add_background_figures, validate
-from mrsim.validation.trace_conf import TRACE_KEYS, apply_trace_conf
-from mrsim.io.policy import enforce
-from mrsim.sanity import with_warnings, zero_slot_warnings
-
-TRACE_FIELDS = {name for name, _ in TRACE_KEYS.values()}
+from mrsim.api import announce, execute_validate
+from mrsim.cli.calibration_options import add_calibration_arguments
+from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
+                               add_scheduler_argument, check_report_path, stderr_level)
+from mrsim.validation.report import ValidationReport
 
 NAME = "validate"
 HELP = "replay a trace as it ran and compare simulated with actual job completion times"
@@ -40,7 +26,8 @@ DESCRIPTION = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("trace", help="trace file, log directory, or trace store")
     p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls")
-    p.add_argument("--scheduler", default=None, help="scheduler that ran the trace (default fifo, or mapred-site.xml's)")
+    add_scheduler_argument(p, "scheduler that ran the trace: a name or module:Class (default fifo, or "
+                              "mapred-site.xml's)")
     p.add_argument("--isolate", action="store_true",
                    help="replay each job alone on its observed peak map/reduce slots (SimMR's setting)")
     add_cluster_arguments(p)
@@ -52,112 +39,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ignore-trace-conf", action="store_true",
                    help="do not take slow start / heartbeat keys from the trace's jobProperties")
     p.add_argument("--plot", metavar="FILE.png", help="scatter plot of simulated vs actual completion times")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    p.add_argument("--quiet", action="store_true", help="no warnings on stderr")
-
-
-def _format(args: argparse.Namespace) -> Format | None:
-    if not args.format:
-        return None
-    try:
-        return Format[args.format.strip().upper()]
-    except KeyError:
-        raise InputError(f"unknown --format {args.format!r} (expected one of {', '.join(f.value for f in Format)})") from None
-
-
-def _user_set_fields(args: argparse.Namespace) -> set[str]:
-    """HadoopConf fields the user set explicitly (a mapred-site.xml counts for all): the trace must not override."""
-    if args.mapred_site:
-        return set(TRACE_FIELDS)
-    locked = set()
-    if args.slowstart is not None:
-        locked.add("slowstart_completed_maps")
-    if args.oob_heartbeat:
-        locked.add("outofband_heartbeat")
-    if getattr(args, "speculative", False):
-        locked.update(("map_speculative", "reduce_speculative"))
-    return locked
+    add_output_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    conf = build_conf(args)
-    options = build_options(args)
-    profiler = Profiler(fmt=_format(args))
-    profiler.add(args.trace)
-    require_templates(profiler, args.trace)
-    trace_conf_used: dict[str, str] = {}
-    if not args.ignore_trace_conf:
-        conf, trace_conf_used, conf_warnings = apply_trace_conf(conf, profiler.trace_conf, _user_set_fields(args))
-        profiler.warnings.extend(conf_warnings)
-    workload = Workload.of(profiler.templates, source=args.trace, warnings=profiler.warnings)
-    workload = attach_demands(args, workload, args.trace)
-    if not any(t.actual_completion_s is not None for t in workload.jobs):
-        raise InputError(f"{args.trace}: no job has an actual completion time (finish - submit); nothing to validate")
-    if args.cluster or args.topology or args.nodes is not None:
-        cluster = build_cluster(args, conf)
-    else:
-        hosts = profiler.hosts()
-        if not hosts:
-            raise InputError(f"{args.trace}: the trace names no hosts to infer the cluster from; "
-                             "give --cluster, --topology or --nodes")
-        cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
-                                     map_slots=args.map_slots, reduce_slots=args.reduce_slots)
-    from mrsim.yarn import engine as yarn_engine
-
-    runner = None
-    scheduler_name = args.scheduler or conf.scheduler or "fifo"
-    yarn_notes: list[str] = []
-    if yarn_engine.use_yarn(args, args.trace, workload):
-        yarn_conf = yarn_engine.yarn_conf(args, workload)
-        scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
-        yarn_notes = [note] if note else []
-
-        def runner(w, c):  # noqa: E306 - one YARN replay per call (isolate calls it per job)
-            return yarn_engine.run_yarn(args, w, c, build_scheduler_config(args))[0]
-    workload = with_warnings(workload, zero_slot_warnings(cluster))
-    enforce(workload.warnings, args.trace)  # --strict
-    notes: list[str] = []
-    background = None
-    if runner is None:
-        inferred = not (args.cluster or args.topology or args.nodes is not None)
-        choice = resolve_calibration(args, profiler.measured_calibration(), len(cluster),
-                                     yarn=is_yarn_trace(profiler), same_cluster=inferred)
-        notes = list(choice.notes)
-        options = replace(options, calibration=choice.calibration, calibration_parts=choice.parts)
-        if not args.isolate:  # an isolated job runs alone: nothing outside it
-            interval = options.heartbeat_interval_s
-            if interval is None:
-                measured = choice.calibration.heartbeat_interval_s if choice.calibration is not None else None
-                interval = measured if measured is not None and "heartbeat" in choice.parts else \
-                    conf.heartbeat_interval_s(len(cluster))
-            background, note = resolve_background(args, profiler.measured_background(cluster.map_slots, interval))
-            if note:
-                notes.append(note)
-    setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
-                            profiler.observations, build_scheduler_config(args), runner)
-    report = validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
-    if background is not None and not background.is_empty():
-        plain = validate(replace(setup, options=replace(options, background=None)), Mode.SHARED)
-        add_background_figures(report, plain, background)
-    report.spec["conf_from_trace"] = trace_conf_used
-    report.spec["notes"] = notes + yarn_notes
-    report.spec.setdefault("engine", "yarn" if runner is not None else "mr1")
-    if not args.quiet:
-        for text in notes + yarn_notes:
-            print(f"mrsim: note: {text}", file=sys.stderr)
-        for line in report.spec.get("site_ignored_keys", []):
-            print(f"mrsim: warning: {line}", file=sys.stderr)
+    check_report_path(args)
+    level = stderr_level(args)
+    validated = execute_validate(args)
+    report = validated.report
     if args.plot:
         from mrsim.validation.plot import plot_validation
 
         plot_validation(report, args.plot, title=args.trace.rstrip("/").rsplit("/", 1)[-1])
-    if not args.quiet:
+    if args.report:
+        validated.to_html(args.report)
+    announce(validated.assumptions, validated.notes, level)
+    if level in ("info", "warning", "debug"):
         for w in report.warnings:
             print(f"mrsim: warning: {w}", file=sys.stderr)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(report.to_json_dict()) + b"\n")
     else:
         _print_table(report, args)
+        if args.report:
+            print(f"wrote {args.report}")
     return 0
 
 

@@ -1,0 +1,524 @@
+"""The Python API: replay, validate and compare a trace from a notebook, with pandas results (docs/api.md).
+
+>>> import mrsim
+>>> run = mrsim.replay("trace.json.gz", scheduler="fair", nodes=32, map_slots=2)   # doctest: +SKIP
+>>> run.jobs.head(); run.summary["mean_completion_s"]; run.to_html("report.html")  # doctest: +SKIP
+
+Every keyword option is the long flag of the matching command with dashes as underscores (``map_slots=2`` is
+``--map-slots 2``, ``heartbeat_interval="off"``), and takes the flag's default when omitted. The CLI commands are
+thin layers over :func:`execute_replay`, :func:`execute_validate` and :func:`execute_compare`, so a command and
+its API call give the same ``summary`` (tested). What a run assumed (cluster and heartbeat, and where each came
+from) is announced on stderr unless ``quiet=True``; it is also kept in ``run.assumptions``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from mrsim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from mrsim.cluster import ClusterSpec
+    from mrsim.compare import Comparison
+    from mrsim.templates import Workload
+    from mrsim.tracker.results import ReplayResult
+    from mrsim.validation.report import ValidationReport
+
+#: Scheduler names that order jobs by deadline and so need deadlines (``--deadline-factor``) to differ from FIFO.
+DEADLINE_SCHEDULERS = frozenset({"maxedf", "minedf"})
+
+
+# ------------------------------------------------------------------------------------------------ results
+
+
+@dataclass
+class Run:
+    """One replay: ``jobs`` and ``tasks`` (pandas), ``summary`` (the ``replay --json`` summary), ``spec``."""
+
+    result: "ReplayResult"
+    workload: "Workload"
+    cluster: "ClusterSpec"
+    assumptions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def jobs(self) -> "pd.DataFrame":
+        """One row per job: job_id, name, user, queue, submit_s, start_s, finish_s, completion_s, maps, ..."""
+        return self.result.jobs
+
+    @property
+    def tasks(self) -> "pd.DataFrame":
+        """One row per task (its successful attempt): job_id, type, task, tracker, start_s, finish_s, ..."""
+        return self.result.tasks
+
+    @property
+    def summary(self) -> dict:
+        return self.result.summary
+
+    @property
+    def spec(self) -> dict:
+        return self.result.spec
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(self.result.warnings)
+
+    def to_json_dict(self) -> dict:
+        """Exactly the ``mrsim replay --json`` object."""
+        return self.result.to_json_dict()
+
+    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
+        """Write the self-contained HTML report (``--report``) and return its path."""
+        from mrsim.report import replay_report
+
+        return replay_report(self, path, title=title)
+
+    def _repr_html_(self) -> str:  # a notebook shows the summary, not a dump of the dataclass
+        s = self.summary
+        return (f"<b>mrsim replay</b> {self.result.scheduler}: {s['jobs']} jobs, {s['tasks']:,} tasks, makespan "
+                f"{s['makespan_s']:,.1f} s, mean completion {s['mean_completion_s']:,.1f} s")
+
+
+@dataclass
+class ValidationRun:
+    """One validation: ``jobs`` (pandas, with ``error_pct`` and the decomposition columns) and ``summary``."""
+
+    report: "ValidationReport"
+    cluster: "ClusterSpec"
+    assumptions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def jobs(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        return pd.DataFrame(self.report.jobs)
+
+    @property
+    def tasks(self) -> "pd.DataFrame | None":
+        """The shared-mode replay's tasks (None with ``isolate=True``)."""
+        return None if self.report.replay is None else self.report.replay.tasks
+
+    @property
+    def summary(self) -> dict:
+        return self.report.summary
+
+    @property
+    def spec(self) -> dict:
+        return self.report.spec
+
+    def to_json_dict(self) -> dict:
+        """Exactly the ``mrsim validate --json`` object."""
+        return self.report.to_json_dict()
+
+    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
+        from mrsim.report import validation_report
+
+        return validation_report(self, path, title=title)
+
+
+@dataclass
+class ComparisonRun:
+    """A comparison: ``table`` (pandas, one row per scheduler) and ``runs`` (scheduler -> replays)."""
+
+    comparison: "Comparison"
+    cluster: "ClusterSpec"
+    workload: "Workload"
+    assumptions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def table(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        return pd.DataFrame(self.comparison.table())
+
+    @property
+    def results(self) -> dict[str, "ReplayResult"]:
+        """Replication 0 of every scheduler."""
+        return {name: run.results[0] for name, run in self.comparison.runs.items()}
+
+    def to_json_dict(self) -> dict:
+        return self.comparison.to_json_dict()
+
+    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
+        from mrsim.report import comparison_report
+
+        return comparison_report(self, path, title=title)
+
+
+# --------------------------------------------------------------------------------------------- public API
+
+
+def load(trace: "str | os.PathLike[str] | Workload | None" = None, format: str | None = None) -> "Workload":
+    """The workload of ``trace`` (any supported format, a trace store or a job spec; default: the bundled trace)."""
+    from mrsim.templates import Workload
+    from mrsim.workloads import default_trace_path, load_workload
+
+    if isinstance(trace, Workload):
+        return trace
+    return load_workload(str(trace) if trace is not None else str(default_trace_path()), format)
+
+
+def replay(trace: "str | os.PathLike[str] | Workload | None" = None, scheduler: Any = "fifo",
+           cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, *, quiet: bool = False,
+           **options: Any) -> Run:
+    """Replay ``trace`` under ``scheduler`` (a name, ``module:Class``, or a plug-in class) and return a :class:`Run`.
+
+    ``cluster`` is a :class:`~mrsim.cluster.ClusterSpec` or a cluster file; without it (and without ``nodes=``
+    or ``topology=``) a real trace runs on the cluster inferred from it, a synthetic one on 64 nodes.
+    ``options`` are ``mrsim replay``'s flags as keywords (``nodes=``, ``map_slots=``, ``seed=`` ...).
+    """
+    args, given = _namespace("replay", trace, cluster, scheduler=scheduler, quiet=quiet, **options)
+    run = execute_replay(args, given)
+    announce(run.assumptions, run.notes, quiet)
+    return run
+
+
+def validate(trace: "str | os.PathLike[str]", *, quiet: bool = False, **options: Any) -> ValidationRun:
+    """Replay a real trace on the cluster it ran on and score each job (``mrsim validate``'s flags as keywords)."""
+    cluster = options.pop("cluster", None)
+    args, given = _namespace("validate", trace, cluster, quiet=quiet, **options)
+    run = execute_validate(args, given)
+    announce(run.assumptions, run.notes, quiet)
+    return run
+
+
+def compare(trace: "str | os.PathLike[str] | Workload | None" = None,
+            schedulers: Sequence[str] | str = ("fifo", "fair"), *, quiet: bool = False,
+            **options: Any) -> ComparisonRun:
+    """Replay ``trace`` under each scheduler (``mrsim compare``'s flags as keywords); ``.table`` has one row each."""
+    cluster = options.pop("cluster", None)
+    text = schedulers if isinstance(schedulers, str) else ",".join(schedulers)
+    args, given = _namespace("compare", trace, cluster, schedulers=text, quiet=quiet, **options)
+    run = execute_compare(args, given)
+    announce(run.assumptions, run.notes, quiet)
+    return run
+
+
+# ------------------------------------------------------------------------------------- shared with the CLI
+
+
+def announce(assumptions: Iterable[str], notes: Iterable[str], quiet: bool | str) -> None:
+    """Print what a run assumed and its notes on stderr (one line each). ``quiet`` is True/False or a log level:
+    ``info`` prints everything, ``warning`` only warnings, ``error`` (or True) nothing."""
+    level = "error" if quiet is True else ("info" if quiet is False else str(quiet))
+    if level == "error":
+        return
+    for line in assumptions:
+        if level in ("info", "debug"):
+            print(line, file=sys.stderr)
+    for line in notes:
+        warning = line.startswith("mrsim: warning:")
+        if warning or level in ("info", "debug"):
+            print(line if line.startswith("mrsim") else f"mrsim: note: {line}", file=sys.stderr)
+
+
+def _namespace(command: str, trace: Any, cluster: Any, **options: Any) -> tuple[argparse.Namespace, Any]:
+    """The command's argparse defaults updated with ``options`` (unknown names are a TypeError listing the valid
+    ones), the trace, and the cluster (a ClusterSpec is returned apart, a path becomes ``--cluster``)."""
+    from mrsim.cli.options import command_defaults
+    from mrsim.cluster import ClusterSpec
+    from mrsim.templates import Workload
+
+    defaults = command_defaults(command)
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        valid = ", ".join(sorted(k for k in defaults if k != "trace"))
+        raise TypeError(f"mrsim.{command}() got unknown option(s) {', '.join(unknown)}; valid options: {valid}")
+    args = argparse.Namespace(**{**defaults, **options})
+    given_workload = trace if isinstance(trace, Workload) else None
+    args.trace = None if trace is None or given_workload is not None else str(trace)
+    args._workload = given_workload
+    given_cluster = None
+    if isinstance(cluster, ClusterSpec):
+        given_cluster = cluster
+    elif cluster is not None:
+        args.cluster = str(cluster)
+    return args, given_cluster
+
+
+def _scheduler_warnings(spec: dict, seen: set[str] | None = None) -> list[str]:
+    """Every ignored or unmodelled scheduler-config key (file:line, key), as ``mrsim: warning:`` lines."""
+    out = []
+    for w in (spec.get("scheduler") or {}).get("warnings") or ():
+        if seen is not None:
+            if w in seen:
+                continue
+            seen.add(w)
+        out.append(f"mrsim: warning: {w}")
+    return out
+
+
+def _load(args: argparse.Namespace, need_hosts: bool):
+    """The workload (with ``--demands``) and the hosts of the trace (when a cluster may be inferred)."""
+    from mrsim.assumptions import LoadedTrace, load_with_hosts
+    from mrsim.cli.options import attach_demands
+    from mrsim.workloads import default_trace_path
+
+    given = getattr(args, "_workload", None)
+    if given is not None:
+        return LoadedTrace(given), given.source or "workload"
+    trace = args.trace or str(default_trace_path())
+    if need_hosts:
+        loaded = load_with_hosts(trace, getattr(args, "format", None))
+    else:
+        from mrsim.workloads import load_workload
+
+        loaded = LoadedTrace(load_workload(trace, getattr(args, "format", None)))
+    loaded.workload = attach_demands(args, loaded.workload, trace)
+    return loaded, trace
+
+
+def _checked(workload: "Workload", choice: Any) -> tuple["Workload", list[str]]:
+    """The workload with the cluster's suspicious-but-usable findings as warnings (0-slot TaskTrackers: counted and
+    explained; ``--strict`` makes them errors), and the choice's other notes."""
+    from mrsim.assumptions import zero_slot_notes
+    from mrsim.io.policy import enforce
+    from mrsim.sanity import with_warnings, zero_slot_warnings
+
+    zero = list(zero_slot_notes(choice.cluster)) if choice.inferred else zero_slot_warnings(choice.cluster)
+    workload = with_warnings(workload, zero)
+    enforce(workload.warnings, workload.source or "workload")  # --strict
+    return workload, [n for n in choice.notes if n not in zero]
+
+
+def _needs_inference(args: argparse.Namespace, given: Any) -> bool:
+    return given is None and not (args.cluster or args.topology or args.nodes is not None)
+
+
+def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> Run:
+    """Everything ``mrsim replay`` does short of printing (CLI and :func:`replay`)."""
+    from mrsim.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.cli.calibration_options import calibrate_run
+    from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
+    from mrsim.cli.render import cluster_line, progress_bar
+    from mrsim.scheduling import scheduler_from
+    from mrsim.tracker.replay import replay as run_replay
+
+    if getattr(args, "model", "slots") != "slots":
+        raise InputError("mrsim.replay runs the slot engine; use `mrsim replay --model fluid` for the fluid model")
+    conf = build_conf(args)
+    options = build_options(args)
+    loaded, trace = _load(args, _needs_inference(args, given_cluster))
+    choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
+    cluster = choice.cluster
+    workload, notes = _checked(loaded.workload, choice)
+    placement = None
+    from mrsim.yarn import engine as yarn_engine
+
+    if yarn_engine.use_yarn(args, trace, workload):
+        with progress_bar(len(workload), "jobs") as progress:
+            result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress)
+        notes.extend(yarn_notes)
+        notes.extend(f"mrsim: warning: {line}" for line in result.spec.get("site_ignored_keys", []))
+    else:
+        options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
+        notes.extend(calibration_notes)
+        workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
+        if getattr(args, "deadline_factor", None) is not None:
+            from mrsim.deadlines import assign_deadlines
+
+            workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
+        scheduler = scheduler_from(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
+        with progress_bar(len(workload), "jobs") as progress:
+            result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
+        result.spec["engine"] = "mr1"
+        result.spec["notes"] = list(calibration_notes)
+    if placement is not None:
+        result.spec["placement"] = placement.to_json()
+        notes.append(placement.describe())
+    note = result.summary.get("scheduler_stats", {}).get("note")
+    if note:
+        notes.append(note)
+    notes.extend(_scheduler_warnings(result.spec))
+    hb = heartbeat_origin(args, conf, len(cluster.trackers))
+    line = assumption_line("replay", cluster_line(result.spec.get("cluster", {})), choice.origin, result.spec, hb)
+    result.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+    return Run(result, workload, cluster, [line], notes)
+
+
+def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> ComparisonRun:
+    """Everything ``mrsim compare`` does short of printing (CLI and :func:`compare`)."""
+    from mrsim.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
+    from mrsim.cli.render import cluster_line, progress_bar
+    from mrsim.cli.calibration_options import calibrate_run
+    from mrsim.compare import compare as run_compare
+    from mrsim.compare import load_schedulers
+    from mrsim.deadlines import check_deadline_factor
+
+    if args.replications < 1:
+        raise InputError(f"--replications must be at least 1, got {args.replications}")
+    if args.deadline_factor is not None:
+        check_deadline_factor(args.deadline_factor)
+    conf = build_conf(args)
+    options = build_options(args)
+    config = scheduler_config(args)
+    loaded, trace = _load(args, _needs_inference(args, given_cluster))
+    choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
+    cluster = choice.cluster
+    workload, notes = _checked(loaded.workload, choice)
+    placement = None
+    from mrsim.yarn import engine as yarn_engine
+
+    if yarn_engine.use_yarn(args, trace, workload):
+        if args.deadline_factor is not None:
+            raise InputError("--deadline-factor is not supported in YARN mode (use --engine mr1)")
+        names = [n.strip() for n in str(args.schedulers).split(",") if n.strip()]
+        if args.schedulers == "fifo,maxedf,minedf":  # the MR1 default list: compare YARN's three instead
+            names = ["fifo", "capacity", "fair"]
+        with progress_bar(args.replications * len(names), "replays") as progress:
+            result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress)
+    else:
+        names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
+        options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
+        notes.extend(calibration_notes)
+        workload, placement = apply_placement(args, workload, cluster)  # one placement for every scheduler
+        edf = [n for n in names if n.lower() in DEADLINE_SCHEDULERS]
+        if edf and args.deadline_factor is None and not any(t.deadline_s is not None for t in workload.jobs):
+            notes.append(f"mrsim: warning: {', '.join(edf)} order jobs by deadline, but no job has one, so they run "
+                         "as FIFO here; give --deadline-factor DF (e.g. 2: deadlines drawn in [T, 2T], T = the "
+                         "job's completion alone, SimMR section V-B)")
+        with progress_bar(args.replications * len(names), "replays") as progress:
+            result = run_compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
+                                 replications=args.replications, config=config, progress=progress)
+        for run in result.runs.values():
+            for r in run.results:
+                r.spec["notes"] = list(calibration_notes)
+    seen: set[str] = set()
+    for run in result.runs.values():
+        if placement is not None:
+            for r in run.results:
+                r.spec["placement"] = placement.to_json()
+        notes.extend(_scheduler_warnings(run.results[0].spec, seen))
+    if placement is not None:
+        notes.append(placement.describe())
+    first = next(iter(result.runs.values())).results[0]
+    hb = heartbeat_origin(args, conf, len(cluster.trackers))
+    line = assumption_line("compare", cluster_line(first.spec.get("cluster", {})), choice.origin, first.spec, hb)
+    for run in result.runs.values():
+        for r in run.results:
+            r.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+    return ComparisonRun(result, cluster, workload, [line], notes)
+
+
+def _user_set_fields(args: argparse.Namespace) -> set[str]:
+    """HadoopConf fields the user set explicitly (a mapred-site.xml counts for all): the trace must not override."""
+    from mrsim.validation.trace_conf import TRACE_KEYS
+
+    if args.mapred_site:
+        return {name for name, _ in TRACE_KEYS.values()}
+    locked = set()
+    if args.slowstart is not None:
+        locked.add("slowstart_completed_maps")
+    if args.oob_heartbeat:
+        locked.add("outofband_heartbeat")
+    if getattr(args, "speculative", False):
+        locked.update(("map_speculative", "reduce_speculative"))
+    return locked
+
+
+def _validate_format(args: argparse.Namespace):
+    from mrsim.profiler.detect import Format
+
+    if not args.format:
+        return None
+    try:
+        return Format[args.format.strip().upper()]
+    except KeyError:
+        raise InputError(f"unknown --format {args.format!r} (expected one of {', '.join(f.value for f in Format)})") from None
+
+
+def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> ValidationRun:
+    """Everything ``mrsim validate`` does short of printing (CLI and :func:`validate`)."""
+    from mrsim.assumptions import ClusterChoice, assumption_line, choose_cluster, heartbeat_origin, zero_slot_notes
+    from mrsim.cli.options import attach_demands, build_conf, build_options, scheduler_config
+    from mrsim.cli.render import cluster_line
+    from mrsim.profiler.topology_infer import cluster_from_hosts
+    from mrsim.templates import Workload
+    from mrsim.validation.observe import Profiler, require_templates
+    from mrsim.validation.report import Mode
+    from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
+    from mrsim.validation.run import ValidationSetup, add_background_figures
+    from mrsim.validation.run import validate as run_validate
+    from mrsim.validation.trace_conf import apply_trace_conf
+
+    if not args.trace:
+        raise InputError("validate needs a trace (a real one, with actual completion times)")
+    conf = build_conf(args)
+    options = build_options(args)
+    profiler = Profiler(fmt=_validate_format(args))
+    profiler.add(args.trace)
+    require_templates(profiler, args.trace)
+    trace_conf_used: dict[str, str] = {}
+    if not args.ignore_trace_conf:
+        conf, trace_conf_used, conf_warnings = apply_trace_conf(conf, profiler.trace_conf, _user_set_fields(args))
+        profiler.warnings.extend(conf_warnings)
+    workload = Workload.of(profiler.templates, source=args.trace, warnings=profiler.warnings)
+    workload = attach_demands(args, workload, args.trace)
+    if not any(t.actual_completion_s is not None for t in workload.jobs):
+        raise InputError(f"{args.trace}: no job has an actual completion time (finish - submit); nothing to validate")
+    if _needs_inference(args, given_cluster):
+        hosts = profiler.hosts()
+        if not hosts:
+            raise InputError(f"{args.trace}: the trace names no hosts to infer the cluster from; "
+                             "give --cluster, --topology or --nodes")
+        cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
+                                     map_slots=args.map_slots, reduce_slots=args.reduce_slots)
+        choice = ClusterChoice(cluster, f"inferred from the trace's task attempts: {len(cluster.trackers)} hosts, "
+                               "slots = peak concurrent attempts per host", True, zero_slot_notes(cluster))
+    else:
+        choice = choose_cluster(args, conf, args.trace, None, given_cluster)
+    cluster = choice.cluster
+    workload, checked_notes = _checked(workload, choice)
+    from mrsim.yarn import engine as yarn_engine
+
+    runner = None
+    scheduler_name = args.scheduler or conf.scheduler or "fifo"
+    run_notes: list[str] = []
+    if yarn_engine.use_yarn(args, args.trace, workload):
+        yarn_conf = yarn_engine.yarn_conf(args, workload)
+        scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
+        run_notes = [note] if note else []
+
+        def runner(w, c):  # noqa: E306 - one YARN replay per call (isolate calls it per job)
+            return yarn_engine.run_yarn(args, w, c, scheduler_config(args))[0]
+    background = None
+    if runner is None:  # calibration and outside work are modelled in the MR1 engine (docs/calibration.md)
+        calibration = resolve_calibration(args, profiler.measured_calibration(), len(cluster),
+                                          yarn=is_yarn_trace(profiler), same_cluster=choice.inferred)
+        run_notes = list(calibration.notes)
+        options = replace(options, calibration=calibration.calibration, calibration_parts=calibration.parts)
+        if not args.isolate:  # an isolated job runs alone: nothing outside it
+            interval = options.heartbeat_interval_s
+            if interval is None:
+                cal = calibration.calibration
+                measured = cal.heartbeat_interval_s if cal is not None else None
+                interval = measured if measured is not None and "heartbeat" in calibration.parts else \
+                    conf.heartbeat_interval_s(len(cluster))
+            background, note = resolve_background(args, profiler.measured_background(cluster.map_slots, interval))
+            if note:
+                run_notes.append(note)
+    setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
+                            profiler.observations, scheduler_config(args), runner)
+    report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
+    if background is not None and not background.is_empty():
+        plain = run_validate(replace(setup, options=replace(options, background=None)), Mode.SHARED)
+        add_background_figures(report, plain, background)
+    report.spec["notes"] = run_notes
+    report.spec.setdefault("engine", "yarn" if runner is not None else "mr1")
+    report.spec["conf_from_trace"] = trace_conf_used
+    hb = heartbeat_origin(args, conf, len(choice.cluster.trackers), trace_conf_used)
+    report.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+    line = assumption_line("validate", cluster_line(choice.cluster.describe()), choice.origin, report.spec, hb)
+    notes = checked_notes + run_notes + _scheduler_warnings(report.spec)
+    notes.extend(f"mrsim: warning: {line}" for line in report.spec.get("site_ignored_keys", []))
+    return ValidationRun(report, choice.cluster, [line], notes)
