@@ -11,15 +11,15 @@ from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, atta
                                build_options)
 from mrsim.cli.options import scheduler_config as build_scheduler_config
 from mrsim.errors import InputError
+from mrsim.io.policy import enforce
 from mrsim.profiler.detect import Format
 from mrsim.profiler.topology_infer import cluster_from_hosts
+from mrsim.sanity import with_warnings, zero_slot_warnings
 from mrsim.templates import Workload
 from mrsim.validation.observe import Profiler, require_templates
 from mrsim.validation.report import Mode, ValidationReport
 from mrsim.validation.run import ValidationSetup, validate
 from mrsim.validation.trace_conf import TRACE_KEYS, apply_trace_conf
-from mrsim.io.policy import enforce
-from mrsim.sanity import with_warnings, zero_slot_warnings
 
 TRACE_FIELDS = {name for name, _ in TRACE_KEYS.values()}
 
