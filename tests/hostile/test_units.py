@@ -125,3 +125,13 @@ def test_stale_temporaries_of_a_dead_writer_are_removed(tmp_path: Path) -> None:
         with files.open("a.csv") as fh:
             fh.write("x")
     assert not dead.exists() and alive.exists()
+
+
+def test_reliability_doc_lists_every_limit_with_its_default() -> None:
+    from mrsim.io.limits import LIMITS
+    from tests.hostile.cases import REPO
+
+    doc = (REPO / "docs/reliability.md").read_text()
+    for name, lim in LIMITS.items():
+        shown = "8 GiB" if name == "input_bytes" else f"{lim.default:,}"
+        assert f"| `{name}` | {shown} |" in doc, name
