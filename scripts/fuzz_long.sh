@@ -1,6 +1,6 @@
 #!/bin/sh
-# The long profile of the hostile-input fuzz suite (docs/reliability.md): 720 inputs per source, 7 sources,
-# 5,040 inputs in all. Outcome counts (error / warning / ok per source and mutation) are appended as one JSON
+# The long profile of the hostile-input fuzz suite (docs/reliability.md): 720 inputs per source, 8 sources,
+# 5,760 inputs in all. Outcome counts (error / warning / ok per source and mutation) are appended as one JSON
 # line to $MRSIM_FUZZ_REPORT (default fuzz-long.jsonl). Any traceback, hang or invariant violation fails it.
 # Usage: scripts/fuzz_long.sh [EXAMPLES_PER_SOURCE]
 set -eu

@@ -1,7 +1,7 @@
 """Fuzz suite: damaged real traces and config files end as a clean error, a warning or a valid result.
 
 Quick profile (the default, for CI): a few dozen inputs per source, well under a minute in all. Long profile:
-``MRSIM_FUZZ_EXAMPLES=720 python -m pytest tests/hostile/test_fuzz.py`` (7 sources x 720 >= 5,000 inputs), or
+``MRSIM_FUZZ_EXAMPLES=720 python -m pytest tests/hostile/test_fuzz.py`` (8 sources x 720 = 5,760 inputs), or
 ``scripts/fuzz_long.sh``; ``MRSIM_FUZZ_REPORT=FILE`` appends the outcome counts as JSON lines. The last long
 result is recorded in docs/reliability.md. Data-based sources skip when the shared data is absent.
 """
