@@ -45,8 +45,8 @@ from mrsim.errors import InputError
 from mrsim.io import safe_json
 from mrsim.io.fields import as_float, as_int
 from mrsim.io.limits import check_limit, limit
-from mrsim.io.safe_open import check_input_file
 from mrsim.io.safe_json import JSONValueError
+from mrsim.io.safe_open import check_input_file
 
 DEFAULT_RACK = "/default-rack"
 

@@ -1,11 +1,11 @@
 #!/bin/sh
-# The long profile of the hostile-input fuzz suite (docs/reliability.md): 850 inputs per source, 6 sources,
-# 5,100 inputs in all. Outcome counts (error / warning / ok per source and mutation) are appended as one JSON
+# The long profile of the hostile-input fuzz suite (docs/reliability.md): 720 inputs per source, 8 sources,
+# 5,760 inputs in all. Outcome counts (error / warning / ok per source and mutation) are appended as one JSON
 # line to $MRSIM_FUZZ_REPORT (default fuzz-long.jsonl). Any traceback, hang or invariant violation fails it.
 # Usage: scripts/fuzz_long.sh [EXAMPLES_PER_SOURCE]
 set -eu
 cd "$(dirname "$0")/.."
-export MRSIM_FUZZ_EXAMPLES="${1:-850}"
+export MRSIM_FUZZ_EXAMPLES="${1:-720}"
 export MRSIM_FUZZ_REPORT="${MRSIM_FUZZ_REPORT:-fuzz-long.jsonl}"
 ${PYTHON:-python3} -m pytest -q -p no:cacheprovider tests/hostile/test_fuzz.py
 ${PYTHON:-python3} - "$MRSIM_FUZZ_REPORT" <<'PY'

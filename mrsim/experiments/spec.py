@@ -36,13 +36,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from mrsim.errors import InputError
-from mrsim.io.limits import check_limit
-from mrsim.io.safe_open import check_input_file
 from mrsim.experiments.axes import Grid, Model, Param, parse_grid
 from mrsim.experiments.checks import check_keys, integer, string, table
 from mrsim.experiments.sources import WorkloadSource, parse_workload
 from mrsim.experiments.variants import (ClusterVariant, EngineOptions, SchedulerEntry, default_cluster,
                                         parse_cluster, parse_engine, parse_scheduler)
+from mrsim.io.limits import check_limit
+from mrsim.io.safe_open import check_input_file
 
 _TOP_KEYS = ("name", "model", "seed", "replications", "workloads", "schedulers", "clusters", "engine", "grid")
 

@@ -30,8 +30,8 @@ import fastavro
 
 from mrsim.errors import InputError
 from mrsim.io import safe_json
-from mrsim.io.safe_json import JSONValueError
 from mrsim.io.compressed import open_binary, read_bytes
+from mrsim.io.safe_json import JSONValueError
 from mrsim.profiler.logged import (
     Counters,
     FailedAttemptHost,

@@ -18,10 +18,10 @@ import zlib
 from typing import Iterator
 
 from mrsim.errors import InputError
-from mrsim.io.limits import check_limit, limit
 from mrsim.io import safe_json
-from mrsim.io.safe_json import JSONValueError, locate_refused, raw_decode, strict_decoder
 from mrsim.io.compressed import open_binary
+from mrsim.io.limits import check_limit, limit
+from mrsim.io.safe_json import JSONValueError, locate_refused, raw_decode, strict_decoder
 
 _CHUNK = 1 << 20
 _WHITESPACE = " \t\r\n"

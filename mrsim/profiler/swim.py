@@ -72,7 +72,14 @@ def _number(tok: str, source: str, lineno: int, col: int) -> float:
         raise InputError(f"{source}:{lineno}: column {col + 1} ({_COLUMNS[col]}) is not a number: {tok!r}") from None
     if not math.isfinite(value) or value < 0:
         raise InputError(f"{source}:{lineno}: column {col + 1} ({_COLUMNS[col]}) must be finite and >= 0, got {tok!r}")
+    if value > MAX_SWIM_VALUE:
+        raise InputError(f"{source}:{lineno}: column {col + 1} ({_COLUMNS[col]}) must be at most {MAX_SWIM_VALUE:.0e} "
+                         f"(s or bytes), got {tok!r}")
     return value
+
+
+#: 10**18: an exabyte, or 31 billion years in seconds; larger SWIM values are damage, and would overflow task counts.
+MAX_SWIM_VALUE = 1e18
 
 
 def read_swim(path: str | os.PathLike[str]) -> SwimTrace:
@@ -241,6 +248,12 @@ def swim_to_templates(path_or_trace: str | os.PathLike[str] | SwimTrace,
     """
     trace = _as_trace(path_or_trace)
     maps, reduces = swim_task_counts(trace, model)
+    if len(maps):  # before one array per task is allocated
+        from mrsim.io.limits import check_limit
+
+        worst = int(np.argmax(maps))
+        check_limit("tasks_per_job", int(maps[worst]), f"{trace.source}: job {trace.job_ids[worst]}: maps")
+        check_limit("tasks", int(maps.sum() + reduces.sum()), f"{trace.source}: tasks")
     split = model.split_bytes
     map_rate = model.map_mb_s * MB
     shuffle_rate = model.shuffle_mb_s * MB

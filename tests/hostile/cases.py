@@ -341,6 +341,10 @@ CASES: list[Case] = [
     Case("xml-infinite-value", _xml(_SLOTS_INF), "error", "finite", needs_data=False),
     Case("xml-fifo", lambda t, d: (os.mkfifo(t / "site.xml"), ["replay", "--mapred-site", str(t / "site.xml")])[1],
          "error", "not a regular file", needs_data=False),
+    Case("swim-huge-bytes", lambda t, d: (t / "w.tsv").write_text("job0\t0\t10\t1e300\t100\t100\njob1\t5\t10\t1000\t1\t1\n")
+         and ["replay", str(t / "w.tsv")], "error", "map input bytes", needs_data=False),
+    Case("swim-too-many-maps", lambda t, d: (t / "w.tsv").write_text("job0\t0\t10\t1e17\t100\t100\n")
+         and ["replay", str(t / "w.tsv")], "error", "tasks_per_job", needs_data=False),
     Case("jhist-missing-attempts", _drop_lines("jhist/mapreduce-client-hs/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist", r'"type":"MAP_ATTEMPT_(STARTED|FINISHED)"'), "warn", "no attempt"),
 ]
 

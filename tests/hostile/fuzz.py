@@ -1,6 +1,7 @@
 """Mutators and the oracle of the hostile-input fuzz suite (``tests/hostile/test_fuzz.py``).
 
-Inputs are real files of the shared data set (Rumen traces, a Hadoop 0.20 log, an SLS trace, a ``.jhist``) and
+Inputs are real files of the shared data set (Rumen traces, a Hadoop 0.20 log, an SLS trace, a ``.jhist``, a
+SWIM sample) and
 mrsim's own config formats (cluster TOML, job spec TOML), damaged by hypothesis: a value of another JSON type, an
 out-of-range value (NaN, huge, negative), a deleted key, a truncation, deep nesting, a deleted or repeated line.
 The oracle accepts exactly three outcomes, each within a time limit:
@@ -146,6 +147,10 @@ def text_mutation(draw, text: str) -> tuple[str, str]:
         line = lines[i]
         if "=" in line:
             lines[i] = line.split("=", 1)[0] + "= " + token + "\n"
+        elif "\t" in line:  # SWIM: one tab-separated column
+            cols = line.rstrip("\n").split("\t")
+            cols[draw(st.integers(0, len(cols) - 1))] = token
+            lines[i] = "\t".join(cols) + "\n"
         elif ":" in line:
             lines[i] = line.split(":", 1)[0] + ": " + token + ",\n"
         else:

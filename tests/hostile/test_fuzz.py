@@ -1,7 +1,7 @@
 """Fuzz suite: damaged real traces and config files end as a clean error, a warning or a valid result.
 
 Quick profile (the default, for CI): a few dozen inputs per source, well under a minute in all. Long profile:
-``MRSIM_FUZZ_EXAMPLES=850 python -m pytest tests/hostile/test_fuzz.py`` (6 sources x 850 >= 5,000 inputs), or
+``MRSIM_FUZZ_EXAMPLES=720 python -m pytest tests/hostile/test_fuzz.py`` (8 sources x 720 = 5,760 inputs), or
 ``scripts/fuzz_long.sh``; ``MRSIM_FUZZ_REPORT=FILE`` appends the outcome counts as JSON lines. The last long
 result is recorded in docs/reliability.md. Data-based sources skip when the shared data is absent.
 """
@@ -96,6 +96,21 @@ def test_mutated_log(rel: str, tmp_path: Path) -> None:
         path = tmp_path / name
         path.write_text(value)
         _record(f"{name}:{kind}", check_input(path))
+
+    check()
+
+
+@needs_data
+def test_mutated_swim_file(tmp_path: Path) -> None:
+    lines = read_text(DATA / "swim/FB-2009_samples_24_times_1hr_0.tsv").splitlines(keepends=True)[:40]
+
+    @SETTINGS
+    @given(mutated=text_mutation("".join(lines)))
+    def check(mutated) -> None:
+        value, kind = mutated
+        path = tmp_path / "fb.tsv"
+        path.write_text(value)
+        _record(f"swim:{kind}", check_input(path))
 
     check()
 

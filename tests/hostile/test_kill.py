@@ -50,9 +50,13 @@ def _duration(args: list[str], cwd: Path) -> float:
 
 
 def test_replay_out_killed_leaves_old_or_new_set(tmp_path: Path) -> None:
+    from mrsim.cli import main
+
+    trace = tmp_path / ".trace.json.gz"  # hidden: the visible-files check below is about DIR's siblings
+    assert main(["synth", "--jobs", "20", "--seed", "5", "-o", str(trace)]) == 0
     out = tmp_path / "out"
-    old_args = ["replay", "--out", str(out), "--seed", "1"]
-    new_args = ["replay", "--out", str(out), "--seed", "2", "--scheduler", "fair"]
+    old_args = ["replay", str(trace), "--out", str(out), "--seed", "1"]
+    new_args = ["replay", str(trace), "--out", str(out), "--seed", "2", "--scheduler", "fair"]
     _run(*old_args, cwd=tmp_path)
     old = _snapshot(out)
     spent = _duration(new_args, tmp_path)
@@ -69,7 +73,7 @@ def test_replay_out_killed_leaves_old_or_new_set(tmp_path: Path) -> None:
         visible = [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")]
         assert sorted(visible) == ["out"], visible
     _run(*old_args, cwd=tmp_path)  # the next write removes what a killed writer left
-    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".trace.json.gz", "out"]
 
 
 @pytest.mark.skipif(shared_data() is None, reason="shared data absent")

@@ -13,8 +13,8 @@ from typing import Any, Iterator
 import orjson
 
 from mrsim.errors import InputError
-from mrsim.profiler.detect import Format
 from mrsim.io.policy import enforce
+from mrsim.profiler.detect import Format
 
 NAME = "profile"
 HELP = "profile logs/traces into a trace store or Rumen trace; infer the cluster; compare duration distributions"
