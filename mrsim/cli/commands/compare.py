@@ -57,11 +57,11 @@ def run(args: argparse.Namespace) -> int:
     trace = args.trace or str(default_trace_path())
     from mrsim.yarn import engine as yarn_engine
 
+    workload = None
+    yarn = False
     if args.engine != "mr1":
         workload = load_replay_workload(args, trace)
         yarn = yarn_engine.use_yarn(args, trace, workload)
-    else:
-        yarn = False
     if yarn:
         if args.deadline_factor is not None:
             raise InputError("--deadline-factor is not supported in YARN mode (use --engine mr1)")
@@ -73,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         placement = None
     else:
         names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
-        workload = load_replay_workload(args, trace)
+        if workload is None:
+            workload = load_replay_workload(args, trace)
         workload, placement = apply_placement(args, workload, cluster)  # one placement for every scheduler
         # A bar on stderr, only on a terminal and for long sweeps (mrsim.cli.render's rule).
         with progress_bar(args.replications * len(names), "replays") as progress:
