@@ -62,12 +62,36 @@ def use_yarn(args: argparse.Namespace, trace: str | None, workload: Workload) ->
     return is_yarn_input(trace, workload, getattr(args, "format", None))
 
 
+def check_flags(args: argparse.Namespace) -> dict:
+    """MR1 engine flags in YARN mode: ``--heartbeat-interval S`` sets the NodeManager heartbeat; the ones with no
+    YARN meaning are one-line errors rather than silently ignored."""
+    for flag, given in (("--contention tdam", getattr(args, "contention", "none") not in (None, "none")),
+                        ("--speculative", getattr(args, "speculative", False)),
+                        ("--naive-heartbeats", getattr(args, "naive_heartbeats", False)),
+                        ("--oob-heartbeat", getattr(args, "oob_heartbeat", False)),
+                        ("--hadoop-version", getattr(args, "hadoop_version", "1.2") not in (None, "1.2"))):
+        if given:
+            raise InputError(f"{flag} is a Hadoop 1 engine option, not supported in YARN mode (use --engine mr1)")
+    overrides: dict = {}
+    text = getattr(args, "heartbeat_interval", None)
+    if text is not None:
+        try:
+            value = float(str(text))
+        except ValueError:
+            value = 0.0
+        if not value > 0:
+            raise InputError("--heartbeat-interval in YARN mode sets the NodeManager heartbeat and must be positive "
+                             "seconds (there is no heartbeat-free YARN mode)")
+        overrides["nm_heartbeat_s"] = value
+    return overrides
+
+
 def yarn_conf(args: argparse.Namespace, workload: Workload) -> YarnConf:
     files = tuple(getattr(args, "yarn_site", None) or ())
     if getattr(args, "mapred_site", None):
         files = (args.mapred_site,) + files
     trace = trace_values(_props(workload)) if not getattr(args, "ignore_trace_conf", False) else {}
-    overrides = {"slowstart": getattr(args, "slowstart", None)}
+    overrides = {"slowstart": getattr(args, "slowstart", None), **check_flags(args)}
     return build_yarn_conf(trace_props=trace, files=files, overrides=overrides)
 
 

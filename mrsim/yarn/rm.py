@@ -111,7 +111,9 @@ class ResourceManager:
         self.poll_ams = poll_ams
         self.running_tasks = 0  # map/reduce containers held (AMs not counted)
         self.last_progress = 0.0  # last allocation or task exit
-        self.stall_after = 10.0 * max(conf.nm_heartbeat_s, conf.am_heartbeat_s)
+        # no allocation or task exit for this long, and nothing queued that could change that: a deadlock (delay
+        # scheduling waits at most one missed opportunity per heartbeat, far less than this)
+        self.stall_after = 600.0 * max(conf.nm_heartbeat_s, conf.am_heartbeat_s)
         self.stalled = False
         self.ramp_waiters: list[MRAppMaster] = []
         self.free_low = INF  # lowest free cluster memory since the ramp waiters parked
@@ -177,9 +179,10 @@ class ResourceManager:
                                              ORDER_NM + node.index))
 
     def kernel_busy(self) -> bool:
-        """Whether any event other than NodeManager heartbeats is queued (a submission, exit, AM start or allocate
-        could still change the state)."""
-        return any(ev[3] != EV_NM_HEARTBEAT for ev in self.kernel.heap)
+        """Whether an event that can make progress is queued: a submission, a container exit or an AM start
+        (heartbeats and allocates alone only poll). O(queued events); called only after ``stall_after`` seconds
+        without an allocation or a task exit."""
+        return any(ev[3] in (EV_SUBMIT, EV_EXIT, EV_AM_START) for ev in self.kernel.heap)
 
     def has_room(self, node: NodeManager) -> bool:
         """Room for a minimum allocation (by memory alone under a memory-only scheduler)."""
@@ -271,6 +274,10 @@ class ResourceManager:
         if am.finish >= 0:
             return
         if am.outbox or am.allocated or am.must_poll or (self.poll_ams and am.ramping):
+            if now - self.last_progress > self.stall_after and not am.outbox and not am.allocated \
+                    and not self.kernel_busy():
+                self.stalled = True  # polling that can change nothing: stop (see replay_yarn)
+                return
             self._schedule_allocate(am, am.alloc_k + 1)
         elif am.ramping:
             self.ramp_waiters.append(am)
@@ -293,7 +300,7 @@ class ResourceManager:
             if self.containers != before:
                 self.last_progress = now
             if self.outstanding > 0 and self.has_room(node):
-                if self.running_tasks == 0 and now - self.last_progress > self.stall_after and not self.kernel_busy():
+                if now - self.last_progress > self.stall_after and not self.kernel_busy():
                     self.stalled = True  # nothing runs, nothing can be allocated: stop polling (see replay_yarn)
                     return
                 self._schedule_nm(node, node.hb_k + 1)

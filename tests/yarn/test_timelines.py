@@ -109,3 +109,15 @@ def test_application_masters_filling_the_cluster_is_reported_as_a_stall() -> Non
     # Capacity's maximum-am-resource-percent (0.1 of 2048 MB: one AM at a time) avoids it.
     r = replay_yarn(w, cluster(), conf(nm_memory_mb=2048.0), create_yarn_scheduler("capacity"), aligned_heartbeats=True)
     assert list(r.jobs["am_start_s"]) == [0.0, 7.0]
+
+
+@pytest.mark.parametrize("scheduler", ["fifo", "capacity", "fair"])
+def test_parked_ramping_ams_match_polling_ones_here(scheduler: str) -> None:
+    # Parking AMs that only wait for the reduce ramp-up is an approximation of polling every second (rm.py);
+    # on this contended workload with reduces it changes nothing.
+    jobs = [job(f"j{i}", [5.0 + i] * (3 + 2 * i), [2.0] * (1 + i % 3), submit=float(3 * i), typical=[1.0],
+                first=[0.5]) for i in range(12)]
+    parked = replay_yarn(workload(*jobs), cluster(3), conf(), create_yarn_scheduler(scheduler))
+    polled = replay_yarn(workload(*jobs), cluster(3), conf(), create_yarn_scheduler(scheduler), poll_ams=True)
+    assert list(parked.jobs["finish_s"]) == list(polled.jobs["finish_s"])
+    assert parked.summary["events"] <= polled.summary["events"]
