@@ -12,6 +12,7 @@ counts are asserted, so skipping work cannot pass as a speed-up. Peak RSS is pri
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
@@ -43,9 +44,15 @@ def _best(fn, repeat: int):
     return best, out
 
 
+#: The SWIM samples: ``$MRSIM_SHARED_DATA/swim``, else ``../shared/data/swim`` beside the repository.
+DEFAULT_SWIM = Path(os.environ.get("MRSIM_SHARED_DATA",
+                                   Path(__file__).resolve().parents[2] / "shared" / "data")) / "swim"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data/swim"))
+    ap.add_argument("--data", type=Path, default=DEFAULT_SWIM,
+                    help="directory of SWIM .tsv files (default: $MRSIM_SHARED_DATA/swim, else ../shared/data/swim)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sigma", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)

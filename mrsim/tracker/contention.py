@@ -8,7 +8,7 @@ a task's completion time follows from the contention it meets there instead of f
 How the engine drives the model (``docs/tdam.md`` has the user-facing version):
 
 * One :class:`NodeMix` per TaskTracker, one :class:`~mrsim.contention.MixCache` per distinct ``(cores, disks)``,
-  so nodes of one type share solved mixes (``engine-performance.md`` §5).
+  so nodes of one type share solved mixes (``docs/engine.md``, "Why the engine is fast", idea 5).
 * **Launch** (``obtain_new_*``): the task joins its node's mix with its demand vector
   (:func:`mrsim.demands.demand_rows`: cpu + memory on the CPU, disk striped over the disks, all divided by the
   node's speed and multiplied by the locality slowdown a plain replay would apply). **Completion**: the node
