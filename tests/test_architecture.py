@@ -1,12 +1,17 @@
 """The architecture rules of issue 17 that a test can hold (``docs/architecture.md``).
 
 * **No import cycles** among ``mrsim.*`` modules. The graph has an edge A -> B when module A imports B at its top
-  level (module body, including ``try``/``if`` blocks but not ``if TYPE_CHECKING:`` and not inside functions):
-  those are the imports that run when A is imported, so a cycle among them makes import order matter and ties
-  layers together. ``from pkg import name`` counts as an import of ``pkg.name`` when that is a module, else of
-  ``pkg``; importing a package also runs its ``__init__``, so ``a.b.c`` depends on ``a.b`` and ``a``.
-* **One event loop**: only the kernel (``mrsim/tracker/kernel.py``) pops events in a loop; the fluid model and the
-  two standalone study simulators are the documented exceptions for now.
+  level (module body, including ``try``/``if`` blocks): those imports run when A is imported, so a cycle among
+  them makes import order matter and ties layers together. A second test adds the imports inside functions, so a
+  cycle cannot be hidden by moving an import into a function. ``from pkg import name`` counts as an import of
+  ``pkg.name`` when that is a module, else of ``pkg``; importing a package also runs its ``__init__``, so
+  ``a.b.c`` depends on ``a.b`` and ``a``.
+
+  ``if TYPE_CHECKING:`` imports are not edges: they never run, and exist only so that annotations can name a class
+  of a higher layer (``mrsim.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
+  engine it helps). They do not constrain import order or compilation.
+* **One event loop**: only the kernel (``mrsim/tracker/kernel.py``) takes events off a heap in a loop; the fluid
+  model and the two standalone study simulators are the documented exceptions for now.
 """
 
 from __future__ import annotations
@@ -36,8 +41,9 @@ def _is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    """Import statements that run when the module is imported (not in functions, classes or TYPE_CHECKING)."""
+def _imports(tree: ast.Module, deferred: bool) -> list[ast.Import | ast.ImportFrom]:
+    """Import statements that run when the module is imported; with ``deferred``, also those inside functions
+    and classes (they run later, when called). ``if TYPE_CHECKING:`` blocks never run and are skipped."""
     found: list[ast.Import | ast.ImportFrom] = []
 
     def walk(body: list[ast.stmt]) -> None:
@@ -54,7 +60,9 @@ def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
                     walk(handler.body)
                 walk(node.orelse)
                 walk(node.finalbody)
-            elif isinstance(node, ast.With):
+            elif isinstance(node, (ast.With, ast.For, ast.While)):
+                walk(node.body)
+            elif deferred and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 walk(node.body)
 
     walk(tree.body)
@@ -71,14 +79,14 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def import_graph() -> dict[str, set[str]]:
-    """``module -> modules it imports at top level``, restricted to ``mrsim.*`` (cost: one parse per module)."""
+def import_graph(deferred: bool = False) -> dict[str, set[str]]:
+    """``module -> mrsim modules it imports at top level`` (with ``deferred``: anywhere). One parse per module."""
     modules = _modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets: set[str] = set()
         tree = ast.parse(path.read_text(), str(path))
-        for node in _top_level_imports(tree):
+        for node in _imports(tree, deferred):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
             else:
@@ -161,6 +169,13 @@ def test_no_import_cycles() -> None:
     assert not cycles, "import cycles among mrsim modules:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
+def test_no_cycles_hidden_by_imports_inside_functions() -> None:
+    """An import moved into a function only hides a cycle; the layers still depend on each other. Import inside a
+    function to defer a cost (a heavy or optional dependency), not to dodge a cycle."""
+    cycles = find_cycles(import_graph(deferred=True))
+    assert not cycles, "import cycles through imports inside functions:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
 def test_cycle_finder_reports_a_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert find_cycles(graph) == [["a", "b", "c", "a"]]
@@ -176,18 +191,52 @@ EVENT_LOOP_OWNERS = {
 }
 
 
+def _pop_names(tree: ast.Module) -> set[str]:
+    """``heappop`` and the local names bound to it (``pop = heapq.heappop``, ``push, pop = heapq.heappush, ...``)."""
+    names = {"heappop"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets = [t for target in node.targets
+                       for t in (target.elts if isinstance(target, ast.Tuple) else [target])]
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            for target, value in zip(targets, values):
+                if isinstance(target, ast.Name) and isinstance(value, (ast.Attribute, ast.Name)) and (
+                        getattr(value, "attr", None) == "heappop" or getattr(value, "id", None) == "heappop"):
+                    names.add(target.id)
+    return names
+
+
 def _pops_in_a_loop(tree: ast.Module) -> list[int]:
-    """Lines of ``heappop`` calls inside a ``while`` loop (an event loop)."""
-    lines = []
+    """Lines where a ``while`` loop takes the next item off a heap and uses it: ``x, y = heappop(heap)``.
+
+    That is the shape of an event loop. Popping to discard (``heappop(heap)`` as a statement: dropping tombstones
+    of cancelled entries) and a pop nested in another call (a sweep moving items between heaps) are not.
+    """
+    pops = _pop_names(tree)
+    lines = set()
     for loop in ast.walk(tree):
-        if isinstance(loop, ast.While):
-            for node in ast.walk(loop):
-                if isinstance(node, ast.Call):
-                    f = node.func
-                    name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
-                    if name == "heappop":
-                        lines.append(node.lineno)
-    return sorted(set(lines))
+        if not isinstance(loop, ast.While):
+            continue
+        for node in ast.walk(loop):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+                f = node.value.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                if name in pops:
+                    lines.add(node.lineno)
+    return sorted(lines)
+
+
+def test_only_the_kernel_owns_an_event_loop() -> None:
+    owners = event_loop_owners()
+    assert not owners, ("event loops outside mrsim/tracker/kernel.py (schedule through the kernel instead, "
+                        "docs/architecture.md):\n" + "\n".join(f"{m}: lines {v}" for m, v in owners.items()))
+
+
+def test_event_loop_detector() -> None:
+    kernel_shaped = "import heapq\ndef run(h):\n    pop = heapq.heappop\n    while h:\n        t, k = pop(h)\n"
+    tombstones = "import heapq\ndef top(h, live):\n    while h and h[0] not in live:\n        heapq.heappop(h)\n"
+    assert _pops_in_a_loop(ast.parse(kernel_shaped)) == [5]
+    assert _pops_in_a_loop(ast.parse(tombstones)) == []
 
 
 def event_loop_owners() -> dict[str, list[int]]:
