@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "mrsim"
