@@ -6,18 +6,21 @@ For every SWIM sample and every discipline it prints the event count, the best-o
 :func:`mrsim.fluid.simulate` (workload parsing excluded) and events per second. Then, on FB-2010, it runs PS,
 FSP+FIFO and FSP+PS in both the fast (virtual-time, O(log n) per event) and the naive (:mod:`mrsim.fluid.naive`,
 O(n) per event) versions at each ``--naive-loads`` load, checks they agree, and prints the speed ratio. Event
-counts are asserted, so skipping work cannot pass as a speed-up. Peak RSS is printed last.
+counts are asserted, so skipping work cannot pass as a speed-up. ``run_fluid`` end to end (parsing and the JSON
+contract included) is timed on FB-2009 0 against ``simulate`` alone; ``tests/fluid/test_run.py`` checks only its
+event counts. Peak RSS is printed last.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
 from pathlib import Path
 
-from mrsim.fluid import FluidPolicy, FluidWorkload, estimate_sizes, simulate
+from mrsim.fluid import FluidPolicy, FluidWorkload, estimate_sizes, run_fluid, simulate
 from mrsim.fluid.naive import naive_simulate
 
 FILES = ("FB-2009_samples_24_times_1hr_0.tsv", "FB-2009_samples_24_times_1hr_1.tsv",
@@ -43,9 +46,15 @@ def _best(fn, repeat: int):
     return best, out
 
 
+#: The SWIM samples: ``$MRSIM_SHARED_DATA/swim``, else ``../shared/data/swim`` beside the repository.
+DEFAULT_SWIM = Path(os.environ.get("MRSIM_SHARED_DATA",
+                                   Path(__file__).resolve().parents[2] / "shared" / "data")) / "swim"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data/swim"))
+    ap.add_argument("--data", type=Path, default=DEFAULT_SWIM,
+                    help="directory of SWIM .tsv files (default: $MRSIM_SHARED_DATA/swim, else ../shared/data/swim)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sigma", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)
@@ -62,6 +71,18 @@ def main(argv: list[str] | None = None) -> int:
             _check_events(policy, len(w), out.events)
             print(f"{name:<36} {policy.value:<9} {len(w):>6} {out.events:>7} {wall * 1e3:>8.1f} "
                   f"{out.events / wall:>10.0f}")
+
+    print()
+    print(f"end to end on {FILES[0]}: run_fluid (parse + simulate + JSON), sigma=0, vs simulate alone")
+    print(f"{'scheduler':<9} {'events':>7} {'run_fluid_ms':>12} {'simulate_ms':>11} {'ratio':>6}")
+    w = FluidWorkload.from_swim(args.data / FILES[0])
+    for policy in FluidPolicy:
+        e2e_wall, out = _best(lambda: run_fluid(args.data / FILES[0], policy.value, sigma=0.0, seed=0), args.repeat)
+        sim_wall, sim = _best(lambda: simulate(w, policy), args.repeat)
+        assert out["summary"]["events"] == sim.events, (policy, out["summary"]["events"], sim.events)
+        _check_events(policy, len(w), sim.events)
+        print(f"{policy.value:<9} {sim.events:>7} {e2e_wall * 1e3:>12.1f} {sim_wall * 1e3:>11.1f} "
+              f"{e2e_wall / sim_wall:>6.1f}")
 
     print()
     print(f"fast vs naive O(n)-per-event reference on {FILES[2]} (sigma={args.sigma})")

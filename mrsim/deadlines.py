@@ -26,11 +26,8 @@ from mrsim.cluster import ClusterSpec
 from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.rng import stream
-from mrsim.templates import Workload
+from mrsim.templates import ISOLATED_KEY, Workload  # ISOLATED_KEY: T_J (s) in JobTemplate.extra; compare imports it here
 from mrsim.tracker.replay import ReplayOptions, replay
-
-#: Key of ``JobTemplate.extra`` holding T_J (s).
-ISOLATED_KEY = "isolated_completion_s"
 
 
 def check_deadline_factor(deadline_factor: float) -> float:

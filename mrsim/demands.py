@@ -385,18 +385,3 @@ def apply_trace_demands(workload: Workload, path: str | os.PathLike[str], *, dis
                             "their demand is their trace duration on the CPU")
         jobs.append(t.with_changes(map_demands=maps, reduce_demands=reds, demand_resources=DEMAND_RESOURCES))
     return Workload.of(jobs, source=workload.source, warnings=warnings)
-
-
-def load_workload_with_demands(path: str | os.PathLike[str], *, counters: bool = False,
-                               table: str | os.PathLike[str] | None = None, disk_mb_s: float = DEFAULT_DISK_MB_S,
-                               fmt: str | None = None) -> Workload:
-    """Load any input (:func:`mrsim.workloads.load_workload`) and attach demands: first from the trace's counters
-    (``counters=True``), then from a demand table (which wins for the jobs it names)."""
-    from mrsim.workloads import load_workload
-
-    workload = load_workload(path, fmt)
-    if counters:
-        workload = apply_trace_demands(workload, path, disk_mb_s=disk_mb_s, fmt=fmt)
-    if table is not None:
-        workload = apply_demand_table(workload, load_demand_table(table), source=str(table))
-    return workload

@@ -3,7 +3,7 @@
 Reads ``mapred-site.xml`` (``<configuration><property><name/><value/></property>...``). Keys mrsim does not
 model are listed by :attr:`HadoopConf.ignored_keys` rather than silently dropped.
 
-Heartbeat interval (``JobTracker.getNextHeartbeatInterval``, see ``hadoop_schedulers.md`` §1.3), N = trackers:
+Heartbeat interval (``JobTracker.getNextHeartbeatInterval``, see ``docs/hadoop-behaviour.md`` §1.3), N = trackers:
 
 * 0.20.2: ``max(3000, 1000 * ceil(N / 100))`` ms;
 * 0.20.203 - 1.0.x: ``max(3000, trunc(1000 * s * ceil(N / h)))`` ms;
@@ -41,7 +41,7 @@ class HadoopVersion(enum.Enum):
             raise InputError(f"unknown --hadoop-version {text!r} (expected 0.20, 1.0, 1.2 or 1.x)") from None
 
 
-# Hadoop key names and their defaults (hadoop_schedulers.md §1, §2, §5).
+# Hadoop key names and their defaults (docs/hadoop-behaviour.md §1, §2, §5).
 KEY_MAP_SLOTS = "mapred.tasktracker.map.tasks.maximum"  # default 2
 KEY_REDUCE_SLOTS = "mapred.tasktracker.reduce.tasks.maximum"  # default 2
 KEY_SLOWSTART = "mapred.reduce.slowstart.completed.maps"  # default 0.05

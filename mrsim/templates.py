@@ -64,6 +64,11 @@ class Outcome(str, enum.Enum):
 #: Resource names used by per-task service demands, in column order.
 DEMAND_RESOURCES: tuple[str, ...] = ("cpu", "disk", "memory")
 
+#: Key of ``JobTemplate.extra`` holding the job's completion time alone on the cluster, T_J (s): written by
+#: :mod:`mrsim.deadlines` / ``mrsim compare``, read by the federation metrics. Defined with the data model so
+#: readers need not import the deadline tools (which import the replay engine).
+ISOLATED_KEY = "isolated_completion_s"
+
 
 def _frozen_array(values: Iterable[float] | np.ndarray, what: str, job_id: str) -> np.ndarray:
     arr = np.array(values, dtype=np.float64, copy=True).reshape(-1)

@@ -13,6 +13,7 @@ import os
 from importlib import resources
 from pathlib import Path
 
+from mrsim.demands import DEFAULT_DISK_MB_S, apply_demand_table, apply_trace_demands, load_demand_table
 from mrsim.errors import InputError
 from mrsim.templates import Workload
 
@@ -75,4 +76,20 @@ def _load(path: str | os.PathLike[str], fmt: str | None) -> Workload:
     workload = workload_from_logged_jobs(iter_logged_jobs(p, format_, warnings=warnings), source=str(p))
     if warnings:
         workload = Workload.of(workload.jobs, source=workload.source, warnings=[*warnings, *workload.warnings])
+    return workload
+
+
+def load_workload_with_demands(path: str | os.PathLike[str], *, counters: bool = False,
+                               table: str | os.PathLike[str] | None = None, disk_mb_s: float = DEFAULT_DISK_MB_S,
+                               fmt: str | None = None) -> Workload:
+    """Load any input (:func:`load_workload`) and attach demands (:mod:`mrsim.demands`): first from the trace's
+    counters (``counters=True``), then from a demand table (which wins for the jobs it names).
+
+    It lives here, not in :mod:`mrsim.demands`, because it composes loading (this module, above the formats) with
+    the demand model (below them): the data model must not import the loader (an import cycle, issue 17)."""
+    workload = load_workload(path, fmt)
+    if counters:
+        workload = apply_trace_demands(workload, path, disk_mb_s=disk_mb_s, fmt=fmt)
+    if table is not None:
+        workload = apply_demand_table(workload, load_demand_table(table), source=str(table))
     return workload

@@ -1,5 +1,5 @@
 """Capacity Scheduler: Hadoop 1.x ``org.apache.hadoop.mapred.CapacityTaskScheduler`` (0.20.203-1.2 design),
-heartbeat by heartbeat. ``hadoop_schedulers.md`` §4.
+heartbeat by heartbeat. ``docs/hadoop-behaviour.md`` §4.
 
 Followed, by Hadoop class and method (1.2.1):
 

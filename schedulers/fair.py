@@ -1,5 +1,5 @@
 """Fair Scheduler: Hadoop 1.x ``org.apache.hadoop.mapred.FairScheduler`` (the 0.20.205-1.2 "pools + delay
-scheduling + preemption" design, MAPREDUCE-706), heartbeat by heartbeat. ``hadoop_schedulers.md`` §3.
+scheduling + preemption" design, MAPREDUCE-706), heartbeat by heartbeat. ``docs/hadoop-behaviour.md`` §3.
 
 What is followed, by Hadoop class and method (1.2.1 unless said otherwise):
 

@@ -1,7 +1,7 @@
 """FIFO: Hadoop 1.x's default ``org.apache.hadoop.mapred.JobQueueTaskScheduler``.
 
 Follows ``JobQueueTaskScheduler.assignTasks`` (identical in 0.20.2, 0.21, 0.22 and 1.2.1) and
-``JobQueueJobInProgressListener`` (``hadoop_schedulers.md`` §2):
+``JobQueueJobInProgressListener`` (``docs/hadoop-behaviour.md`` §2):
 
 * Job order: priority (VERY_HIGH first), then start time, then job id (here: the trace's submit order, which
   is (submit time, job id)).

@@ -205,10 +205,16 @@ def summarise(results: Path) -> None:
             print(f"  {s:5g} " + " ".join(f"{v:9.4g}" for v in vals))
 
 
+#: The SWIM samples: ``$MRSIM_SHARED_DATA/swim``, else ``../shared/data/swim`` beside the repository.
+DEFAULT_SWIM = Path(os.environ.get("MRSIM_SHARED_DATA",
+                                   Path(__file__).resolve().parents[2] / "shared" / "data")) / "swim"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True, help="output directory for the CSV and PNGs")
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data/swim"), help="directory of SWIM .tsv files")
+    ap.add_argument("--data", type=Path, default=DEFAULT_SWIM,
+                    help="directory of SWIM .tsv files (default: $MRSIM_SHARED_DATA/swim, else ../shared/data/swim)")
     ap.add_argument("--runs", type=int, default=10, help="error draws per point (default 10)")
     ap.add_argument("--paper", action="store_true", help="use the study's 100 runs per point")
     ap.add_argument("--seed", type=int, default=0, help="seed of run 0 (run r uses seed + r)")

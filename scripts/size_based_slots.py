@@ -465,10 +465,16 @@ def summary_markdown(results: Path, setup: Setup) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The SWIM samples: ``$MRSIM_SHARED_DATA/swim``, else ``../shared/data/swim`` beside the repository.
+DEFAULT_SWIM = Path(os.environ.get("MRSIM_SHARED_DATA",
+                                   Path(__file__).resolve().parents[2] / "shared" / "data")) / "swim"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True, help="output directory for the CSV, PNGs and summary.md")
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data/swim"), help="directory of SWIM .tsv files")
+    ap.add_argument("--data", type=Path, default=DEFAULT_SWIM,
+                    help="directory of SWIM .tsv files (default: $MRSIM_SHARED_DATA/swim, else ../shared/data/swim)")
     ap.add_argument("--runs", type=int, default=2, help="error draws per point for size-based schedulers (default 2)")
     ap.add_argument("--seed", type=int, default=0, help="estimation seed of run 0 (run r uses seed + r)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes")

@@ -6,7 +6,7 @@ The engine tells a :class:`NodeContention` when a task starts (:meth:`~NodeConte
 (eq. 5.3), so its predictions equal :func:`mrsim.contention.epochs.epochs` on the same local stream (up to AMVA
 tolerance; the tests check this).
 
-Why it is cheap:
+Why it is cheap (``docs/engine.md``, "Why the engine is fast", idea 5):
 
 * Under eq. 5.3 a residual demand vector stays proportional to the task's original vector. Write a task's demand
   as ``size * u`` with ``size = sum(demand)`` (s) and ``u`` its *shape* (unit vector). With one job per class, the

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mrsim.deadlines import ISOLATED_KEY  # where mrsim compare stores each job's isolated completion
 from mrsim.geo.workloads import SIZE_CLASSES
+from mrsim.templates import ISOLATED_KEY  # where mrsim compare stores each job's isolated completion
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.jobtracker import JobTracker

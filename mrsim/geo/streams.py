@@ -1,4 +1,4 @@
-"""Named random streams derived from one master seed (code-style habit 5).
+"""Named random streams derived from one master seed, so two policies compared on one seed see identical inputs.
 
 ``named_rng(seed, "arrivals")`` is a :class:`numpy.random.Generator` whose state depends only on the seed and
 the name, so changing how one quantity is drawn (say, the placement) leaves every other stream unchanged, and

@@ -61,8 +61,9 @@ def configurations(spec: ClusterSpec) -> tuple[list[tuple[float, ...]], list[lis
     """Distinct capacity vectors (``spec.resource_names`` order) in first-appearance order, and the tracker
     indices of each. Cost O(nodes)."""
     caps: dict[tuple[float, ...], list[int]] = {}
+    names = spec.resource_names  # a property that scans every node: read once, not per node (was O(nodes^2))
     for i, t in enumerate(spec.trackers):
-        caps.setdefault(tuple(t.capacity(r) for r in spec.resource_names), []).append(i)
+        caps.setdefault(tuple(t.capacity(r) for r in names), []).append(i)
     return list(caps), list(caps.values())
 
 

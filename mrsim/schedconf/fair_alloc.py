@@ -1,7 +1,7 @@
 """Fair Scheduler allocation files: MRv1 ``fair-scheduler.xml`` (``PoolManager.reloadAllocs``, Hadoop 0.20.205-1.2)
 and YARN ``fair-scheduler.xml`` (``AllocationFileLoaderService``, Hadoop 2/3), both into :class:`FairAllocations`.
 
-MRv1 (``hadoop_schedulers.md`` §3.2): root ``<allocations>``; ``<pool name>`` with ``minMaps``, ``minReduces``,
+MRv1 (``docs/hadoop-behaviour.md`` §3.2): root ``<allocations>``; ``<pool name>`` with ``minMaps``, ``minReduces``,
 ``maxMaps``, ``maxReduces``, ``maxRunningJobs``, ``weight``, ``minSharePreemptionTimeout`` (s), ``schedulingMode``;
 ``<user name>`` with ``maxRunningJobs``; top-level ``userMaxJobsDefault``, ``poolMaxJobsDefault``,
 ``defaultMinSharePreemptionTimeout`` (s), ``fairSharePreemptionTimeout`` (s), ``defaultPoolSchedulingMode``.

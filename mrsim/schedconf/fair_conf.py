@@ -4,7 +4,7 @@ plus the allocation file they name: one frozen :class:`FairSchedulerConf`.
 Where values come from (later wins): the replay's ``--mapred-site`` file, the ``--scheduler-config`` file when it
 is a ``<configuration>`` file, then the Python config dict. ``--scheduler-config`` may instead be the allocation
 file itself (root ``<allocations>``). The keys are the ``KEY_*`` (MRv1) and ``YKEY_*`` (YARN) constants below,
-each with Hadoop's default beside it (``hadoop_schedulers.md`` §3.1, §6.1). Keys mrsim does not model are warned
+each with Hadoop's default beside it (``docs/hadoop-behaviour.md`` §3.1, §6). Keys mrsim does not model are warned
 about (:attr:`FairSchedulerConf.warnings`, also in ``describe()``).
 """
 

@@ -14,7 +14,8 @@ Same-instant order (documented and tested): job arrivals, then task completions,
 order. Each event class has its own ``order`` value in the kernel (0, 1 and 2 + tracker index).
 
 **Heartbeat timing.** Tracker *i* heartbeats at ``phase_i + k * interval`` (phases drawn once from a seeded
-stream). Most heartbeats change nothing, so by default they are not simulated (``engine-performance.md`` §1):
+stream). Most heartbeats change nothing, so by default they are not simulated (``docs/engine.md``,
+"Heartbeats without the cost"):
 a tracker is *parked* (no event queued) unless it has completions to report or it just launched tasks and still
 has free slots; anything that can make a parked tracker useful (a job arrival, slow start being met, one of its
 own tasks finishing) computes its next grid time arithmetically and queues just that heartbeat. The naive mode

@@ -1,9 +1,9 @@
 """Work the trace recorded beyond the tasks themselves: job setup/cleanup tasks and failed attempts.
 
-* Setup and cleanup (``JobTracker.getSetupAndCleanupTasks``, ``hadoop_schedulers.md`` §1.1): a job whose trace has
-  a SETUP task becomes RUNNING only when it finishes; one with a CLEANUP task finishes only after it. At a
-  heartbeat, before the scheduler is asked, a free map slot (else a free reduce slot) takes the first pending
-  cleanup task, else the first pending setup task, in job-id order; at most one per heartbeat, and the scheduler
+* Setup and cleanup (``JobTracker.getSetupAndCleanupTasks``, ``docs/hadoop-behaviour.md`` §1.1, §1.4): a job
+  whose trace has a SETUP task becomes RUNNING only when it finishes; one with a CLEANUP task finishes only after
+  it. At a heartbeat, before the scheduler is asked, a free map slot (else a free reduce slot) takes the first
+  pending cleanup task, else the first pending setup task, in job-id order; at most one per heartbeat, and the scheduler
   is then not called.
 * Failed attempts: a task's logged FAILED/KILLED attempts that ran before its successful one are replayed as
   attempts that hold a slot for their logged duration and then fail; the task goes back to the front of its job's

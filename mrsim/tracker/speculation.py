@@ -1,7 +1,7 @@
 """Speculative execution with Hadoop 1.x's rules (``TaskInProgress.hasSpeculativeTask``).
 
 A running task (TIP) gets one backup attempt on another TaskTracker when all of these hold
-(``hadoop_schedulers.md`` §1.6):
+(``docs/hadoop-behaviour.md`` §1.6):
 
 * it has exactly one running attempt (``MAX_TASK_EXECS`` = 1: never more than two at once);
 * the job's average progress of that task type minus the TIP's progress is at least 0.2 (``SPECULATIVE_GAP``);

@@ -63,7 +63,8 @@ def test_multiclass_error_against_exact_mva() -> None:
 
 
 def test_identical_classes_of_one_equal_one_class_of_k() -> None:
-    # Per-shape solving (docs/contention.md): k same-shape classes of population 1 = one class of population k.
+    # docs/engine.md ("Why the engine is fast", idea 5):
+    # k same-shape classes of population 1 = one class of population k.
     row = [2.0, 0.5, 3.0]
     kinds = [Q, D, Q]
     one = schweitzer_amva([row], [5], kinds=kinds, tol=1e-12)

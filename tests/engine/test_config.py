@@ -1,4 +1,4 @@
-"""Heartbeat formulas (hadoop_schedulers.md 7.1 worked numbers), mapred-site.xml, cluster files, FIFO padding."""
+"""Heartbeat formulas (docs/hadoop-behaviour.md §7 worked numbers), mapred-site.xml, cluster files, FIFO padding."""
 
 from __future__ import annotations
 
@@ -85,7 +85,8 @@ def test_uniform_cluster_racks():
 
 
 def test_fifo_padding_worked_example():
-    # hadoop_schedulers.md 7.1: 10 TTs, map capacity 40, 38 maps running, jobs with reduces want 300 maps ->
+    # docs/hadoop-behaviour.md §7, JobQueueTaskScheduler.exceededPadding:
+    # 10 TTs, map capacity 40, 38 maps running, jobs with reduces want 300 maps ->
     # padding = min(4, trunc(300 * 0.01)) = 3 -> 38 + 3 >= 40 -> exceeded. With 36 running: 39 < 40 -> not.
     from schedulers.fifo import FifoScheduler
 

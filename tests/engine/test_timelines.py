@@ -139,7 +139,8 @@ def test_fifo_gives_at_most_one_reduce_per_heartbeat():
 
 
 def test_fifo_load_cap_spreads_maps_over_trackers():
-    # hadoop_schedulers.md 7.1: 10 trackers x 4 map slots; 12 remaining maps -> load factor 0.3 ->
+    # docs/hadoop-behaviour.md §7, JobQueueTaskScheduler's load factor:
+    # 10 trackers x 4 map slots; 12 remaining maps -> load factor 0.3 ->
     # per-tracker cap ceil(0.3 * 4) = 2. Aligned heartbeats at 0 in tracker order: trackers 1-6 get 2 maps each.
     r = run([job("j", 0.0, maps=[100] * 12)], uniform_cluster(10, 4, 1), interval=1.0)
     per_tracker = r.tasks.groupby("tracker").size().to_dict()

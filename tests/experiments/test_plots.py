@@ -1,11 +1,10 @@
-"""Figures: rendered, non-trivial (axes labelled with units, expected artists, real image sizes), and fast on
-thousands of tasks."""
+"""Figures: rendered, non-trivial (axes labelled with units, expected artists, real image sizes), and a bounded
+number of artists on tens of thousands of tasks (render time: benchmarks/bench_plots.py)."""
 
 from __future__ import annotations
 
 import json
 import struct
-import time
 from pathlib import Path
 
 import numpy as np
@@ -147,13 +146,11 @@ def test_timeline_handles_many_tasks_with_one_collection_per_kind(tmp_path: Path
     tasks = pd.DataFrame({"job_id": rng.integers(0, 300, n).astype(str), "type": np.where(rng.random(n) < 0.7, "MAP", "REDUCE"),
                           "tracker": rng.integers(0, 200, n).astype(str), "start_s": start,
                           "shuffle_end_s": start + 5.0, "finish_s": start + rng.exponential(30.0, n)})
-    t0 = time.perf_counter()
+    # What keeps it fast is the number of artists, asserted here; the time is measured by benchmarks/bench_plots.py.
     fig = timeline_figure(tasks)
     save_figure(fig, tmp_path / "big.svg")
-    elapsed = time.perf_counter() - t0
     assert all(len(ax.collections) <= 2 for ax in fig.axes[:2])
     assert (tmp_path / "big.svg").stat().st_size < 5_000_000  # rasterised bars, not 60k vector paths
-    assert elapsed < 20
 
 
 def test_lanes_never_overlap() -> None:

@@ -9,8 +9,9 @@ import orjson
 import pytest
 
 from mrsim.cli import main
+from tests.engine.helpers import SHARED_DATA
 
-FB09_1 = "/work/shared/data/swim/FB-2009_samples_24_times_1hr_1.tsv"
+FB09_1 = str(SHARED_DATA / "swim" / "FB-2009_samples_24_times_1hr_1.tsv")
 
 
 def test_fluid_replay_json(capsys: pytest.CaptureFixture[str]) -> None:

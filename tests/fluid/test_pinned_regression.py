@@ -7,13 +7,12 @@ means the model, the SWIM size convention or the estimate stream changed: explai
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from mrsim.fluid import run_fluid
+from tests.engine.helpers import SHARED_DATA
 
-FB09_0 = Path("/work/shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv")
+FB09_0 = SHARED_DATA / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 
 PINNED = {
     # (sigma, scheduler): (mean sojourn s, events); seed 7

@@ -11,8 +11,9 @@ import pytest
 from mrsim.errors import InputError
 from mrsim.profiler.swim import (MB, SwimTaskModel, read_swim, swim_job_sizes, swim_task_counts,
                                  swim_to_templates)
+from tests.engine.helpers import SHARED_DATA
 
-DATA = Path("/work/shared/data/swim")
+DATA = SHARED_DATA / "swim"
 FB09_0 = DATA / "FB-2009_samples_24_times_1hr_0.tsv"
 FB10 = DATA / "FB-2010_samples_24_times_1hr_0.tsv"
 

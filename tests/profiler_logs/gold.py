@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-DATA = Path("/work/shared/data")
+from tests.engine.helpers import SHARED_DATA
+
+DATA = SHARED_DATA  # $MRSIM_SHARED_DATA or ../shared/data; tests skip when absent
 TRUNK = DATA / "rumen" / "small-trace-test"
 BRANCH1 = DATA / "rumen-branch-1" / "small-trace-test"
 JHIST = DATA / "jhist"

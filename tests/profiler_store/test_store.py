@@ -1,9 +1,9 @@
-"""The trace store: every template field round-trips, updates deduplicate and are atomic, loading is fast."""
+"""The trace store: every template field round-trips, updates deduplicate and are atomic, a large store loads
+back whole (load speed is measured by benchmarks/bench_store.py)."""
 
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
 import orjson
@@ -160,8 +160,8 @@ def test_corrupt_data_is_an_input_error(tmp_path):
         load_store(path)
 
 
-def test_load_time_sanity_on_a_synthetic_store(tmp_path):
-    """About 200,000 tasks in 2,000 jobs (no split locations) load well under a second; see bench_store.py."""
+def test_large_synthetic_store_loads_every_task(tmp_path):
+    """About 200,000 tasks in 2,000 jobs (no split locations) load back identically (speed: benchmarks/bench_store.py)."""
     rng = np.random.default_rng(7)
     templates = []
     for i in range(2000):
@@ -172,11 +172,7 @@ def test_load_time_sanity_on_a_synthetic_store(tmp_path):
             actual_completion_s=float(rng.uniform(10, 900)), extra={"unsuccessful_attempts": 0},
         ))
     add_to_store(tmp_path / "s", templates)
-    load_store(tmp_path / "s")  # warm the imports
-    started = time.perf_counter()
     loaded = load_store(tmp_path / "s")
-    elapsed = time.perf_counter() - started
     assert loaded.n_tasks == sum(t.n_tasks for t in templates)
-    assert elapsed < 1.0, elapsed
     for a, b in zip(templates[::97], list(loaded)[::97]):
         same_template(a, b)

@@ -1,4 +1,4 @@
-"""Capacity Scheduler: user-limit numbers (hadoop_schedulers.md 7.1) and heartbeat decisions on tiny clusters.
+"""Capacity Scheduler: user-limit numbers (docs/hadoop-behaviour.md §7) and heartbeat decisions on tiny clusters.
 
 Each test names the Hadoop 1.2.1 class and method whose behaviour it pins.
 """

@@ -1,4 +1,4 @@
-"""Fair Scheduler: fair shares (hadoop_schedulers.md 7.1), heartbeat decisions on tiny clusters, preemption.
+"""Fair Scheduler: fair shares (docs/hadoop-behaviour.md §7), heartbeat decisions on tiny clusters, preemption.
 
 Each test names the Hadoop 1.2.1 class and method whose behaviour it pins.
 """

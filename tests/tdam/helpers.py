@@ -11,10 +11,11 @@ from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import create_scheduler
 from mrsim.templates import JobTemplate, Workload
 from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
+from tests.engine.helpers import SHARED_DATA as ENGINE_SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "jobspecs"
-SHARED_DATA = REPO.parent / "shared" / "data"
+SHARED_DATA = ENGINE_SHARED_DATA  # one definition: $MRSIM_SHARED_DATA or ../shared/data
 
 
 def node(map_slots: int, cores: int = 1, *, disks: int = 1, reduce_slots: int = 1, speed: float = 1.0,

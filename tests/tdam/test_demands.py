@@ -16,13 +16,12 @@ from mrsim.demands import (
     apply_trace_demands,
     demand_rows,
     load_demand_table,
-    load_workload_with_demands,
     parse_demand,
 )
 from mrsim.contention.node import NodeSpec, layout_vector
 from mrsim.errors import InputError
 from mrsim.templates import JobTemplate, Workload
-from mrsim.workloads import load_workload
+from mrsim.workloads import load_workload, load_workload_with_demands
 from tests.tdam.helpers import EXAMPLES, SHARED_DATA
 
 GRIDMIX_CPU = SHARED_DATA / "gridmix-system-branch-1" / "cpu_emul_case1.json.gz"

@@ -19,11 +19,12 @@ def test_tdam_md_tutorial_runs(monkeypatch):
 
 def test_docs_name_only_existing_api():
     import mrsim.demands as demands
+    import mrsim.workloads as workloads
     import mrsim.profiler.jobspec as jobspec
     import schedulers.cafifo as cafifo
     from mrsim.tracker import contention
 
-    places = [demands, jobspec, cafifo, contention, contention.ContentionJobTracker, contention.NodeMix]
+    places = [demands, workloads, jobspec, cafifo, contention, contention.ContentionJobTracker, contention.NodeMix]
     text = DOC.read_text()
     names = {n for n in re.findall(r"`(?:[\w.]+\.)?(\w+)\(", text) if n[0].islower()}
     assert {"load_workload_with_demands", "apply_demand_table", "is_jobspec", "park_until_mix_change"} <= names

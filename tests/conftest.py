@@ -1,0 +1,82 @@
+"""Tests that read the real data skip, not fail, when it is absent.
+
+The real traces and logs are not part of the repository: tests find them under ``$MRSIM_SHARED_DATA`` or
+``../shared/data`` relative to the repository root (``tests.engine.helpers.SHARED_DATA``). When that directory is
+missing, every test that reads it is skipped. A test "reads it" when its function, or a helper function of its own
+module it calls (followed a few levels deep), names a module-level constant whose value is a path under the data
+directory, or when one of its parameters is such a path. This keeps the data dependency visible in one place
+instead of a skip line in every test.
+"""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.engine.helpers import SHARED_DATA
+
+_DEPTH = 4  # helper calls followed from a test function
+
+
+def _is_data_path(value: Any) -> bool:
+    if isinstance(value, (str, Path)):
+        return str(value).startswith(str(SHARED_DATA))
+    if isinstance(value, (tuple, list)):
+        return any(_is_data_path(v) for v in value)
+    return False
+
+
+def _code_objects(code: types.CodeType) -> list[types.CodeType]:
+    """The code object and every nested one (comprehensions, lambdas, inner functions)."""
+    out = [code]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out.extend(_code_objects(const))
+    return out
+
+
+def _reads_data(function: Any, namespace: dict[str, Any], depth: int, seen: set[int]) -> bool:
+    code = getattr(function, "__code__", None)
+    if code is None or id(code) in seen or depth < 0:
+        return False
+    seen.add(id(code))
+    for nested in _code_objects(code):
+        for name in nested.co_names:
+            value = namespace.get(name)
+            if _is_data_path(value):
+                return True
+            for helper in _helpers(value):
+                if _reads_data(helper, helper.__globals__, depth - 1, seen):
+                    return True
+    return False
+
+
+def _helpers(value: Any) -> list[types.FunctionType]:
+    """Test-side functions a global names: itself, or those held in a dict / tuple / list of cases."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        return [h for v in value for h in _helpers(v)] if len(value) < 100 else []
+    if isinstance(value, types.FunctionType) and value.__module__.startswith("tests"):
+        return [value]
+    return []
+
+
+def _item_reads_data(item: pytest.Item) -> bool:
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if any(_is_data_path(v) for v in params.values()):
+        return True
+    function = getattr(item, "function", None)
+    return function is not None and _reads_data(function, function.__globals__, _DEPTH, set())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if SHARED_DATA.exists():
+        return
+    skip = pytest.mark.skip(reason=f"real data absent ({SHARED_DATA}; set MRSIM_SHARED_DATA)")
+    for item in items:
+        if _item_reads_data(item):
+            item.add_marker(skip)

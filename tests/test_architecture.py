@@ -1,0 +1,250 @@
+"""The architecture rules of issue 17 that a test can hold (``docs/architecture.md``).
+
+* **No import cycles** among ``mrsim.*`` modules. The graph has an edge A -> B when module A imports B at its top
+  level (module body, including ``try``/``if`` blocks): those imports run when A is imported, so a cycle among
+  them makes import order matter and ties layers together. A second test adds the imports inside functions, so a
+  cycle cannot be hidden by moving an import into a function. ``from pkg import name`` counts as an import of
+  ``pkg.name`` when that is a module, else of ``pkg``; importing a package also runs its ``__init__``, so
+  ``a.b.c`` depends on ``a.b`` and ``a``.
+
+  ``if TYPE_CHECKING:`` imports are not edges: they never run, and exist only so that annotations can name a class
+  of a higher layer (``mrsim.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
+  engine it helps). They do not constrain import order or compilation.
+* **One event loop**: only the kernel (``mrsim/tracker/kernel.py``) takes events off a heap in a loop; the fluid
+  model and the two standalone study simulators are the documented exceptions for now.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "mrsim"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(tree: ast.Module, deferred: bool) -> list[ast.Import | ast.ImportFrom]:
+    """Import statements that run when the module is imported; with ``deferred``, also those inside functions
+    and classes (they run later, when called). ``if TYPE_CHECKING:`` blocks never run and are skipped."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def walk(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.append(node)
+            elif isinstance(node, ast.If):
+                if not _is_type_checking(node.test):
+                    walk(node.body)
+                walk(node.orelse)
+            elif isinstance(node, ast.Try):
+                walk(node.body)
+                for handler in node.handlers:
+                    walk(handler.body)
+                walk(node.orelse)
+                walk(node.finalbody)
+            elif isinstance(node, (ast.With, ast.For, ast.While)):
+                walk(node.body)
+            elif deferred and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                walk(node.body)
+
+    walk(tree.body)
+    return found
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def import_graph(deferred: bool = False) -> dict[str, set[str]]:
+    """``module -> mrsim modules it imports at top level`` (with ``deferred``: anywhere). One parse per module."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        tree = ast.parse(path.read_text(), str(path))
+        for node in _imports(tree, deferred):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            else:
+                base = _resolve(name, path.name == "__init__.py", node)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.add(sub if sub in modules else base)
+        edges: set[str] = set()
+        for target in targets:
+            # Importing a.b.c runs a/__init__ and a/b/__init__ too.
+            parts = target.split(".")
+            for i in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if prefix in modules and prefix != name and prefix.startswith("mrsim"):
+                    edges.add(prefix)
+        # A package's __init__ running is implied by importing any of its modules; not a cycle in itself.
+        graph[name] = {t for t in edges if not name.startswith(t + ".")}
+    return graph
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One shortest cycle through each strongly connected component that has one (Tarjan, then BFS)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def strongconnect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                strongconnect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            strongconnect(v)
+
+    cycles = []
+    for component in components:
+        members = set(component)
+        start = component[0]
+        parents: dict[str, str] = {}
+        frontier = [start]
+        while frontier and start not in parents:
+            nxt = []
+            for v in frontier:
+                for w in sorted(graph[v] & members):
+                    if w not in parents:
+                        parents[w] = v
+                        nxt.append(w)
+            frontier = nxt
+        path = [start]
+        v = parents[start]
+        while v != start:
+            path.append(v)
+            v = parents[v]
+        path.append(start)
+        cycles.append(path[::-1])
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    cycles = find_cycles(import_graph())
+    assert not cycles, "import cycles among mrsim modules:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_no_cycles_hidden_by_imports_inside_functions() -> None:
+    """An import moved into a function only hides a cycle; the layers still depend on each other. Import inside a
+    function to defer a cost (a heavy or optional dependency), not to dodge a cycle."""
+    cycles = find_cycles(import_graph(deferred=True))
+    assert not cycles, "import cycles through imports inside functions:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_cycle_finder_reports_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycles(graph) == [["a", "b", "c", "a"]]
+    assert find_cycles({"a": {"b"}, "b": set()}) == []
+
+
+#: Modules allowed to run their own event loop, and why.
+EVENT_LOOP_OWNERS = {
+    "mrsim/tracker/kernel.py": "the event kernel",
+    "mrsim/fluid": "the fluid model: a different model by design (no tasks or heartbeats)",
+    "mrsim/geo/simulator.py": "standalone federation simulator, kept until geo runs on the engine (issue 17)",
+    "mrsim/lotes/engine.py": "standalone LoTES simulator, kept until LoTES runs on the engine (issue 17)",
+}
+
+
+def _pop_names(tree: ast.Module) -> set[str]:
+    """``heappop`` and the local names bound to it (``pop = heapq.heappop``, ``push, pop = heapq.heappush, ...``)."""
+    names = {"heappop"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets = [t for target in node.targets
+                       for t in (target.elts if isinstance(target, ast.Tuple) else [target])]
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            for target, value in zip(targets, values):
+                if isinstance(target, ast.Name) and isinstance(value, (ast.Attribute, ast.Name)) and (
+                        getattr(value, "attr", None) == "heappop" or getattr(value, "id", None) == "heappop"):
+                    names.add(target.id)
+    return names
+
+
+def _pops_in_a_loop(tree: ast.Module) -> list[int]:
+    """Lines where a ``while`` loop takes the next item off a heap and uses it: ``x, y = heappop(heap)``.
+
+    That is the shape of an event loop. Popping to discard (``heappop(heap)`` as a statement: dropping tombstones
+    of cancelled entries) and a pop nested in another call (a sweep moving items between heaps) are not.
+    """
+    pops = _pop_names(tree)
+    lines = set()
+    for loop in ast.walk(tree):
+        if not isinstance(loop, ast.While):
+            continue
+        for node in ast.walk(loop):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+                f = node.value.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                if name in pops:
+                    lines.add(node.lineno)
+    return sorted(lines)
+
+
+def test_only_the_kernel_owns_an_event_loop() -> None:
+    owners = event_loop_owners()
+    assert not owners, ("event loops outside mrsim/tracker/kernel.py (schedule through the kernel instead, "
+                        "docs/architecture.md):\n" + "\n".join(f"{m}: lines {v}" for m, v in owners.items()))
+
+
+def test_event_loop_detector() -> None:
+    kernel_shaped = "import heapq\ndef run(h):\n    pop = heapq.heappop\n    while h:\n        t, k = pop(h)\n"
+    tombstones = "import heapq\ndef top(h, live):\n    while h and h[0] not in live:\n        heapq.heappop(h)\n"
+    assert _pops_in_a_loop(ast.parse(kernel_shaped)) == [5]
+    assert _pops_in_a_loop(ast.parse(tombstones)) == []
+
+
+def event_loop_owners() -> dict[str, list[int]]:
+    owners = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        if any(rel == allowed or rel.startswith(allowed + "/") for allowed in EVENT_LOOP_OWNERS):
+            continue
+        lines = _pops_in_a_loop(ast.parse(path.read_text(), rel))
+        if lines:
+            owners[rel] = lines
+    return owners
