@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from mrsim.cluster import ClusterSpec
-    from mrsim.compare import Comparison
+    from mrsim.comparison import Comparison
     from mrsim.templates import Workload
     from mrsim.tracker.results import ReplayResult
     from mrsim.validation.report import ValidationReport
@@ -351,8 +351,8 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import cluster_line, progress_bar
     from mrsim.cli.calibration_options import calibrate_run
-    from mrsim.compare import compare as run_compare
-    from mrsim.compare import load_schedulers
+    from mrsim.comparison import compare as run_compare
+    from mrsim.comparison import load_schedulers
     from mrsim.deadlines import check_deadline_factor
 
     if args.replications < 1:

@@ -187,6 +187,8 @@ EVENT_LOOP_OWNERS = {
     "mrsim/fluid": "the fluid model: a different model by design (no tasks or heartbeats)",
     "mrsim/geo/simulator.py": "standalone federation simulator, kept until geo runs on the engine (issue 17)",
     "mrsim/lotes/engine.py": "standalone LoTES simulator, kept until LoTES runs on the engine (issue 17)",
+    "mrsim/tracker/contention.py": "not a clock: NodeContention.retire drains the tasks of one node's processor-"
+                                   "sharing heaps that end at the current instant (the kernel schedules the instant)",
 }
 
 

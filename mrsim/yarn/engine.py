@@ -169,7 +169,7 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
     """
     from dataclasses import replace as dc_replace
 
-    from mrsim.compare import Comparison, SchedulerRuns, result_metrics
+    from mrsim.comparison import Comparison, SchedulerRuns, result_metrics
     from mrsim.yarn.replay import replay_yarn
 
     for name in names:

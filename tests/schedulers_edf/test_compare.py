@@ -1,4 +1,4 @@
-"""``mrsim compare`` and :mod:`mrsim.compare`: same inputs for every scheduler, the JSON contract, the table, the
+"""``mrsim compare`` and :mod:`mrsim.comparison`: same inputs for every scheduler, the JSON contract, the table, the
 plot, and a plug-in that fails to load as a one-line error."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from mrsim.cli import main
 from mrsim.cluster import uniform_cluster
-from mrsim.compare import compare, mean_slot_share, slot_share_series
+from mrsim.comparison import compare, mean_slot_share, slot_share_series
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import BUILTIN_SCHEDULERS
 from mrsim.templates import JobTemplate, Workload

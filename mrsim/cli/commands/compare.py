@@ -11,7 +11,7 @@ from mrsim.api import ComparisonRun, announce, execute_compare
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_placement_arguments, check_report_path, stderr_level)
-from mrsim.compare import Comparison, plot_comparison
+from mrsim.comparison import Comparison, plot_comparison
 from mrsim.errors import InputError
 
 NAME = "compare"

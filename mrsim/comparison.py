@@ -22,8 +22,6 @@ O(tasks log tasks) for the metrics.
 from __future__ import annotations
 
 import os
-import sys
-import types
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
@@ -282,16 +280,3 @@ def _replication_spread(comparison: Comparison, names: Sequence[str], key: str) 
 def _names_axis(ax, x: np.ndarray, names: Sequence[str], rotate: bool) -> None:  # type: ignore[no-untyped-def]
     ax.set_xticks(x, names, rotation=30 if rotate else 0, ha="right" if rotate else "center",
                   fontsize="small" if rotate else None)
-
-
-class _CallableModule(types.ModuleType):
-    """``mrsim.compare`` is both this module and the API function :func:`mrsim.api.compare`: importing the module
-    rebinds the package attribute to it, so the module itself forwards calls to the API function."""
-
-    def __call__(self, *args: object, **kwargs: object) -> object:
-        from mrsim.api import compare as api_compare
-
-        return api_compare(*args, **kwargs)  # type: ignore[arg-type]
-
-
-sys.modules[__name__].__class__ = _CallableModule
