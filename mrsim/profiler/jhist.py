@@ -240,7 +240,8 @@ def _iter_binary_events(fh: IO[bytes], where: str, schema: Any) -> Iterator[tupl
         number += 1
         try:
             record = fastavro.schemaless_reader(stream, parsed)
-        except (EOFError, StopIteration, IndexError, ValueError, UnicodeDecodeError):
+        except (EOFError, StopIteration, IndexError, ValueError, UnicodeDecodeError, OverflowError, MemoryError):
+            # MemoryError: a corrupt length field makes the Avro reader ask for more bytes than the machine holds.
             raise _Truncated(number, "is cut off or corrupt; it and the rest of the file") from None
         yield number, str(record.get("type")), _event_body(record.get("event"))
 

@@ -74,7 +74,7 @@ def test_calibrate_command_round_trip(tmp_path, capsys):
     assert a["jobs"] == b["jobs"]  # a saved calibration replays exactly as measuring it again
     bad = tmp_path / "bad.toml"
     bad.write_text(out.read_text().replace("jvm_reuse = 1", "jvm_reuse = 1\nlaunch_lags = 2"))
-    assert main(["validate", str(GRIDMIX / "trace_5m.json.gz"), "--calibration-from", str(bad)]) == 2
+    assert main(["validate", str(GRIDMIX / "trace_5m.json.gz"), "--calibration-from", str(bad)]) == 1  # an input error
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "launch_lags" in err[0]
 
