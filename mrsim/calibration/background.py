@@ -28,6 +28,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
+from mrsim.calibration.extract import rumen_ms as _ms
 from mrsim.tracker.events import ORDER_TIMER
 
 if TYPE_CHECKING:
@@ -36,15 +37,6 @@ if TYPE_CHECKING:
 
 _MS = 1000.0
 GRACE_S = 5.0
-
-
-def _ms(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        return -1
-    try:
-        return int(value)
-    except (OverflowError, ValueError):
-        return -1
 
 
 @dataclass(frozen=True)

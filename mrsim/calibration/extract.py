@@ -42,7 +42,8 @@ REUSE_KEYS = ("mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks")
 OOB_KEY = "mapreduce.tasktracker.outofband.heartbeat"
 
 
-def _ms(value: object) -> int:
+def rumen_ms(value: object) -> int:
+    """A Rumen time field (epoch milliseconds) as int; -1 when missing, not a number, NaN or out of range."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         return -1
     try:
@@ -78,7 +79,7 @@ class CalibrationCollector:
 
     def add_job(self, job: Mapping[str, Any]) -> None:
         self.jobs += 1
-        submit, launch = _ms(job.get("submitTime")), _ms(job.get("launchTime"))
+        submit, launch = rumen_ms(job.get("submitTime")), rumen_ms(job.get("launchTime"))
         if submit > 0 and launch >= submit:
             self.init_delays.append((launch - submit) / _MS)
         props = job.get("jobProperties")
@@ -98,14 +99,14 @@ class CalibrationCollector:
                 if not isinstance(task, Mapping):
                     continue
                 kind = _kind(task, default)
-                start, end = _ms(task.get("startTime")), _ms(task.get("finishTime"))
+                start, end = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
                 attempts = task.get("attempts")
                 if not isinstance(attempts, list):
                     continue
                 for attempt in attempts:
                     if not isinstance(attempt, Mapping) or attempt.get("result") != "SUCCESS":
                         continue
-                    a_start, a_end = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
+                    a_start, a_end = rumen_ms(attempt.get("startTime")), rumen_ms(attempt.get("finishTime"))
                     self.attempts += 1
                     if start > 0 and a_start > 0:
                         launches.append((a_start, start, _host(attempt), kind))
