@@ -8,7 +8,6 @@ with a one-line note for the user.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +18,6 @@ if TYPE_CHECKING:
     from mrsim.validation.observe import Profiler
 
 PARTS = ("launch", "report", "aux", "heartbeat", "stalls")
-_YARN_JOB_ID = re.compile(r"^job_\d{13}_\d+")
 YARN_NOTE = ("calibration: not applied (a YARN trace: its task lags are mostly waits for containers, which come from "
              "the scheduler and the ApplicationMaster, not from each task; docs/calibration.md)")
 
@@ -32,13 +30,12 @@ class CalibrationChoice:
 
 
 def is_yarn_trace(profiler: "Profiler") -> bool:
-    """Whether the profiled inputs come from a YARN (Hadoop 2/3) cluster: ``.jhist`` or SLS files, or job ids whose
-    cluster part is the ResourceManager's start in epoch milliseconds (13 digits; Hadoop 1's JobTracker ids use
-    ``yyyyMMddHHmm``, 12)."""
+    """Whether the profiled inputs come from a YARN cluster (:mod:`mrsim.profiler.provenance`)."""
+    from mrsim.profiler.provenance import is_yarn_trace as from_yarn
+
     if any(r.format in ("jhist", "sls") for r in profiler.inputs):
         return True
-    ids = [t.job_id for t in profiler.templates]
-    return bool(ids) and sum(1 for j in ids if _YARN_JOB_ID.match(j)) * 2 > len(ids)
+    return from_yarn(None, profiler.templates)
 
 
 def measure(path: str, fmt=None) -> tuple[Calibration | None, bool]:  # type: ignore[no-untyped-def]

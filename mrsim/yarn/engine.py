@@ -2,15 +2,15 @@
 
 ``auto`` (the default) picks YARN for Hadoop 2/3 inputs: ``.jhist`` and SLS traces (``mrsim.profiler.detect``
 formats ``JHIST`` and ``SLS``), and Rumen traces or trace stores whose job confs carry YARN keys
-(``mapreduce.framework.name = yarn`` or any ``yarn.*`` key kept by the profiler). Everything else (0.20/1.x
-JobHistory logs, Rumen traces of MR1 clusters, SWIM) runs on the MR1 JobTracker engine.
+(``mapreduce.framework.name = yarn`` or any ``yarn.*`` key kept by the profiler) or whose job ids carry a
+ResourceManager's start time (:mod:`mrsim.profiler.provenance`). Everything else (0.20/1.x JobHistory logs, Rumen
+traces of MR1 clusters, SWIM) runs on the MR1 JobTracker engine.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from mrsim.cluster import ClusterSpec
 from mrsim.errors import InputError
@@ -34,23 +34,10 @@ def _props(workload: Workload) -> list[dict]:
 
 
 def is_yarn_input(trace: str | None, workload: Workload, fmt: str | None = None) -> bool:
-    """Whether ``trace`` / ``workload`` comes from a YARN cluster (see the module docstring)."""
-    from mrsim.profiler.detect import Format, detect_format
+    """Whether ``trace`` / ``workload`` comes from a YARN cluster (:mod:`mrsim.profiler.provenance`)."""
+    from mrsim.profiler.provenance import is_yarn_trace
 
-    if fmt:
-        if fmt.lower() in ("jhist", "sls"):
-            return True
-    elif trace and Path(trace).exists():
-        try:
-            detected = detect_format(trace)
-        except InputError:
-            detected = None
-        if detected in (Format.JHIST, Format.SLS):
-            return True
-    for props in _props(workload):
-        if str(props.get("mapreduce.framework.name", "")).lower() == "yarn" or any(k.startswith("yarn.") for k in props):
-            return True
-    return False
+    return is_yarn_trace(trace, workload.jobs, fmt)
 
 
 def use_yarn(args: argparse.Namespace, trace: str | None, workload: Workload) -> bool:
