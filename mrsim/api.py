@@ -447,6 +447,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     from mrsim.validation.observe import Profiler, require_templates
     from mrsim.validation.report import Mode
     from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
+    from mrsim.tracker.replay import effective_interval
     from mrsim.validation.run import ValidationSetup, add_background_figures
     from mrsim.validation.run import validate as run_validate
     from mrsim.validation.trace_conf import apply_trace_conf
@@ -498,12 +499,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         run_notes = list(calibration.notes)
         options = replace(options, calibration=calibration.calibration, calibration_parts=calibration.parts)
         if not args.isolate:  # an isolated job runs alone: nothing outside it
-            interval = options.heartbeat_interval_s
-            if interval is None:
-                cal = calibration.calibration
-                measured = cal.heartbeat_interval_s if cal is not None else None
-                interval = measured if measured is not None and "heartbeat" in calibration.parts else \
-                    conf.heartbeat_interval_s(len(cluster))
+            interval = effective_interval(options, conf, len(cluster))
             background, note = resolve_background(args, profiler.measured_background(cluster.map_slots, interval))
             if note:
                 run_notes.append(note)

@@ -101,12 +101,9 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
     if wants_background:
         estimate = None
         if profiler is not None:
-            interval = options.heartbeat_interval_s
-            if interval is None:
-                cal = choice.calibration
-                interval = cal.heartbeat_interval_s if cal is not None and cal.heartbeat_interval_s is not None \
-                    else conf.heartbeat_interval_s(len(cluster))
-            estimate = profiler.measured_background(cluster.map_slots, interval)
+            from mrsim.tracker.replay import effective_interval
+
+            estimate = profiler.measured_background(cluster.map_slots, effective_interval(options, conf, len(cluster)))
         background, note = resolve_background(args, estimate)
         options = replace(options, background=background)
         if note:

@@ -95,13 +95,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         from mrsim.tracker.contention import ContentionJobTracker
 
         engine = ContentionJobTracker
-    interval = options.heartbeat_interval_s
-    calibration = options.calibration
-    if calibration is not None and (calibration.is_empty() or options.contention):
-        calibration = None  # nothing to replay; under TDAM the durations come from the contention model
-    if (interval is None and calibration is not None and calibration.heartbeat_interval_s is not None
-            and "heartbeat" in options.calibration_parts):
-        interval = calibration.heartbeat_interval_s
+    interval = requested_interval(options)
+    calibration = _replayed_calibration(options)
     jt = engine(workload, cluster, conf, scheduler, heartbeat_interval=interval,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
@@ -132,6 +127,32 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
             f"scheduler {scheduler.name!r} stopped assigning tasks"
         )
     return collect_result(jt, options, wall)
+
+
+def _replayed_calibration(options: ReplayOptions) -> "Calibration | None":
+    """The calibration a replay applies: none when it changes nothing, and none under TDAM (the durations come
+    from the contention model)."""
+    calibration = options.calibration
+    if calibration is None or calibration.is_empty() or options.contention:
+        return None
+    return calibration
+
+
+def requested_interval(options: ReplayOptions) -> float | None:
+    """The heartbeat interval (s) ``options`` ask for: ``heartbeat_interval_s`` when given, else the interval the
+    calibration measured (when its ``heartbeat`` part is replayed), else None (Hadoop's formula for the cluster)."""
+    if options.heartbeat_interval_s is not None:
+        return options.heartbeat_interval_s
+    calibration = _replayed_calibration(options)
+    if calibration is None or "heartbeat" not in options.calibration_parts:
+        return None
+    return calibration.heartbeat_interval_s
+
+
+def effective_interval(options: ReplayOptions, conf: HadoopConf, trackers: int) -> float:
+    """The heartbeat interval (s) a replay with ``options`` runs at on ``trackers`` TaskTrackers."""
+    interval = requested_interval(options)
+    return conf.heartbeat_interval_s(trackers) if interval is None else interval
 
 
 def _locality_mode(text: str) -> LocalityMode:

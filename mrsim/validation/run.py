@@ -30,7 +30,7 @@ from mrsim.cluster import ClusterSpec, TrackerSpec
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import create_scheduler
 from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.replay import ReplayOptions, effective_interval, replay
 from mrsim.validation.observe import JobObservation
 
 if TYPE_CHECKING:
@@ -100,13 +100,7 @@ def validate_shared(setup: ValidationSetup) -> ValidationReport:
 def validate_isolated(setup: ValidationSetup) -> ValidationReport:
     """Replay every job alone on the slots it held and score it (see the module docstring)."""
     started = time.perf_counter()
-    interval = setup.options.heartbeat_interval_s
-    calibration = setup.options.calibration
-    if (interval is None and calibration is not None and calibration.heartbeat_interval_s is not None
-            and "heartbeat" in setup.options.calibration_parts):
-        interval = calibration.heartbeat_interval_s
-    if interval is None:
-        interval = setup.conf.heartbeat_interval_s(len(setup.cluster))
+    interval = effective_interval(setup.options, setup.conf, len(setup.cluster))
     options = replace(setup.options, heartbeat_interval_s=interval)
     origin = setup.workload.origin_s
     warnings: list[str] = list(setup.workload.warnings)
