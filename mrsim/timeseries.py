@@ -90,10 +90,12 @@ def queue_timeseries(result: "ReplayResult", step_s: float = 1.0, max_points: in
 
 
 def attempts_frame(result: "ReplayResult") -> "pd.DataFrame":
-    """One row per task attempt the task table holds (the successful one), with a Hadoop-style attempt id.
+    """One row per task attempt, with a Hadoop-style attempt id: every successful attempt (the task table) and every
+    attempt that did not succeed (``ReplayResult.lost_attempts``: replayed failures, kills, speculative losers).
 
     Columns: attempt_id, job_id, type, task, attempt, tracker, queue, start_s, shuffle_end_s, finish_s,
-    duration_s, locality, result. Failed/killed/speculative attempts are counted in the summary but not listed.
+    duration_s, locality, result (SUCCESS, FAILED or KILLED). A task's attempts are numbered in start order; an
+    unsuccessful attempt has no shuffle end or locality (NaN, 0). Cost O(attempts).
     """
     tasks = task_frame(result)
     kind = np.where(tasks["type"].to_numpy(object) == "MAP", "m", "r")
@@ -105,4 +107,22 @@ def attempts_frame(result: "ReplayResult") -> "pd.DataFrame":
     out.insert(4, "attempt", 0)
     out["duration_s"] = out["finish_s"] - out["start_s"]
     out["result"] = "SUCCESS"
-    return out
+    lost = getattr(result, "lost_attempts", ())
+    if not lost:
+        return out
+    import pandas as pd
+
+    queue_of = dict(zip(tasks["job_id"], tasks["queue"]))
+    rows = pd.DataFrame(list(lost), columns=["job_id", "type", "task", "tracker", "start_s", "finish_s", "result"])
+    rows["queue"] = rows["job_id"].map(queue_of)
+    rows["shuffle_end_s"] = np.nan
+    rows["locality"] = 0
+    rows["duration_s"] = rows["finish_s"] - rows["start_s"]
+    both = pd.concat([rows, out.drop(columns=["attempt_id", "attempt"])], ignore_index=True)
+    both = both.sort_values(["job_id", "type", "task", "start_s", "result"], kind="stable", ignore_index=True)
+    both["attempt"] = both.groupby(["job_id", "type", "task"], sort=False).cumcount()
+    kind = np.where(both["type"].to_numpy(object) == "MAP", "m", "r")
+    job = both["job_id"].astype(str).str.replace(r"^job_", "", regex=True).to_numpy(object)
+    both.insert(0, "attempt_id", [f"attempt_{j}_{k}_{i:06d}_{a}" for j, k, i, a in
+                                  zip(job, kind, both["task"].to_numpy(np.int64), both["attempt"].to_numpy(np.int64))])
+    return both[list(out.columns)]

@@ -171,6 +171,10 @@ class JobTracker(RecordedOverheads):
         #: slots held by features (work outside the trace), counted in the trackers' running counts.
         self.held_maps = 0
         self.held_reduces = 0
+        #: attempts that did not succeed, one tuple each ``(job index, task index, reduce, tracker index, start_s,
+        #: end_s, result)`` with result ``FAILED`` or ``KILLED`` (kills, replayed failures, speculative losers).
+        #: Appended on those rare paths only; the attempt rows of ``--out`` list them.
+        self.lost_attempts: list[tuple[int, int, bool, int, float, float, str]] = []
         self._extra_handlers: list[Callable[[float, int, int, int], None]] = []
         self.features: list[object] = []
 
@@ -805,11 +809,15 @@ class JobTracker(RecordedOverheads):
         for r in range(len(req)):
             free[r] += req[r]
 
-    def requeue_task(self, tracker: TrackerState, job: JobState, i: int, reduce: bool, wasted: float) -> None:
+    def requeue_task(self, tracker: TrackerState, job: JobState, i: int, reduce: bool, wasted: float,
+                     result: str = "KILLED") -> None:
         """The tail shared by every path that stops task ``i``'s running attempt on ``tracker`` and puts the task
         back at the front of its job's queue (a kill, a replayed failed attempt): free the slot and the resources,
         count the task pending again (in its datacenter too), charge ``wasted`` seconds, tell the scheduler and
-        wake the trackers that may now run it. Cost O(1) plus the wake-ups."""
+        wake the trackers that may now run it. The attempt is recorded in :attr:`lost_attempts` as ``result``.
+        Cost O(1) plus the wake-ups."""
+        now = self.kernel.now
+        self.lost_attempts.append((job.index, i, reduce, tracker.index, now - wasted, now, result))
         if reduce:
             tracker.running_reduces -= 1
             job.running_reduces -= 1

@@ -60,7 +60,7 @@ class RecordedOverheads:
         starts = job.reduce_start if reduce else job.map_start
         wasted = now - starts[i] if starts[i] >= 0.0 else 0.0
         self.failed_attempts_replayed += 1
-        self.requeue_task(tracker, job, i, reduce, wasted)  # type: ignore[attr-defined]
+        self.requeue_task(tracker, job, i, reduce, wasted, "FAILED")  # type: ignore[attr-defined]
 
     def _assign_setup_or_cleanup(self, tracker: TrackerState, now: float) -> bool:
         """``JobTracker.getSetupAndCleanupTasks``: a free map slot (else a free reduce slot) takes the first job

@@ -41,6 +41,8 @@ class ReplayResult:
     summary: dict
     spec: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: attempts that did not succeed: ``(job_id, "MAP"|"REDUCE", task, tracker, start_s, end_s, result)``
+    lost_attempts: tuple[tuple[str, str, int, str, float, float, str], ...] = ()
     _jobs: "pd.DataFrame | None" = field(default=None, repr=False)
     _tasks: "pd.DataFrame | None" = field(default=None, repr=False)
 
@@ -244,4 +246,6 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
             key, spec_part, summary_part = describe()
             spec[key] = spec_part
             summary.update(summary_part)
-    return ReplayResult(jt.scheduler.name, job_columns, task_columns, summary, spec, jt.workload.warnings)
+    lost = tuple((jt.jobs[j].job_id, "REDUCE" if reduce else "MAP", i, jt.trackers[t].host, _r(start), _r(end), result)
+                 for j, i, reduce, t, start, end, result in jt.lost_attempts)
+    return ReplayResult(jt.scheduler.name, job_columns, task_columns, summary, spec, jt.workload.warnings, lost)

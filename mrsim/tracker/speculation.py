@@ -141,6 +141,7 @@ def cancel(jt: "JobTracker", job: JobState, gid: int, now: float) -> None:
     wasted = now - start
     job.wasted_s += wasted
     jt.wasted_s += wasted
+    jt.lost_attempts.append((job.index, gid & TASK_MASK, bool(gid & REDUCE_BIT), tracker_index, start, now, "KILLED"))
     jt.wake(tracker)
 
 
@@ -171,6 +172,7 @@ def backup_won(jt: "JobTracker", job: JobState, gid: int, now: float) -> Tracker
         jt.release(first, req)
     job.wasted_s += wasted
     jt.wasted_s += wasted
+    jt.lost_attempts.append((job.index, i, reduce, first.index, starts[i], now, "KILLED"))
     jt.spec_wins += 1
     starts[i] = start
     finishes[i] = now  # the first attempt's queued completion is now stale (tombstone)
