@@ -1,5 +1,13 @@
 """Event simulator for a datacenter federation with a central controller (Hung, Golubchik, Yu, SoCC'15, sec. 2).
 
+This is the paper's model, kept as its own configuration on the engine's event kernel
+(:class:`mrsim.tracker.kernel.Kernel`, the only event loop of mrsim): no heartbeats, no Hadoop slots per node,
+tasks launched the instant a slot frees. The same study also runs inside the heartbeat engine
+(``--scheduler geo-*`` with :mod:`mrsim.federation`); the tests pin the two against each other on the paper's
+worked example and synthetic traces. Why both stay (docs/architecture.md, "Studies"): the paper's tables are
+defined on this push model, which the heartbeat engine reproduces only in its task mode, and the sweeps of
+``mrsim geo`` need this model's speed.
+
 Model:
 
 * Datacenter ``d`` has ``slots[d]`` identical slots. Each runs one task at a time, non-preemptively.
@@ -12,33 +20,40 @@ Model:
   order that still has one. Because every job with queued work in ``d`` is in ``d``'s order, a slot is idle only
   when its datacenter has nothing queued (work conservation per datacenter).
 
-Events and same-instant order (deterministic): all events at one instant form a batch. First every *task
-finished* at that instant, in launch order (heap key ``(end time, launch sequence)``), frees its slot and may
-complete its job (*job departure*); then every *job arrival* at that instant, in workload order. If the batch
-held an arrival or a departure, the controller makes **one** decision for the batch; then datacenters with
-free slots launch tasks, in datacenter index order. Tasks of zero duration finish in a later batch at the same
+Events and same-instant order (deterministic, the kernel's ``(time, order, seq)``): all events at one instant
+form a batch. First every *task finished* at that instant (:data:`ORDER_TASK_FINISHED`), in launch order (the
+kernel's push sequence), frees its slot and may complete its job (*job departure*); then every *job arrival* at
+that instant (:data:`ORDER_ARRIVAL`), in workload order (each arrival schedules the next). The first event of a
+batch schedules the batch's *end* at the same instant with the last order (:data:`ORDER_BATCH_END`): if the batch
+held an arrival or a departure, the controller makes **one** decision for the batch; then datacenters with free
+slots launch tasks, in datacenter index order. Tasks of zero duration finish in a later batch at the same
 instant.
 
-Cost: O(log R) per task (R = running tasks) for the event heap, O(1) amortised per launch, plus one controller
-decision per batch with an arrival or departure (cost in :mod:`mrsim.geo.policies`, plus O(P) to build the
-snapshot and install the orders). No per-event objects: a running task is a heap tuple ``(end, seq, sub_id)``.
+Cost: O(log R) per task (R = running tasks) for the kernel's heap, plus one push and pop of the batch end per
+instant, O(1) amortised per launch, plus one controller decision per batch with an arrival or departure (cost in
+:mod:`mrsim.geo.policies`, plus O(P) to build the snapshot and install the orders). No per-event objects beyond
+the kernel's event tuple: a running task is the event ``(end, ORDER_TASK_FINISHED, seq, EV_TASK_FINISHED,
+sub-job id, 0)``.
 """
 
 from __future__ import annotations
 
 import enum
-import heapq
-import itertools
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
 from mrsim.errors import InputError
 from mrsim.geo.model import GeoWorkload
 from mrsim.geo.policies import Policy, Snapshot, local_orders
+from mrsim.tracker.kernel import Kernel
+
+#: Event kinds (index into the handler table) and same-instant order values; see the module docstring.
+EV_TASK_FINISHED, EV_ARRIVAL, EV_BATCH_END = 0, 1, 2
+ORDER_TASK_FINISHED, ORDER_ARRIVAL, ORDER_BATCH_END = 0, 1, 2
 
 
 class SizeMeasure(enum.Enum):
@@ -98,7 +113,7 @@ Checker = Callable[["_State"], None]
 class _State:
     """Live state, exposed to invariant checkers only. Lists are indexed by sub-job id ``s`` or datacenter ``d``."""
 
-    __slots__ = ("now", "slots", "free", "queued_dc", "sj_dc", "sj_job", "sj_n", "sj_next", "heap", "order", "active")
+    __slots__ = ("now", "slots", "free", "queued_dc", "sj_dc", "sj_job", "sj_n", "sj_next", "kernel", "order", "active")
 
 
 def simulate(
@@ -147,8 +162,6 @@ def simulate(
     order: list[list[int]] = [[] for _ in range(n_dc)]
     head = [0] * n_dc
     active: dict[int, None] = {}  # insertion order == arrival order
-    heap: list[tuple[float, int, int]] = []
-    seq = itertools.count()
     finish = [math.nan] * n_jobs
     tasks: list[tuple[float, float, int, int]] | None = [] if record_tasks else None
     dec_at: list[float] = []
@@ -157,102 +170,126 @@ def simulate(
     dec_ns: list[int] = []
     all_dcs = range(n_dc)
     seconds = measure is SizeMeasure.SECONDS
-    heappush, heappop = heapq.heappush, heapq.heappop
     perf = time.process_time_ns  # CPU time: robust to other processes on a shared machine
-    n_events = 0
-    ai = 0
-    now = -math.inf
+    kernel = Kernel()
+    schedule = kernel.schedule
+    heap = kernel.heap
+    # The batch of the current instant: datacenters that freed a slot and whether a job arrived or departed.
+    # Mutated in place by the handlers (no per-event allocation).
+    touched: list[int] = []
+    changed = [False]
 
     state = None
     if check:
         state = _State()
         state.slots, state.free, state.queued_dc = slots, free, queued_dc
         state.sj_dc, state.sj_job, state.sj_n, state.sj_next = sj_dc, sj_job, sj_n, sj_next
-        state.heap, state.order, state.active = heap, order, active
+        state.kernel, state.order, state.active = kernel, order, active
 
-    while ai < n_jobs or heap:
-        t = heap[0][0] if heap else math.inf
-        if ai < n_jobs and arrivals[ai] < t:
-            t = arrivals[ai]
-        if t < now:
-            raise InvariantError(f"time went backwards: {t} < {now}")
-        now = t
-        touched: list[int] = []
-        changed = False
-        while heap and heap[0][0] == t:
-            _, _, s = heappop(heap)
-            n_events += 1
-            d = sj_dc[s]
-            free[d] += 1
+    def task_finished(t: float, _order: int, s: int, d: int) -> None:
+        """A task of sub-job ``s`` ends in datacenter ``d``: free its slot; the job departs with its last task."""
+        free[d] += 1
+        j = sj_job[s]
+        unfinished[j] -= 1
+        if not unfinished[j]:
+            finish[j] = t
+            del active[j]
+            changed[0] = True
+        if heap and heap[0][0] == t:
+            touched.append(d)  # the batch goes on
+        elif changed[0] or touched:
             touched.append(d)
-            j = sj_job[s]
-            unfinished[j] -= 1
-            if not unfinished[j]:
-                finish[j] = t
-                del active[j]
-                changed = True
-        while ai < n_jobs and arrivals[ai] == t:
-            active[ai] = None
-            for s in job_subs[ai]:
-                queued_dc[sj_dc[s]] += sj_n[s]
-            ai += 1
-            n_events += 1
-            changed = True
+            end_batch(t)
+        else:  # the common case: a batch of one finish, no decision; only its datacenter can launch
+            launch(d, t)
+            if state is not None:
+                state.now = t
+                check_state(state)
 
-        if changed:
-            t0 = perf()
-            entries = []
-            for j in active:
-                ent = []
-                for s in job_subs[j]:
-                    nx = sj_next[s]
-                    r = sj_n[s] - nx
-                    if r:
-                        ent.append((sj_dc[s], sj_cum[s][-1] - sj_cum[s][nx] if seconds else r, s))
-                if ent:
-                    entries.append(ent)
-            local = local_orders(policy, Snapshot(slots, entries))
-            pushed = 0
+    def job_arrived(t: float, _order: int, j: int, _b: int) -> None:
+        """Job ``j`` reaches the controller: its tasks join their datacenters' queues; the next arrival is due."""
+        active[j] = None
+        for s in job_subs[j]:
+            queued_dc[sj_dc[s]] += sj_n[s]
+        if j + 1 < n_jobs:
+            schedule(arrivals[j + 1], ORDER_ARRIVAL, EV_ARRIVAL, j + 1)
+        changed[0] = True
+        if not heap or heap[0][0] != t:
+            end_batch(t)
+
+    def end_batch(t: float) -> None:
+        """After the instant's last finish or arrival: one controller decision if the job set changed, then every
+        datacenter with a free slot launches, in index order."""
+        if changed[0]:
+            changed[0] = False
+            decide(t)
             for d in all_dcs:
-                col = local[d]
-                order[d] = [e[2] for e in col]
-                head[d] = 0
-                pushed += len(col)
-            dec_ns.append(perf() - t0)
-            dec_at.append(t)
-            dec_jobs.append(len(active))
-            dec_entries.append(pushed)
-            touched = all_dcs  # type: ignore[assignment]
-
-        for d in touched:
-            f = free[d]
-            if not f:
-                continue
-            od = order[d]
-            h = head[d]
-            n_od = len(od)
-            launched = 0
-            while f and h < n_od:
-                s = od[h]
-                nx = sj_next[s]
-                if nx >= sj_n[s]:
-                    h += 1
-                    continue
-                dur = sj_dur[s][nx]
-                sj_next[s] = nx + 1
-                f -= 1
-                launched += 1
-                busy[d] += dur
-                heappush(heap, (t + dur, next(seq), s))
-                if tasks is not None:
-                    tasks.append((t, t + dur, sj_job[s], d))
-            free[d] = f
-            head[d] = h
-            queued_dc[d] -= launched
-
+                launch(d, t)
+        else:
+            for d in touched:
+                launch(d, t)
+        touched.clear()
         if state is not None:
             state.now = t
             check_state(state)
+
+    def decide(t: float) -> None:
+        """The controller's decision: a snapshot of the queued work, one local order per datacenter."""
+        t0 = perf()
+        entries = []
+        for j in active:
+            ent = []
+            for s in job_subs[j]:
+                nx = sj_next[s]
+                r = sj_n[s] - nx
+                if r:
+                    ent.append((sj_dc[s], sj_cum[s][-1] - sj_cum[s][nx] if seconds else r, s))
+            if ent:
+                entries.append(ent)
+        local = local_orders(policy, Snapshot(slots, entries))
+        pushed = 0
+        for d in all_dcs:
+            col = local[d]
+            order[d] = [e[2] for e in col]
+            head[d] = 0
+            pushed += len(col)
+        dec_ns.append(perf() - t0)
+        dec_at.append(t)
+        dec_jobs.append(len(active))
+        dec_entries.append(pushed)
+
+    def launch(d: int, t: float) -> None:
+        """Datacenter ``d``'s free slots take the next queued tasks of its local order."""
+        f = free[d]
+        if not f:
+            return
+        od = order[d]
+        h = head[d]
+        n_od = len(od)
+        launched = 0
+        while f and h < n_od:
+            s = od[h]
+            nx = sj_next[s]
+            if nx >= sj_n[s]:
+                h += 1
+                continue
+            dur = sj_dur[s][nx]
+            sj_next[s] = nx + 1
+            f -= 1
+            launched += 1
+            busy[d] += dur
+            schedule(t + dur, ORDER_TASK_FINISHED, EV_TASK_FINISHED, s, d)
+            if tasks is not None:
+                tasks.append((t, t + dur, sj_job[s], d))
+        free[d] = f
+        head[d] = h
+        queued_dc[d] -= launched
+
+    handlers = [task_finished, job_arrived]  # indexed by EV_TASK_FINISHED, EV_ARRIVAL
+    if n_jobs:
+        schedule(arrivals[0], ORDER_ARRIVAL, EV_ARRIVAL, 0)
+    kernel.run(handlers)
+    n_events = kernel.events  # every event is a task finish or a job arrival
 
     if any(math.isnan(x) for x in finish):  # pragma: no cover - would be a simulator bug
         raise InvariantError("some jobs never finished")
@@ -276,7 +313,8 @@ def simulate(
 def check_state(st: _State) -> None:
     """Invariants after a batch: slots never over-used, queue accounting, work conservation per datacenter.
 
-    * ``0 <= free[d] <= slots[d]`` and running tasks in ``d`` (heap entries) equal ``slots[d] - free[d]``;
+    * ``0 <= free[d] <= slots[d]`` and running tasks in ``d`` (task-finished events on the kernel's heap) equal
+      ``slots[d] - free[d]``;
     * ``queued_dc[d]`` equals the unlaunched tasks of active jobs in ``d``;
     * a datacenter with a free slot has nothing queued (work conservation);
     * every active job with queued work in ``d`` is in ``d``'s local order.
@@ -284,8 +322,9 @@ def check_state(st: _State) -> None:
     """
     n_dc = len(st.slots)
     running = [0] * n_dc
-    for _, _, s in st.heap:
-        running[st.sj_dc[s]] += 1
+    for _time, _order, _seq, kind, s, _b in st.kernel.heap:
+        if kind == EV_TASK_FINISHED:
+            running[st.sj_dc[s]] += 1
     queued = [0] * n_dc
     for s, d in enumerate(st.sj_dc):
         if st.sj_job[s] in st.active:

@@ -34,8 +34,6 @@ on the number of waiting tasks (the backlog).
 from __future__ import annotations
 
 import gc
-import heapq
-import itertools
 import math
 import time
 from operator import itemgetter
@@ -48,6 +46,11 @@ from mrsim.lotes.policies import GreedyDispatcher, LotesDispatcher, Policy
 from mrsim.lotes.spec import Cluster, JobShape, Workload
 from mrsim.lotes.state import ClusterState
 from mrsim.lotes.workload import UNITS_PER, JobSource, Uniforms, stream
+from mrsim.tracker.kernel import Kernel
+
+#: Event kinds (index into the handler table) and same-instant order values; see the module docstring.
+EV_TASK_FINISHED, EV_ARRIVAL, EV_SAMPLE = 0, 1, 2
+ORDER_SAMPLE, ORDER_TASK_FINISHED, ORDER_ARRIVAL = 0, 1, 2
 
 
 @dataclass
@@ -115,173 +118,149 @@ def simulate(
     uniforms = Uniforms(stream(seed, "dispatch"))
     dispatcher = make_dispatcher(policy, state, plan, uniforms)
     dispatch = dispatcher.dispatch
+    admit, enqueue, finish = state.admit, state.enqueue, state.finish
     src = source if source is not None else JobSource(workload, cluster, rate, seed)
+    next_job = src.next_job
     single = workload.shape is JobShape.SINGLE_TASK
     n_maps, n_reduces = workload.maps, workload.reduces
 
     free = state.free
-    queues = state.queues
-    tree_slot = state.tree_slot
-    queue_slots = state.queue_slots
-    neg = state.neg
-    rR = range(state.n_resources)
-    heap: list = []
-    heappush, heappop = heapq.heappush, heapq.heappop
-    seq = itertools.count()
+    rR = state.resource_range
+    kernel = Kernel()
+    schedule = kernel.schedule
     waits, flows = StreamStat(), StreamStat()
     wbuf: list[float] = []
     fbuf: list[float] = []
-    jobs: dict[int, list] = {}  # MapReduce: job id -> [arrival, maps left, reduces left, class, reduce request]
+    # MapReduce: job id -> [arrival, maps left, reduces left, class, reduce request, map request]
+    jobs: dict[int, list] = {}
+    single_req: dict[int, list[int]] = {}  # single-task jobs: job id -> request, while the task runs
     total_cap = [sum(c.capacity[l] * c.count for c in cluster.configs) * UNITS_PER for l in rR]
     sample_dt = horizon / samples
-    next_sample = 0.0
     s_times: list[float] = []
     s_jobs: list[int] = []
     s_wait: list[int] = []
     s_util: list[list[float]] = []
-    counters = [0, 0]  # tasks released, tasks enqueued minus dequeued
+    # counters (mutated in place by the handlers): arrived, completed, tasks released, events, next sample time
+    c = [0, 0, 0, 0, 0.0]
+    pending = [math.inf, 0, None, None]  # the next job from the source: arrival, class, request, reduce request
 
-    def release(t: float, k: int, req: list[int], dur: float, tag: float | int) -> None:
-        """Dispatch one task released at ``t`` and start or enqueue it."""
+    def release(t: float, k: int, req: list[int], dur: float, tag: int) -> None:
+        """Dispatch one task released at ``t``, then start it or queue it on the chosen machine."""
         m, now = dispatch(k, req)
-        counters[0] += 1
-        q = queues[m]
-        fm = free[m]
-        if not now and not q:
-            now = True
-            for l in rR:
-                if fm[l] < req[l]:
-                    now = False
-                    break
-        if now:
-            for l in rR:
-                fm[l] -= req[l]
-            heappush(heap, (t + dur, next(seq), m, req, tag))
+        c[2] += 1
+        if admit(m, req, now):
+            schedule(t + dur, ORDER_TASK_FINISHED, EV_TASK_FINISHED, m, tag)
             if t >= warmup:
                 wbuf.append(0.0)
                 if single:
-                    fbuf.append(dur)
-            tree, pos = tree_slot[m]
-            tree.set(pos, fm)
+                    fbuf.append(dur)  # a single task's flow time is known when it starts (module docstring)
         else:
-            q.append((req, dur, t, tag))
-            counters[1] += 1
-            n1 = len(q)
-            for qi, pos in queue_slots[m]:
-                qi.move(pos, n1)
-            if n1 == 1:
-                tree, pos = tree_slot[m]
-                tree.set(pos, neg)
+            enqueue(m, (req, dur, t, tag))
 
-    arrived = completed = events = 0
-    t_arr, k_arr, req_arr, req2_arr = src.next_job()
+    def running_view() -> list[tuple[float, int, int, list[int]]]:
+        """Running tasks as ``(end, tag, machine, request)`` (for ``on_event`` checkers; O(running))."""
+        out = []
+        for end, _order, _seq, kind, m, tag in kernel.heap:
+            if kind == EV_TASK_FINISHED:
+                if single:
+                    req = single_req[tag]
+                else:
+                    job = jobs[tag >> 1]
+                    req = job[4] if tag & 1 else job[5]
+                out.append((end, tag, m, req))
+        return out
+
+    def after_event() -> None:
+        """Book-keeping of every arrival and completion: the event count, metric buffers, the test hook."""
+        c[3] += 1
+        if len(wbuf) >= FLUSH:
+            waits.add_many(wbuf)
+            wbuf.clear()
+        if len(fbuf) >= FLUSH:
+            flows.add_many(fbuf)
+            fbuf.clear()
+        if on_event is not None:
+            on_event(state, running_view())
+
+    def task_finished(t: float, _order: int, m: int, tag: int) -> None:
+        """A task ends on machine ``m``: its request returns, queue heads start while they fit (state.finish);
+        MapReduce: the last map of a job releases its reduces, the last reduce completes the job."""
+        if single:
+            req = single_req.pop(tag)
+        else:
+            job = jobs[tag >> 1]
+            req = job[4] if tag & 1 else job[5]
+        for _req, dur, released, qtag in finish(m, req):  # queue heads that now fit start at once
+            schedule(t + dur, ORDER_TASK_FINISHED, EV_TASK_FINISHED, m, qtag)
+            if released >= warmup:
+                wbuf.append(t - released)
+                if single:
+                    fbuf.append(t - released + dur)
+        if single:
+            c[1] += 1
+        else:
+            jid = tag >> 1
+            if tag & 1 == 0:
+                job[1] -= 1
+                if job[1] == 0:
+                    if n_reduces:
+                        k = job[3]
+                        rreq = job[4]
+                        rtag = 2 * jid + 1
+                        for d in src.durations(k, n_reduces):
+                            release(t, k, rreq, d, rtag)
+                    else:
+                        job[2] = 0
+            else:
+                job[2] -= 1
+            if job[1] == 0 and job[2] == 0:
+                c[1] += 1
+                if job[0] >= warmup:
+                    fbuf.append(t - job[0])
+                del jobs[jid]
+        after_event()
+
+    def job_arrived(t: float, _order: int, _a: int, _b: int) -> None:
+        """The pending job arrives: its task (or all its maps) is released; the source's next job is scheduled."""
+        _, k, req, req2 = pending
+        jid = c[0]
+        c[0] += 1
+        if single:
+            single_req[jid] = req
+            release(t, k, req, src.duration(), jid)
+        else:
+            jobs[jid] = [t, n_maps, n_reduces, k, req2, req]
+            for d in src.durations(k, n_maps):
+                release(t, k, req, d, 2 * jid)
+        pending[:] = next_job()
+        if pending[0] < math.inf:
+            schedule(pending[0], ORDER_ARRIVAL, EV_ARRIVAL)
+        after_event()
+
+    def sample(t: float, _order: int, _a: int, _b: int) -> None:
+        """Jobs in system, waiting tasks and resource use at ``t``, before the events of ``t``."""
+        s_times.append(t)
+        s_jobs.append(c[0] - c[1])
+        s_wait.append(state.waiting)
+        s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
+        c[4] += sample_dt
+        if c[4] <= horizon:
+            schedule(c[4], ORDER_SAMPLE, EV_SAMPLE)
+
+    handlers = [task_finished, job_arrived, sample]  # indexed by EV_TASK_FINISHED, EV_ARRIVAL, EV_SAMPLE
+    schedule(0.0, ORDER_SAMPLE, EV_SAMPLE)
+    pending[:] = next_job()
+    if pending[0] < math.inf:
+        schedule(pending[0], ORDER_ARRIVAL, EV_ARRIVAL)
     wall0 = time.perf_counter()
     cpu0 = time.process_time()
-    # The loop allocates no reference cycles (tuples, lists, ints), so reference counting frees everything; the
-    # cyclic collector would only rescan the queued tasks again and again, making the cost per event grow with
-    # the backlog (measured: +40 % per event at 480k queued tasks). It is switched off for the loop only.
+    # The handlers allocate no reference cycles (tuples, lists, ints), so reference counting frees everything;
+    # the cyclic collector would only rescan the queued tasks again and again, making the cost per event grow with
+    # the backlog (measured: +40 % per event at 480k queued tasks). It is switched off for the run only.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        while True:
-            if heap and heap[0][0] <= t_arr:
-                t = heap[0][0]
-                if t > horizon:
-                    break
-                while t >= next_sample:
-                    s_times.append(next_sample)
-                    s_jobs.append(arrived - completed)
-                    s_wait.append(counters[1])
-                    s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
-                    next_sample += sample_dt
-                t, _, m, done_req, tag = heappop(heap)
-                fm = free[m]
-                for l in rR:
-                    fm[l] += done_req[l]
-                q = queues[m]
-                if q:
-                    n0 = len(q)
-                    while q:
-                        task = q[0]
-                        r = task[0]
-                        fits = True
-                        for l in rR:
-                            if fm[l] < r[l]:
-                                fits = False
-                                break
-                        if not fits:
-                            break
-                        q.popleft()
-                        for l in rR:
-                            fm[l] -= r[l]
-                        heappush(heap, (t + task[1], next(seq), m, r, task[3]))
-                        if task[2] >= warmup:
-                            wbuf.append(t - task[2])
-                            if single:
-                                fbuf.append(t - task[2] + task[1])
-                    n1 = len(q)
-                    if n1 != n0:
-                        counters[1] -= n0 - n1
-                        for qi, pos in queue_slots[m]:
-                            qi.move(pos, n1)
-                        if not n1:
-                            tree, pos = tree_slot[m]
-                            tree.set(pos, fm)
-                else:
-                    tree, pos = tree_slot[m]
-                    tree.set(pos, fm)
-                if single:
-                    completed += 1
-                else:
-                    jid = tag >> 1
-                    job = jobs[jid]
-                    if tag & 1 == 0:
-                        job[1] -= 1
-                        if job[1] == 0:
-                            if n_reduces:
-                                k = job[3]
-                                rreq = job[4]
-                                rtag = 2 * jid + 1
-                                for d in src.durations(k, n_reduces):
-                                    release(t, k, rreq, d, rtag)
-                            else:
-                                job[2] = 0
-                    else:
-                        job[2] -= 1
-                    if job[1] == 0 and job[2] == 0:
-                        completed += 1
-                        if job[0] >= warmup:
-                            fbuf.append(t - job[0])
-                        del jobs[jid]
-            else:
-                t = t_arr
-                if t > horizon:
-                    break
-                while t >= next_sample:
-                    s_times.append(next_sample)
-                    s_jobs.append(arrived - completed)
-                    s_wait.append(counters[1])
-                    s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
-                    next_sample += sample_dt
-                arrived += 1
-                if single:
-                    release(t, k_arr, req_arr, src.duration(), t)
-                else:
-                    jid = arrived - 1
-                    jobs[jid] = [t, n_maps, n_reduces, k_arr, req2_arr]
-                    for d in src.durations(k_arr, n_maps):
-                        release(t, k_arr, req_arr, d, 2 * jid)
-                t_arr, k_arr, req_arr, req2_arr = src.next_job()
-            events += 1
-            if len(wbuf) >= FLUSH:
-                waits.add_many(wbuf)
-                wbuf.clear()
-            if len(fbuf) >= FLUSH:
-                flows.add_many(fbuf)
-                fbuf.clear()
-            if on_event is not None:
-                state.waiting = counters[1]
-                on_event(state, heap)
+        kernel.run(handlers, until=horizon)  # stops at the first event after the horizon, which is not handled
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -289,13 +268,9 @@ def simulate(
     cpu = time.process_time() - cpu0
     waits.add_many(wbuf)
     flows.add_many(fbuf)
-    state.waiting = counters[1]
-    while next_sample <= horizon:  # the loop ended on an event past the horizon: the state held until then
-        s_times.append(next_sample)
-        s_jobs.append(arrived - completed)
-        s_wait.append(counters[1])
-        s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
-        next_sample += sample_dt
+    queues = state.queues
+    arrived, completed = c[0], c[1]
+    running_end = len(kernel.heap) - (pending[0] < math.inf)  # every event left is a running task or the next arrival
 
     censored = 0
     age = 0.0
@@ -317,10 +292,10 @@ def simulate(
         utilisation=s_util,
         jobs_arrived=arrived,
         jobs_completed=completed,
-        tasks_released=counters[0],
-        tasks_running_end=len(heap),
-        tasks_queued_end=counters[1],
-        events=events,
+        tasks_released=c[2],
+        tasks_running_end=running_end,
+        tasks_queued_end=state.waiting,
+        events=c[3],
         censored_tasks=censored,
         censored_age=age,
         steady=steady_state(s_times, [float(x) for x in s_jobs], warmup),

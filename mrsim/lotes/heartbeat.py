@@ -208,10 +208,7 @@ class DispatchScheduler(TaskScheduler):
         for _ in range(n):
             m, now = dispatch(k, req)
             self.dispatched += 1
-            if not now and st.can_start(m, req):
-                now = True  # the shortest queue is empty and has room (as the standalone engine does)
-            if now:
-                st.start(m, req)
+            if st.admit(m, req, now):  # the same rule as the standalone simulator's (ClusterState.admit)
                 self.started_at_once += 1
                 tracker = self.tracker_of[m]
                 self.launch[tracker.index].append((job, reduce))

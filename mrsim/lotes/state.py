@@ -43,6 +43,7 @@ class ClusterState:
 
     def __init__(self, cluster: Cluster) -> None:
         self.n_resources = R = len(cluster.resources)
+        self.resource_range = range(R)
         self.capacity: list[list[int]] = []
         self.config_of: list[int] = []
         self.config_cap: list[list[int]] = []
@@ -82,55 +83,78 @@ class ClusterState:
         self.groups.append(g)
         return g
 
-    # ---- changes (reference versions; the engine inlines the same steps on its hot path) ----------------------
+    # ---- changes: the machine rules of the model, used by the simulator (mrsim.lotes.engine) and the heartbeat
+    # schedulers (mrsim.lotes.heartbeat) alike, so they are written once, here ---------------------------------
 
-    def start(self, m: int, req: Sequence[int]) -> None:
-        """Occupy ``req`` on machine ``m`` (which must be able to start it now) and update the indexes."""
-        if not self.can_start(m, req):
-            raise ValueError(f"machine {m} cannot start {list(req)} now")
+    def admit(self, m: int, req: Sequence[int], now: bool) -> bool:
+        """A released task dispatched to machine ``m``: start it there if the dispatcher said *now*, or if ``m``'s
+        queue is empty and ``req`` fits (a shortest queue may be empty with room). Returns False when it must
+        queue instead (the caller then enqueues it with its own payload). Cost: one tree update."""
         fm = self.free[m]
-        for l in range(self.n_resources):
+        if not now:
+            if self.queues[m]:
+                return False
+            for l in self.resource_range:
+                if fm[l] < req[l]:
+                    return False
+        for l in self.resource_range:
             fm[l] -= req[l]
         tree, pos = self.tree_slot[m]
         tree.set(pos, fm)
+        return True
+
+    def start(self, m: int, req: Sequence[int]) -> None:
+        """Occupy ``req`` on machine ``m``, which must be able to start it now (checked; a ValueError if not)."""
+        if not self.can_start(m, req):
+            raise ValueError(f"machine {m} cannot start {list(req)} now")
+        self.admit(m, req, True)
 
     def enqueue(self, m: int, task: tuple) -> None:
         """Append ``task`` (its request first) to machine ``m``'s FIFO queue and update the indexes."""
         q = self.queues[m]
         q.append(task)
         self.waiting += 1
+        n = len(q)
         for qi, pos in self.queue_slots[m]:
-            qi.move(pos, len(q))
-        if len(q) == 1:
+            qi.move(pos, n)
+        if n == 1:  # a queued machine starts nothing new until its queue drains
             tree, pos = self.tree_slot[m]
             tree.set(pos, self.neg)
 
-    def finish(self, m: int, req: Sequence[int]) -> list[tuple]:
+    def finish(self, m: int, req: Sequence[int]) -> Sequence[tuple]:
         """Give ``req`` back to machine ``m``, then start the tasks at the head of its queue while they fit
         (strict FIFO; a head that does not fit blocks the rest). Returns the started tasks, in queue order.
 
-        The same steps as the engine's task-finished handler, for callers outside the engine (the heartbeat
-        schedulers of :mod:`mrsim.lotes.heartbeat`). Cost: one tree update plus O(1) per queue group.
-        """
+        Cost: one tree update plus O(1) per started task and per queue group of the machine."""
         fm = self.free[m]
-        R = self.n_resources
-        for l in range(R):
+        rR = self.resource_range
+        for l in rR:
             fm[l] += req[l]
         q = self.queues[m]
+        tree, pos = self.tree_slot[m]
+        if not q:
+            tree.set(pos, fm)
+            return ()
         started: list[tuple] = []
         while q:
             head = q[0][0]
-            if any(fm[l] < head[l] for l in range(R)):
+            fits = True
+            for l in rR:
+                if fm[l] < head[l]:
+                    fits = False
+                    break
+            if not fits:
                 break
             started.append(q.popleft())
-            for l in range(R):
+            for l in rR:
                 fm[l] -= head[l]
         if started:
             self.waiting -= len(started)
-            for qi, pos in self.queue_slots[m]:
-                qi.move(pos, len(q))
-        tree, pos = self.tree_slot[m]
-        tree.set(pos, self.neg if q else fm)
+            n = len(q)
+            for qi, qpos in self.queue_slots[m]:
+                qi.move(qpos, n)
+            if not n:
+                tree.set(pos, fm)
         return started
 
     # ---- queries (read-only) -------------------------------------------------------------------------------
