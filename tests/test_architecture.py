@@ -11,7 +11,8 @@
   of a higher layer (``mrsim.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
   engine it helps). They do not constrain import order or compilation.
 * **One event loop**: only the kernel (``mrsim/tracker/kernel.py``) takes events off a heap in a loop; the fluid
-  model and the two standalone study simulators are the documented exceptions for now.
+  model (a different model by design) is the documented exception. The study simulators (``mrsim/geo/simulator.py``,
+  ``mrsim/lotes/engine.py``) schedule their events on the kernel.
 """
 
 from __future__ import annotations
@@ -185,8 +186,6 @@ def test_cycle_finder_reports_a_cycle() -> None:
 EVENT_LOOP_OWNERS = {
     "mrsim/tracker/kernel.py": "the event kernel",
     "mrsim/fluid": "the fluid model: a different model by design (no tasks or heartbeats)",
-    "mrsim/geo/simulator.py": "standalone federation simulator, kept until geo runs on the engine (issue 17)",
-    "mrsim/lotes/engine.py": "standalone LoTES simulator, kept until LoTES runs on the engine (issue 17)",
     "mrsim/tracker/contention.py": "not a clock: NodeContention.retire drains the tasks of one node's processor-"
                                    "sharing heaps that end at the current instant (the kernel schedules the instant)",
 }

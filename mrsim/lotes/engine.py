@@ -1,18 +1,35 @@
-"""The event loop: Poisson job arrivals and task completions on resource-vector machines.
+"""The LoTES simulator (Tran & Beck, sections 5-7): Poisson job arrivals and task completions on resource-vector
+machines, as events on the engine's kernel (:class:`mrsim.tracker.kernel.Kernel`, the only event loop of mrsim).
 
-Events and their order at equal times. There are two event kinds: *task finished* (a heap of
-``(time, sequence, machine, request, tag)`` tuples; ``sequence`` is a global counter, so equal times pop in
-the order the tasks started) and *job arrival* (the next one is held outside the heap). A task finished at the
-same instant as an arrival is processed first. Within one task-finished event:
+This is the paper's model, kept as its own configuration of the kernel rather than of the heartbeat JobTracker:
+the paper's dispatchers *push* a task to a machine when it is released, with no heartbeat between the decision
+and the start, and its tables are defined on that model. The same dispatchers also run inside the heartbeat
+engine (``--scheduler lotes`` / ``greedy``, :mod:`mrsim.lotes.heartbeat`), where launches wait for a heartbeat.
+Why both stay: docs/architecture.md, "Studies".
 
-1. the task's request is returned to its machine;
-2. the machine starts tasks from the head of its FIFO queue while the head fits (head-of-line blocking: a head
-   that does not fit stops the queue even if a later task would fit);
-3. (MapReduce) job bookkeeping: the last map of a job releases its reduce tasks, which are dispatched now, after
-   step 2; the last reduce completes the job.
+**Where to read LoTES.** The model's machine rules (start a dispatched task or queue it, strict FIFO queues with
+head-of-line blocking, what a finished task frees) are :meth:`ClusterState.admit`, :meth:`~ClusterState.enqueue`
+and :meth:`~ClusterState.finish` in :mod:`mrsim.lotes.state`, shared with the heartbeat schedulers; the dispatchers
+(stage 3) are :mod:`mrsim.lotes.policies`; the plan (stages 1 and 2) :mod:`mrsim.lotes.assignment`. This module
+is the rest: when tasks are released and jobs complete, and what is measured.
+
+Events (kinds ``EV_*``, handler table in :func:`simulate`) and their order at one instant (the kernel's
+``(time, order, seq)``):
+
+1. *sample* (:data:`ORDER_SAMPLE`): jobs in system, waiting tasks and resource use, every ``horizon / samples``
+   hours, taken before the events of its instant;
+2. *task finished* (:data:`ORDER_TASK_FINISHED`), in the order the tasks started (the kernel's push sequence):
+   the task's request returns to its machine, which starts tasks from the head of its FIFO queue while the head
+   fits (head-of-line blocking: a head that does not fit stops the queue even if a later task would fit); then
+   (MapReduce) the last map of a job releases its reduce tasks, which are dispatched now, and the last reduce
+   completes the job;
+3. *job arrival* (:data:`ORDER_ARRIVAL`): the job's task (or all its maps) is released; the next job of the
+   source is scheduled. So a task finished at the same instant as an arrival is processed first.
 
 A released task goes to the machine its dispatcher names; it starts at once if that machine's queue is empty and
-it fits, otherwise it joins the queue's tail.
+it fits, otherwise it joins the queue's tail. A running task is the kernel event ``(end, ORDER_TASK_FINISHED,
+seq, EV_TASK_FINISHED, machine, tag)``: ``tag`` is the job number (single-task jobs) or ``2 * job + is_reduce``,
+and the task's request is found from it.
 
 Jobs (MapReduce, Tran & Beck section 7): all ``maps`` map tasks are released and dispatched one by one at the
 job's arrival; the ``reduces`` reduce tasks are released when the last map finishes (no slow start); the job
@@ -27,8 +44,8 @@ and the Little's-law estimate (time-average jobs in system / arrival rate) is re
 ``horizon / samples`` hours. The run stops at the first event after ``horizon``; tasks still queued then are
 *censored* and reported separately (their age so far gives a lower bound on their wait).
 
-Cost per event: O(1) heap work (O(log running)), plus the dispatcher's and indexes' costs, none of which depend
-on the number of waiting tasks (the backlog).
+Cost per event: one kernel push and pop (O(log running)), plus the dispatcher's and indexes' costs, none of which
+depend on the number of waiting tasks (the backlog).
 """
 
 from __future__ import annotations
