@@ -128,8 +128,10 @@ def simulate(
 ) -> RunResult:
     """Run one replication until ``horizon`` hours.
 
-    ``on_event(state, heap)`` (tests) is called after every event. ``source`` replaces the random job source with
-    any object offering the same three methods (scripted timelines in tests).
+    ``on_event(state, running)`` (tests) is called after every arrival and completion, with the running tasks as
+    ``(end, tag, machine, request)`` tuples (built from the kernel's events: O(running) per call, only when a
+    checker is given). ``source`` replaces the random job source with any object offering the same three methods
+    (scripted timelines in tests).
     """
     state = ClusterState(cluster)
     uniforms = Uniforms(stream(seed, "dispatch"))

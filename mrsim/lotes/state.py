@@ -11,6 +11,11 @@ Semantics: a task runs on a machine only while the sum of running requests fits 
 Queues are strict FIFO: a machine with a non-empty queue starts no newly arriving task until its queue has
 drained, so "can start now" means "queue empty and enough free capacity" (the tree holds -1 otherwise).
 
+The model's machine rules live here and only here: :meth:`ClusterState.admit` (a dispatched task starts or must
+queue), :meth:`~ClusterState.enqueue` and :meth:`~ClusterState.finish` (a finished task frees its request and the
+queue heads that now fit start). The simulator (:mod:`mrsim.lotes.engine`) and the heartbeat schedulers
+(:mod:`mrsim.lotes.heartbeat`) both call them.
+
 Cost per state change: one tree update, ``O(R log n)`` at worst, plus O(1) per queue group of the machine (at
 most two here).
 """
