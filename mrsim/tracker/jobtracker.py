@@ -162,9 +162,9 @@ class JobTracker(RecordedOverheads):
         self.launch_lag: Callable[[JobState, TrackerState, int], float] | None = None
         #: ``(tracker, kind) -> seconds`` between an attempt's end and its out-of-band heartbeat; None: at once.
         self.report_lag: Callable[[TrackerState, int], float] | None = None
-        #: ``(job, tracker, kind) -> seconds or None`` for a setup (2) / cleanup (3) task on ``tracker``; None or a
-        #: None result: the template's attempt duration.
-        self.aux_duration: Callable[[JobState, TrackerState, int], float | None] | None = None
+        #: ``(job, tracker, kind, on_reduce) -> seconds or None`` for a setup (2) / cleanup (3) task on ``tracker``
+        #: in a map (on_reduce 0) or reduce (1) slot; None or a None result: the template's attempt duration.
+        self.aux_duration: Callable[[JobState, TrackerState, int, int], float | None] | None = None
         #: called at a heartbeat of a tracker with a free slot, before setup/cleanup tasks and the scheduler
         #: (work outside the trace takes its slots first); ``(tracker, now) -> None``.
         self.before_assign: list[Callable[[TrackerState, float], None]] = []

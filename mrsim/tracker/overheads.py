@@ -88,7 +88,7 @@ class RecordedOverheads:
         else:
             tracker.running_maps += 1
             self.aux_running_maps += 1
-        duration = self.aux_duration(job, tracker, 2 + kind) if self.aux_duration is not None else None
+        duration = self.aux_duration(job, tracker, 2 + kind, on_reduce) if self.aux_duration is not None else None
         if duration is None:
             duration = float(job.template.extra[key])
         finish = now + duration / tracker.speed

@@ -103,3 +103,22 @@ def test_background_estimate_from_a_wait_with_free_slots():
     assert bg.map_slots == (3, 4, 0)
     assert bg.job_waits["B"] == 293.0
     assert estimate_background([("A", 0.0, 6.0)], [], 4, 1.0).is_empty()  # within the dispatch latency
+
+
+def test_a_stall_belongs_to_one_launcher_of_its_tracker():
+    # TaskTracker.TaskLauncher: map-slot and reduce-slot attempts are started by two threads. h1 runs the map
+    # (lag 2, 5 s: 0 -> 7, reported at 7); the reduce (no lag law: 0 s) is handed to h2 at its heartbeat at 7
+    # (slowstart 1). h2's *map* launcher is stuck from 0 to 100 s: the reduce starts at once, typical shuffle 4 s
+    # and reduce 3 s -> 14. With the whole tracker stalled (part off) it starts at 100 -> 107; with the reduce
+    # launcher stuck it starts at 100 as well.
+    cluster = ClusterSpec((TrackerSpec("h1", map_slots=1, reduce_slots=0), TrackerSpec("h2", map_slots=0, reduce_slots=1)))
+    template = job("j", 0.0, maps=[5], reduces=[3], typical=[4])
+    map_stuck = _cal(outliers={"h2": TrackerOutlier("h2", (), map_stalls=((0.0, 100.0),))})
+    r = run([template], cluster, interval=1.0, slowstart=1.0, calibration=map_stuck)
+    assert starts(r, "j", "REDUCE") == [7]
+    assert job_finish(r, "j") == 14
+    whole = run([template], cluster, interval=1.0, slowstart=1.0, calibration=map_stuck,
+                calibration_parts=frozenset({"launch", "stalls"}))
+    assert job_finish(whole, "j") == 107
+    reduce_stuck = _cal(outliers={"h2": TrackerOutlier("h2", (), reduce_stalls=((0.0, 100.0),))})
+    assert job_finish(run([template], cluster, interval=1.0, slowstart=1.0, calibration=reduce_stuck), "j") == 107
