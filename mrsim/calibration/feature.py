@@ -22,6 +22,11 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
   stall window belongs to one launcher: a reduce handed to a tracker whose map launcher is stuck starts normally,
   and a map (or a setup/cleanup task in a map slot whose own lag in the trace was a stall) waits for the map
   launcher's window to end. Without this part every window stalls every task kind, as before.
+* **Speculative backups that won** (``backups``): a task whose successful attempt was a backup launched after its
+  original (``JobInProgress.findSpeculativeTask``) could not finish before the backup's start plus its run. The
+  template keeps, per such task, the time from the original's start to the backup's; the engine replays the
+  original for that long before the successful attempt (``JobTracker.backup_waits``, through the failed-attempt
+  plan: the slot time counts as wasted; needs failed attempts on).
 
 Sampling uses the named streams ``calibration-launch`` and ``calibration-report`` of the replay's seed, drawn in
 launch (report) order: results are deterministic per seed, and turning one term off leaves the other's draws as
@@ -49,13 +54,15 @@ class CalibrationFeature:
     """Attach with :meth:`attach`; see the module docstring."""
 
     def __init__(self, calibration: Calibration, seed: int = 0, *, launch_lag: bool = True, report_lag: bool = True,
-                 aux_task_time: bool = True, stalls: bool = True, launchers: bool = True) -> None:
+                 aux_task_time: bool = True, stalls: bool = True, launchers: bool = True,
+                 backups: bool = True) -> None:
         self.calibration = calibration
         self.use_launch = launch_lag and bool(calibration.launch_lag)
         self.use_report = report_lag and bool(calibration.report_lag)
         self.use_aux = aux_task_time
         self.use_stalls = stalls
         self.use_launchers = launchers
+        self.use_backups = backups
         # One stream per term, so that switching a term off (ablations) leaves the others' draws unchanged.
         self._launch_draws = _Draws(stream(seed, "calibration-launch"))
         self._report_draws = _Draws(stream(seed, "calibration-report"))
@@ -94,13 +101,15 @@ class CalibrationFeature:
             jt.report_lag = self.report_lag
         if self.use_aux:
             jt.aux_duration = self.aux_duration
+        if self.use_backups:
+            jt.backup_waits = True
 
     def describe_run(self) -> tuple[str, dict, dict]:
         """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.tracker.results``)."""
         c = self.calibration
         spec = {"source": c.source, "heartbeat_source": c.heartbeat_source, "jvm_reuse": c.jvm_reuse,
                 "launch_lag": self.use_launch, "report_lag": self.use_report, "setup_cleanup_task_time": self.use_aux,
-                "stalls_per_launcher": self.use_launchers,
+                "stalls_per_launcher": self.use_launchers, "backup_waits": self.use_backups,
                 "outlier_trackers": sorted(o.host for o in c.outliers.values()),
                 "outlier_trackers_in_cluster": self.outlier_hosts_matched(),
                 "mean_launch_lag_s": {k: round(d.mean, 4) for k, d in c.launch_lag.items()}}

@@ -144,6 +144,9 @@ class JobTracker(RecordedOverheads):
         self.job_overheads = job_overheads
         self.failed_attempts = failed_attempts  # replay the trace's failed/killed attempts before successes
         self.failed_attempts_replayed = 0
+        #: replay the originals of speculative backups that won, until the backup's start (``extra["backup_*_waits"]``);
+        #: set by the calibration feature (part ``backups``).
+        self.backup_waits = False
         self.setup_queue: list[int] = []  # job indices (job-id order) waiting for a setup task
         self.cleanup_queue: list[int] = []
         self.aux_running_maps = 0  # slots held by setup/cleanup tasks

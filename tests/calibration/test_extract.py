@@ -97,3 +97,16 @@ def test_a_stall_is_kept_per_launcher_by_the_attempt_id():
     assert outlier.reduce_stalls == ((4000.0, 4200.0),)
     assert outlier.windows(True) == ((4000.0, 4200.0),)
     assert outlier.all_windows() == ((4000.0, 4200.0), (5000.0, 5200.0))
+
+
+def test_launch_lags_come_from_first_attempts_only():
+    # Task 1: one attempt, assigned 10 s, started 11 s (lag 1). Task 2: its original (KILLED) started at 21 s, the
+    # successful backup at 45 s; the task start is 20 s (the original's assignment), so 45 - 20 = 25 s would be the
+    # original's run plus the backup's launch, not a launch lag: it is left out.
+    backup = _task("MAP", 20_000, 50_000, 45_000, 50_000)
+    backup["attempts"].insert(0, {"result": "KILLED", "startTime": 21_000, "finishTime": 49_000, "hostName": "/r1/h2"})
+    c = CalibrationCollector()
+    c.add_job(_job([_task("MAP", 10_000, 20_000, 11_000, 20_000), backup]))
+    cal = c.result("hand")
+    assert cal.launch_lag["map"].quantiles == (1.0,)
+    assert cal.attempts == 2
