@@ -77,7 +77,8 @@ def test_2009_log_background_explains_the_wait_behind_a_missing_job(capsys):
 
 
 def test_2010_and_folded_traces(capsys):
-    assert validate(TRACE_2010, capsys)["summary"]["mean_abs_error_pct"] <= 7.0  # 10.8 uncalibrated
+    # 10.8 uncalibrated; 6.1 before the backups' waits were replayed per task; 4.6 now (docs/validation.md).
+    assert validate(TRACE_2010, capsys)["summary"]["mean_abs_error_pct"] <= 5.0
     folded = validate(FOLDED, capsys)
     assert folded["spec"]["calibration"]["heartbeat_source"].startswith("trace")
     assert folded["spec"]["heartbeat_interval_s"] < 1.0  # not the 7.84 s of the formula for its 784 trackers
