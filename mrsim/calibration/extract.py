@@ -15,8 +15,10 @@ For every *successful* attempt of a task of kind *k* (map, reduce, setup, cleanu
 **Stalled trackers.** An attempt whose launch lag exceeds the cluster's 99th percentile and is at least
 ``OUTLIER_MIN_EXCESS_S`` above the cluster's median is a *stall* of its host (with at least ``STALL_MIN_LAGS``
 lags measured, so that percentiles mean something): the host is an outlier with a stall window from the stalled
-task's assignment to its attempt's start (overlapping windows of one host merge). Stalled attempts are left out of
-the cluster-wide laws, which describe normal launches.
+task's assignment to its attempt's start (overlapping windows of one host's launcher merge). Windows are kept per
+launcher (``TaskTracker.TaskLauncher``: map-slot or reduce-slot, read from the attempt id's ``_m_`` / ``_r_``),
+because one launcher can be stuck while the other starts tasks normally. Stalled attempts are left out of the
+cluster-wide laws, which describe normal launches.
 
 **Heartbeat interval.** Without out-of-band heartbeats a TaskTracker reports a finished attempt only in its next
 heartbeat, so report lags are the wait to the next grid point, uniform on [0, interval) when attempts end at
