@@ -6,13 +6,19 @@ For every *successful* attempt of a task of kind *k* (map, reduce, setup, cleanu
   handed the task out, ``TaskInProgress.getExecStartTime``); the attempt start is when the child JVM began the
   task on the TaskTracker. On 0.20/1.x logs the two come from different clocks, so a lag includes the
   TaskTracker's clock skew; negative values (skew larger than the lag) are counted, reported and clamped to 0.
+  Only a task's *first* attempt has a launch lag here: Rumen's task start is its first attempt's assignment, so
+  for a retry or a speculative backup the difference also holds the earlier attempt's run (up to 59 s on the 2009
+  logs, 24 s on the 2010 ones); those waits are kept per task by the template builder and replayed there
+  (``extra["backup_*_waits"]``).
 * **report lag** = task finish - attempt finish: the completion reaching the JobTracker.
 
 **Stalled trackers.** An attempt whose launch lag exceeds the cluster's 99th percentile and is at least
 ``OUTLIER_MIN_EXCESS_S`` above the cluster's median is a *stall* of its host (with at least ``STALL_MIN_LAGS``
 lags measured, so that percentiles mean something): the host is an outlier with a stall window from the stalled
-task's assignment to its attempt's start (overlapping windows of one host merge). Stalled attempts are left out of
-the cluster-wide laws, which describe normal launches.
+task's assignment to its attempt's start (overlapping windows of one host's launcher merge). Windows are kept per
+launcher (``TaskTracker.TaskLauncher``: map-slot or reduce-slot, read from the attempt id's ``_m_`` / ``_r_``),
+because one launcher can be stuck while the other starts tasks normally. Stalled attempts are left out of the
+cluster-wide laws, which describe normal launches.
 
 **Heartbeat interval.** Without out-of-band heartbeats a TaskTracker reports a finished attempt only in its next
 heartbeat, so report lags are the wait to the next grid point, uniform on [0, interval) when attempts end at
@@ -62,6 +68,33 @@ def _host(attempt: Mapping[str, Any]) -> str:
     return str(attempt.get("hostName") or "").rsplit("/", 1)[-1]
 
 
+def _reduce_slot(attempt: Mapping[str, Any], kind: str) -> bool:
+    """Whether the attempt ran in a reduce slot, i.e. was started by the TaskTracker's reduce-slot launcher: the
+    attempt id's type letter (``attempt_<jt>_<job>_r_<task>_<n>``; a setup or cleanup task given a reduce slot is
+    ``_r_``, ``JobTracker.getSetupAndCleanupTasks``), else its kind (only reduces use reduce slots)."""
+    parts = str(attempt.get("attemptID") or "").split("_")
+    if len(parts) >= 6 and parts[3] in ("m", "r"):
+        return parts[3] == "r"
+    return kind == "reduce"
+
+
+def _first_start(attempts: list) -> int:
+    """The earliest start (epoch ms) of a task's attempts of any result, or -1."""
+    starts = [rumen_ms(a.get("startTime")) for a in attempts if isinstance(a, Mapping)]
+    return min((x for x in starts if x > 0), default=-1)
+
+
+def _merged(spans: list[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
+    """Overlapping windows of one launcher as one, rounded to the millisecond."""
+    merged: list[list[float]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return tuple((round(a, 3), round(b, 3)) for a, b in merged)
+
+
 class CalibrationCollector:
     """Accumulates lag samples over ``LoggedJob`` dicts (:meth:`add_job`), then builds a :class:`Calibration`."""
 
@@ -69,6 +102,7 @@ class CalibrationCollector:
         self.report: dict[str, list[float]] = defaultdict(list)
         self.host_launch: dict[str, list[tuple[str, float]]] = defaultdict(list)  # (host, lag)
         self.windows: dict[str, list[tuple[float, float]]] = defaultdict(list)  # (assignment, attempt start), s
+        self.reduce_side: dict[str, list[bool]] = defaultdict(list)  # launched by the reduce-slot launcher
         self.init_delays: list[float] = []
         self.negative_launch = 0
         self.negative_report = 0
@@ -76,6 +110,7 @@ class CalibrationCollector:
         self.oob: Counter[str] = Counter()
         self.jobs = 0
         self.attempts = 0
+        self.later_attempts = 0
 
     def add_job(self, job: Mapping[str, Any]) -> None:
         self.jobs += 1
@@ -90,7 +125,7 @@ class CalibrationCollector:
                     break
             if OOB_KEY in props:
                 self.oob[str(props[OOB_KEY]).strip().lower()] += 1
-        launches: list[tuple[int, int, str, str]] = []  # (attempt start, task start, host, kind) of this job
+        launches: list[tuple[int, int, str, str, bool]] = []  # (attempt start, task start, host, kind, reduce slot)
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
             tasks = job.get(key)
             if not isinstance(tasks, list):
@@ -103,24 +138,30 @@ class CalibrationCollector:
                 attempts = task.get("attempts")
                 if not isinstance(attempts, list):
                     continue
+                first = _first_start(attempts)
                 for attempt in attempts:
                     if not isinstance(attempt, Mapping) or attempt.get("result") != "SUCCESS":
                         continue
                     a_start, a_end = rumen_ms(attempt.get("startTime")), rumen_ms(attempt.get("finishTime"))
                     self.attempts += 1
-                    if start > 0 and a_start > 0:
-                        launches.append((a_start, start, _host(attempt), kind))
+                    if a_start > first > 0:
+                        # Not the task's first attempt (a retry or a speculative backup): the task start is the
+                        # first attempt's assignment, so attempt start - task start is not this attempt's launch lag.
+                        self.later_attempts += 1
+                    elif start > 0 and a_start > 0:
+                        launches.append((a_start, start, _host(attempt), kind, _reduce_slot(attempt, kind)))
                     if end > 0 and a_end > 0:
                         lag = (end - a_end) / _MS
                         if lag < 0:
                             self.negative_report += 1
                         self.report[kind].append(lag)
-        for a_start, start, host, kind in launches:
+        for a_start, start, host, kind, reduce_slot in launches:
             lag = (a_start - start) / _MS
             if lag < 0:
                 self.negative_launch += 1
             self.host_launch[kind].append((host, lag))
             self.windows[kind].append((start / _MS, a_start / _MS))
+            self.reduce_side[kind].append(reduce_slot)
 
     def result(self, source: str = "", oob_heartbeat: bool | None = None,
                slots: tuple[int | None, int | None] = (None, None)) -> Calibration:
@@ -165,23 +206,18 @@ class CalibrationCollector:
         p99, median = float(np.quantile(arr, 0.99)), float(np.median(arr))
         limit = max(p99, median + OUTLIER_MIN_EXCESS_S)
         stalled: set[tuple[str, int]] = set()
-        windows: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        windows: dict[tuple[str, bool], list[tuple[float, float]]] = defaultdict(list)  # (host, reduce launcher)
         for kind in KINDS:
             for n, (host, lag) in enumerate(self.host_launch.get(kind, ())):
                 if host and lag > limit:
                     stalled.add((kind, n))
-                    windows[host].append(self.windows[kind][n])
+                    windows[host, self.reduce_side[kind][n]].append(self.windows[kind][n])
         found: dict[str, TrackerOutlier] = {}
-        for host, spans in sorted(windows.items()):
-            merged: list[list[float]] = []
-            for a, b in sorted(spans):
-                if merged and a <= merged[-1][1]:
-                    merged[-1][1] = max(merged[-1][1], b)
-                else:
-                    merged.append([a, b])
-            found[host] = TrackerOutlier(host, tuple((round(a, 3), round(b, 3)) for a, b in merged),
-                                         f"{len(spans)} attempt(s) started {limit:.1f}+ s after assignment against "
-                                         f"the cluster's median {median:.2f} s")
+        for host in sorted({h for h, _side in windows}):
+            maps, reduces = _merged(windows.get((host, False), [])), _merged(windows.get((host, True), []))
+            count = len(windows.get((host, False), [])) + len(windows.get((host, True), []))
+            found[host] = TrackerOutlier(host, (), f"{count} attempt(s) started {limit:.1f}+ s after assignment "
+                                         f"against the cluster's median {median:.2f} s", maps, reduces)
         return found, stalled, round(limit, 6)
 
     def _heartbeat(self, oob: bool, notes: list[str]) -> tuple[float | None, str]:

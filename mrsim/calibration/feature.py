@@ -16,6 +16,17 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
   leaves after a sampled report lag (without them, the tracker's heartbeat grid is the report delay).
 * **Outlier TaskTrackers** keep their stalls (by host name, so the cluster must name the trace's hosts: an
   inferred cluster or a topology does): a task assigned to one inside a stall window starts when the window ends.
+* **Two launchers per TaskTracker** (``launchers``): a TaskTracker starts map-slot and reduce-slot attempts from
+  two queues served by two threads (``TaskTracker.TaskLauncher``, ``mapLauncher`` / ``reduceLauncher``), and its
+  heartbeats go on while a launcher is stuck (the JobTracker keeps handing it tasks while it has free slots). So a
+  stall window belongs to one launcher: a reduce handed to a tracker whose map launcher is stuck starts normally,
+  and a map (or a setup/cleanup task in a map slot whose own lag in the trace was a stall) waits for the map
+  launcher's window to end. Without this part every window stalls every task kind, as before.
+* **Speculative backups that won** (``backups``): a task whose successful attempt was a backup launched after its
+  original (``JobInProgress.findSpeculativeTask``) could not finish before the backup's start plus its run. The
+  template keeps, per such task, the time from the original's start to the backup's; the engine replays the
+  original for that long before the successful attempt (``JobTracker.backup_waits``, through the failed-attempt
+  plan: the slot time counts as wasted; needs failed attempts on).
 
 Sampling uses the named streams ``calibration-launch`` and ``calibration-report`` of the replay's seed, drawn in
 launch (report) order: results are deterministic per seed, and turning one term off leaves the other's draws as
@@ -43,12 +54,15 @@ class CalibrationFeature:
     """Attach with :meth:`attach`; see the module docstring."""
 
     def __init__(self, calibration: Calibration, seed: int = 0, *, launch_lag: bool = True, report_lag: bool = True,
-                 aux_task_time: bool = True, stalls: bool = True) -> None:
+                 aux_task_time: bool = True, stalls: bool = True, launchers: bool = True,
+                 backups: bool = True) -> None:
         self.calibration = calibration
         self.use_launch = launch_lag and bool(calibration.launch_lag)
         self.use_report = report_lag and bool(calibration.report_lag)
         self.use_aux = aux_task_time
         self.use_stalls = stalls
+        self.use_launchers = launchers
+        self.use_backups = backups
         # One stream per term, so that switching a term off (ablations) leaves the others' draws unchanged.
         self._launch_draws = _Draws(stream(seed, "calibration-launch"))
         self._report_draws = _Draws(stream(seed, "calibration-report"))
@@ -59,7 +73,9 @@ class CalibrationFeature:
             if kind not in calibration.launch_lag and "map" in calibration.launch_lag:
                 self._launch[KIND_INDEX[kind]] = calibration.launch_lag["map"]
         self._report: list[Distribution] = [calibration.report_lag.get(k, none) for k in KINDS]
-        self._stalls: dict[int, tuple[tuple[float, float], ...]] = {}  # tracker index -> windows, replay clock
+        # tracker index -> windows (replay clock) of its map-slot [0] and reduce-slot [1] launcher; without the
+        # launchers part both hold every window (the whole tracker stalls).
+        self._stalls: dict[int, tuple[tuple[tuple[float, float], ...], tuple[tuple[float, float], ...]]] = {}
         self._reuse: dict[int, int] = {}  # job index -> reuse (only jobs with reuse != 1)
         self._jvm_count: dict[tuple[int, int, int], int] = {}  # (job, tracker, kind) -> tasks launched there
         self.launches = 0
@@ -70,7 +86,10 @@ class CalibrationFeature:
         for state in jt.trackers:
             outlier = self.calibration.outliers.get(state.host)
             if outlier is not None and self.use_stalls:
-                self._stalls[state.index] = tuple((a - origin, b - origin) for a, b in outlier.stalls)
+                sides = ((outlier.windows(False), outlier.windows(True)) if self.use_launchers
+                         else (outlier.all_windows(),) * 2)
+                self._stalls[state.index] = tuple(  # type: ignore[assignment]
+                    tuple((a - origin, b - origin) for a, b in side) for side in sides)
         self._now = lambda: jt.kernel.now
         for job in jt.jobs:
             reuse = _job_reuse(job.template.extra.get("properties"), self.calibration.jvm_reuse)
@@ -82,12 +101,15 @@ class CalibrationFeature:
             jt.report_lag = self.report_lag
         if self.use_aux:
             jt.aux_duration = self.aux_duration
+        if self.use_backups:
+            jt.backup_waits = True
 
     def describe_run(self) -> tuple[str, dict, dict]:
         """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.tracker.results``)."""
         c = self.calibration
         spec = {"source": c.source, "heartbeat_source": c.heartbeat_source, "jvm_reuse": c.jvm_reuse,
                 "launch_lag": self.use_launch, "report_lag": self.use_report, "setup_cleanup_task_time": self.use_aux,
+                "stalls_per_launcher": self.use_launchers, "backup_waits": self.use_backups,
                 "outlier_trackers": sorted(o.host for o in c.outliers.values()),
                 "outlier_trackers_in_cluster": self.outlier_hosts_matched(),
                 "mean_launch_lag_s": {k: round(d.mean, 4) for k, d in c.launch_lag.items()}}
@@ -101,6 +123,20 @@ class CalibrationFeature:
 
     def launch_lag(self, job: "JobState", tracker: "TrackerState", kind: int) -> float:
         """Seconds the attempt spends starting before it progresses (0 for a warm reused JVM)."""
+        return self._lag(job, tracker, kind, kind == 1)
+
+    def stall_wait(self, tracker: "TrackerState", on_reduce: bool) -> float:
+        """Seconds until the launcher (map-slot or reduce-slot) of ``tracker`` can start a task handed to it now:
+        the rest of the stall window it is in, else 0."""
+        stalls = self._stalls.get(tracker.index)
+        if stalls is not None:
+            now = self._now()
+            for a, b in stalls[1 if on_reduce else 0]:
+                if a <= now < b:
+                    return b - now
+        return 0.0
+
+    def _lag(self, job: "JobState", tracker: "TrackerState", kind: int, on_reduce: bool) -> float:
         reuse = self._reuse.get(job.index)
         if reuse is not None:
             key = (job.index, tracker.index, kind)
@@ -108,15 +144,8 @@ class CalibrationFeature:
             self._jvm_count[key] = n + 1
             if n > 0 and (reuse == -1 or n % reuse != 0):
                 return 0.0  # the job's conf says this task runs in a warm, reused JVM
-        stalls = self._stalls.get(tracker.index)
-        lag = -1.0
-        if stalls is not None:
-            now = self._now()
-            for a, b in stalls:
-                if a <= now < b:
-                    lag = b - now  # the tracker starts nothing before its stall ends
-                    break
-        if lag < 0.0:
+        lag = self.stall_wait(tracker, on_reduce)  # the launcher starts nothing before its stall ends
+        if lag <= 0.0:
             lag = self._launch[kind].sample(self._launch_draws.next())
         self.launches += 1
         self.lag_s += lag
@@ -125,8 +154,9 @@ class CalibrationFeature:
     def report_lag(self, tracker: "TrackerState", kind: int) -> float:
         return self._report[kind].sample(self._report_draws.next())
 
-    def aux_duration(self, job: "JobState", tracker: "TrackerState", kind: int) -> float | None:
-        """SETUP (kind 2) / CLEANUP (kind 3) duration in seconds, or None for the engine's default."""
+    def aux_duration(self, job: "JobState", tracker: "TrackerState", kind: int, on_reduce: int = 0) -> float | None:
+        """SETUP (kind 2) / CLEANUP (kind 3) duration in seconds in a map (``on_reduce`` 0) or reduce slot, or None
+        for the engine's default."""
         extra = job.template.extra
         task_time = extra.get("setup_task_s" if kind == 2 else "cleanup_task_s")
         attempt = extra.get("setup_s" if kind == 2 else "cleanup_s")
@@ -137,7 +167,7 @@ class CalibrationFeature:
         # No task time, or its lag was a stall (replayed by the stalled tracker's window instead of here).
         if attempt is None:
             return None
-        return float(attempt) + (self.launch_lag(job, tracker, kind) if self.use_launch else 0.0)
+        return float(attempt) + (self._lag(job, tracker, kind, bool(on_reduce)) if self.use_launch else 0.0)
 
 
 def _job_reuse(properties: object, default: int) -> int:

@@ -23,6 +23,7 @@ from mrsim.errors import InputError
 KINDS = ("map", "reduce", "setup", "cleanup")
 KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
 QUANTILES = 101
+OUTLIER_KEYS = ("host", "reason", "stalls", "map_stalls", "reduce_stalls")
 
 
 @dataclass(frozen=True)
@@ -95,14 +96,28 @@ class Distribution:
 class TrackerOutlier:
     """A TaskTracker that stalled: attempts assigned to it started far later than the cluster's launch lags allow.
 
-    ``stalls`` are ``(from_s, until_s)`` windows in the trace's clock (epoch seconds): from the first stalled
-    assignment to the latest start of a stalled attempt. A task the replay assigns to this tracker inside a window
-    starts at its end (the tracker could not start tasks before); outside the windows the cluster's law applies.
+    Windows are ``(from_s, until_s)`` in the trace's clock (epoch seconds): from the first stalled assignment to
+    the latest start of a stalled attempt. A TaskTracker launches map-slot and reduce-slot attempts from two
+    separate queues, each served by its own thread (``TaskTracker.TaskLauncher``: ``mapLauncher`` and
+    ``reduceLauncher``), so a stall is a stall of one launcher: ``map_stalls`` hold the map-slot launcher (maps and
+    the setup/cleanup tasks given a map slot), ``reduce_stalls`` the reduce-slot one; ``stalls`` (calibrations
+    written before launchers were told apart, or by hand) hold both. A task the replay hands to a stalled launcher
+    inside a window starts at its end; outside the windows the cluster's law applies.
     """
 
     host: str
     stalls: tuple[tuple[float, float], ...]
     reason: str = ""
+    map_stalls: tuple[tuple[float, float], ...] = ()
+    reduce_stalls: tuple[tuple[float, float], ...] = ()
+
+    def windows(self, reduce_launcher: bool) -> tuple[tuple[float, float], ...]:
+        """The stall windows of one launcher (trace clock), sorted."""
+        return tuple(sorted(self.stalls + (self.reduce_stalls if reduce_launcher else self.map_stalls)))
+
+    def all_windows(self) -> tuple[tuple[float, float], ...]:
+        """Every window of either launcher, sorted (the whole tracker stalled: the model before launchers)."""
+        return tuple(sorted(self.stalls + self.map_stalls + self.reduce_stalls))
 
 
 @dataclass(frozen=True)
@@ -201,8 +216,10 @@ class Calibration:
         if self.map_slots is not None:
             lines.append(f"  slots per tracker  {self.map_slots} map, {self.reduce_slots} reduce (most common)")
         for o in self.outliers.values():
-            windows = ", ".join(f"{b - a:.0f} s" for a, b in o.stalls)
-            lines.append(f"  outlier tracker    {o.host}: stalled {len(o.stalls)} time(s) ({windows}); {o.reason}")
+            parts = [f"{name} {len(w)} time(s) ({', '.join(f'{b - a:.0f} s' for a, b in w)})"
+                     for name, w in (("whole tracker", o.stalls), ("map launcher", o.map_stalls),
+                                     ("reduce launcher", o.reduce_stalls)) if w]
+            lines.append(f"  outlier tracker    {o.host}: stalled: {'; '.join(parts)}; {o.reason}")
         lines.extend(f"  note: {n}" for n in self.notes)
         return lines
 
@@ -230,8 +247,10 @@ class Calibration:
         if self.job_init_delay is not None:
             out += ["", "[job_init_delay]", *_dist_lines(self.job_init_delay)]
         for o in self.outliers.values():
-            out += ["", "[[outliers]]", f"host = {_toml_str(o.host)}", f"reason = {_toml_str(o.reason)}",
-                    "stalls = [" + ", ".join(f"[{a!r}, {b!r}]" for a, b in o.stalls) + "]"]
+            out += ["", "[[outliers]]", f"host = {_toml_str(o.host)}", f"reason = {_toml_str(o.reason)}"]
+            for key, windows in (("stalls", o.stalls), ("map_stalls", o.map_stalls), ("reduce_stalls", o.reduce_stalls)):
+                if windows or key == "stalls":
+                    out.append(f"{key} = [" + ", ".join(f"[{a!r}, {b!r}]" for a, b in windows) + "]")
         return "\n".join(out) + "\n"
 
     @classmethod
@@ -271,23 +290,14 @@ class Calibration:
             if not isinstance(item, Mapping):
                 raise InputError(f"{where}: expected a table")
             for key in item:
-                if key not in ("host", "reason", "stalls"):
-                    raise InputError(f"{where}: unknown calibration key {key!r} (known: host, reason, stalls)")
+                if key not in OUTLIER_KEYS:
+                    raise InputError(f"{where}: unknown calibration key {key!r} (known: {', '.join(OUTLIER_KEYS)})")
             host = item.get("host")
             if not isinstance(host, str) or not host:
                 raise InputError(f"{where}.host: expected a host name")
-            stalls = []
-            raw = item.get("stalls", [])
-            if not isinstance(raw, list):
-                raise InputError(f"{where}.stalls: expected an array of [from, until] pairs (seconds)")
-            for pair in raw:
-                if not isinstance(pair, list) or len(pair) != 2:
-                    raise InputError(f"{where}.stalls: expected [from, until] pairs (seconds), got {pair!r}")
-                a, b = (_number(x, f"{where}.stalls") for x in pair)
-                if a < 0 or b < a:
-                    raise InputError(f"{where}.stalls: expected 0 <= from <= until, got [{a}, {b}]")
-                stalls.append((a, b))
-            outliers[host] = TrackerOutlier(host, tuple(stalls), str(item.get("reason", "")))
+            windows = {key: _windows(item.get(key, []), f"{where}.{key}") for key in OUTLIER_KEYS[2:]}
+            outliers[host] = TrackerOutlier(host, windows["stalls"], str(item.get("reason", "")),
+                                            windows["map_stalls"], windows["reduce_stalls"])
         interval = doc.get("heartbeat_interval_s")
         if interval is not None:
             interval = _number(interval, f"{source}: heartbeat_interval_s")
@@ -325,6 +335,21 @@ class Calibration:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"{p}: cannot read calibration ({exc.__class__.__name__}: {exc})") from None
         return cls.from_toml(text, str(p))
+
+
+def _windows(raw: Any, where: str) -> tuple[tuple[float, float], ...]:
+    """Stall windows ``[[from, until], ...]`` (seconds, trace clock), checked."""
+    if not isinstance(raw, list):
+        raise InputError(f"{where}: expected an array of [from, until] pairs (seconds)")
+    out = []
+    for pair in raw:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise InputError(f"{where}: expected [from, until] pairs (seconds), got {pair!r}")
+        a, b = (_number(x, where) for x in pair)
+        if a < 0 or b < a:
+            raise InputError(f"{where}: expected 0 <= from <= until, got [{a}, {b}]")
+        out.append((a, b))
+    return tuple(out)
 
 
 def _number(value: Any, where: str) -> float:

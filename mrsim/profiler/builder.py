@@ -30,7 +30,10 @@ succeeded are kept, in order, as ``extra["failed_map_attempts"]`` / ``extra["fai
 (task index → durations in s): the engine replays them as attempts that hold a slot and then fail, so the wasted
 work is reproduced. Attempts that ran concurrently with the successful one are speculative attempts (Hadoop runs
 two attempts of a task at once only when speculating): they are counted in ``extra["speculative_attempts"]`` and
-not replayed as failures. Tasks without a successful attempt contribute no duration; all unsuccessful attempts are
+not replayed as failures. When the successful attempt is a backup that started after such an attempt (the original
+it beat), the time from the original's start to the backup's is kept as ``extra["backup_map_waits"]`` /
+``extra["backup_reduce_waits"]`` (task index → seconds): the calibration replays it (``mrsim.calibration.feature``,
+part ``backups``), because the task's successful attempt could not start before its backup was launched. Tasks without a successful attempt contribute no duration; all unsuccessful attempts are
 counted in ``extra["unsuccessful_attempts"]``. A FAILED or KILLED job is replayed
 with the tasks that did succeed (the work it really completed); if none did, it is skipped with a warning.
 A SUCCESS job with no tasks at all is malformed input and raises :class:`~mrsim.errors.InputError`.
@@ -102,6 +105,23 @@ def attempt_window(task: dict, attempt: dict, job_id: str, warnings: list[str]) 
 def _window(attempt: dict) -> tuple[int, int] | None:
     start, finish = _num(attempt.get("startTime")), _num(attempt.get("finishTime"))
     return (start, finish) if start > 0 and finish >= start else None
+
+
+def _backup_wait(task: dict, success: dict) -> float:
+    """Seconds from the start of the earliest attempt that ran concurrently with ``success`` and started before it
+    (the original a speculative backup beat, ``JobInProgress.findSpeculativeTask``) to ``success``'s start; 0 when
+    the successful attempt is not such a backup."""
+    ok = _window(success)
+    if ok is None:
+        return 0.0
+    first = ok[0]
+    for attempt in task.get("attempts") or ():
+        if attempt is success or attempt.get("result") not in ("FAILED", "KILLED"):
+            continue
+        w = _window(attempt)
+        if w is not None and w[0] < ok[0] < w[1]:
+            first = min(first, w[0])
+    return (ok[0] - first) / _MS
 
 
 def _unsuccessful_attempts(task: dict, success: dict) -> tuple[list[float], int]:
@@ -188,8 +208,13 @@ def _aux_task_time(job: dict, kind: str) -> float | None:
 
 
 def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] | None = None,
-           failed_maps: dict | None = None, failed_reduces: dict | None = None, speculative: int = 0) -> dict:
+           failed_maps: dict | None = None, failed_reduces: dict | None = None, speculative: int = 0,
+           backup_waits: tuple[dict, dict] = ({}, {})) -> dict:
     extra: dict = {"unsuccessful_attempts": unsuccessful}
+    if backup_waits[0]:
+        extra["backup_map_waits"] = backup_waits[0]
+    if backup_waits[1]:
+        extra["backup_reduce_waits"] = backup_waits[1]
     if speculative:
         extra["speculative_attempts"] = speculative
     if failed_maps:
@@ -268,11 +293,15 @@ def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
     failed_maps: dict[str, list[float]] = {}
     failed_reduces: dict[str, list[float]] = {}
     speculative = 0
+    backup_maps: dict[str, float] = {}
+    backup_reduces: dict[str, float] = {}
     for task, attempt, start, finish in _completed(map_tasks, job_id, warns):
         lost, concurrent = _unsuccessful_attempts(task, attempt)
         speculative += concurrent
         if lost:
             failed_maps[str(len(map_durations))] = lost
+        if concurrent and (wait := _backup_wait(task, attempt)) > 0:
+            backup_maps[str(len(map_durations))] = wait
         map_durations.append((finish - start) / _MS)
         map_locations.append(_location_strings(task))
         map_stage_end = max(map_stage_end, finish)
@@ -285,6 +314,8 @@ def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
         speculative += concurrent
         if lost:
             failed_reduces[str(len(reduce_durations))] = lost
+        if concurrent and (wait := _backup_wait(task, attempt)) > 0:
+            backup_reduces[str(len(reduce_durations))] = wait
         shuffle_end, sort_end = _num(attempt.get("shuffleFinished")), _num(attempt.get("sortFinished"))
         if sort_end <= 0:
             sort_end = shuffle_end if shuffle_end > 0 else start
@@ -343,7 +374,8 @@ def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
         outcome=outcome,
         actual_completion_s=actual,
         map_locations=tuple(map_locations) if has_locations else None,
-        extra=_extra(job, unsuccessful, job_id, warns, failed_maps, failed_reduces, speculative),
+        extra=_extra(job, unsuccessful, job_id, warns, failed_maps, failed_reduces, speculative,
+                     (backup_maps, backup_reduces)),
     )
 
 

@@ -144,6 +144,9 @@ class JobTracker(RecordedOverheads):
         self.job_overheads = job_overheads
         self.failed_attempts = failed_attempts  # replay the trace's failed/killed attempts before successes
         self.failed_attempts_replayed = 0
+        #: replay the originals of speculative backups that won, until the backup's start (``extra["backup_*_waits"]``);
+        #: set by the calibration feature (part ``backups``).
+        self.backup_waits = False
         self.setup_queue: list[int] = []  # job indices (job-id order) waiting for a setup task
         self.cleanup_queue: list[int] = []
         self.aux_running_maps = 0  # slots held by setup/cleanup tasks
@@ -162,9 +165,9 @@ class JobTracker(RecordedOverheads):
         self.launch_lag: Callable[[JobState, TrackerState, int], float] | None = None
         #: ``(tracker, kind) -> seconds`` between an attempt's end and its out-of-band heartbeat; None: at once.
         self.report_lag: Callable[[TrackerState, int], float] | None = None
-        #: ``(job, tracker, kind) -> seconds or None`` for a setup (2) / cleanup (3) task on ``tracker``; None or a
-        #: None result: the template's attempt duration.
-        self.aux_duration: Callable[[JobState, TrackerState, int], float | None] | None = None
+        #: ``(job, tracker, kind, on_reduce) -> seconds or None`` for a setup (2) / cleanup (3) task on ``tracker``
+        #: in a map (on_reduce 0) or reduce (1) slot; None or a None result: the template's attempt duration.
+        self.aux_duration: Callable[[JobState, TrackerState, int, int], float | None] | None = None
         #: called at a heartbeat of a tracker with a free slot, before setup/cleanup tasks and the scheduler
         #: (work outside the trace takes its slots first); ``(tracker, now) -> None``.
         self.before_assign: list[Callable[[TrackerState, float], None]] = []

@@ -7,7 +7,9 @@
   is then not called.
 * Failed attempts: a task's logged FAILED/KILLED attempts that ran before its successful one are replayed as
   attempts that hold a slot for their logged duration and then fail; the task goes back to the front of its job's
-  queue (``findNewMapTask`` step 1) and its slot time counts as wasted.
+  queue (``findNewMapTask`` step 1) and its slot time counts as wasted. With ``backup_waits`` set (by the
+  calibration feature), a task whose successful attempt was a speculative backup also replays its original, for
+  the time from the original's start to the backup's (``extra["backup_*_waits"]``), the same way.
 
 A mixin of :class:`mrsim.tracker.jobtracker.JobTracker` (it uses the engine's state and helpers).
 """
@@ -32,6 +34,12 @@ class RecordedOverheads:
                 i = int(index)
                 if durations and i < (job.n_reduces if bit else job.n_maps):
                     plan[base | bit | i] = [float(d) for d in durations]
+        if self.backup_waits:  # a feature asked (calibration part "backups"): the original runs until its backup
+            for key, bit in (("backup_map_waits", 0), ("backup_reduce_waits", REDUCE_BIT)):
+                for index, wait in (extra.get(key) or {}).items():
+                    i = int(index)
+                    if wait > 0 and i < (job.n_reduces if bit else job.n_maps):
+                        plan.setdefault(base | bit | i, []).append(float(wait))
         if plan:
             job.fail_plan = plan
             job.failing = set()
@@ -88,7 +96,7 @@ class RecordedOverheads:
         else:
             tracker.running_maps += 1
             self.aux_running_maps += 1
-        duration = self.aux_duration(job, tracker, 2 + kind) if self.aux_duration is not None else None
+        duration = self.aux_duration(job, tracker, 2 + kind, on_reduce) if self.aux_duration is not None else None
         if duration is None:
             duration = float(job.template.extra[key])
         finish = now + duration / tracker.speed

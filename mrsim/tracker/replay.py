@@ -55,7 +55,9 @@ class ReplayOptions:
             Its heartbeat interval is used when ``heartbeat_interval_s`` is None.
         calibration_parts: which terms of the calibration to replay (ablations): ``launch`` (launch lags),
             ``report`` (report lags with out-of-band heartbeats), ``aux`` (setup/cleanup task times) and
-            ``heartbeat`` (the interval the trace shows), ``stalls`` (outlier trackers' stall windows).
+            ``heartbeat`` (the interval the trace shows), ``stalls`` (outlier trackers' stall windows), ``launchers``
+            (a stall window belongs to the map-slot or the reduce-slot launcher, ``TaskTracker.TaskLauncher``),
+            ``backups`` (a speculative backup that won starts when it was launched).
         background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
     """
 
@@ -71,7 +73,8 @@ class ReplayOptions:
     rack_local_slowdown: float = 1.0
     off_switch_slowdown: float = 1.0
     calibration: "Calibration | None" = None
-    calibration_parts: frozenset[str] = frozenset({"launch", "report", "aux", "heartbeat", "stalls"})
+    calibration_parts: frozenset[str] = frozenset({"launch", "report", "aux", "heartbeat", "stalls", "launchers",
+                                                          "backups"})
     background: "Background | None" = None
 
 
@@ -109,7 +112,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         parts = options.calibration_parts
         jt.attach(CalibrationFeature(calibration, options.seed, launch_lag="launch" in parts,
                                      report_lag="report" in parts, aux_task_time="aux" in parts,
-                                     stalls="stalls" in parts))
+                                     stalls="stalls" in parts, launchers="launchers" in parts,
+                                     backups="backups" in parts))
     if options.background is not None and not options.background.is_empty():
         if cluster.resource_names:
             raise InputError("--background trace: outside work is estimated in map slots; it cannot run on a "

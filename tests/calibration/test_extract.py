@@ -70,7 +70,8 @@ def test_a_stalled_tracker_becomes_an_outlier_with_its_window():
     c.add_job(_job(maps))
     cal = c.result("x")
     assert set(cal.outliers) == {"h9"}
-    assert cal.outliers["h9"].stalls == ((500.0, 700.0),)
+    assert cal.outliers["h9"].map_stalls == ((500.0, 700.0),)  # a map: the map-slot launcher stalled
+    assert cal.outliers["h9"].stalls == () and cal.outliers["h9"].reduce_stalls == ()
     assert cal.launch_lag["map"].quantiles == (1.0,)  # the stall is not part of the normal law
 
 
@@ -78,3 +79,34 @@ def test_jvm_reuse_from_the_job_conf():
     c = CalibrationCollector()
     c.add_job(_job(_many_maps([0]), props={"mapred.job.reuse.jvm.num.tasks": "-1"}))
     assert c.result("x").jvm_reuse == -1
+
+
+def test_a_stall_is_kept_per_launcher_by_the_attempt_id():
+    # 300 normal maps (lag 1 s; enough that two stalls stay above the 99th percentile); on h9 a CLEANUP attempt in a reduce slot (attempt id "_r_") assigned at 4000 s started
+    # at 4200 s, and a map assigned at 5000 s started at 5200 s: the reduce-slot launcher stalled 4000-4200 s, the
+    # map-slot launcher 5000-5200 s (TaskTracker.TaskLauncher: one thread per slot type).
+    maps = [_task("MAP", 10_000 * i, 10_000 * i + 9_000, 10_000 * i + 1_000, 10_000 * i + 9_000, f"/r/h{i % 3}")
+            for i in range(1, 301)]
+    maps.append(_task("MAP", 5_000_000, 5_210_000, 5_200_000, 5_210_000, "/r/h9"))
+    cleanup = _task("CLEANUP", 4_000_000, 4_210_000, 4_200_000, 4_210_000, "/r/h9")
+    cleanup["attempts"][0]["attemptID"] = "attempt_201001010000_0001_r_000001_0"
+    c = CalibrationCollector()
+    c.add_job(_job(maps, other=[cleanup]))
+    outlier = c.result("x").outliers["h9"]
+    assert outlier.map_stalls == ((5000.0, 5200.0),)
+    assert outlier.reduce_stalls == ((4000.0, 4200.0),)
+    assert outlier.windows(True) == ((4000.0, 4200.0),)
+    assert outlier.all_windows() == ((4000.0, 4200.0), (5000.0, 5200.0))
+
+
+def test_launch_lags_come_from_first_attempts_only():
+    # Task 1: one attempt, assigned 10 s, started 11 s (lag 1). Task 2: its original (KILLED) started at 21 s, the
+    # successful backup at 45 s; the task start is 20 s (the original's assignment), so 45 - 20 = 25 s would be the
+    # original's run plus the backup's launch, not a launch lag: it is left out.
+    backup = _task("MAP", 20_000, 50_000, 45_000, 50_000)
+    backup["attempts"].insert(0, {"result": "KILLED", "startTime": 21_000, "finishTime": 49_000, "hostName": "/r1/h2"})
+    c = CalibrationCollector()
+    c.add_job(_job([_task("MAP", 10_000, 20_000, 11_000, 20_000), backup]))
+    cal = c.result("hand")
+    assert cal.launch_lag["map"].quantiles == (1.0,)
+    assert cal.attempts == 2

@@ -27,7 +27,8 @@ def _calibration() -> Calibration:
                        report_lag={"reduce": Distribution.of([0.0, 0.2])},
                        job_init_delay=Distribution.constant(4.0), heartbeat_interval_s=0.5,
                        heartbeat_source="trace: test", jvm_reuse=-1, map_slots=2, reduce_slots=1,
-                       outliers={"h7": TrackerOutlier("h7", ((10.0, 200.0),), "stalled")},
+                       outliers={"h7": TrackerOutlier("h7", ((10.0, 200.0),), "stalled"),
+                                 "h8": TrackerOutlier("h8", (), "map launcher stuck", ((5.0, 9.0),), ((1.0, 2.0),))},
                        source="hand", jobs=3, attempts=9, hosts=4, notes=('a "quoted" note',))
 
 
@@ -46,6 +47,8 @@ def test_toml_round_trip_is_exact():
     ("heartbeat_interval_s = inf\n", "heartbeat_interval_s"),
     ("jvm_reuse = 0\n", "jvm_reuse"),
     ("[[outliers]]\nhost = \"h\"\nstalls = [[5.0, 1.0]]\n", "outliers[0].stalls"),
+    ("[[outliers]]\nhost = \"h\"\nmap_stalls = [[-5.0, 1.0]]\n", "outliers[0].map_stalls"),
+    ("[[outliers]]\nhost = \"h\"\nlauncher = \"map\"\n", "'launcher'"),
     ("[launch_lag.map]\nquantiles = [1.0]\nextra = 2\n", "'extra'"),
 ])
 def test_bad_calibration_is_one_line_error_naming_the_key(text, key):

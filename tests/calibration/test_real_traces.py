@@ -33,8 +33,10 @@ def test_gridmix_group(capsys):
     assert len(errors) == 103
     mean_abs = sum(abs(e) for e in errors) / len(errors)
     signed = sum(errors) / len(errors)
-    # Seed 0 gives 11.6 / -3.4 (seeds 1-3: 11.2-12.3 / -2.7 to -4.0); uncalibrated 19.8 / -19.6 (docs/validation.md).
-    assert mean_abs <= 12.5 and abs(signed) <= 5.0, (mean_abs, signed)
+    # Seed 0 gives 8.7 / -7.5 (seeds 1-3: 8.8-9.0 / -7.5 to -7.7); uncalibrated 19.8 / -19.6; before stalls were
+    # kept per launcher 11.6 / -3.4, the -3.4 helped by a reduce that met host254's map-launcher stall
+    # (docs/validation.md).
+    assert mean_abs <= 9.5 and abs(signed) <= 8.5, (mean_abs, signed)
 
 
 def test_gridmix_trace_10m_calibrated_and_not(capsys):
@@ -49,6 +51,22 @@ def test_gridmix_trace_10m_calibrated_and_not(capsys):
     assert round(old["mean_abs_error_pct"], 1) == 20.3 and round(old["max_abs_error_pct"], 1) == 73.4
 
 
+def test_host254_stalled_its_map_launcher_only(capsys):
+    # trace_10m: host254's map-slot launcher was stuck 80.9-273.5 s while it started two reduces of job 0041 at
+    # once. With stalls per launcher the replay's reduces on host254 start normally, so 0041 is no longer the job
+    # the stall hits (+210 % with the whole tracker stalled).
+    from mrsim.calibration.choice import measure
+
+    cal, _yarn = measure(str(GRIDMIX / "trace_10m.json.gz"))
+    assert cal is not None
+    host = cal.outliers["host254"]
+    assert len(host.map_stalls) == 1 and host.reduce_stalls == () and host.stalls == ()
+    errors = {j["job_id"][-4:]: j["error_pct"] for j in validate(GRIDMIX / "trace_10m.json.gz", capsys)["jobs"]}
+    assert abs(errors["0041"]) < 10
+    whole = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--calibration-parts", "launch,report,aux,heartbeat,stalls")
+    assert next(j["error_pct"] for j in whole["jobs"] if j["job_id"].endswith("0041")) > 100
+
+
 def test_2009_log_background_explains_the_wait_behind_a_missing_job(capsys):
     doc = validate(LOG_2009, capsys)
     job = next(j for j in doc["jobs"] if j["job_id"] == "job_200904211745_0002")
@@ -59,7 +77,8 @@ def test_2009_log_background_explains_the_wait_behind_a_missing_job(capsys):
 
 
 def test_2010_and_folded_traces(capsys):
-    assert validate(TRACE_2010, capsys)["summary"]["mean_abs_error_pct"] <= 7.0  # 10.8 uncalibrated
+    # 10.8 uncalibrated; 6.1 before the backups' waits were replayed per task; 4.6 now (docs/validation.md).
+    assert validate(TRACE_2010, capsys)["summary"]["mean_abs_error_pct"] <= 5.0
     folded = validate(FOLDED, capsys)
     assert folded["spec"]["calibration"]["heartbeat_source"].startswith("trace")
     assert folded["spec"]["heartbeat_interval_s"] < 1.0  # not the 7.84 s of the formula for its 784 trackers

@@ -103,3 +103,37 @@ def test_background_estimate_from_a_wait_with_free_slots():
     assert bg.map_slots == (3, 4, 0)
     assert bg.job_waits["B"] == 293.0
     assert estimate_background([("A", 0.0, 6.0)], [], 4, 1.0).is_empty()  # within the dispatch latency
+
+
+def test_a_stall_belongs_to_one_launcher_of_its_tracker():
+    # TaskTracker.TaskLauncher: map-slot and reduce-slot attempts are started by two threads. h1 runs the map
+    # (lag 2, 5 s: 0 -> 7, reported at 7); the reduce (no lag law: 0 s) is handed to h2 at its heartbeat at 7
+    # (slowstart 1). h2's *map* launcher is stuck from 0 to 100 s: the reduce starts at once, typical shuffle 4 s
+    # and reduce 3 s -> 14. With the whole tracker stalled (part off) it starts at 100 -> 107; with the reduce
+    # launcher stuck it starts at 100 as well.
+    cluster = ClusterSpec((TrackerSpec("h1", map_slots=1, reduce_slots=0), TrackerSpec("h2", map_slots=0, reduce_slots=1)))
+    template = job("j", 0.0, maps=[5], reduces=[3], typical=[4])
+    map_stuck = _cal(outliers={"h2": TrackerOutlier("h2", (), map_stalls=((0.0, 100.0),))})
+    r = run([template], cluster, interval=1.0, slowstart=1.0, calibration=map_stuck)
+    assert starts(r, "j", "REDUCE") == [7]
+    assert job_finish(r, "j") == 14
+    whole = run([template], cluster, interval=1.0, slowstart=1.0, calibration=map_stuck,
+                calibration_parts=frozenset({"launch", "stalls"}))
+    assert job_finish(whole, "j") == 107
+    reduce_stuck = _cal(outliers={"h2": TrackerOutlier("h2", (), reduce_stalls=((0.0, 100.0),))})
+    assert job_finish(run([template], cluster, interval=1.0, slowstart=1.0, calibration=reduce_stuck), "j") == 107
+
+
+def test_a_backup_that_won_starts_when_it_was_launched():
+    # One map slot, a launch lag law for reduces only (the job has none, so maps start at once). m0's successful attempt (10 s) was a backup
+    # launched 3 s after its original: the original holds the slot 0..3 and its "failure" is reported at the
+    # heartbeat at 3; m0 is handed out again at 3 and ends at 13. m1 (10 s) then runs 13..23. Without the part
+    # (or without calibration) m0 runs 0..10 and m1 10..20.
+    cal = Calibration(launch_lag={"reduce": Distribution.constant(1.0)}, source="hand")
+    template = job("j", 0.0, maps=[10, 10], extra={"backup_map_waits": {"0": 3.0}})
+    r = run([template], one_node(1, 1), interval=1.0, calibration=cal)
+    assert finishes(r, "j") == [13, 23]
+    assert job_finish(r, "j") == 23
+    off = run([template], one_node(1, 1), interval=1.0, calibration=cal, calibration_parts=frozenset({"launch"}))
+    assert job_finish(off, "j") == 20
+    assert job_finish(run([template], one_node(1, 1), interval=1.0), "j") == 20

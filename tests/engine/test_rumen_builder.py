@@ -102,3 +102,18 @@ def test_concurrent_attempts_are_marked_speculative_not_replayed_as_failures():
     assert t.extra["failed_map_attempts"] == {"0": [2.0]}
     assert t.extra["speculative_attempts"] == 1
     assert t.extra["unsuccessful_attempts"] == 2
+
+
+def test_a_backup_that_won_keeps_the_wait_since_its_original_started():
+    # Task 0: original 1000-9000 KILLED, backup (the success) 4000-7000: the backup was launched 3 s after the
+    # original started, so the task could not finish before 4 s + 3 s. Task 1: the success started first and a
+    # later KILLED duplicate lost: no wait (the success is not a backup).
+    job = logged(
+        maps=[[attempt(1000, 9000, "KILLED"), attempt(4000, 7000)],
+              [attempt(1000, 6000), attempt(3000, 6500, "KILLED")]],
+        reduces=[],
+    )
+    t = template_from_logged_job(job)
+    assert t.extra["backup_map_waits"] == {"0": 3.0}
+    assert "backup_reduce_waits" not in t.extra
+    assert t.extra["speculative_attempts"] == 2 and "failed_map_attempts" not in t.extra
