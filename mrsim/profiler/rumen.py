@@ -13,11 +13,9 @@ sequence occurs only between top-level values, or inside a string) and decodes e
 ``NaN``, a number that overflows a double (``1e400``, an integer of 309 or more digits), a lone surrogate, invalid
 UTF-8, a byte-order mark, nesting past 1024 levels -- switches the rest of the file to the standard library's strict
 decoder (:mod:`mrsim.io.safe_json`), which is the reference: it accepts and refuses what mrsim always did and names
-the line and field of an error. One difference remains, on damaged input only: ``orjson`` reads an integer beyond
-64 bits (20 to 308 digits) as a float, where the standard library keeps an int. No Rumen field holds such a number;
-the builder's and the checkers' range tests refuse it either way (:mod:`mrsim.profiler.logged_check`), and the
-error then shows the value as a float. Scanning every job for long digit runs to keep the int would cost a third
-of the decoding time.
+the line and field of an error. ``orjson`` reads an integer beyond 64 bits as a float where the standard library keeps an int, so a
+piece holding a run of 19 or more digits also goes to the strict decoder (found by ``bytes.translate`` + ``find``,
+about a tenth of the decoding time).
 """
 
 from __future__ import annotations
@@ -44,6 +42,10 @@ _WHITESPACE_BYTES = b" \t\r\n"
 #: Between two top-level objects: ``}``, optional whitespace, ``{``. Valid JSON has no such run outside strings
 #: (members and elements are separated by commas).
 _BOUNDARY = re.compile(rb"\}[ \t\r\n]*\{")
+#: Digits to ``0``, everything else to a space: a run of :data:`_LONG_RUN` then marks an integer orjson might read
+#: as a float (beyond 64 bits). translate + find is C-speed (about a tenth of orjson's time); a regex is 3x orjson.
+_DIGIT_CLASS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+_LONG_RUN = b"0" * 19
 
 
 def _read_chunk(fh, path: os.PathLike[str] | str) -> bytes:
@@ -125,8 +127,11 @@ def _iter_fast(state: _Stream) -> Iterator[dict]:
             match = _BOUNDARY.search(state.buf, max(1, searched - 64))
         buf = state.buf
         end = match.start() + 1 if match is not None else len(buf)
+        piece = buf[start:end]
+        if piece.translate(_DIGIT_CLASS).find(_LONG_RUN) >= 0:
+            return seen
         try:
-            obj = loads(buf[start:end])
+            obj = loads(piece)
         except orjson.JSONDecodeError:
             return seen
         if type(obj) is not dict:

@@ -181,6 +181,7 @@ class Profiler:
     stored_hosts: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[InputReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    cache_use: Any = None  # mrsim.profiler.cache.CacheUse when built by mrsim.validation.ingest
     _seen: set[str] = field(default_factory=set)
     _seen_without_work: set[str] = field(default_factory=set)
 
