@@ -40,6 +40,7 @@ from mrsim.validation.observe import InputReport, JobObservation, Profiler
 #: The host every attempt of a ``mrsim synth`` trace names (kept equal to ``mrsim.assumptions.SYNTHETIC_HOST``).
 SYNTHETIC_HOST = "synthetic-host"
 _STORE = "store"
+_USAGE, _DELTAS = "background_usage_s.npy", "background_usage_delta.npy"
 
 
 @dataclass
@@ -325,7 +326,14 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
                  hosts=result.profiled_hosts, sources=[result.report.as_dict()], conf_values=result.conf_counts,
                  calibration_toml=result.calibration.to_toml() if result.calibration is not None else None,
                  background_inputs=[result.background.to_json()])
-    return {"path": result.path, "format": result.format, "workload_warnings": result.workload_warnings,
+    # The store keeps the background's usage only near the waits (BackgroundCollector.to_json), and its estimate
+    # from that form can differ from the trace's; the entry keeps the whole usage so that a hit is exact.
+    import numpy as np
+
+    usage = result.background.usage
+    np.save(directory / _USAGE, np.array([t for t, _d in usage], dtype=np.float64), allow_pickle=False)
+    np.save(directory / _DELTAS, np.array([d for _t, d in usage], dtype=np.int64), allow_pickle=False)
+    return {"path": result.path, "format": result.format, "background_waits": result.background.waits, "workload_warnings": result.workload_warnings,
             "workload_hosts": result.workload_hosts, "report": result.report.as_dict(),
             "profiler_warnings": result.profiler_warnings, "seen_without_work": sorted(result.seen_without_work),
             "has_calibration": result.calibration is not None}
@@ -346,7 +354,15 @@ def _load_entry(entry: Path, p: Path) -> SingleInput:
     if meta.get("has_calibration"):
         calibration = Calibration.from_toml(str(manifest["calibration_toml"]), f"{entry} (calibration)")
         calibration = dataclasses.replace(calibration, source=source)
-    backgrounds = manifest.get("background_inputs") or [{}]
+    import numpy as np
+
+    background = BackgroundCollector()
+    background.waits = [(str(j), float(a), float(b)) for j, a, b in meta["background_waits"]]
+    times = np.load(entry / _USAGE, allow_pickle=False)
+    deltas = np.load(entry / _DELTAS, allow_pickle=False)
+    if times.shape != deltas.shape:
+        raise ValueError("background usage columns differ in length")
+    background.usage = list(zip(times.tolist(), deltas.tolist()))
     report = InputReport(**{**meta["report"], "path": source})
     rename = (lambda lines: [line.replace(old, source) for line in lines]) if old != source else list
     return SingleInput(
@@ -354,5 +370,5 @@ def _load_entry(entry: Path, p: Path) -> SingleInput:
         workload_warnings=rename(meta["workload_warnings"]), workload_hosts=meta["workload_hosts"],
         profiler_skipped=frozenset(), observations=observations, profiled_hosts=load_hosts(store),
         conf_counts=manifest.get("conf_values", {}), calibration=calibration,
-        background=BackgroundCollector.from_json(backgrounds[0]), report=report,
+        background=background, report=report,
         profiler_warnings=rename(meta["profiler_warnings"]), seen_without_work=frozenset(meta["seen_without_work"]))
