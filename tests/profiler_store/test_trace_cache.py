@@ -198,10 +198,12 @@ def test_changed_bytes_or_limits_make_another_entry(synthetic_trace: Path, tmp_p
 
 
 def test_eviction_keeps_the_cache_under_its_bound_and_says_so(tmp_path: Path, monkeypatch) -> None:
+    base = tmp_path / "t.json"
+    write_rumen_trace(facebook_like_workload(FacebookLikeSpec(jobs=10, seed=1)), base)
     paths = []
-    for seed in range(3):
-        p = tmp_path / f"t{seed}.json.gz"
-        write_rumen_trace(facebook_like_workload(FacebookLikeSpec(jobs=10, seed=seed)), p)
+    for n in range(3):  # the same jobs (entries of one size), other bytes (other keys)
+        p = tmp_path / f"t{n}.json"
+        p.write_bytes(base.read_bytes() + b"\n" * (n + 1))
         paths.append(p)
     first = ingest(paths[0])
     size = sum(f.stat().st_size for f in Path(first.cache.entry).rglob("*") if f.is_file())
