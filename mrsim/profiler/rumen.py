@@ -146,10 +146,12 @@ def _iter_strict(state: _Stream, seen: int) -> Iterator[dict]:
     path = state.path
     decoder = strict_decoder()
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    buf = utf8.decode(state.buf[state.pos:], final=state.eof)
+    # As if the bytes the fast path buffered had just been read: the end of the input is noticed by a read that
+    # returns nothing, exactly where the reader before orjson noticed it (its error messages depend on that).
+    buf = utf8.decode(state.buf[state.pos:], final=False)
     pos = 0
     lines_before = state.lines_before  # newlines already dropped from the front of ``buf``
-    eof = state.eof
+    eof = False
 
     def refill() -> bool:
         nonlocal buf, pos, lines_before, eof
@@ -190,14 +192,29 @@ def _iter_strict(state: _Stream, seen: int) -> Iterator[dict]:
         except json.JSONDecodeError as exc:
             if not eof and refill():
                 continue
+            exc = _decode_error(decoder, buf, pos) or exc  # positions in this buffer (a refill moved its start)
             line = lines_before + buf.count("\n", 0, exc.pos) + 1
-            truncated = exc.pos >= len(buf.rstrip()) - 1
+            rest = buf[pos:]
+            # Cut short: the error is at the very end, or the object never closes what it opened (an unterminated
+            # string in a cut file is reported where the string starts).
+            truncated = exc.pos >= len(buf.rstrip()) - 1 or \
+                rest.count("{") + rest.count("[") > rest.count("}") + rest.count("]")
             what = "truncated JSON" if truncated else f"invalid JSON ({exc.msg})"
             raise InputError(f"{path}: line {line}: {what} in job object #{seen + 1}") from None
         seen += 1
         pos = end
         yield obj
     return seen
+
+
+def _decode_error(decoder: json.JSONDecoder, buf: str, pos: int) -> json.JSONDecodeError | None:
+    try:
+        raw_decode(decoder, buf, pos)
+    except json.JSONDecodeError as exc:
+        return exc
+    except ValueError:
+        return None
+    return None
 
 
 def read_rumen_topology(path: str | os.PathLike[str]) -> dict:
