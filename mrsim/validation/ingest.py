@@ -235,9 +235,9 @@ def _read(p: Path, format_: Format) -> SingleInput:
         copied = len(reader_warnings)
         report.jobs_read += 1
         try:
+            windows = list(iter_attempt_windows(logged))  # once per job, for every collector below
             if not synthetic:
-                names = {where[1] for _, attempt, _, _ in iter_attempt_windows(logged)
-                         if (where := attempt_host(attempt)) is not None}
+                names = {where[1] for _, attempt, _, _ in windows if (where := attempt_host(attempt)) is not None}
                 if names:
                     synthetic.append(names == {SYNTHETIC_HOST})
         except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
@@ -254,7 +254,7 @@ def _read(p: Path, format_: Format) -> SingleInput:
                 only_workload.append(logged)
                 continue
             without_work.add(raw_id)
-            _add_usage(usage, logged, source)
+            _add_usage(usage, logged, source, windows)
             calibration.add_job(logged)
             background.add_job(logged, raw_id)
             continue
@@ -276,8 +276,8 @@ def _read(p: Path, format_: Format) -> SingleInput:
             only_workload.append(logged)
             continue
         taken.add(template.job_id)
-        observations[template.job_id] = observe_job(logged)
-        _add_usage(usage, logged, source)
+        observations[template.job_id] = observe_job(logged, windows)
+        _add_usage(usage, logged, source, windows)
         trace_conf.add_job(logged)
         calibration.add_job(logged)
         background.add_job(logged, template.job_id)
@@ -303,11 +303,11 @@ def _read(p: Path, format_: Format) -> SingleInput:
         seen_without_work=frozenset(without_work))
 
 
-def _add_usage(usage: Any, logged: dict[str, Any], source: str) -> None:
+def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None) -> None:
     from mrsim.profiler.logged_check import check_logged_job
 
     try:
-        usage.add_job(logged)
+        usage.add_job(logged, windows)
     except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
         check_logged_job(logged, source)  # a malformed job: the precise one-line InputError
         raise
