@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.calibration.extract import CalibrationCollector
 from mrsim.calibration.model import Calibration
@@ -57,7 +59,9 @@ class SingleInput:
     profiled_hosts: list[dict[str, Any]] | None
     conf_counts: dict[str, dict[str, int]]
     calibration: Calibration | None
-    background: BackgroundCollector
+    background_waits: list[tuple[str, float, float]]
+    background_times: "np.ndarray"  # BackgroundCollector.usage as two columns: epoch s (float64), +1/-1 (int8)
+    background_deltas: "np.ndarray"
     report: InputReport
     profiler_warnings: list[str]
     seen_without_work: frozenset[str]
@@ -68,6 +72,13 @@ class SingleInput:
         if not self.templates:
             raise InputError(f"{self.path}: no replayable job (every job failed or was killed before doing any work)")
         return Workload.of(self.templates, source=self.path, warnings=self.workload_warnings)
+
+    def background(self) -> BackgroundCollector:
+        """The background collector of the pass (its usage is kept as columns: 9 bytes a point, not 72)."""
+        collector = BackgroundCollector()
+        collector.waits = list(self.background_waits)
+        collector.usage = list(zip(self.background_times.tolist(), self.background_deltas.tolist()))
+        return collector
 
     def profiler(self, fmt: Format | None = None) -> Profiler:
         """A :class:`Profiler` in the state ``Profiler(fmt).add(path)`` leaves."""
@@ -80,8 +91,9 @@ class SingleInput:
         p.stored_hosts = list(self.profiled_hosts or ())
         p.trace_conf.add_counts(self.conf_counts)
         p.stored_calibration = self.calibration
-        if self.background.usage or self.background.waits:
-            p.stored_backgrounds = [self.background]
+        background = self.background()
+        if background.usage or background.waits:
+            p.stored_backgrounds = [background]
         p.inputs = [dataclasses.replace(self.report)]
         p.warnings = list(self.profiler_warnings)
         p.cache_use = self.cache
@@ -108,7 +120,11 @@ def cacheable(path: str | os.PathLike[str], fmt: str | None) -> bool:
         return False
 
 
-_memo: dict[tuple[str, str | None, str], SingleInput] = {}
+#: The last few inputs read by this process (a replay reads its trace, then maybe a --calibration-from input).
+_memo: dict[tuple[str, str, str], SingleInput] = {}
+_MEMO_SIZE = 2
+#: What the cache did for each path this process read (announced after the run, whatever the memo dropped).
+_uses: dict[str, CacheUse] = {}
 
 
 def ingest(path: str | os.PathLike[str], fmt: str | None = None) -> SingleInput:
@@ -122,9 +138,10 @@ def ingest(path: str | os.PathLike[str], fmt: str | None = None) -> SingleInput:
     format_ = _format(p, fmt)
     use_cache = cache.cache_enabled()
     digest = cache.content_digest(p)
-    memo_key = (str(p), fmt, digest)
+    memo_key = (str(p), format_.value, digest)
     found = _memo.get(memo_key)
     if found is not None:
+        _uses[str(p)] = found.cache
         return found
     if not use_cache:
         result = _read(p, format_)
@@ -132,22 +149,24 @@ def ingest(path: str | os.PathLike[str], fmt: str | None = None) -> SingleInput:
     else:
         key = cache.entry_key(digest, {"format": format_.value})
         result = _from_cache(p, format_, key)
-    _memo.clear()  # one input at a time: a sweep or a notebook does not pile up traces
+    while len(_memo) >= _MEMO_SIZE:  # a sweep or a notebook does not pile up traces
+        del _memo[next(iter(_memo))]
     _memo[memo_key] = result
+    _uses[str(p)] = result.cache
+    while len(_uses) > 64:
+        del _uses[next(iter(_uses))]
     return result
 
 
 def forget() -> None:
     """Empty this process's memo (tests; a long-lived process that wants the memory back)."""
     _memo.clear()
+    _uses.clear()
 
 
 def cache_use_of(path: str | os.PathLike[str]) -> CacheUse | None:
     """What the cache did for ``path`` in this process (None when :func:`ingest` did not read it)."""
-    for (name, _fmt, _digest), result in _memo.items():
-        if name == str(Path(path)):
-            return result.cache
-    return None
+    return _uses.get(str(Path(path)))
 
 
 def profile_input(path: str | os.PathLike[str], fmt: Format | str | None = None) -> Profiler:
@@ -299,7 +318,10 @@ def _read(p: Path, format_: Format) -> SingleInput:
         workload_warnings=[*reader_warnings, *builder_warnings], workload_hosts=workload_hosts,
         profiler_skipped=frozenset(skipped), observations=observations,
         profiled_hosts=merge_hosts(None, inferred or None), conf_counts=trace_conf.as_counts(),
-        calibration=measured, background=background, report=report, profiler_warnings=profiler_warnings,
+        calibration=measured, background_waits=background.waits,
+        background_times=np.array([t for t, _d in background.usage], dtype=np.float64),
+        background_deltas=np.array([d for _t, d in background.usage], dtype=np.int8),
+        report=report, profiler_warnings=profiler_warnings,
         seen_without_work=frozenset(without_work))
 
 
@@ -325,15 +347,12 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
                  observations={jid: obs.as_dict() for jid, obs in result.observations.items()},
                  hosts=result.profiled_hosts, sources=[result.report.as_dict()], conf_values=result.conf_counts,
                  calibration_toml=result.calibration.to_toml() if result.calibration is not None else None,
-                 background_inputs=[result.background.to_json()])
+                 background_inputs=[result.background().to_json()])
     # The store keeps the background's usage only near the waits (BackgroundCollector.to_json), and its estimate
     # from that form can differ from the trace's; the entry keeps the whole usage so that a hit is exact.
-    import numpy as np
-
-    usage = result.background.usage
-    np.save(directory / _USAGE, np.array([t for t, _d in usage], dtype=np.float64), allow_pickle=False)
-    np.save(directory / _DELTAS, np.array([d for _t, d in usage], dtype=np.int64), allow_pickle=False)
-    return {"path": result.path, "format": result.format, "background_waits": result.background.waits, "workload_warnings": result.workload_warnings,
+    np.save(directory / _USAGE, result.background_times, allow_pickle=False)
+    np.save(directory / _DELTAS, result.background_deltas, allow_pickle=False)
+    return {"path": result.path, "format": result.format, "background_waits": result.background_waits, "workload_warnings": result.workload_warnings,
             "workload_hosts": result.workload_hosts, "report": result.report.as_dict(),
             "profiler_warnings": result.profiler_warnings, "seen_without_work": sorted(result.seen_without_work),
             "has_calibration": result.calibration is not None}
@@ -354,15 +373,11 @@ def _load_entry(entry: Path, p: Path) -> SingleInput:
     if meta.get("has_calibration"):
         calibration = Calibration.from_toml(str(manifest["calibration_toml"]), f"{entry} (calibration)")
         calibration = dataclasses.replace(calibration, source=source)
-    import numpy as np
-
-    background = BackgroundCollector()
-    background.waits = [(str(j), float(a), float(b)) for j, a, b in meta["background_waits"]]
+    waits = [(str(j), float(a), float(b)) for j, a, b in meta["background_waits"]]
     times = np.load(entry / _USAGE, allow_pickle=False)
     deltas = np.load(entry / _DELTAS, allow_pickle=False)
-    if times.shape != deltas.shape:
-        raise ValueError("background usage columns differ in length")
-    background.usage = list(zip(times.tolist(), deltas.tolist()))
+    if times.shape != deltas.shape or times.dtype != np.float64 or deltas.dtype != np.int8:
+        raise ValueError("background usage columns are damaged")
     report = InputReport(**{**meta["report"], "path": source})
     rename = (lambda lines: [line.replace(old, source) for line in lines]) if old != source else list
     return SingleInput(
@@ -370,5 +385,5 @@ def _load_entry(entry: Path, p: Path) -> SingleInput:
         workload_warnings=rename(meta["workload_warnings"]), workload_hosts=meta["workload_hosts"],
         profiler_skipped=frozenset(), observations=observations, profiled_hosts=load_hosts(store),
         conf_counts=manifest.get("conf_values", {}), calibration=calibration,
-        background=background, report=report,
+        background_waits=waits, background_times=times, background_deltas=deltas, report=report,
         profiler_warnings=rename(meta["profiler_warnings"]), seen_without_work=frozenset(meta["seen_without_work"]))

@@ -238,3 +238,20 @@ def test_stores_job_specs_and_swim_are_not_cached(tmp_path: Path) -> None:
     swim.write_text("job0\t0\t0\t100\t10\t5\njob1\t5\t5\t200\t0\t0\n")
     assert not cacheable(swim, None)
     assert not cacheable(tmp_path / "missing.json", None)
+
+
+def test_one_command_reads_its_trace_once(synthetic_trace: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    reads: list[str] = []
+    real = ingest_mod._read
+
+    def counting(p, format_):  # type: ignore[no-untyped-def]
+        reads.append(p.name)
+        return real(p, format_)
+
+    monkeypatch.setattr(ingest_mod, "_read", counting)
+    other = tmp_path / "other.json.gz"
+    write_rumen_trace(facebook_like_workload(FacebookLikeSpec(jobs=5, seed=9)), other)
+    doc, _ = _json_run(["replay", synthetic_trace, "--nodes", "8", "--json", "--format", "rumen", "--no-cache",
+                        "--calibration-from", other], capsys)
+    assert reads == [synthetic_trace.name, other.name]  # the workload, hosts and calibration views from one pass
+    assert doc["spec"]["trace_cache"] == {"status": "off"}  # the replayed trace's, not --calibration-from's
