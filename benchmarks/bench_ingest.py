@@ -77,7 +77,8 @@ def decode_only(trace: Path, repeat: int) -> None:
 
     timings: dict[str, float] = {}
     outputs = {}
-    for name, read in (("stdlib strict decoder", strict), ("orjson fast path", lambda: list(rumen.iter_rumen_jobs(trace)))):
+    readers = (("stdlib strict decoder", strict), ("orjson fast path", lambda: list(rumen.iter_rumen_jobs(trace))))
+    for name, read in readers:
         runs = []
         for _ in range(repeat):
             started = time.process_time()

@@ -9,13 +9,13 @@ largest single job, not the file. Cost: linear in the file size.
 
 Two decoders, one meaning. The fast path cuts the byte stream at ``}`` *whitespace* ``{`` (in valid JSON that
 sequence occurs only between top-level values, or inside a string) and decodes each piece with ``orjson``
-(about 3x the standard library's speed). Whatever ``orjson`` refuses or reads differently -- a cut inside a string,
+(about twice the standard library's speed, ``benchmarks/bench_ingest.py``). Whatever ``orjson`` refuses or reads differently -- a cut inside a string,
 ``NaN``, a number that overflows a double (``1e400``, an integer of 309 or more digits), a lone surrogate, invalid
 UTF-8, a byte-order mark, nesting past 1024 levels -- switches the rest of the file to the standard library's strict
 decoder (:mod:`mrsim.io.safe_json`), which is the reference: it accepts and refuses what mrsim always did and names
-the line and field of an error. ``orjson`` reads an integer beyond 64 bits as a float where the standard library keeps an int, so a
-piece holding a run of 19 or more digits also goes to the strict decoder (found by ``bytes.translate`` + ``find``,
-about a tenth of the decoding time).
+the line and field of an error. ``orjson`` reads an integer beyond 64 bits as a float where the standard library
+keeps an int, so a piece holding a run of 19 or more digits also goes to the strict decoder (found by
+``bytes.translate`` + ``find``, about a tenth of the decoding time).
 """
 
 from __future__ import annotations

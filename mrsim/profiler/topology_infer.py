@@ -74,7 +74,8 @@ def iter_attempt_windows(job: Mapping[str, Any]) -> Iterator[tuple[int, Mapping[
         if not isinstance(tasks, list):
             continue
         for task in tasks:
-            if not (type(task) is dict or isinstance(task, Mapping)) or (task.get("taskType") or task_type) != task_type:
+            if not (type(task) is dict or isinstance(task, Mapping)) or \
+                    (task.get("taskType") or task_type) != task_type:
                 continue
             attempts = task.get("attempts")
             if not isinstance(attempts, list):

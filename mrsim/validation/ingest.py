@@ -186,7 +186,8 @@ def _format(p: Path, fmt: str | None) -> Format:
         try:
             return Format[fmt.strip().upper()]
         except KeyError:
-            raise InputError(f"unknown --format {fmt!r} (expected one of {', '.join(f.name.lower() for f in Format)})") from None
+            names = ", ".join(f.name.lower() for f in Format)
+            raise InputError(f"unknown --format {fmt!r} (expected one of {names})") from None
     return detect_format(p)
 
 
@@ -352,7 +353,8 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
     # from that form can differ from the trace's; the entry keeps the whole usage so that a hit is exact.
     np.save(directory / _USAGE, result.background_times, allow_pickle=False)
     np.save(directory / _DELTAS, result.background_deltas, allow_pickle=False)
-    return {"path": result.path, "format": result.format, "background_waits": result.background_waits, "workload_warnings": result.workload_warnings,
+    return {"path": result.path, "format": result.format, "background_waits": result.background_waits,
+            "workload_warnings": result.workload_warnings,
             "workload_hosts": result.workload_hosts, "report": result.report.as_dict(),
             "profiler_warnings": result.profiler_warnings, "seen_without_work": sorted(result.seen_without_work),
             "has_calibration": result.calibration is not None}
