@@ -8,10 +8,10 @@ module only names, finds, publishes and evicts entries.
 
 * **Where**: ``$MRSIM_CACHE_DIR``, else ``$XDG_CACHE_HOME/mrsim``, else ``~/.cache/mrsim``. ``--no-cache`` (a global
   flag) or ``MRSIM_NO_CACHE=1`` turns it off.
-* **Key**: sha256 of the input's bytes *as stored* (a ``.gz`` is hashed compressed: about 10 ms for the 5.6 MB
-  1148-job trace, a fiftieth of parsing it), of every file for a directory of logs (names included), plus mrsim's
+* **Key**: sha256 of the input's bytes *as stored* (a ``.gz`` is hashed compressed: 5 ms of CPU for the 5.6 MB
+  1148-job trace, against seconds to parse it), of every file for a directory of logs (names included), plus mrsim's
   version, the trace-store format version, :data:`INGEST_VERSION` and the options that change what is read (the
-  forced ``--format``, the size limits). A changed byte, another mrsim or other options give another entry.
+  detected or forced format, the size limits). A changed byte, another mrsim or other options give another entry.
 * **Size**: at most ``$MRSIM_CACHE_MAX_BYTES`` (default :data:`DEFAULT_MAX_BYTES`, 2 GB); after each new entry the
   least recently used entries (by the access stamp a hit refreshes) are removed until the cache fits, and the
   eviction is announced.
