@@ -290,6 +290,17 @@ def _checked(workload: "Workload", choice: Any) -> tuple["Workload", list[str]]:
     return workload, [n for n in choice.notes if n not in zero]
 
 
+def _cache_use(trace: Any) -> tuple[dict, list[str]]:
+    """``(spec.trace_cache, notes)``: what the trace cache did for ``trace`` in this run (:mod:`mrsim.profiler.cache`).
+    ``status`` is ``hit``, ``miss``, ``off`` or ``unused`` (a trace store, job spec, SWIM file or Workload given)."""
+    from mrsim.validation.ingest import cache_use_of
+
+    use = cache_use_of(trace) if isinstance(trace, (str, os.PathLike)) else None
+    if use is None:
+        return {"status": "unused"}, []
+    return use.as_spec(), list(use.notes)
+
+
 def _needs_inference(args: argparse.Namespace, given: Any) -> bool:
     return given is None and not (args.cluster or args.topology or args.nodes is not None)
 
@@ -338,6 +349,9 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     note = result.summary.get("scheduler_stats", {}).get("note")
     if note:
         notes.append(note)
+    cache_spec, cache_notes = _cache_use(trace if getattr(args, "_workload", None) is None else None)
+    result.spec["trace_cache"] = cache_spec
+    notes.extend(cache_notes)
     notes.extend(_scheduler_warnings(result.spec))
     hb = heartbeat_origin(args, conf, len(cluster.trackers))
     line = assumption_line("replay", cluster_line(result.spec.get("cluster", {})), choice.origin, result.spec, hb)
@@ -404,9 +418,12 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     first = next(iter(result.runs.values())).results[0]
     hb = heartbeat_origin(args, conf, len(cluster.trackers))
     line = assumption_line("compare", cluster_line(first.spec.get("cluster", {})), choice.origin, first.spec, hb)
+    cache_spec, cache_notes = _cache_use(trace if getattr(args, "_workload", None) is None else None)
+    notes.extend(cache_notes)
     for run in result.runs.values():
         for r in run.results:
             r.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+            r.spec["trace_cache"] = dict(cache_spec)
     return ComparisonRun(result, cluster, workload, [line], notes)
 
 
@@ -444,7 +461,8 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     from mrsim.cli.render import cluster_line
     from mrsim.profiler.topology_infer import cluster_from_hosts
     from mrsim.templates import Workload
-    from mrsim.validation.observe import Profiler, require_templates
+    from mrsim.validation.ingest import profile_input
+    from mrsim.validation.observe import require_templates
     from mrsim.validation.report import Mode
     from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
     from mrsim.tracker.replay import effective_interval
@@ -456,8 +474,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         raise InputError("validate needs a trace (a real one, with actual completion times)")
     conf = build_conf(args)
     options = build_options(args)
-    profiler = Profiler(fmt=_validate_format(args))
-    profiler.add(args.trace)
+    profiler = profile_input(args.trace, _validate_format(args))  # the trace cache when it has the file
     require_templates(profiler, args.trace)
     trace_conf_used: dict[str, str] = {}
     if not args.ignore_trace_conf:
@@ -514,7 +531,9 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     report.spec["conf_from_trace"] = trace_conf_used
     hb = heartbeat_origin(args, conf, len(choice.cluster.trackers), trace_conf_used)
     report.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+    cache_spec, cache_notes = _cache_use(args.trace)
+    report.spec["trace_cache"] = cache_spec
     line = assumption_line("validate", cluster_line(choice.cluster.describe()), choice.origin, report.spec, hb)
-    notes = checked_notes + run_notes + _scheduler_warnings(report.spec)
+    notes = checked_notes + run_notes + cache_notes + _scheduler_warnings(report.spec)
     notes.extend(f"mrsim: warning: {line}" for line in report.spec.get("site_ignored_keys", []))
     return ValidationRun(report, choice.cluster, [line], notes)

@@ -56,14 +56,13 @@ def load_with_hosts(path: str | os.PathLike[str], fmt: str | None = None) -> Loa
     """Read ``path`` like :func:`mrsim.workloads.load_workload` and collect its hosts in the same pass.
 
     The workload is identical to ``load_workload``'s (the same builder over the same LoggedJob stream); the hosts
-    are those of :class:`mrsim.profiler.topology_infer.SlotUsage` (or those saved in a trace store). Cost: one
-    parse of the input plus two int64 per attempt.
+    are those of :class:`mrsim.profiler.topology_infer.SlotUsage` (or those saved in a trace store). Logs and
+    traces go through :func:`mrsim.validation.ingest.ingest`: one parse shared with the calibration and the
+    background, or none when the trace cache has the file.
     """
-    from mrsim.profiler.builder import workload_from_logged_jobs
-    from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
+    from mrsim.profiler.detect import Format, detect_format
     from mrsim.profiler.jobspec import is_jobspec
     from mrsim.profiler.store import is_store, load_hosts
-    from mrsim.profiler.topology_infer import SlotUsage
     from mrsim.workloads import load_workload
 
     p = Path(path)
@@ -81,6 +80,18 @@ def load_with_hosts(path: str | os.PathLike[str], fmt: str | None = None) -> Loa
         format_ = detect_format(p)
     if format_ is Format.SWIM:
         return LoadedTrace(load_workload(p, fmt))
+    from mrsim.validation.ingest import ingest
+
+    once = ingest(p, fmt)  # one pass for every view, from the trace cache when it has the file
+    return LoadedTrace(once.workload(), once.workload_hosts)
+
+
+def _load_with_hosts_uncached(p: Path, format_: Any) -> LoadedTrace:
+    """What :func:`load_with_hosts` did before :mod:`mrsim.validation.ingest` (kept for the equality tests)."""
+    from mrsim.profiler.builder import workload_from_logged_jobs
+    from mrsim.profiler.detect import iter_logged_jobs
+    from mrsim.profiler.topology_infer import SlotUsage
+
     warnings: list[str] = []
     usage = SlotUsage()
     synthetic: list[bool] = []  # decided on the first job that names a host

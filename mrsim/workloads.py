@@ -12,10 +12,14 @@ from __future__ import annotations
 import os
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mrsim.demands import DEFAULT_DISK_MB_S, apply_demand_table, apply_trace_demands, load_demand_table
 from mrsim.errors import InputError
 from mrsim.templates import Workload
+
+if TYPE_CHECKING:
+    from mrsim.profiler.detect import Format
 
 DEFAULT_TRACE_NAME = "default.json.gz"
 
@@ -72,6 +76,16 @@ def _load(path: str | os.PathLike[str], fmt: str | None) -> Workload:
 
         swim = swim_to_templates(p)
         return Workload.of(swim.jobs, source=str(p), warnings=swim.warnings)
+    from mrsim.validation.ingest import ingest
+
+    return ingest(p, fmt).workload()  # one pass shared with the calibration; the trace cache when it has the file
+
+
+def _load_uncached(p: Path, format_: "Format") -> Workload:
+    """What :func:`_load` did for logs and traces before :mod:`mrsim.validation.ingest` (for equality tests)."""
+    from mrsim.profiler.builder import workload_from_logged_jobs
+    from mrsim.profiler.detect import iter_logged_jobs
+
     warnings: list[str] = []
     workload = workload_from_logged_jobs(iter_logged_jobs(p, format_, warnings=warnings), source=str(p))
     if warnings:

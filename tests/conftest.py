@@ -73,6 +73,17 @@ def _item_reads_data(item: pytest.Item) -> bool:
     return function is not None and _reads_data(function, function.__globals__, _DEPTH, set())
 
 
+@pytest.fixture(autouse=True)
+def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own empty trace cache (mrsim.profiler.cache): the suite never writes to the user's home,
+    and no test sees another's entries or this process's memo of them."""
+    from mrsim.validation import ingest
+
+    monkeypatch.setenv("MRSIM_CACHE_DIR", str(tmp_path_factory.mktemp("mrsim-cache")))
+    monkeypatch.delenv("MRSIM_NO_CACHE", raising=False)
+    ingest.forget()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if SHARED_DATA.exists():
         return

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mrsim.calibration.extract import rumen_ms as _ms
 from mrsim.tracker.events import ORDER_TIMER
@@ -136,8 +137,10 @@ class BackgroundCollector:
     def add_job(self, job: Mapping[str, Any], job_id: str) -> None:
         submit, launch = _ms(job.get("submitTime")), _ms(job.get("launchTime"))
         start = launch if launch > 0 else submit
-        setups = [t for t in job.get("otherTasks") or () if isinstance(t, Mapping) and t.get("taskType") == "SETUP"]
-        first_map = min((_ms(t.get("startTime")) for t in job.get("mapTasks") or () if isinstance(t, Mapping)
+        setups = [t for t in job.get("otherTasks") or ()
+                  if (type(t) is dict or isinstance(t, Mapping)) and t.get("taskType") == "SETUP"]
+        first_map = min((_ms(t.get("startTime")) for t in job.get("mapTasks") or ()
+                         if (type(t) is dict or isinstance(t, Mapping))
                          and _ms(t.get("startTime")) > 0), default=-1)
         if start > 0:
             ready = start
@@ -150,10 +153,10 @@ class BackgroundCollector:
                 self.waits.append((job_id, ready / _MS, first_map / _MS))
         for key in ("mapTasks", "otherTasks"):
             for task in job.get(key) or ():
-                if not isinstance(task, Mapping):
+                if not (type(task) is dict or isinstance(task, Mapping)):
                     continue
                 for attempt in task.get("attempts") or ():
-                    if not isinstance(attempt, Mapping):
+                    if not (type(attempt) is dict or isinstance(attempt, Mapping)):
                         continue
                     a, b = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
                     if a > 0 and b >= a:

@@ -43,10 +43,9 @@ def measure(path: str, fmt=None) -> tuple[Calibration | None, bool]:  # type: ig
     records no attempt times)."""
     if Path(path).suffix.lower() == ".toml":
         return Calibration.load(path), False
-    from mrsim.validation.observe import Profiler
+    from mrsim.validation.ingest import profile_input
 
-    profiler = Profiler(fmt=fmt)
-    profiler.add(path)
+    profiler = profile_input(path, fmt)  # the trace cache when it has the file
     return profiler.measured_calibration(), is_yarn_trace(profiler)
 
 

@@ -4,9 +4,9 @@ Each subcommand is one module in :mod:`mrsim.cli.commands` defining ``NAME``, ``
 ``add_arguments(parser)`` and ``run(args) -> int``; modules are discovered automatically, so adding a
 subcommand never touches this file. User mistakes raise :class:`mrsim.errors.InputError` and end as a
 single ``mrsim: error: ...`` line on stderr: exit code 1 for a bad input file, 2 for a bad flag (see
-:func:`mrsim.errors.exit_code_for`). Three global flags are accepted anywhere on the line: ``--strict`` (warnings
-become errors), ``--no-verify`` (skip trace-store checksums) and ``--limit NAME=N`` (raise a size limit of
-:mod:`mrsim.io.limits`).
+:func:`mrsim.errors.exit_code_for`). Four global flags are accepted anywhere on the line: ``--strict`` (warnings
+become errors), ``--no-verify`` (skip trace-store checksums), ``--no-cache`` (neither read nor write the trace
+cache, :mod:`mrsim.profiler.cache`) and ``--limit NAME=N`` (raise a size limit of :mod:`mrsim.io.limits`).
 """
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
                         "accepted anywhere on the command line")
     parser.add_argument("--no-verify", action="store_true", help="load trace stores without checking their "
                         "per-array checksums (faster); accepted anywhere on the command line")
+    parser.add_argument("--no-cache", action="store_true", help="parse inputs instead of reading the trace cache, "
+                        "and save nothing to it (docs/performance.md); accepted anywhere on the command line")
     parser.add_argument("--limit", action="append", metavar="NAME=N", default=[],
                         help="raise a size limit (jobs, tasks_per_job, tasks, nodes, slots, replications, "
                              "input_bytes; see docs/reliability.md); accepted anywhere on the command line")
@@ -91,10 +93,10 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
 
 
 def _global_flags(argv: list[str]) -> tuple[list[str], dict[str, bool], list[str]]:
-    """Take ``--strict``, ``--no-verify`` and ``--limit NAME=N`` out of ``argv`` wherever they are (before
+    """Take ``--strict``, ``--no-verify``, ``--no-cache`` and ``--limit NAME=N`` out of ``argv`` wherever they are (before
     ``--`` only)."""
     rest: list[str] = []
-    flags = {"strict": False, "no_verify": False}
+    flags = {"strict": False, "no_verify": False, "no_cache": False}
     limits: list[str] = []
     i = 0
     while i < len(argv):
@@ -102,7 +104,7 @@ def _global_flags(argv: list[str]) -> tuple[list[str], dict[str, bool], list[str
         if arg == "--":
             rest.extend(argv[i:])
             break
-        if arg in ("--strict", "--no-verify"):
+        if arg in ("--strict", "--no-verify", "--no-cache"):
             flags[arg[2:].replace("-", "_")] = True
         elif arg == "--limit" and i + 1 < len(argv):
             limits.append(argv[i + 1])
@@ -161,12 +163,13 @@ class _StderrLevel:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from mrsim.io.limits import reset_limit_flags, set_limit_flag
-    from mrsim.io.policy import set_strict, set_verify
+    from mrsim.io.policy import set_cache, set_strict, set_verify
 
     argv = list(sys.argv[1:] if argv is None else argv)
     argv, flags, limits = _global_flags(argv)
     set_strict(flags["strict"])
     set_verify(not flags["no_verify"])
+    set_cache(not flags["no_cache"])
     reset_limit_flags()
     try:
         for text in limits:

@@ -82,15 +82,15 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
     needs_trace = wants_background or not (getattr(args, "no_calibration", False) or getattr(args, "calibration_from", None))
     fmt = getattr(args, "format", None)
     if needs_trace and (fmt is None or str(fmt).lower() not in ("swim", "jobspec")):
+        from mrsim.validation.ingest import profile_input
         from mrsim.validation.observe import Profiler
 
-        profiler = Profiler()
         try:
-            kind = profiler.input_format(trace)
+            kind = Profiler().input_format(trace)
         except InputError:
             kind = None
         if kind is not None and kind not in ("swim", "jobspec"):
-            profiler.add(trace)
+            profiler = profile_input(trace)  # the pass that loaded the workload, or the trace cache
             measured = profiler.measured_calibration()
             yarn = is_yarn_trace(profiler)
         else:

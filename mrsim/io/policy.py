@@ -1,4 +1,4 @@
-"""Process-wide choices set by global flags: ``--strict`` and ``--no-verify``.
+"""Process-wide choices set by global flags: ``--strict``, ``--no-verify`` and ``--no-cache``.
 
 ``--strict``: every warning about the input becomes an error (exit 1).
 
@@ -15,6 +15,8 @@ from mrsim.errors import StrictError
 
 _strict = False
 _verify = True
+_cache = True
+_exported = False  # MRSIM_NO_CACHE was set by --no-cache, not by the user
 
 
 def set_strict(on: bool) -> None:
@@ -43,3 +45,22 @@ def set_verify(on: bool) -> None:
 
 def verify_checksums() -> bool:
     return _verify
+
+
+def set_cache(on: bool) -> None:
+    """``--no-cache`` sets False: inputs are parsed, never read from or saved to the trace cache
+    (:mod:`mrsim.profiler.cache`). Also exported as ``MRSIM_NO_CACHE=1`` so that worker processes (sweeps) follow."""
+    import os
+
+    global _cache, _exported
+    _cache = bool(on)
+    if not on and not os.environ.get("MRSIM_NO_CACHE"):
+        os.environ["MRSIM_NO_CACHE"] = "1"
+        _exported = True
+    elif on and _exported:
+        os.environ.pop("MRSIM_NO_CACHE", None)
+        _exported = False
+
+
+def cache_allowed() -> bool:
+    return _cache

@@ -5,6 +5,10 @@
   to infinity) -- Python raises a bare ``ValueError`` past 4300 digits;
 * nesting deeper than the interpreter's recursion limit (``RecursionError``).
 
+The readers decode with ``orjson`` first (:func:`fast_loads`, about twice the standard library's speed on a trace)
+and come back to the standard library for anything ``orjson`` refuses or might read differently, so both give the
+same values and the same errors.
+
 Each becomes :class:`JSONValueError`, a ``ValueError`` the readers turn into an :class:`~mrsim.errors.InputError`
 naming the file and line. Cost: the C scanner calls back into Python once per number, which makes decoding
 about 1.5x slower, so the streaming trace readers use the fast form (see :func:`strict_decoder`).
@@ -16,6 +20,8 @@ import json
 import math
 import re
 from typing import Any
+
+import orjson
 
 #: 10**20 exceeds every Java long; nothing in a Hadoop trace is longer.
 MAX_INT_DIGITS = 20
@@ -99,3 +105,33 @@ def locate_refused(text: str, start: int = 0) -> tuple[int, str] | None:
     if match is None:
         return None
     return match.start(2), match.group(1) or ""
+
+
+#: :func:`fast_loads`'s answer when the caller must decode with the standard library instead.
+STRICT = object()
+
+#: Digits to ``0``, every other byte to a space: a run of :data:`LONG_DIGITS` then marks an integer ``orjson`` might
+#: read as a float (it turns integers beyond 64 bits into floats; the standard library keeps them, and
+#: :data:`MAX_INT_DIGITS` refuses the longest). ``bytes.translate`` + ``find`` cost about a tenth of decoding.
+DIGIT_CLASS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+LONG_DIGITS = b"0" * 19
+_STR_DIGITS = str.maketrans({str(d): "0" for d in range(1, 10)})
+
+
+def has_long_integer(data: bytes | str) -> bool:
+    """True when ``data`` holds a run of 19 or more digits (an integer ``orjson`` may not read as Python does)."""
+    if isinstance(data, str):
+        return data.translate(_STR_DIGITS).find("0" * 19) >= 0
+    return data.translate(DIGIT_CLASS).find(LONG_DIGITS) >= 0
+
+
+def fast_loads(data: bytes | str) -> Any:
+    """``orjson.loads(data)``, or :data:`STRICT` when the standard library must decide: ``orjson`` refused it
+    (``NaN``, overflow, invalid UTF-8, lone surrogates, a byte-order mark, nesting past 1024, or plain bad JSON --
+    the strict decoder then gives mrsim's usual error) or it holds an integer of 19+ digits."""
+    if has_long_integer(data):
+        return STRICT
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return STRICT

@@ -212,8 +212,10 @@ def _iter_json_events(fh: IO[bytes], where: str) -> Iterator[tuple[int, str, Map
     for number, raw in enumerate(fh, start=3):
         if not raw.strip():
             continue
+        event = safe_json.fast_loads(raw)
         try:
-            event = safe_json.loads(raw)
+            if event is safe_json.STRICT:
+                event = safe_json.loads(raw)
         except JSONValueError as exc:
             raise InputError(f"{where}: line {number}: {exc.msg}") from None
         except ValueError as exc:  # malformed JSON or undecodable bytes

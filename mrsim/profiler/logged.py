@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from mrsim.errors import InputError
-from mrsim.io.safe_json import JSONValueError, raw_decode, strict_decoder
+from mrsim.io.safe_json import STRICT, JSONValueError, fast_loads, raw_decode, strict_decoder
 
 LONG_MAX = 2**63 - 1
 LONG_MIN = -(2**63)
@@ -707,6 +707,25 @@ def _attempt_number(attempt_id: str) -> int:
 # ------------------------------------------------------------------------------ JSON streams
 
 
+_BOUNDARY = re.compile(r"\}[ \t\r\n]*\{")
+
+
+def _fast_object(buffer: str, eof: bool) -> tuple[Any, int]:
+    """``(object, end)`` of the JSON object at the start of ``buffer`` decoded by orjson, cut at the next ``}``
+    *whitespace* ``{`` (between two top-level objects; inside a string only by accident, and then orjson refuses
+    the piece), or ``(STRICT, 0)`` when the standard library must decode it (see :func:`fast_loads`)."""
+    if not buffer.startswith("{"):
+        return STRICT, 0
+    match = _BOUNDARY.search(buffer, 1)
+    if match is None and not eof:
+        return STRICT, 0  # the object may go on past the buffer: the strict path reads more
+    end = match.start() + 1 if match is not None else len(buffer.rstrip())
+    value = fast_loads(buffer[:end])
+    if type(value) is not dict:
+        return STRICT, 0
+    return value, end
+
+
 def iter_json_objects(fh: IO[str], where: str, *, chunk_chars: int = 1 << 16) -> Iterator[tuple[int, Any]]:
     """Yield ``(line, value)`` for each top-level JSON value of a concatenated stream (no array needed).
 
@@ -727,8 +746,10 @@ def iter_json_objects(fh: IO[str], where: str, *, chunk_chars: int = 1 << 16) ->
             buffer = fh.read(chunk_chars)
             eof = not buffer
             continue
+        value, end = _fast_object(buffer, eof)
         try:
-            value, end = raw_decode(decoder, buffer)
+            if value is STRICT:
+                value, end = raw_decode(decoder, buffer)
         except JSONValueError as exc:
             raise InputError(f"{where}: line {line}: {exc.msg}") from None
         except json.JSONDecodeError as exc:

@@ -88,6 +88,8 @@ class JobObservation:
 
 
 def _ms(value: object) -> int:
+    if type(value) is int:  # nearly every value: one test instead of three
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return -1
     return int(value)
@@ -104,8 +106,12 @@ def _task_durations(job: Mapping[str, Any], task_type: str) -> float | None:
     return total
 
 
-def observe_job(job: Mapping[str, Any]) -> JobObservation:
-    """The :class:`JobObservation` of one ``LoggedJob`` dict. Cost: linear in its attempts."""
+def observe_job(job: Mapping[str, Any], windows: Any = None) -> JobObservation:
+    """The :class:`JobObservation` of one ``LoggedJob`` dict (``windows``: its
+    :func:`~mrsim.profiler.topology_infer.iter_attempt_windows` as a list, when the caller has them). Cost: linear
+    in its attempts."""
+    if windows is None:
+        windows = list(iter_attempt_windows(job))
     submit = _ms(job.get("submitTime"))
     if submit <= 0:
         submit = _ms(job.get("launchTime"))
@@ -129,11 +135,11 @@ def observe_job(job: Mapping[str, Any]) -> JobObservation:
                 if end > 0 and a_end > 0:
                     finish_lags.append(end - a_end)
     failed_s, failed_n = 0.0, 0
-    for _kind, attempt, start, end in iter_attempt_windows(job):
+    for _kind, attempt, start, end in windows:
         if attempt.get("result") in ("FAILED", "KILLED"):
             failed_s += (end - start) / _MS
             failed_n += 1
-    peak_maps, peak_reduces = job_slot_peaks(job)
+    peak_maps, peak_reduces = job_slot_peaks(job, windows)
     return JobObservation(
         peak_maps=peak_maps,
         peak_reduces=peak_reduces,
@@ -181,6 +187,7 @@ class Profiler:
     stored_hosts: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[InputReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    cache_use: Any = None  # mrsim.profiler.cache.CacheUse when built by mrsim.validation.ingest
     _seen: set[str] = field(default_factory=set)
     _seen_without_work: set[str] = field(default_factory=set)
 

@@ -20,7 +20,8 @@ a per-job setting in Hadoop but one engine-wide value in mrsim, which is the sam
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from mrsim.hadoop_conf import (KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW, KEY_HB_SCALING, KEY_MAP_SPECULATIVE,
                                KEY_OOB_HEARTBEAT, KEY_REDUCE_SPECULATIVE, KEY_SLOWSTART, KEY_SLOWSTART_NEW, HadoopConf,
@@ -57,7 +58,7 @@ class TraceConf:
 
     def add_job(self, job: Mapping[str, Any]) -> None:
         props = job.get("jobProperties")
-        if not isinstance(props, Mapping):
+        if not (type(props) is dict or isinstance(props, Mapping)):
             return
         for key in TRACE_KEYS:
             value = props.get(key)

@@ -1,0 +1,104 @@
+"""orjson fast paths (Rumen, SLS, .jhist JSON) against the strict standard-library decoder they fall back to.
+
+Oracle: the strict reader alone (``mrsim.profiler.rumen._iter_strict`` from the first byte is the Rumen reader as it
+was before orjson). Every input below must give the same objects -- or the same one-line error -- both ways.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import pytest
+
+from mrsim.errors import InputError
+from mrsim.io.limits import limit
+from mrsim.io.safe_json import STRICT, fast_loads, has_long_integer
+from mrsim.profiler import rumen
+from mrsim.profiler.logged import iter_json_objects
+
+JOB = '{"jobID": "job_1_%d", "jobName": %s, "submitTime": %s, "mapTasks": []}'
+
+CASES = {
+    "plain": JOB % (1, '"a"', "1000") + "\n" + JOB % (2, '"b"', "2000"),
+    "no whitespace between jobs": JOB % (1, '"a"', "1000") + JOB % (2, '"b"', "2000"),
+    "boundary inside a string": JOB % (1, '"x}\\n{y} {z"', "1000") + "\n" + JOB % (2, '"}{"', "2000"),
+    "25-digit integer stays an int": JOB % (1, '"a"', "1234567890123456789012345") + "\n" + JOB % (2, '"b"', "5"),
+    "NaN in the second job": JOB % (1, '"a"', "1000") + "\n" + JOB % (2, '"b"', "NaN"),
+    "1e400 overflows": JOB % (1, '"a"', "1e400"),
+    "lone surrogate": JOB % (1, '"\\ud800"', "1000"),
+    "byte-order mark": "\ufeff" + JOB % (1, '"a"', "1000"),
+    "truncated second job": JOB % (1, '"a"', "1000") + "\n" + (JOB % (2, '"b"', "2000"))[:-8],
+    "not an object": JOB % (1, '"a"', "1000") + "\n[1, 2]",
+    "deep nesting": '{"jobID": "j", "x": ' + "[" * 3000 + "]" * 3000 + "}",
+    "empty": "   \n",
+    "duplicate keys": '{"jobID": "j", "submitTime": 1, "submitTime": 2}',
+}
+
+
+def _strict(path: Path) -> list[dict]:
+    from mrsim.io.compressed import open_binary
+
+    with open_binary(path) as fh:
+        state = rumen._Stream(fh, path, limit("input_bytes"))
+        jobs = list(rumen._iter_strict(state, 0))
+    if not jobs:
+        raise InputError(f"{path}: no job objects found (empty Rumen trace)")
+    return jobs
+
+
+def _outcome(read, path: Path):
+    try:
+        return ("ok", read(path))
+    except InputError as exc:
+        return ("error", str(exc))
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rumen_fast_path_equals_the_strict_reader(tmp_path: Path, name: str, gz: bool) -> None:
+    data = CASES[name].encode("utf-8", "surrogatepass")
+    path = tmp_path / ("t.json.gz" if gz else "t.json")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    fast = _outcome(lambda p: list(rumen.iter_rumen_jobs(p)), path)
+    assert fast == _outcome(_strict, path)
+    if name == "25-digit integer stays an int":
+        assert type(fast[1][0]["submitTime"]) is int
+
+
+def test_rumen_fast_path_over_many_chunks(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(rumen, "_CHUNK", 7)  # every object spans many reads
+    text = "\n".join(JOB % (i, f'"j{i}"', str(1000 + i)) for i in range(50))
+    path = tmp_path / "t.json"
+    path.write_text(text)
+    assert list(rumen.iter_rumen_jobs(path)) == _strict(path)
+    path.write_text(text + "\n" + JOB % (99, '"z"', "NaN"))
+    with pytest.raises(InputError) as fast:
+        list(rumen.iter_rumen_jobs(path))
+    with pytest.raises(InputError) as strict:
+        _strict(path)
+    assert str(fast.value) == str(strict.value) and "line 51" in str(fast.value)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_sls_stream_fast_path_equals_the_strict_decoder(name: str, monkeypatch) -> None:
+    text = CASES[name].encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+    def read() -> tuple:
+        try:
+            return ("ok", list(iter_json_objects(io.StringIO(text), "f", chunk_chars=16)))
+        except InputError as exc:
+            return ("error", str(exc))
+
+    fast = read()
+    monkeypatch.setattr("mrsim.profiler.logged._fast_object", lambda buffer, eof: (STRICT, 0))
+    assert fast == read()
+
+
+def test_fast_loads_hands_over_what_orjson_reads_differently() -> None:
+    assert fast_loads(b'{"a": 1}') == {"a": 1}
+    for refused in (b'{"a": NaN}', b'{"a": 1e400}', b'{"a": 12345678901234567890}', b'{"a": "\\ud800"}',
+                    b'\xef\xbb\xbf{}', b'{"a": 1', b'\xff'):
+        assert fast_loads(refused) is STRICT, refused
+    assert has_long_integer("x" + "9" * 19) and not has_long_integer("1" * 18 + " 1")
