@@ -26,6 +26,7 @@ share (memory; ``drf`` queues use the same memory shares for ``maxAMShare``).
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from typing import TYPE_CHECKING
@@ -67,6 +68,12 @@ class FSQueue:
         self.n_apps = 0  # runnable apps in this queue's subtree (kept on every change: "active" is n_apps > 0)
         self.apps: dict[int, SchedulerApp] = {}  # runnable, submission order
         self.waiting: dict[int, SchedulerApp] = {}  # not runnable (maxRunningApps)
+        # the runnable apps split by whether their AM container is allocated, so a heartbeat looks only at apps that
+        # can take something: AM-less apps ask for their AM alone, and are all held back when the smallest of them
+        # would pass maxAMShare (am_sizes: AM memory -> number of such apps)
+        self.am_waiting: dict[int, SchedulerApp] = {}
+        self.am_sizes: dict[float, int] = {}
+        self.am_holders: dict[int, SchedulerApp] = {}
 
     @property
     def is_leaf(self) -> bool:
@@ -337,6 +344,11 @@ class FairScheduler(YarnScheduler):
     def _make_runnable(self, queue: FSQueue, app: SchedulerApp) -> None:
         self.set_runnable(app, True)
         queue.apps[app.index] = app
+        if app.am_allocated:
+            queue.am_holders[app.index] = app
+        else:
+            queue.am_waiting[app.index] = app
+            queue.am_sizes[app.am_mem] = queue.am_sizes.get(app.am_mem, 0) + 1
         self._count(queue, 1)
         self.user_running[app.user] = self.user_running.get(app.user, 0) + 1
 
@@ -345,6 +357,9 @@ class FairScheduler(YarnScheduler):
         if queue.apps.pop(app.index, None) is not None:
             self.user_running[app.user] -= 1
             self._count(queue, -1)
+            queue.am_holders.pop(app.index, None)
+            if queue.am_waiting.pop(app.index, None) is not None:
+                self._forget_am_size(queue, app.am_mem)
         queue.waiting.pop(app.index, None)
         # MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval: earliest waiting apps first
         waiting = sorted((a for q in self.queues.values() for a in q.waiting.values()), key=lambda a: a.order)
@@ -359,10 +374,21 @@ class FairScheduler(YarnScheduler):
         q: FSQueue | None = app.sched  # type: ignore[assignment]
         if am and q is not None:
             q.am_used += mem
+            if mem > 0 and q.am_waiting.pop(app.index, None) is not None:  # its AM container was just allocated
+                self._forget_am_size(q, app.am_mem)
+                q.am_holders[app.index] = app
         while q is not None:
             q.used_mem += mem
             q.used_vcores += vcores
             q = q.parent
+
+    @staticmethod
+    def _forget_am_size(queue: FSQueue, mem: float) -> None:
+        left = queue.am_sizes[mem] - 1
+        if left:
+            queue.am_sizes[mem] = left
+        else:
+            del queue.am_sizes[mem]
 
     # ------------------------------------------------------------------------------------------ shares
 
@@ -450,23 +476,40 @@ class FairScheduler(YarnScheduler):
 
     def _assign(self, queue: FSQueue, node: "NodeManager") -> bool:
         if queue.is_leaf:
-            rm = self.rm
-            assert rm is not None
-            apps = queue.apps.values()
-            if queue.policy != "fifo":  # fifo: submission order is the dict's order
-                apps = sorted(apps, key=lambda a: self._app_key(queue, a))
-            for app in apps:
-                def allowed(a: SchedulerApp, ask, q=queue) -> bool:
-                    if not self._within_max(q, ask.mem, ask.vcores):
-                        return False
-                    if ask.priority == PRIORITY_AM and q.max_am_share >= 0:
-                        return q.am_used + ask.mem <= q.max_am_share * q.fair_share + 1e-6
-                    return True
-                if assign_one(rm, app, node, ask_filter=allowed):
-                    return True
-            return False
+            return self._assign_leaf(queue, node)
         for child in sorted((c for c in queue.children if c.active()), key=lambda c: self._queue_key(queue, c)):
             if self._assign(child, node):
+                return True
+        return False
+
+    def _assign_leaf(self, queue: FSQueue, node: "NodeManager") -> bool:
+        """``FSLeafQueue.assignContainer``: the queue's runnable apps in its policy's order, the first that takes a
+        container wins. Only apps that can take one are looked at (the result is the same as trying every app):
+        apps holding their AM with asks outstanding, and the AM-less apps unless even the smallest AM among them
+        would pass ``maxAMShare``. Cost O(k log k) for k such apps (all AM-less apps only when an AM may start)."""
+        rm = self.rm
+        assert rm is not None
+        share = queue.max_am_share
+        am_room = bool(queue.am_waiting) and (
+            share < 0 or queue.am_used + min(queue.am_sizes) <= share * queue.fair_share + 1e-6)
+
+        def allowed(a: SchedulerApp, ask, q=queue) -> bool:
+            if not self._within_max(q, ask.mem, ask.vcores):
+                return False
+            if ask.priority == PRIORITY_AM and q.max_am_share >= 0:
+                return q.am_used + ask.mem <= q.max_am_share * q.fair_share + 1e-6
+            return True
+
+        if queue.policy == "fifo":  # submission order is the dict's order
+            apps = [a for a in queue.apps.values() if a.pending_mb > 0.0 and (am_room or a.am_allocated)]
+        else:
+            apps = sorted((a for a in queue.am_holders.values() if a.pending_mb > 0.0),
+                          key=lambda a: self._app_key(queue, a))
+            if am_room:  # AM-less apps order among themselves by (submit time, submission order) in every policy
+                apps = heapq.merge(apps, sorted(queue.am_waiting.values(), key=lambda a: (a.submit, a.order)),
+                                   key=lambda a: self._app_key(queue, a))
+        for app in apps:
+            if assign_one(rm, app, node, ask_filter=allowed):
                 return True
         return False
 
