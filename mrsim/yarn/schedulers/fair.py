@@ -68,6 +68,7 @@ class FSQueue:
         # derived from the configuration (set by FairScheduler._derive): a child has a min share; this queue or an
         # ancestor has a finite maxResources
         self.kids_min = False
+        self.share_memo: tuple = ()  # (own fair share, active children) the children's shares were computed for
         self.capped = parent.capped if parent is not None else False
         self.n_apps = 0  # runnable apps in this queue's subtree (kept on every change: "active" is n_apps > 0)
         self.apps: dict[int, SchedulerApp] = {}  # runnable, submission order
@@ -412,14 +413,21 @@ class FairScheduler(YarnScheduler):
         assert self.rm is not None
         self.root.fair_share = self.rm.cluster_mem
         self._share_children(self.root)
-        self._shares = None
 
     def _share_children(self, parent: FSQueue) -> None:
         """``ComputeFairShares.computeShares`` over the active children (memory)."""
         kids = [c for c in parent.children if c.active()]
+        total = parent.fair_share
+        memo = (total, tuple(id(c) for c in kids))
+        if memo == parent.share_memo:  # same parent share and active children: the same shares as last time
+            for c in parent.children:
+                if c.children:
+                    self._share_children(c)
+            return
+        parent.share_memo = memo
+        self._shares = None
         for c in parent.children:
             c.fair_share = 0.0
-        total = parent.fair_share
         if kids:
             def filled(r: float) -> float:
                 return sum(min(max(c.weight * r, c.min_mem), c.max_mem) for c in kids)
