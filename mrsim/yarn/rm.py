@@ -45,6 +45,8 @@ ORDER_SAMPLE, ORDER_SUBMIT, ORDER_EXIT, ORDER_AM, ORDER_NM = -1, 0, 1, 2, 3
 class ResourceManager:
     """One YARN replay's live state. Build and run with :func:`mrsim.yarn.replay.replay_yarn`."""
 
+    keeps_pending = True  # SchedulerApp.pending_mb is kept at every change (schedulers may rely on it)
+
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: YarnConf, scheduler: YarnScheduler, *,
                  seed: int = 0, aligned_heartbeats: bool = False, job_overheads: bool = True,
                  queue_series: bool = True, rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,

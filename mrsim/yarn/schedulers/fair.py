@@ -37,6 +37,7 @@ from mrsim.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler,
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.yarn.nodemanager import NodeManager
+    from mrsim.yarn.rm import ResourceManager
 
 Y = "yarn.scheduler.fair."
 _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-undeclared-pools", Y + "assignmultiple",
@@ -147,6 +148,7 @@ class FairScheduler(YarnScheduler):
         self.root.parent_type = True
         self.queues: dict[str, FSQueue] = {"root": self.root}
         self._shares: list[tuple[str, float]] | None = None  # queue_shares(), until the shares change
+        self.pending_known = False
         self.default_max_am_share = 0.5
         self.default_max_apps = -1
         self.user_max_default = -1
@@ -316,6 +318,11 @@ class FairScheduler(YarnScheduler):
         q = self._leaf("default", True)
         assert q is not None
         return q
+
+    def start(self, rm: "ResourceManager") -> None:  # type: ignore[override]
+        super().start(rm)
+        # The ResourceManager keeps SchedulerApp.pending_mb at every change; a stand-in (tests) may not.
+        self.pending_known = bool(getattr(rm, "keeps_pending", False))
 
     def add_app(self, app: SchedulerApp) -> None:
         queue = self.place(app)
@@ -521,7 +528,7 @@ class FairScheduler(YarnScheduler):
     def _assign_leaf(self, queue: FSQueue, node: "NodeManager") -> bool:
         """``FSLeafQueue.assignContainer``: the queue's runnable apps in its policy's order, the first that takes a
         container wins. Only apps that can take one are looked at (the result is the same as trying every app):
-        apps holding their AM, and the AM-less apps unless even the smallest AM among them
+        apps holding their AM with asks outstanding, and the AM-less apps unless even the smallest AM among them
         would pass ``maxAMShare``. Cost O(k log k) for k such apps (the AM-less ones only when an AM may start)."""
         rm = self.rm
         assert rm is not None
@@ -529,17 +536,23 @@ class FairScheduler(YarnScheduler):
         am_room = bool(queue.am_waiting) and (
             share < 0 or queue.am_used + min(queue.am_sizes) <= share * queue.fair_share + 1e-6)
 
+        holders = queue.am_holders.values()
+        if self.pending_known:  # only AM holders with asks outstanding can take a container
+            holders = [a for a in holders if a.pending_mb > 0.0]
+            if not holders and not am_room:
+                return False
         if queue.policy == "fifo":  # submission order is the dict's order
-            apps = [a for a in queue.apps.values() if am_room or a.am_allocated]
+            apps = [a for a in queue.apps.values() if (am_room and not a.am_allocated)
+                    or (a.am_allocated and (a.pending_mb > 0.0 or not self.pending_known))]
         elif queue.policy == "fair":
             # FairShareComparator for apps (weight 1, no min share): (1, usage, submit, order)
-            keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders.values()]
+            keyed = [(a.used_mem, a.submit, a.order, a) for a in holders]
             if am_room:  # AM-less apps have no usage: they come first, by (submit, order)
                 keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values()]
             keyed.sort()
             apps = [k[3] for k in keyed]
         else:
-            apps = sorted(queue.am_holders.values(),
+            apps = sorted(holders,
                           key=lambda a: self._app_key(queue, a))
             if am_room:  # AM-less apps order among themselves by (submit time, submission order) in every policy
                 apps = heapq.merge(apps, sorted(queue.am_waiting.values(), key=lambda a: (a.submit, a.order)),
