@@ -334,7 +334,10 @@ class CapacityScheduler(YarnScheduler):
         users = queue.users
         limit_for: dict[float, float] = {}  # the user limit per request size (nothing changes within this call)
         fits_for: dict[float, bool] = {}
+        skip_idle = self.pending_known
         for app in queue.active.values():  # the loop ends at the first allocation: the dict does not change under it
+            if skip_idle and app.pending_mb <= 0.0:
+                continue  # nothing asked: the loop below would find nothing
             for ask in app.asks:
                 mem = ask.mem
                 if ask.total <= 0 or mem > free:

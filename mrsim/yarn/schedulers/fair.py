@@ -37,7 +37,6 @@ from mrsim.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler,
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.yarn.nodemanager import NodeManager
-    from mrsim.yarn.rm import ResourceManager
 
 Y = "yarn.scheduler.fair."
 _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-undeclared-pools", Y + "assignmultiple",
@@ -148,7 +147,6 @@ class FairScheduler(YarnScheduler):
         self.root.parent_type = True
         self.queues: dict[str, FSQueue] = {"root": self.root}
         self._shares: list[tuple[str, float]] | None = None  # queue_shares(), until the shares change
-        self.pending_known = False
         self.default_max_am_share = 0.5
         self.default_max_apps = -1
         self.user_max_default = -1
@@ -318,11 +316,6 @@ class FairScheduler(YarnScheduler):
         q = self._leaf("default", True)
         assert q is not None
         return q
-
-    def start(self, rm: "ResourceManager") -> None:  # type: ignore[override]
-        super().start(rm)
-        # The ResourceManager keeps SchedulerApp.pending_mb at every change; a stand-in (tests) may not.
-        self.pending_known = bool(getattr(rm, "keeps_pending", False))
 
     def add_app(self, app: SchedulerApp) -> None:
         queue = self.place(app)
