@@ -50,7 +50,9 @@ class QueueSeries:
         snap = tuple([(name, *(get(name) or _ZERO), share) for name, share in self.rm.scheduler.queue_shares()])
         n = last - self.next_second + 1
         acc = self.acc
-        for row in snap:  # (name, allocated MB, vcores, pending MB, vcores, running c., pending c., apps, share)
+        # row: (name, allocated MB, allocated vcores, pending MB, pending vcores, running containers, pending
+        # containers, running apps, pending apps, share MB)
+        for row in snap:
             a = acc.get(row[0])
             if a is None:
                 a = acc[row[0]] = [0, 0.0, 0.0, 0.0, 0, 0, 0.0]

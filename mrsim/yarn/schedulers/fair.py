@@ -545,8 +545,7 @@ class FairScheduler(YarnScheduler):
             keyed.sort()
             apps = [k[3] for k in keyed]
         else:
-            apps = sorted(holders,
-                          key=lambda a: self._app_key(queue, a))
+            apps = sorted(holders, key=lambda a: self._app_key(queue, a))
             if am_room:  # AM-less apps order among themselves by (submit time, submission order) in every policy
                 apps = heapq.merge(apps, sorted(queue.am_waiting.values(), key=lambda a: (a.submit, a.order)),
                                    key=lambda a: self._app_key(queue, a))
