@@ -17,7 +17,10 @@ engines do different work: the YARN replay emulates every NodeManager heartbeat 
 ApplicationMaster allocate that can change something (asks, containers, reduce ramp-up), which the slot engine
 has no equivalent of; the event counts are printed so the ratio can be read against them.
 
-Usage: ``python3 benchmarks/bench_yarn.py [--jobs 1148] [--schedulers capacity,fair] [--profile]``
+``--digest`` also prints an MD5 digest of each YARN replay's jobs and tasks tables and per-queue series, so a change
+meant to be a pure speed-up can be checked to leave every result identical (compare the digests before and after).
+
+Usage: ``python3 benchmarks/bench_yarn.py [--jobs 1148] [--schedulers capacity,fair] [--profile] [--digest]``
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import hashlib
 import pstats
 import sys
 import time
@@ -53,6 +57,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--schedulers", default="capacity,fair")
     ap.add_argument("--profile", action="store_true", help="cProfile the first YARN run")
+    ap.add_argument("--digest", action="store_true", help="print a digest of each YARN replay's results")
     args = ap.parse_args()
     workload = facebook_like_workload(FacebookLikeSpec(jobs=args.jobs, seed=args.seed, mean_interarrival_s=0.0))
     print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks")
@@ -78,6 +83,21 @@ def main() -> None:
         print(f"{'YARN (' + name + ')':<30} CPU {cpu:8.2f} s  events {s['events']:>10,}  makespan "
               f"{s['makespan_s']:>12,.0f} s  NM heartbeats {y['nm_heartbeats']:>9,}  AM allocates "
               f"{y['am_allocates']:>9,}  ratio {cpu / base:6.2f}x")
+        if args.digest:
+            print(f"{'':<30} digest {digest(r)}")
+
+
+def digest(result) -> str:
+    """MD5 of the jobs and tasks columns (repr of every value) and the per-queue series runs."""
+    h = hashlib.md5()
+    for table in (result.job_columns, result.task_columns):
+        for name, values in table.items():
+            h.update(name.encode())
+            h.update(repr([repr(v) for v in list(values)]).encode())
+    series = getattr(result, "queue_series", None)
+    if series is not None:
+        h.update(repr(series.runs).encode())
+    return h.hexdigest()
 
 
 if __name__ == "__main__":

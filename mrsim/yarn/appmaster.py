@@ -142,11 +142,14 @@ class MRAppMaster:
         if self.outbox:
             rm.apply_asks(self.app, self.outbox, self.map_size, self.reduce_size)
             self.outbox = []
-        allocated, self.allocated = self.allocated, []
-        for c in allocated:
-            self._assign(rm, c, now)
-        self._preempt_reduces_if_needed(rm, now)
-        self._schedule_reduces(rm)
+        if self.allocated:
+            allocated, self.allocated = self.allocated, []
+            for c in allocated:
+                self._assign(rm, c, now)
+        if self.scheduled_maps and self.assigned_reduces:  # the guard of _preempt_reduces_if_needed
+            self._preempt_reduces_if_needed(rm, now)
+        if self.pending_reduces:  # the guard of _schedule_reduces
+            self._schedule_reduces(rm)
 
     def task_done(self, rm: "ResourceManager", c: Container, now: float) -> None:
         """Task ``c.task`` ended at ``now`` and told its AM (umbilical); the job ends with its last task."""
@@ -164,7 +167,7 @@ class MRAppMaster:
         if self.completed_maps == self.n_maps and self.completed_reduces == self.n_reduces:
             self.finish = now
             rm.app_finished(self, now)
-        else:
+        elif self.next_alloc == INF:  # else its next allocate is already queued
             rm.wake_am(self)
 
     def _pop_map(self, host: str, rack: str) -> tuple[int, int]:
@@ -205,7 +208,7 @@ class MRAppMaster:
                 racks = tuple(r for r in self.map_racks[i] if not (c.locality <= RACK_LOCAL and r == node.rack))
                 if hosts or racks:
                     self.outbox.append((PRIORITY_MAP, 0, hosts, racks))
-            start = now + rm.task_lag()
+            start = now + (rm.lag_constant if rm.lag_constant is not None else rm.task_lag())
             speed = node.speed
             dur = float(self.template.map_durations[i]) / speed
             if loc == RACK_LOCAL:
@@ -217,7 +220,8 @@ class MRAppMaster:
             c.finish = start + dur
             self.map_start[i], self.map_finish[i], self.map_node[i] = start, c.finish, c.node
             self.map_locality[i] = loc
-            self._started(start)
+            if start < self.first_task_start:
+                self.first_task_start = start
             rm.container_runs(c)
         else:
             if self.scheduled_reduces <= 0:

@@ -45,6 +45,8 @@ ORDER_SAMPLE, ORDER_SUBMIT, ORDER_EXIT, ORDER_AM, ORDER_NM = -1, 0, 1, 2, 3
 class ResourceManager:
     """One YARN replay's live state. Build and run with :func:`mrsim.yarn.replay.replay_yarn`."""
 
+    keeps_pending = True  # SchedulerApp.pending_mb is kept at every change (schedulers may rely on it)
+
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: YarnConf, scheduler: YarnScheduler, *,
                  seed: int = 0, aligned_heartbeats: bool = False, job_overheads: bool = True,
                  queue_series: bool = True, rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
@@ -74,6 +76,8 @@ class ResourceManager:
         host_rack = {nd.name: nd.rack for nd in self.nodes}
         self.use_locality = locality != "off"
         self.lag_rng = stream(seed, "container-launch-lag")
+        # the task launch lag when it is a constant (no draw from the seeded stream), read without a call
+        self.lag_constant: float | None = None if conf.task_launch_lag.samples else conf.task_launch_lag.constant_s
         self.apps: list[SchedulerApp] = []
         self.ams: list[MRAppMaster] = []
         origin = workload.origin_s
@@ -254,7 +258,8 @@ class ResourceManager:
                 self.ams[c.app].task_done(self, c, now)
         node = self.nodes[c.node]
         node.exited.append(c)
-        self.wake_node(node)
+        if node.next_hb == INF:  # else its next heartbeat is already queued
+            self.wake_node(node)
 
     def _on_am_start(self, now: float, order: int, index: int, _b: int) -> None:
         am = self.ams[index]
@@ -360,7 +365,8 @@ class ResourceManager:
         else:
             am = self.ams[app.index]
             am.allocated.append(c)
-            self.wake_am(am)
+            if am.next_alloc == INF:  # else its next allocate is already queued
+                self.wake_am(am)
         return c
 
     def container_runs(self, c: Container) -> None:

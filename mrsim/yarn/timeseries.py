@@ -46,23 +46,27 @@ class QueueSeries:
             return
         last = math.floor(now)
         stats = self.rm.qstats
-        snap = tuple((name, *(stats.get(name) or _ZERO), share) for name, share in self.rm.scheduler.queue_shares())
+        get = stats.get
+        snap = tuple([(name, *(get(name) or _ZERO), share) for name, share in self.rm.scheduler.queue_shares()])
         n = last - self.next_second + 1
         acc = self.acc
-        for name, am, _av, pm, _pv, _rc, pc, ra, _pa, share in snap:
-            a = acc.get(name)
+        # row: (name, allocated MB, allocated vcores, pending MB, pending vcores, running containers, pending
+        # containers, running apps, pending apps, share MB)
+        for row in snap:
+            a = acc.get(row[0])
             if a is None:
-                a = acc[name] = [0, 0.0, 0.0, 0.0, 0, 0, 0.0]
+                a = acc[row[0]] = [0, 0.0, 0.0, 0.0, 0, 0, 0.0]
+            am = row[1]
             a[0] += n
             a[1] += am * n
             if am > a[2]:
                 a[2] = am
-            a[3] += pm * n
-            if pc > a[4]:
-                a[4] = pc
-            if ra > a[5]:
-                a[5] = ra
-            a[6] += share * n
+            a[3] += row[3] * n
+            if row[6] > a[4]:
+                a[4] = row[6]
+            if row[7] > a[5]:
+                a[5] = row[7]
+            a[6] += row[9] * n
         if self.runs and self.runs[-1][2] == snap and self.runs[-1][1] == self.next_second - 1:
             first = self.runs[-1][0]
             self.runs[-1] = (first, last, snap)

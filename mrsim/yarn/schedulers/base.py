@@ -130,9 +130,13 @@ class YarnScheduler:
     def __init__(self) -> None:
         self.rm: "ResourceManager | None" = None
         self.warnings: list[str] = []
+        self.pending_known = False
 
     def start(self, rm: "ResourceManager") -> None:
         self.rm = rm
+        # The ResourceManager keeps SchedulerApp.pending_mb at every change, so a scheduler may skip apps with
+        # nothing asked; a stand-in (tests) may not keep it.
+        self.pending_known = bool(getattr(rm, "keeps_pending", False))
 
     def set_runnable(self, app: SchedulerApp, runnable: bool) -> None:
         """Mark ``app`` as one the scheduler may (not) serve; the RM counts only runnable apps' asks as outstanding,

@@ -93,6 +93,7 @@ class CapacityScheduler(YarnScheduler):
         self.props = props
         self.root = CSQueue("root", None)
         self.leaves: dict[str, CSQueue] = {}
+        self._shares: list[tuple[str, float]] | None = None  # queue_shares(), built at first use
         self._paths: set[str] = set()
         self._unknown_queues: dict[str, int] = {}
         self.node_locality_delay = int(self._num(P + "node-locality-delay", -1, None))
@@ -326,22 +327,38 @@ class CapacityScheduler(YarnScheduler):
         rm = self.rm
         assert rm is not None
         n_nodes = len(rm.nodes)
-        free = node.free_mem
-        for app in list(queue.active.values()):
+        rack_after = min(n_nodes, self.node_locality_delay)
+        free = node.free_mem + 1e-9
+        host, rack = node.name, node.rack
+        limited = len(queue.active_users) > 1 or queue.user_limit_factor < 1.0 or queue.abs_capacity < 1.0
+        users = queue.users
+        limit_for: dict[float, float] = {}  # the user limit per request size (nothing changes within this call)
+        fits_for: dict[float, bool] = {}
+        skip_idle = self.pending_known
+        for app in queue.active.values():  # the loop ends at the first allocation: the dict does not change under it
+            if skip_idle and app.pending_mb <= 0.0:
+                continue  # nothing asked: the loop below would find nothing
             for ask in app.asks:
-                if ask.total <= 0 or ask.mem > free + 1e-9:
+                mem = ask.mem
+                if ask.total <= 0 or mem > free:
                     continue
-                if not self._queue_fits_chain(queue, ask.mem):
+                ok = fits_for.get(mem)
+                if ok is None:
+                    ok = fits_for[mem] = self._queue_fits_chain(queue, mem)
+                if not ok:
                     return 0
                 # LeafQueue.assignToUser: consumed > limit (not consumed + request: a user may pass its limit by
                 # one container, as Hadoop's comment there says)
-                if (len(queue.active_users) > 1 or queue.user_limit_factor < 1.0 or queue.abs_capacity < 1.0) and \
-                        queue.users.get(app.user, 0.0) > self._user_limit(queue, ask.mem) + 1e-6:
-                    break  # this user is at its limit: next app
+                if limited:
+                    limit = limit_for.get(mem)
+                    if limit is None:
+                        limit = limit_for[mem] = self._user_limit(queue, mem) + 1e-6
+                    if users.get(app.user, 0.0) > limit:
+                        break  # this user is at its limit: next app
                 missed = app.missed.get(ask.priority, 0) + 1
                 app.missed[ask.priority] = missed
-                loc = ask.locality_on(node.name, node.rack)
-                if loc == RACK_LOCAL and not (min(n_nodes, self.node_locality_delay) < missed):
+                loc = ask.locality_on(host, rack)
+                if loc == RACK_LOCAL and not (rack_after < missed):
                     loc = OFF_SWITCH  # rack-local not yet allowed: try off-switch (assignContainersOnNode)
                 if loc == OFF_SWITCH and ask.has_locality:
                     hosts = sum(1 for v in ask.by_host.values() if v > 0)
@@ -363,8 +380,12 @@ class CapacityScheduler(YarnScheduler):
         return True
 
     def queue_shares(self) -> list:
+        """Guaranteed capacity per leaf queue: fixed for a replay, so built once."""
         assert self.rm is not None
-        return [(q.path, q.abs_capacity * self.rm.cluster_mem) for name, q in self.leaves.items() if "." in name]
+        if self._shares is None:
+            self._shares = [(q.path, q.abs_capacity * self.rm.cluster_mem) for name, q in self.leaves.items()
+                            if "." in name]
+        return self._shares
 
     def describe(self) -> dict:
         for name, n in sorted(self._unknown_queues.items()):

@@ -26,13 +26,14 @@ share (memory; ``drf`` queues use the same memory shares for ``maxAMShare``).
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from typing import TYPE_CHECKING
 
 from mrsim.errors import InputError
 from mrsim.schedconf.xmlfile import Node, parse_xml, read_properties
-from mrsim.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler, assign_one
+from mrsim.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler, fits
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.yarn.nodemanager import NodeManager
@@ -64,9 +65,20 @@ class FSQueue:
         self.used_vcores = 0.0
         self.am_used = 0.0
         self.fair_share = 0.0
+        # derived from the configuration (set by FairScheduler._derive): a child has a min share; this queue or an
+        # ancestor has a finite maxResources
+        self.kids_min = False
+        self.share_memo: tuple = ()  # (own fair share, active children) the children's shares were computed for
+        self.capped = parent.capped if parent is not None else False
         self.n_apps = 0  # runnable apps in this queue's subtree (kept on every change: "active" is n_apps > 0)
         self.apps: dict[int, SchedulerApp] = {}  # runnable, submission order
         self.waiting: dict[int, SchedulerApp] = {}  # not runnable (maxRunningApps)
+        # the runnable apps split by whether their AM container is allocated, so a heartbeat looks only at apps that
+        # can take something: AM-less apps ask for their AM alone, and are all held back when the smallest of them
+        # would pass maxAMShare (am_sizes: AM memory -> number of such apps)
+        self.am_waiting: dict[int, SchedulerApp] = {}
+        self.am_sizes: dict[float, int] = {}
+        self.am_holders: dict[int, SchedulerApp] = {}
 
     @property
     def is_leaf(self) -> bool:
@@ -134,6 +146,7 @@ class FairScheduler(YarnScheduler):
         self.root = FSQueue("root", None)
         self.root.parent_type = True
         self.queues: dict[str, FSQueue] = {"root": self.root}
+        self._shares: list[tuple[str, float]] | None = None  # queue_shares(), until the shares change
         self.default_max_am_share = 0.5
         self.default_max_apps = -1
         self.user_max_default = -1
@@ -145,6 +158,7 @@ class FairScheduler(YarnScheduler):
         if not any(q.is_leaf for q in self.queues.values()) or "root.default" not in self.queues:
             self._leaf("root.default", create=True)
         self.user_running: dict[str, int] = {}
+        self._derive(self.root)
 
     # ------------------------------------------------------------------------------------------ allocation file
 
@@ -273,6 +287,7 @@ class FairScheduler(YarnScheduler):
                 q.max_apps = self.default_max_apps
                 self.queues[sub] = q
                 parent.children.append(q)
+                self._shares = None
             parent = q
         return q
 
@@ -337,6 +352,11 @@ class FairScheduler(YarnScheduler):
     def _make_runnable(self, queue: FSQueue, app: SchedulerApp) -> None:
         self.set_runnable(app, True)
         queue.apps[app.index] = app
+        if app.am_allocated:
+            queue.am_holders[app.index] = app
+        else:
+            queue.am_waiting[app.index] = app
+            queue.am_sizes[app.am_mem] = queue.am_sizes.get(app.am_mem, 0) + 1
         self._count(queue, 1)
         self.user_running[app.user] = self.user_running.get(app.user, 0) + 1
 
@@ -345,6 +365,9 @@ class FairScheduler(YarnScheduler):
         if queue.apps.pop(app.index, None) is not None:
             self.user_running[app.user] -= 1
             self._count(queue, -1)
+            queue.am_holders.pop(app.index, None)
+            if queue.am_waiting.pop(app.index, None) is not None:
+                self._forget_am_size(queue, app.am_mem)
         queue.waiting.pop(app.index, None)
         # MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval: earliest waiting apps first
         waiting = sorted((a for q in self.queues.values() for a in q.waiting.values()), key=lambda a: a.order)
@@ -359,10 +382,30 @@ class FairScheduler(YarnScheduler):
         q: FSQueue | None = app.sched  # type: ignore[assignment]
         if am and q is not None:
             q.am_used += mem
+            if mem > 0 and q.am_waiting.pop(app.index, None) is not None:  # its AM container was just allocated
+                self._forget_am_size(q, app.am_mem)
+                q.am_holders[app.index] = app
         while q is not None:
             q.used_mem += mem
             q.used_vcores += vcores
             q = q.parent
+
+    def _derive(self, queue: FSQueue) -> None:
+        """``kids_min`` and ``capped`` of ``queue``'s subtree, once the configuration is read (queues created later
+        by placement have neither a min share nor a maximum of their own, and inherit ``capped``)."""
+        parent = queue.parent
+        queue.capped = queue.max_mem != INF or queue.max_vcores != INF or (parent is not None and parent.capped)
+        queue.kids_min = any(c.min_mem > 0 for c in queue.children)
+        for c in queue.children:
+            self._derive(c)
+
+    @staticmethod
+    def _forget_am_size(queue: FSQueue, mem: float) -> None:
+        left = queue.am_sizes[mem] - 1
+        if left:
+            queue.am_sizes[mem] = left
+        else:
+            del queue.am_sizes[mem]
 
     # ------------------------------------------------------------------------------------------ shares
 
@@ -374,9 +417,17 @@ class FairScheduler(YarnScheduler):
     def _share_children(self, parent: FSQueue) -> None:
         """``ComputeFairShares.computeShares`` over the active children (memory)."""
         kids = [c for c in parent.children if c.active()]
+        total = parent.fair_share
+        memo = (total, tuple(id(c) for c in kids))
+        if memo == parent.share_memo:  # same parent share and active children: the same shares as last time
+            for c in parent.children:
+                if c.children:
+                    self._share_children(c)
+            return
+        parent.share_memo = memo
+        self._shares = None
         for c in parent.children:
             c.fair_share = 0.0
-        total = parent.fair_share
         if kids:
             def filled(r: float) -> float:
                 return sum(min(max(c.weight * r, c.min_mem), c.max_mem) for c in kids)
@@ -450,23 +501,69 @@ class FairScheduler(YarnScheduler):
 
     def _assign(self, queue: FSQueue, node: "NodeManager") -> bool:
         if queue.is_leaf:
-            rm = self.rm
-            assert rm is not None
-            apps = queue.apps.values()
-            if queue.policy != "fifo":  # fifo: submission order is the dict's order
-                apps = sorted(apps, key=lambda a: self._app_key(queue, a))
-            for app in apps:
-                def allowed(a: SchedulerApp, ask, q=queue) -> bool:
-                    if not self._within_max(q, ask.mem, ask.vcores):
-                        return False
-                    if ask.priority == PRIORITY_AM and q.max_am_share >= 0:
-                        return q.am_used + ask.mem <= q.max_am_share * q.fair_share + 1e-6
-                    return True
-                if assign_one(rm, app, node, ask_filter=allowed):
+            return self._assign_leaf(queue, node)
+        if queue.policy == "fair" and not queue.kids_min:
+            # FairShareComparator without min shares: (1, usage / weight, name) for every child, so the order is
+            # (usage / weight, name); built without calls (this runs at every heartbeat)
+            kids = [(c.used_mem / c.weight if c.weight > 0 else INF, c.path, c) for c in queue.children
+                    if c.n_apps > 0]
+            if len(kids) > 1:
+                kids.sort()
+            for _u, _p, child in kids:
+                if self._assign(child, node):
                     return True
             return False
         for child in sorted((c for c in queue.children if c.active()), key=lambda c: self._queue_key(queue, c)):
             if self._assign(child, node):
+                return True
+        return False
+
+    def _assign_leaf(self, queue: FSQueue, node: "NodeManager") -> bool:
+        """``FSLeafQueue.assignContainer``: the queue's runnable apps in its policy's order, the first that takes a
+        container wins. Only apps that can take one are looked at (the result is the same as trying every app):
+        apps holding their AM with asks outstanding, and the AM-less apps unless even the smallest AM among them
+        would pass ``maxAMShare``. Cost O(k log k) for k such apps (the AM-less ones only when an AM may start)."""
+        rm = self.rm
+        assert rm is not None
+        share = queue.max_am_share
+        am_room = bool(queue.am_waiting) and (
+            share < 0 or queue.am_used + min(queue.am_sizes) <= share * queue.fair_share + 1e-6)
+
+        holders = queue.am_holders.values()
+        if self.pending_known:  # only AM holders with asks outstanding can take a container
+            holders = [a for a in holders if a.pending_mb > 0.0]
+            if not holders and not am_room:
+                return False
+        if queue.policy == "fifo":  # submission order is the dict's order
+            apps = [a for a in queue.apps.values() if (am_room and not a.am_allocated)
+                    or (a.am_allocated and (a.pending_mb > 0.0 or not self.pending_known))]
+        elif queue.policy == "fair":
+            # FairShareComparator for apps (weight 1, no min share): (1, usage, submit, order)
+            keyed = [(a.used_mem, a.submit, a.order, a) for a in holders]
+            if am_room:  # AM-less apps have no usage: they come first, by (submit, order)
+                keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values()]
+            keyed.sort()
+            apps = [k[3] for k in keyed]
+        else:
+            apps = sorted(holders, key=lambda a: self._app_key(queue, a))
+            if am_room:  # AM-less apps order among themselves by (submit time, submission order) in every policy
+                apps = heapq.merge(apps, sorted(queue.am_waiting.values(), key=lambda a: (a.submit, a.order)),
+                                   key=lambda a: self._app_key(queue, a))
+        capped = queue.capped
+        limit = share * queue.fair_share + 1e-6 if share >= 0 else INF
+        memory_only = self.memory_only
+        host, rack = node.name, node.rack
+        for app in apps:
+            # assign_one with the queue's limits: the highest-priority ask that fits, within maxResources and, for
+            # the AM, within maxAMShare
+            for ask in app.asks:
+                if ask.total <= 0 or not fits(node, ask.mem, ask.vcores, memory_only):
+                    continue
+                if capped and not self._within_max(queue, ask.mem, ask.vcores):
+                    continue
+                if ask.priority == PRIORITY_AM and queue.am_used + ask.mem > limit:
+                    continue
+                rm.allocate(app, ask, node, ask.locality_on(host, rack))
                 return True
         return False
 
@@ -477,7 +574,10 @@ class FairScheduler(YarnScheduler):
         return max(0.0, min(q.fair_share - q.used_mem, self.rm.free_mem, q.max_mem - q.used_mem))
 
     def queue_shares(self) -> list:
-        return [(q.path, q.fair_share) for q in self.queues.values() if q.is_leaf]
+        """Cached between share updates (the time series reads it every second that changes)."""
+        if self._shares is None:
+            self._shares = [(q.path, q.fair_share) for q in self.queues.values() if q.is_leaf]
+        return self._shares
 
     def describe(self) -> dict:
         out = super().describe()
