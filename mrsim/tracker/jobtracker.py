@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import enum
 import math
-from heapq import heappush
-from typing import Callable
+from heapq import heappush  # the setup/cleanup job queues only (not the event heap)
+from typing import Callable, TypeVar
 
 from mrsim.cluster import ClusterSpec
 from mrsim.errors import InputError
@@ -54,6 +54,9 @@ from mrsim.tracker.kernel import Kernel
 from mrsim.tracker.overheads import RecordedOverheads
 from mrsim.tracker.placement import task_datacenters, task_request
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+
+
+F = TypeVar("F")
 
 
 class LocalityMode(enum.Enum):
@@ -83,6 +86,8 @@ class JobTracker(RecordedOverheads):
         self.conf = conf
         self.scheduler = scheduler
         self.kernel = Kernel()
+        #: ``kernel.schedule``, bound once (hot path): the one way to queue an event
+        self.schedule = self.kernel.schedule
         n = len(cluster.trackers)
         self.interval = conf.heartbeat_interval_s(n) if heartbeat_interval is None else float(heartbeat_interval)
         self.task_mode = self.interval <= 0.0
@@ -175,7 +180,25 @@ class JobTracker(RecordedOverheads):
         #: end_s, result)`` with result ``FAILED`` or ``KILLED`` (kills, replayed failures, speculative losers).
         #: Appended on those rare paths only; the attempt rows of ``--out`` list them.
         self.lost_attempts: list[tuple[int, int, bool, int, float, float, str]] = []
-        self._extra_handlers: list[Callable[[float, int, int, int], None]] = []
+        #: ``(job, tracker, gid)`` called *instead of* queuing the trace-derived completion of task ``gid`` (at
+        #: launch; for first-wave reduces when the map stage ends): a feature that models durations (contention)
+        #: decides when the task finishes and calls :meth:`task_done` then. ``job.*_finish`` holds the trace value.
+        self.finish_model: Callable[[JobState, TrackerState, int], None] | None = None
+        #: after every map or reduce launch (not backups): ``(job, tracker, gid) -> None``
+        self.on_launch: list[Callable[[JobState, TrackerState, int], None]] = []
+        #: a job arrived (its template materialised, before the engine sets it up): ``(job) -> None``
+        self.on_job_arrival: list[Callable[[JobState], None]] = []
+        #: a job finished (after its cleanup, results fixed): ``(job) -> None``
+        self.on_job_done: list[Callable[[JobState], None]] = []
+        #: a heartbeat event of ``tracker`` is due (also a superseded one, before the engine drops it): ``(tracker)``
+        self.on_heartbeat: list[Callable[[TrackerState], None]] = []
+        #: before :meth:`kill_task` picks its victim (it reads running tasks' finish times): ``() -> None``
+        self.before_kill: list[Callable[[], None]] = []
+        #: a running task was killed and requeued: ``(job, gid, tracker index it ran on) -> None``
+        self.on_kill: list[Callable[[JobState, int, int], None]] = []
+        #: at the end of every event (features that batch work within an event): ``() -> None``
+        self.after_event: list[Callable[[], None]] = []
+        self._next_feature_kind = EV_FIRST_FEATURE
         self.features: list[object] = []
 
     def attach(self, feature: object) -> None:
@@ -184,10 +207,19 @@ class JobTracker(RecordedOverheads):
         feature.attach(self)  # type: ignore[attr-defined]
 
     def register_event(self, handler: Callable[[float, int, int, int], None]) -> int:
-        """A new event kind handled by ``handler(time, order, a, b)``: the only way a feature schedules events
-        (``self.kernel.schedule(time, order, kind, a, b)``). Call before :meth:`run`."""
-        self._extra_handlers.append(handler)
-        return EV_FIRST_FEATURE + len(self._extra_handlers) - 1
+        """A new event kind handled by ``handler(time, order, a, b)``; a feature queues its events with
+        ``jt.schedule(time, order, kind, a, b)`` (the kernel's). Call before :meth:`run`."""
+        kind = self._next_feature_kind
+        self._next_feature_kind += 1
+        self.kernel.register(kind, handler)
+        return kind
+
+    def feature(self, kind: "type[F]") -> "F | None":
+        """The attached feature of class ``kind`` (for plug-ins that use a feature's API), or None."""
+        for feature in self.features:
+            if isinstance(feature, kind):
+                return feature
+        return None
 
     # ----------------------------------------------------------------------------------------- running
 
@@ -200,15 +232,21 @@ class JobTracker(RecordedOverheads):
             for t in self.trackers:
                 self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
-        handlers = [self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer, self._on_backup_done,
-                    self._on_job_inited, self._on_aux_done, self._on_hanging_maps]
-        if self._extra_handlers:
-            handlers += [self._ignore] * (EV_FIRST_FEATURE - len(handlers)) + self._extra_handlers
-        kernel.run(handlers, after_event)
+        for kind, handler in enumerate((self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer,
+                                        self._on_backup_done, self._on_job_inited, self._on_aux_done,
+                                        self._on_hanging_maps)):
+            kernel.register(kind, handler)
+        hooks = tuple(self.after_event)
+        if hooks:
+            check = after_event
 
-    @staticmethod
-    def _ignore(_t: float, _o: int, _a: int, _b: int) -> None:
-        return None
+            def after_event() -> None:
+                for hook in hooks:
+                    hook()
+                if check is not None:
+                    check()
+
+        kernel.run(None, after_event)
 
     @property
     def now(self) -> float:
@@ -219,9 +257,7 @@ class JobTracker(RecordedOverheads):
     def _schedule_heartbeat(self, tracker: TrackerState, time: float) -> None:
         tracker.hb_stamp += 1
         tracker.next_hb = time
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (time, ORDER_HEARTBEAT + tracker.index, k.seq, EV_HEARTBEAT, tracker.index, tracker.hb_stamp))
+        self.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, tracker.hb_stamp)
 
     def _schedule_heartbeat_k(self, tracker: TrackerState, k: int) -> None:
         """Queue the heartbeat at grid point ``k``: ``phase + k * interval`` (always computed the same way, so
@@ -230,9 +266,7 @@ class JobTracker(RecordedOverheads):
         time = tracker.phase + k * self.interval
         stamp = tracker.hb_stamp = tracker.hb_stamp + 1
         tracker.next_hb = time
-        kernel = self.kernel
-        kernel.seq += 1
-        heappush(kernel.heap, (time, ORDER_HEARTBEAT + tracker.index, kernel.seq, EV_HEARTBEAT, tracker.index, stamp))
+        self.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, stamp)
 
     def _next_grid_k(self, tracker: TrackerState, now: float) -> int:
         """Index of the first heartbeat of ``tracker`` not before ``now`` that has not already passed in this
@@ -285,6 +319,9 @@ class JobTracker(RecordedOverheads):
     def _on_job_arrival(self, now: float, order: int, index: int, _b: int) -> None:
         job = self.jobs[index]
         job.materialize()
+        if self.on_job_arrival:
+            for hook in self.on_job_arrival:
+                hook(job)
         if self.speculative_maps:
             job.live_maps = set()
         if self.speculative_reduces:
@@ -336,6 +373,10 @@ class JobTracker(RecordedOverheads):
             speculation.cancel(self, job, gid, now)  # the first attempt won: kill the backup
         self._completed_on(self.trackers[tracker_index], gid, now)
 
+    #: ``(now, order, tracker index, gid)``: task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry
+    #: must equal ``now``, else it is a stale completion); for a feature that set :attr:`finish_model`.
+    task_done = _on_task_done
+
     def _on_backup_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
         job = self.jobs[gid >> JOB_SHIFT]
         tracker = speculation.backup_won(self, job, gid, now)
@@ -343,9 +384,7 @@ class JobTracker(RecordedOverheads):
             self._completed_on(tracker, gid, now)
 
     def push_spec_done(self, finish: float, tracker_index: int, gid: int) -> None:
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_BACKUP_DONE, tracker_index, gid))
+        self.schedule(finish, ORDER_TASK_DONE, EV_BACKUP_DONE, tracker_index, gid)
 
     def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux: bool = False) -> None:
         """Task ``gid`` (or, with ``aux``, setup/cleanup task ``gid``) finished on ``tracker`` at ``now``: report
@@ -414,6 +453,9 @@ class JobTracker(RecordedOverheads):
 
     def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
         tracker = self.trackers[tracker_index]
+        if self.on_heartbeat:
+            for hook in self.on_heartbeat:
+                hook(tracker)
         if stamp != tracker.hb_stamp:
             return  # superseded by an out-of-band heartbeat
         tracker.next_hb = INF
@@ -526,7 +568,8 @@ class JobTracker(RecordedOverheads):
         first = job.first_shuffle
         n_first = len(first)
         trackers = self.trackers
-        k = self.kernel
+        schedule = self.schedule
+        finish_model = self.finish_model
         for gid in job.waiting_reduces:
             i = gid & TASK_MASK
             tracker = trackers[job.reduce_tracker[i]]
@@ -540,8 +583,10 @@ class JobTracker(RecordedOverheads):
             finish = shuffle_end + job.reduce_dur[i] / speed
             job.reduce_shuffle_end[i] = shuffle_end
             job.reduce_finish[i] = finish
-            k.seq += 1
-            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+            if finish_model is None:
+                schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            else:
+                finish_model(job, tracker, gid)
         job.waiting_reduces = []
 
     def _reduces_ready(self, job: JobState) -> None:
@@ -573,9 +618,11 @@ class JobTracker(RecordedOverheads):
         self.jobs_done += 1
         if self.progress is not None:
             self.progress(self.jobs_done)
+        for hook in self.on_job_done:
+            hook(job)
         if self.jobs_done == len(self.jobs):
             # Only idle heartbeats can remain (naive mode): the replay is over.
-            self.kernel.heap.clear()
+            self.kernel.clear()
             for t in self.trackers:
                 t.next_hb = INF
 
@@ -653,9 +700,13 @@ class JobTracker(RecordedOverheads):
             self.hold(tracker, req)
         if job.start_time < 0.0:
             job.start_time = now
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i))
+        if self.finish_model is None:
+            self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i)
+        else:
+            self.finish_model(job, tracker, (job.index << JOB_SHIFT) | i)
+        if self.on_launch:
+            for hook in self.on_launch:
+                hook(job, tracker, (job.index << JOB_SHIFT) | i)
         return level
 
     @staticmethod
@@ -759,9 +810,10 @@ class JobTracker(RecordedOverheads):
             finish = now + lag + lost / tracker.speed
             job.reduce_shuffle_end[i] = finish
             job.reduce_finish[i] = finish
-            k = self.kernel
-            k.seq += 1
-            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+            if self.finish_model is None:
+                self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            else:
+                self.finish_model(job, tracker, gid)
         elif job.map_stage_done:
             speed = tracker.speed
             typical = job.typical_shuffle
@@ -770,13 +822,17 @@ class JobTracker(RecordedOverheads):
             finish = shuffle_end + job.reduce_dur[i] / speed
             job.reduce_shuffle_end[i] = shuffle_end
             job.reduce_finish[i] = finish
-            k = self.kernel
-            k.seq += 1
-            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+            if self.finish_model is None:
+                self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            else:
+                self.finish_model(job, tracker, gid)
         else:
             job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
             if lag > 0.0:
                 job.reduce_shuffle_end[i] = now + lag  # the shuffle cannot end before the attempt has started
+        if self.on_launch:
+            for hook in self.on_launch:
+                hook(job, tracker, gid)
         return True
 
     # ----------------------------------------------------------------------------------------- resources, sites
@@ -958,6 +1014,8 @@ class JobTracker(RecordedOverheads):
         wasted seconds, or -1.0 when the job has no running task of that kind. Cost: O(tasks of the job) in the
         worst case (scans from the newest launch backwards); preemption is rare.
         """
+        for hook in self.before_kill:
+            hook()
         now = self.kernel.now
         starts = job.reduce_start if reduce else job.map_start
         finishes = job.reduce_finish if reduce else job.map_finish
@@ -992,6 +1050,8 @@ class JobTracker(RecordedOverheads):
         self.killed_tasks += 1
         self.requeue_task(tracker, job, i, reduce, wasted)  # resets start/finish: tombstones the completion event
         self.wake(tracker)
+        for hook in self.on_kill:
+            hook(job, victim_gid, tracker.index)
         return wasted
 
     # ----------------------------------------------------------------------------------------- invariants
@@ -1045,3 +1105,7 @@ class JobTracker(RecordedOverheads):
             if job.dc_maps_pending is not None and job.dc_reduces_pending is not None:
                 assert sum(job.dc_maps_pending) == job.maps_pending, f"{job}: per-datacenter pending maps"
                 assert sum(job.dc_reduces_pending) == job.reduces_pending, f"{job}: per-datacenter pending reduces"
+        for feature in self.features:
+            check = getattr(feature, "check_invariants", None)
+            if check is not None:
+                check()

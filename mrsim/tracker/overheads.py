@@ -14,7 +14,7 @@ A mixin of :class:`mrsim.tracker.jobtracker.JobTracker` (it uses the engine's st
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
+from heapq import heappop
 
 from mrsim.tracker.events import EV_AUX_DONE, ORDER_TASK_DONE
 from mrsim.tracker.state import JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
@@ -92,9 +92,7 @@ class RecordedOverheads:
         if duration is None:
             duration = float(job.template.extra[key])
         finish = now + duration / tracker.speed
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_AUX_DONE, tracker.index, (index << 2) | (kind << 1) | on_reduce))
+        self.kernel.schedule(finish, ORDER_TASK_DONE, EV_AUX_DONE, tracker.index, (index << 2) | (kind << 1) | on_reduce)
         return True
 
     def _on_aux_done(self, now: float, order: int, tracker_index: int, code: int) -> None:
