@@ -190,6 +190,8 @@ class JobTracker(RecordedOverheads):
         self.on_job_arrival: list[Callable[[JobState], None]] = []
         #: a job finished (after its cleanup, results fixed): ``(job) -> None``
         self.on_job_done: list[Callable[[JobState], None]] = []
+        #: a task's successful completion was applied (reported to the JobTracker): ``(job, tracker, gid) -> None``
+        self.on_task_finished: list[Callable[[JobState, TrackerState, int], None]] = []
         #: a heartbeat event of ``tracker`` is due (also a superseded one, before the engine drops it): ``(tracker)``
         self.on_heartbeat: list[Callable[[TrackerState], None]] = []
         #: before :meth:`kill_task` picks its victim (it reads running tasks' finish times): ``() -> None``
@@ -558,6 +560,9 @@ class JobTracker(RecordedOverheads):
                 self._reduces_ready(job)
         if self.task_hook is not None:
             self.task_hook(job, tracker, bool(gid & REDUCE_BIT))
+        if self.on_task_finished:
+            for hook in self.on_task_finished:
+                hook(job, tracker, gid)
         if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:
             self._tasks_done(job, now)
 
