@@ -46,8 +46,7 @@ from mrsim.hadoop_conf import HadoopConf
 from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.templates import Workload
-from mrsim.tracker import speculation
-from mrsim.tracker.events import (EV_BACKUP_DONE, EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED,
+from mrsim.tracker.events import (EV_AUX_DONE, EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED,
                                   EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE,
                                   ORDER_TIMER)
 from mrsim.tracker.kernel import Kernel
@@ -190,13 +189,18 @@ class JobTracker(RecordedOverheads):
         self.on_job_arrival: list[Callable[[JobState], None]] = []
         #: a job finished (after its cleanup, results fixed): ``(job) -> None``
         self.on_job_done: list[Callable[[JobState], None]] = []
+        #: ``(job, tracker, reduce, locality) -> launched?``: the job has no pending task of that kind; a feature may
+        #: start another attempt of a running one on ``tracker`` (speculation). None: nothing to offer.
+        self.offer_backup: Callable[[JobState, TrackerState, bool, Locality], bool] | None = None
+        #: a task's attempt ended (a live completion event, before the tracker reports it): ``(job, gid, now)``
+        self.on_attempt_end: list[Callable[[JobState, int, float], None]] = []
         #: a task's successful completion was applied (reported to the JobTracker): ``(job, tracker, gid) -> None``
         self.on_task_finished: list[Callable[[JobState, TrackerState, int], None]] = []
         #: a heartbeat event of ``tracker`` is due (also a superseded one, before the engine drops it): ``(tracker)``
         self.on_heartbeat: list[Callable[[TrackerState], None]] = []
         #: before :meth:`kill_task` picks its victim (it reads running tasks' finish times): ``() -> None``
         self.before_kill: list[Callable[[], None]] = []
-        #: a running task was killed and requeued: ``(job, gid, tracker index it ran on) -> None``
+        #: a running task is being killed (its victim chosen, before it is requeued): ``(job, gid, tracker index)``
         self.on_kill: list[Callable[[JobState, int, int], None]] = []
         #: at the end of every event (features that batch work within an event): ``() -> None``
         self.after_event: list[Callable[[], None]] = []
@@ -234,9 +238,10 @@ class JobTracker(RecordedOverheads):
             for t in self.trackers:
                 self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
-        for kind, handler in enumerate((self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer,
-                                        self._on_backup_done, self._on_job_inited, self._on_aux_done,
-                                        self._on_hanging_maps)):
+        for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
+                              (EV_HEARTBEAT, self._on_heartbeat), (EV_TIMER, self._on_timer),
+                              (EV_JOB_INITED, self._on_job_inited), (EV_AUX_DONE, self._on_aux_done),
+                              (EV_HANGING_MAPS, self._on_hanging_maps)):
             kernel.register(kind, handler)
         hooks = tuple(self.after_event)
         if hooks:
@@ -324,10 +329,6 @@ class JobTracker(RecordedOverheads):
         if self.on_job_arrival:
             for hook in self.on_job_arrival:
                 hook(job)
-        if self.speculative_maps:
-            job.live_maps = set()
-        if self.speculative_reduces:
-            job.live_reduces = set()
         if self.datacenters:
             self._setup_datacenters(job)
         elif job.template.map_locations is not None:
@@ -371,22 +372,14 @@ class JobTracker(RecordedOverheads):
         job = self.jobs[gid >> JOB_SHIFT]
         if (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] != now:
             return  # the attempt was killed (tombstone)
-        if job.spec is not None and gid in job.spec:
-            speculation.cancel(self, job, gid, now)  # the first attempt won: kill the backup
+        if self.on_attempt_end:
+            for hook in self.on_attempt_end:
+                hook(job, gid, now)
         self._completed_on(self.trackers[tracker_index], gid, now)
 
     #: ``(now, order, tracker index, gid)``: task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry
     #: must equal ``now``, else it is a stale completion); for a feature that set :attr:`finish_model`.
     task_done = _on_task_done
-
-    def _on_backup_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
-        job = self.jobs[gid >> JOB_SHIFT]
-        tracker = speculation.backup_won(self, job, gid, now)
-        if tracker is not None:
-            self._completed_on(tracker, gid, now)
-
-    def push_spec_done(self, finish: float, tracker_index: int, gid: int) -> None:
-        self.schedule(finish, ORDER_TASK_DONE, EV_BACKUP_DONE, tracker_index, gid)
 
     def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux: bool = False) -> None:
         """Task ``gid`` (or, with ``aux``, setup/cleanup task ``gid``) finished on ``tracker`` at ``now``: report
@@ -412,17 +405,10 @@ class JobTracker(RecordedOverheads):
         elif not self.naive:
             self.wake(tracker)
 
-    def _speculate(self, job: JobState, tracker: TrackerState, reduce: bool) -> bool:
-        req = job.reduce_req if reduce else job.map_req
-        if req is not None and not self.fits(tracker, req):
-            return False
-        i, later = speculation.find_candidate(self, job, tracker, reduce)
-        if i < 0:
-            if later:
-                self.request_heartbeat(tracker)  # progress moves on without events: keep polling
-            return False
-        speculation.launch(self, job, tracker, i, reduce)
-        return True
+    def report_completion(self, tracker: TrackerState, gid: int, now: float) -> None:
+        """Task ``gid`` ended on ``tracker`` at ``now`` by a feature's own event (a speculative backup): report it as
+        any completion (at once in task mode, else in the tracker's next or an out-of-band heartbeat)."""
+        self._completed_on(tracker, gid, now)
 
     def schedule_timer(self, time: float, token: int = 0) -> None:
         """Call ``scheduler.on_timer(now, token)`` at ``time`` (before any other event of that instant).
@@ -645,8 +631,8 @@ class JobTracker(RecordedOverheads):
         0 when nothing was launched. Cost: O(log events) amortised.
         """
         if job.maps_pending == 0:
-            if self.speculative_maps and (locality == Locality.ANY or locality == Locality.NON_LOCAL):
-                return 3 if self._speculate(job, tracker, False) else 0
+            if self.offer_backup is not None and self.offer_backup(job, tracker, False, locality):
+                return 3
             return 0
         req = job.map_req
         if req is not None and not self.fits(tracker, req):
@@ -778,8 +764,8 @@ class JobTracker(RecordedOverheads):
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
         if job.reduces_pending == 0 or not job.reduces_ready:
-            if self.speculative_reduces and job.reduces_ready:
-                return self._speculate(job, tracker, True)
+            if self.offer_backup is not None and job.reduces_ready:
+                return self.offer_backup(job, tracker, True, Locality.ANY)
             return False
         req = job.reduce_req
         if req is not None and (job.reduces_held or not self.fits(tracker, req)):
@@ -1043,10 +1029,10 @@ class JobTracker(RecordedOverheads):
         victim_gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
         if job.failing:
             job.failing.discard(victim_gid)  # a killed attempt does not count as the replayed failure
-        if job.spec is not None and victim_gid in job.spec:
-            speculation.cancel(self, job, victim_gid, now)
         tracker_list = job.reduce_tracker if reduce else job.map_tracker
         tracker = self.trackers[tracker_list[i]]
+        for hook in self.on_kill:
+            hook(job, victim_gid, tracker.index)
         wasted = now - starts[i]
         tracker_list[i] = -1
         if reduce and victim_gid in job.waiting_reduces:
@@ -1055,8 +1041,6 @@ class JobTracker(RecordedOverheads):
         self.killed_tasks += 1
         self.requeue_task(tracker, job, i, reduce, wasted)  # resets start/finish: tombstones the completion event
         self.wake(tracker)
-        for hook in self.on_kill:
-            hook(job, victim_gid, tracker.index)
         return wasted
 
     # ----------------------------------------------------------------------------------------- invariants
@@ -1089,11 +1073,6 @@ class JobTracker(RecordedOverheads):
             remaining += job.n_maps - job.finished_maps
             if job.reduces_ready:
                 ready += job.n_reduces - job.finished_reduces
-        for job in self.running_jobs.values():
-            if job.spec:
-                jm += sum(1 for g in job.spec if not g & REDUCE_BIT)
-                jr += sum(1 for g in job.spec if g & REDUCE_BIT)
-                assert len(job.spec) == job.spec_running, f"{job}: backup count"
         jm += self.aux_running_maps + self.held_maps
         jr += self.aux_running_reduces + self.held_reduces
         assert maps == jm and reduces == jr, "tracker and job running counts disagree"

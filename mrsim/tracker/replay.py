@@ -98,6 +98,10 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
                     job_overheads=options.job_overheads, failed_attempts=options.failed_attempts)
     jt.progress = progress
+    if jt.speculative_maps or jt.speculative_reduces:
+        from mrsim.tracker.speculation import SpeculationFeature
+
+        jt.attach(SpeculationFeature())
     if options.contention:
         from mrsim.tracker.contention import ContentionFeature
 
