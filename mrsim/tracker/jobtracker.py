@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import enum
 import math
-from heapq import heappush  # the setup/cleanup job queues only (not the event heap)
 from typing import Callable, TypeVar
 
 from mrsim.cluster import ClusterSpec
@@ -46,11 +45,9 @@ from mrsim.hadoop_conf import HadoopConf
 from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.templates import Workload
-from mrsim.tracker.events import (EV_AUX_DONE, EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED,
-                                  EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE,
-                                  ORDER_TIMER)
+from mrsim.tracker.events import (EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
+                                  EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
 from mrsim.tracker.kernel import Kernel
-from mrsim.tracker.overheads import RecordedOverheads
 from mrsim.tracker.placement import task_datacenters, task_request
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
@@ -72,14 +69,13 @@ class LocalityMode(enum.Enum):
 
 
 
-class JobTracker(RecordedOverheads):
+class JobTracker:
     """One replay's live state and event handlers. Build with :func:`mrsim.tracker.replay.replay`."""
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: "LocalityMode | None" = None,
-                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0, job_overheads: bool = True,
-                 failed_attempts: bool = True) -> None:
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -144,14 +140,7 @@ class JobTracker(RecordedOverheads):
         self.change_waiters: list[TrackerState] = []  # parked until cluster state changes (park_until_change)
         # Call the optional per-task hook only for schedulers that define it (it is on the hot path).
         self.task_hook = scheduler.task_finished if type(scheduler).task_finished is not TaskScheduler.task_finished else None
-        # Job overheads the trace recorded: launch delay, setup and cleanup tasks (getSetupAndCleanupTasks).
-        self.job_overheads = job_overheads
-        self.failed_attempts = failed_attempts  # replay the trace's failed/killed attempts before successes
-        self.failed_attempts_replayed = 0
-        self.setup_queue: list[int] = []  # job indices (job-id order) waiting for a setup task
-        self.cleanup_queue: list[int] = []
-        self.aux_running_maps = 0  # slots held by setup/cleanup tasks
-        self.aux_running_reduces = 0
+        self.failed_attempts_replayed = 0  # counted by the failed-attempt replay (mrsim.tracker.failures)
         self.speculative_maps = conf.map_speculative
         self.speculative_reduces = conf.reduce_speculative
         self.spec_attempts = 0
@@ -194,6 +183,24 @@ class JobTracker(RecordedOverheads):
         self.offer_backup: Callable[[JobState, TrackerState, bool, Locality], bool] | None = None
         #: a task's attempt ended (a live completion event, before the tracker reports it): ``(job, gid, now)``
         self.on_attempt_end: list[Callable[[JobState, int, float], None]] = []
+        #: ``(job, now) -> held?`` when a job has arrived and been set up: True if the feature makes it RUNNING
+        #: later itself (:meth:`job_running`: a launch delay, a setup task); None or False: RUNNING now.
+        self.hold_job_start: Callable[[JobState, float], bool] | None = None
+        #: ``(job, now) -> held?`` when every task of a job is reported: True if the feature finishes it later
+        #: itself (:meth:`finish_job`: a cleanup task); None or False: done now.
+        self.hold_job_finish: Callable[[JobState, float], bool] | None = None
+        #: ``(tracker, now) -> launched?`` at a heartbeat with a free slot, before the scheduler: True if the
+        #: feature launched work there, and then the scheduler is not asked in this heartbeat (setup/cleanup).
+        self.assign_first: Callable[[TrackerState, float], bool] | None = None
+        #: ``(tracker, code, now)``: a setup/cleanup task reported with :meth:`report_completion` and an
+        #: ``aux_kind`` is applied (set by the feature that launches them).
+        self.apply_aux: Callable[[TrackerState, int, float], None] | None = None
+        #: ``(job, gid) -> seconds or -1``: length of the attempt of task ``gid`` launched now when it is one that
+        #: fails (failed-attempt replay), else -1 (the task's own duration).
+        self.attempt_length: Callable[[JobState, int], float] | None = None
+        #: ``(tracker, job, gid, now) -> failed?`` for a reported completion: True if that attempt failed (the feature
+        #: requeued the task with :meth:`requeue_task`); then it is not a completion.
+        self.attempt_failed: Callable[[TrackerState, JobState, int, float], bool] | None = None
         #: a task's successful completion was applied (reported to the JobTracker): ``(job, tracker, gid) -> None``
         self.on_task_finished: list[Callable[[JobState, TrackerState, int], None]] = []
         #: a heartbeat event of ``tracker`` is due (also a superseded one, before the engine drops it): ``(tracker)``
@@ -240,7 +247,6 @@ class JobTracker(RecordedOverheads):
         self.scheduler.start(self)
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
                               (EV_HEARTBEAT, self._on_heartbeat), (EV_TIMER, self._on_timer),
-                              (EV_JOB_INITED, self._on_job_inited), (EV_AUX_DONE, self._on_aux_done),
                               (EV_HANGING_MAPS, self._on_hanging_maps)):
             kernel.register(kind, handler)
         hooks = tuple(self.after_event)
@@ -335,24 +341,10 @@ class JobTracker(RecordedOverheads):
             self._setup_locality(job)
         if self.resource_names:
             self._setup_requests(job)
-        if self.failed_attempts:
-            self._plan_failures(job)
-        delay = job.template.extra.get("launch_delay_s") if self.job_overheads else None
-        if delay:
-            self.kernel.schedule(now + float(delay), ORDER_JOB_ARRIVAL, EV_JOB_INITED, index, 0)
-        else:
-            self._on_job_inited(now, ORDER_JOB_ARRIVAL, index, 0)
+        if self.hold_job_start is None or not self.hold_job_start(job, now):
+            self.job_running(job, now)
 
-    def _on_job_inited(self, now: float, order: int, index: int, _b: int) -> None:
-        """``JobInProgress.initTasks`` done: the job needs its setup task (if the trace had one), else runs."""
-        job = self.jobs[index]
-        if self.job_overheads and "setup_s" in job.template.extra:
-            heappush(self.setup_queue, index)
-            self.wake_all()
-        else:
-            self._job_running(job, now)
-
-    def _job_running(self, job: JobState, now: float) -> None:
+    def job_running(self, job: JobState, now: float) -> None:
         """The job is RUNNING: the scheduler sees it from now on."""
         index = job.index
         self.running_jobs[index] = job
@@ -381,22 +373,23 @@ class JobTracker(RecordedOverheads):
     #: must equal ``now``, else it is a stale completion); for a feature that set :attr:`finish_model`.
     task_done = _on_task_done
 
-    def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux: bool = False) -> None:
-        """Task ``gid`` (or, with ``aux``, setup/cleanup task ``gid``) finished on ``tracker`` at ``now``: report
-        it, at once in task mode, else in the tracker's next (or an out-of-band) heartbeat."""
+    def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
+        """Task ``gid`` (or, with an ``aux_kind`` of 2 or 3, a feature's setup/cleanup task ``gid``, applied by
+        :attr:`apply_aux`) finished on ``tracker`` at ``now``: report it, at once in task mode, else in the
+        tracker's next (or an out-of-band) heartbeat."""
         if self.task_mode:
-            if aux:
-                self._apply_aux(tracker, gid, now)
+            if aux_kind >= 0:
+                self.apply_aux(tracker, gid, now)  # type: ignore[misc]
             else:
                 self._apply_completion(tracker, gid, now)
             self._refresh_status(tracker)
             self.wake(tracker)
             return
-        (tracker.aux_reports if aux else tracker.reports).append(gid)
+        (tracker.aux_reports if aux_kind >= 0 else tracker.reports).append(gid)
         if self.oob:
             when = now
             if self.report_lag is not None:
-                kind = (2 + ((gid >> 1) & 1)) if aux else (1 if gid & REDUCE_BIT else 0)  # aux codes: see overheads.py
+                kind = aux_kind if aux_kind >= 0 else (1 if gid & REDUCE_BIT else 0)
                 when = now + self.report_lag(tracker, kind)
                 if tracker.next_hb <= when:
                     return  # an earlier queued heartbeat reports it
@@ -405,10 +398,11 @@ class JobTracker(RecordedOverheads):
         elif not self.naive:
             self.wake(tracker)
 
-    def report_completion(self, tracker: TrackerState, gid: int, now: float) -> None:
-        """Task ``gid`` ended on ``tracker`` at ``now`` by a feature's own event (a speculative backup): report it as
-        any completion (at once in task mode, else in the tracker's next or an out-of-band heartbeat)."""
-        self._completed_on(tracker, gid, now)
+    def report_completion(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
+        """Task ``gid`` ended on ``tracker`` at ``now`` by a feature's own event (a speculative backup; with
+        ``aux_kind`` 2 or 3 a setup / cleanup task, code ``gid``, applied by :attr:`apply_aux`): report it as any
+        completion (at once in task mode, else in the tracker's next or an out-of-band heartbeat)."""
+        self._completed_on(tracker, gid, now, aux_kind)
 
     def schedule_timer(self, time: float, token: int = 0) -> None:
         """Call ``scheduler.on_timer(now, token)`` at ``time`` (before any other event of that instant).
@@ -456,7 +450,7 @@ class JobTracker(RecordedOverheads):
             reports.clear()
         if tracker.aux_reports:
             for code in tracker.aux_reports:
-                self._apply_aux(tracker, code, now)
+                self.apply_aux(tracker, code, now)  # type: ignore[misc]
             tracker.aux_reports.clear()
         running_maps = tracker.running_maps
         running_reduces = tracker.running_reduces
@@ -471,8 +465,8 @@ class JobTracker(RecordedOverheads):
             if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
                 self._refresh_status(tracker)
         if running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots:
-            if (self.cleanup_queue or self.setup_queue) and self._assign_setup_or_cleanup(tracker, now):
-                assigned = 1  # Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
+            if self.assign_first is not None and self.assign_first(tracker, now):
+                assigned = 1  # e.g. Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
             else:
                 assigned = self.scheduler.assign_tasks(tracker)
         else:
@@ -515,8 +509,7 @@ class JobTracker(RecordedOverheads):
 
     def _apply_completion(self, tracker: TrackerState, gid: int, now: float) -> None:
         job = self.jobs[gid >> JOB_SHIFT]
-        if job.failing and gid in job.failing:
-            self._attempt_failed(tracker, job, gid, now)
+        if self.attempt_failed is not None and self.attempt_failed(tracker, job, gid, now):
             return
         self.tasks_done += 1
         if gid & REDUCE_BIT:
@@ -598,13 +591,10 @@ class JobTracker(RecordedOverheads):
         self.scheduler.job_removed(job)
         if self.change_waiters:
             self._wake_change_waiters()
-        if self.job_overheads and "cleanup_s" in job.template.extra:
-            heappush(self.cleanup_queue, job.index)
-            self.wake_all()
-        else:
-            self._finish_job(job, now)
+        if self.hold_job_finish is None or not self.hold_job_finish(job, now):
+            self.finish_job(job, now)
 
-    def _finish_job(self, job: JobState, now: float) -> None:
+    def finish_job(self, job: JobState, now: float) -> None:
         job.finish_time = now
         self.jobs_done += 1
         if self.progress is not None:
@@ -662,8 +652,8 @@ class JobTracker(RecordedOverheads):
             job.map_locality[i] = level
         now = self.kernel.now
         duration = job.map_dur[i] / tracker.speed
-        if job.fail_plan is not None:
-            lost = self._next_failure(job, (job.index << JOB_SHIFT) | i)
+        if self.attempt_length is not None:
+            lost = self.attempt_length(job, (job.index << JOB_SHIFT) | i)
             if lost >= 0.0:
                 duration = lost / tracker.speed
         if level != 2 or job.host_cache is not None:
@@ -795,7 +785,7 @@ class JobTracker(RecordedOverheads):
                 self._arm_hang_check(job, now)
         if job.start_time < 0.0:
             job.start_time = now
-        lost = self._next_failure(job, gid) if job.fail_plan is not None else -1.0
+        lost = self.attempt_length(job, gid) if self.attempt_length is not None else -1.0
         lag = self.launch_lag(job, tracker, 1) if self.launch_lag is not None else 0.0
         if lost >= 0.0:  # a replayed failed attempt: holds the slot for its logged duration, then fails
             finish = now + lag + lost / tracker.speed
@@ -1027,8 +1017,6 @@ class JobTracker(RecordedOverheads):
             return -1.0
         i = victim
         victim_gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
-        if job.failing:
-            job.failing.discard(victim_gid)  # a killed attempt does not count as the replayed failure
         tracker_list = job.reduce_tracker if reduce else job.map_tracker
         tracker = self.trackers[tracker_list[i]]
         for hook in self.on_kill:
@@ -1073,8 +1061,8 @@ class JobTracker(RecordedOverheads):
             remaining += job.n_maps - job.finished_maps
             if job.reduces_ready:
                 ready += job.n_reduces - job.finished_reduces
-        jm += self.aux_running_maps + self.held_maps
-        jr += self.aux_running_reduces + self.held_reduces
+        jm += self.held_maps
+        jr += self.held_reduces
         assert maps == jm and reduces == jr, "tracker and job running counts disagree"
         assert remaining == self.remaining_maps, "remaining map load out of sync"
         assert ready == self.remaining_ready_reduces, "remaining reduce load out of sync"

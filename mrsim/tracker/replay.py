@@ -95,9 +95,16 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
     jt = JobTracker(workload, cluster, conf, scheduler, heartbeat_interval=interval,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
-                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
-                    job_overheads=options.job_overheads, failed_attempts=options.failed_attempts)
+                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
     jt.progress = progress
+    if options.job_overheads:
+        from mrsim.tracker.overheads import JobOverheadsFeature
+
+        jt.attach(JobOverheadsFeature())
+    if options.failed_attempts:
+        from mrsim.tracker.failures import FailedAttemptsFeature
+
+        jt.attach(FailedAttemptsFeature())
     if jt.speculative_maps or jt.speculative_reduces:
         from mrsim.tracker.speculation import SpeculationFeature
 
