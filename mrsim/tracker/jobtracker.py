@@ -40,7 +40,6 @@ import math
 from typing import Callable, TypeVar
 
 from mrsim.cluster import ClusterSpec
-from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
@@ -48,7 +47,8 @@ from mrsim.templates import Workload
 from mrsim.tracker.events import (EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
                                   EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
 from mrsim.tracker.kernel import Kernel
-from mrsim.tracker.placement import task_datacenters, task_request
+from mrsim.tracker import invariants, placement
+from mrsim.tracker import locality as locality_caches
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
 
@@ -336,11 +336,11 @@ class JobTracker:
             for hook in self.on_job_arrival:
                 hook(job)
         if self.datacenters:
-            self._setup_datacenters(job)
+            placement.setup_datacenters(self, job)
         elif job.template.map_locations is not None:
-            self._setup_locality(job)
+            locality_caches.setup_locality(self, job)
         if self.resource_names:
-            self._setup_requests(job)
+            placement.setup_requests(self, job)
         if self.hold_job_start is None or not self.hold_job_start(job, now):
             self.job_running(job, now)
 
@@ -631,7 +631,7 @@ class JobTracker:
         if job.dc_maps is not None:
             if locality == Locality.NODE or locality == Locality.NON_LOCAL:
                 return 0  # within its datacenter every map is rack-local (no split locations there)
-            i = self._pick_in_datacenter(job, tracker, False)
+            i = placement.pick_in_datacenter(job, tracker, False)
             if i < 0:
                 return 0
         elif job.requeued_maps:
@@ -642,7 +642,7 @@ class JobTracker:
             i = job.next_map
             job.next_map = i + 1
         else:
-            i, level = self._pick_local_map(job, tracker, locality)
+            i, level = locality_caches.pick_local_map(job, tracker, locality)
             if i < 0:
                 return 0
             job.next_map += 1
@@ -690,67 +690,6 @@ class JobTracker:
                 hook(job, tracker, (job.index << JOB_SHIFT) | i)
         return level
 
-    @staticmethod
-    def _pop_unlaunched(candidates: list[int] | None, launched: bytearray) -> int:
-        """Pop the first not-yet-launched index from a locality cache (lazy deletion). Amortised O(1)."""
-        if not candidates:
-            return -1
-        while candidates:
-            i = candidates[-1]
-            if not launched[i]:
-                candidates.pop()
-                return i
-            candidates.pop()
-        return -1
-
-    def _pick_local_map(self, job: JobState, tracker: TrackerState, locality: Locality) -> tuple[int, int]:
-        launched = job.map_launched
-        assert launched is not None and job.host_cache is not None and job.rack_cache is not None
-        if locality != Locality.NON_LOCAL:
-            i = self._pop_unlaunched(job.host_cache.get(tracker.host), launched)
-            if i >= 0:
-                return i, 1
-            if locality == Locality.NODE:
-                return -1, 0
-            i = self._pop_unlaunched(job.rack_cache.get(tracker.rack), launched)
-            if i >= 0:
-                return i, 2
-            if locality == Locality.RACK:
-                return -1, 0
-        n = job.n_maps
-        c = job.any_cursor
-        while c < n and launched[c]:
-            c += 1
-        job.any_cursor = c
-        if c >= n:
-            return -1, 0
-        return c, 3
-
-    def _setup_locality(self, job: JobState) -> None:
-        """Build the job's host and rack caches when its split locations name hosts of this cluster."""
-        locations = job.template.map_locations
-        if locations is None or self.locality_mode is LocalityMode.OFF:
-            return
-        hosts = self.host_racks
-        known = any(loc.rsplit("/", 1)[-1] in hosts for locs in locations for loc in locs)
-        if not known and self.locality_mode is LocalityMode.AUTO:
-            return
-        host_cache: dict[str, list[int]] = {}
-        rack_cache: dict[str, list[int]] = {}
-        for i in range(len(locations) - 1, -1, -1):  # reversed: lists are popped from the end
-            racks_seen = set()
-            for loc in locations[i]:
-                rack, _, host = loc.rpartition("/")
-                host_cache.setdefault(host, []).append(i)
-                rack = hosts.get(host, rack or "/default-rack")
-                if rack not in racks_seen:
-                    racks_seen.add(rack)
-                    rack_cache.setdefault(rack, []).append(i)
-        job.host_cache = host_cache
-        job.rack_cache = rack_cache
-        job.map_launched = bytearray(job.n_maps)
-        job.map_locality = [0] * job.n_maps
-
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
         if job.reduces_pending == 0 or not job.reduces_ready:
@@ -761,7 +700,7 @@ class JobTracker:
         if req is not None and (job.reduces_held or not self.fits(tracker, req)):
             return False
         if job.dc_reduces is not None:
-            i = self._pick_in_datacenter(job, tracker, True)
+            i = placement.pick_in_datacenter(job, tracker, True)
             if i < 0:
                 return False
         elif job.requeued_reduces:
@@ -887,32 +826,6 @@ class JobTracker:
         else:
             self.wake_for_maps()
 
-    def _pick_in_datacenter(self, job: JobState, tracker: TrackerState, reduce: bool) -> int:
-        """A pending task of ``job`` placed in ``tracker``'s datacenter (requeued ones first), or -1.
-
-        Updates the per-datacenter pending count and the job's launch counter. Cost: O(1), plus a scan of the
-        requeued tasks when there are any (rare: kills and replayed failures).
-        """
-        d = tracker.datacenter
-        pending = job.dc_reduces_pending if reduce else job.dc_maps_pending
-        assert pending is not None
-        if pending[d] == 0:
-            return -1
-        pending[d] -= 1
-        requeued = job.requeued_reduces if reduce else job.requeued_maps
-        if requeued:
-            placed = job.reduce_dc if reduce else job.map_dc
-            assert placed is not None
-            for k in range(len(requeued) - 1, -1, -1):
-                if placed[requeued[k]] == d:
-                    return requeued.pop(k)
-        stack = (job.dc_reduces if reduce else job.dc_maps)[d]  # type: ignore[index]
-        if reduce:
-            job.next_reduce += 1
-        else:
-            job.next_map += 1
-        return stack.pop()
-
     def _arm_hang_check(self, job: JobState, now: float) -> None:
         job.hang_check = True
         self.kernel.schedule(max(now, job.last_map_launch + self.reducer_preempt_delay), ORDER_TIMER,
@@ -942,49 +855,6 @@ class JobTracker:
             if self.kill_task(job, reduce=True) < 0.0:
                 break
             self.reduces_preempted += 1
-
-    def _setup_requests(self, job: JobState) -> None:
-        """Resolve the job's per-task requests (``mrsim.tracker.placement``) and check each fits some node."""
-        names = self.resource_names
-        for reduce in (False, True):
-            if not (job.n_reduces if reduce else job.n_maps):
-                continue
-            request = task_request(job.template, reduce, self.default_requests[reduce])
-            unknown = [r for r, amount in request.items() if amount > 0 and r not in names]
-            if unknown:
-                raise InputError(f"job {job.job_id}: its tasks request {', '.join(map(repr, unknown))}, which no node "
-                                 f"declares (nodes have {', '.join(names)})")
-            req = tuple(request.get(r, 0.0) for r in names)
-            placed = job.reduce_dc if reduce else job.map_dc
-            sites = set(placed) if placed is not None else None
-            if not any(all(a <= c + 1e-9 for a, c in zip(req, capacity)) and (sites is None or d in sites)
-                       for capacity, d in self.node_kinds):
-                kind = "reduce" if reduce else "map"
-                raise InputError(f"job {job.job_id}: a {kind} task requests "
-                                 + ", ".join(f"{r}={a:g}" for r, a in zip(names, req)) + ", which fits on no node")
-            if reduce:
-                job.reduce_req = req
-            else:
-                job.map_req = req
-
-    def _setup_datacenters(self, job: JobState) -> None:
-        """Place the job's tasks in datacenters (its sub-jobs); every sub-job's datacenter needs slots for it."""
-        map_dc, reduce_dc = task_datacenters(job.template, self.datacenters)
-        n_dc = len(self.datacenters)
-        job.map_dc, job.reduce_dc = map_dc, reduce_dc
-        job.dc_maps = [[] for _ in range(n_dc)]
-        job.dc_reduces = [[] for _ in range(n_dc)]
-        for i in range(len(map_dc) - 1, -1, -1):  # reversed: popped from the end, lowest index first
-            job.dc_maps[map_dc[i]].append(i)
-        for i in range(len(reduce_dc) - 1, -1, -1):
-            job.dc_reduces[reduce_dc[i]].append(i)
-        job.dc_maps_pending = [len(x) for x in job.dc_maps]
-        job.dc_reduces_pending = [len(x) for x in job.dc_reduces]
-        for kind, counts in (("map", job.dc_maps_pending), ("reduce", job.dc_reduces_pending)):
-            for d, count in enumerate(counts):
-                if count and not self.site_slots[kind == "reduce"][d]:
-                    raise InputError(f"job {job.job_id}: {count} {kind} task(s) placed in datacenter "
-                                     f"{self.datacenters[d]!r}, which has no {kind} slots")
 
     def kill_task(self, job: JobState, reduce: bool) -> float:
         """Kill the job's most recently launched running map (or reduce) and put it back in the job's queue.
@@ -1034,50 +904,6 @@ class JobTracker:
     # ----------------------------------------------------------------------------------------- invariants
 
     def check_invariants(self) -> None:
-        """Slot accounting and job counters are consistent (``_check()`` in the sortedcontainers sense).
-
-        Cost O(trackers + running jobs); for tests, run after every event.
-        """
-        now = self.kernel.now
-        maps = reduces = 0
-        for t in self.trackers:
-            assert 0 <= t.running_maps <= t.map_slots, f"{t}: map slots over-used"
-            assert 0 <= t.running_reduces <= t.reduce_slots, f"{t}: reduce slots over-used"
-            assert t.next_hb == INF or t.next_hb >= now, f"{t}: heartbeat queued in the past"
-            maps += t.running_maps
-            reduces += t.running_reduces
-        jm = jr = 0
-        remaining = ready = 0
-        for job in self.running_jobs.values():
-            assert 0 <= job.finished_maps <= job.next_map <= job.n_maps, f"{job}: map counters"
-            assert 0 <= job.finished_reduces <= job.next_reduce <= job.n_reduces, f"{job}: reduce counters"
-            assert job.running_maps == job.next_map - len(job.requeued_maps) - job.finished_maps, f"{job}: running maps"
-            assert job.running_reduces == job.next_reduce - len(job.requeued_reduces) - job.finished_reduces, f"{job}: running reduces"
-            assert job.maps_pending == job.n_maps - job.next_map + len(job.requeued_maps), f"{job}: pending maps"
-            assert job.reduces_pending == job.n_reduces - job.next_reduce + len(job.requeued_reduces), f"{job}: pending reduces"
-            assert job.next_reduce == 0 or job.reduces_ready, f"{job}: reduce launched before slow start"
-            jm += job.running_maps
-            jr += job.running_reduces
-            remaining += job.n_maps - job.finished_maps
-            if job.reduces_ready:
-                ready += job.n_reduces - job.finished_reduces
-        jm += self.held_maps
-        jr += self.held_reduces
-        assert maps == jm and reduces == jr, "tracker and job running counts disagree"
-        assert remaining == self.remaining_maps, "remaining map load out of sync"
-        assert ready == self.remaining_ready_reduces, "remaining reduce load out of sync"
-        assert self.cluster_status_maps == sum(t.status_maps for t in self.trackers)
-        for t in self.trackers:
-            if t.free is not None and t.capacity is not None:
-                for r, (f, c) in enumerate(zip(t.free, t.capacity)):
-                    assert -1e-6 <= f <= c + 1e-6, f"{t}: {self.resource_names[r]} free {f} outside [0, {c}]"
-                if t.running_maps == 0 and t.running_reduces == 0:
-                    assert all(abs(f - c) < 1e-6 for f, c in zip(t.free, t.capacity)), f"{t}: idle but resources held"
-        for job in self.running_jobs.values():
-            if job.dc_maps_pending is not None and job.dc_reduces_pending is not None:
-                assert sum(job.dc_maps_pending) == job.maps_pending, f"{job}: per-datacenter pending maps"
-                assert sum(job.dc_reduces_pending) == job.reduces_pending, f"{job}: per-datacenter pending reduces"
-        for feature in self.features:
-            check = getattr(feature, "check_invariants", None)
-            if check is not None:
-                check()
+        """Slot accounting and job counters are consistent, then every feature's own ``check_invariants``
+        (``mrsim/tracker/invariants.py``). Cost O(trackers + running tasks); for tests, run after every event."""
+        invariants.check_invariants(self)
