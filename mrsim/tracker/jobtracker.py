@@ -398,6 +398,21 @@ class JobTracker:
         elif not self.naive:
             self.wake(tracker)
 
+    def release_held(self, tracker: TrackerState, job: JobState, reduce: bool) -> None:
+        """Free a slot a feature held on ``tracker`` for work of ``job`` (a setup/cleanup task, a backup attempt):
+        the tracker's running count, :attr:`held_maps` / :attr:`held_reduces` and, on resource clusters, the job's
+        container size. O(resources)."""
+        if reduce:
+            tracker.running_reduces -= 1
+            self.held_reduces -= 1
+            req = job.reduce_req
+        else:
+            tracker.running_maps -= 1
+            self.held_maps -= 1
+            req = job.map_req
+        if req is not None:
+            self.release(tracker, req)
+
     def report_completion(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
         """Task ``gid`` ended on ``tracker`` at ``now`` by a feature's own event (a speculative backup; with
         ``aux_kind`` 2 or 3 a setup / cleanup task, code ``gid``, applied by :attr:`apply_aux`): report it as any

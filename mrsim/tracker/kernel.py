@@ -19,6 +19,8 @@ This is the **only** module that touches the heap: the engine core and every fea
 from __future__ import annotations
 
 import heapq
+from heapq import heappush
+from itertools import count
 from typing import Callable, Sequence
 
 Handler = Callable[[float, int, int, int], None]
@@ -27,20 +29,19 @@ Handler = Callable[[float, int, int, int], None]
 class Kernel:
     """Clock, heap and run loop."""
 
-    __slots__ = ("heap", "now", "order", "seq", "events", "handlers")
+    __slots__ = ("heap", "now", "order", "_seq", "events", "handlers")
 
     def __init__(self) -> None:
         self.heap: list[tuple[float, int, int, int, int, int]] = []
         self.now = 0.0
         self.order = -1  # order of the event being handled (for "same instant, later order" decisions)
-        self.seq = 0
+        self._seq = count(1).__next__  # push counter: ties at equal (time, order) pop in push order
         self.events = 0
         self.handlers: list[Handler | None] = []  # kind -> handler (register); None: a kind nobody registered
 
     def schedule(self, time: float, order: int, kind: int, a: int = 0, b: int = 0) -> None:
         """Push an event; ``time`` must not be earlier than :attr:`now`. O(log n)."""
-        self.seq = seq = self.seq + 1
-        heapq.heappush(self.heap, (time, order, seq, kind, a, b))
+        heappush(self.heap, (time, order, self._seq(), kind, a, b))
 
     def register(self, kind: int, handler: Handler) -> None:
         """Handle events of ``kind`` (a small non-negative int) with ``handler(time, order, a, b)``."""

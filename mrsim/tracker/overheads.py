@@ -117,16 +117,7 @@ class JobOverheadsFeature:
     def _apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
         jt = self.jt
         job = jt.jobs[code >> 2]
-        if code & 1:
-            tracker.running_reduces -= 1
-            jt.held_reduces -= 1
-            req = job.reduce_req
-        else:
-            tracker.running_maps -= 1
-            jt.held_maps -= 1
-            req = job.map_req
-        if req is not None:
-            jt.release(tracker, req)
+        jt.release_held(tracker, job, bool(code & 1))
         if code & 2:
             jt.finish_job(job, now)
         else:

@@ -138,16 +138,7 @@ def cancel(jt: "JobTracker", job: JobState, gid: int, now: float) -> None:
     assert job.spec is not None
     tracker_index, start, _finish, _shuffle = job.spec.pop(gid)
     tracker = jt.trackers[tracker_index]
-    if gid & REDUCE_BIT:
-        tracker.running_reduces -= 1
-        jt.held_reduces -= 1
-        req = job.reduce_req
-    else:
-        tracker.running_maps -= 1
-        jt.held_maps -= 1
-        req = job.map_req
-    if req is not None:
-        jt.release(tracker, req)
+    jt.release_held(tracker, job, bool(gid & REDUCE_BIT))
     job.spec_running -= 1
     wasted = now - start
     job.wasted_s += wasted
