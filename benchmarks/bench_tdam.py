@@ -50,7 +50,7 @@ from mrsim.rng import stream  # noqa: E402
 from mrsim.scheduling import create_scheduler  # noqa: E402
 from mrsim.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
 from mrsim.templates import JobTemplate, Workload  # noqa: E402
-from mrsim.tracker.contention import ContentionJobTracker  # noqa: E402
+from mrsim.tracker.contention import ContentionFeature  # noqa: E402
 from mrsim.tracker.jobtracker import JobTracker  # noqa: E402
 from mrsim.tracker.replay import ReplayOptions  # noqa: E402
 from mrsim.tracker.results import collect_result  # noqa: E402
@@ -93,11 +93,14 @@ def shapes6_workload(seed: int, jobs: int = 120, maps: int = 180, reduces: int =
     return Workload.of(templates, source="shapes6")
 
 
-def run(engine_cls, workload, cluster, interval, seed, label, profile=False, **engine_kw):
-    """One replay built as :func:`mrsim.tracker.replay.replay` builds it; returns (wall s, CPU s, task table)."""
+def run(contention, workload, cluster, interval, seed, label, profile=False, cache_mixes=True):
+    """One replay built as :func:`mrsim.tracker.replay.replay` builds it (``contention``: attach the TDAM feature);
+    returns (wall s, CPU s, task table)."""
     gc.collect()
-    jt = engine_cls(workload, cluster, HadoopConf(), create_scheduler("fifo"), heartbeat_interval=interval, seed=seed,
-                    **engine_kw)
+    jt = JobTracker(workload, cluster, HadoopConf(), create_scheduler("fifo"), heartbeat_interval=interval, seed=seed)
+    model = ContentionFeature(cache_mixes=cache_mixes) if contention else None
+    if model is not None:
+        jt.attach(model)
     prof = cProfile.Profile() if profile else None
     if prof:
         prof.enable()
@@ -114,8 +117,8 @@ def run(engine_cls, workload, cluster, interval, seed, label, profile=False, **e
     assert result.tasks.finish_s.ge(result.tasks.start_s).all(), "a task finished before it started"
     print(f"{label:<22} wall {wall:7.3f} s  CPU {cpu:7.3f} s  events {s['events']:>9,}  events/s "
           f"{s['events'] / wall:>9,.0f}  peak RSS {peak_rss_mb():6.0f} MB  makespan {s['makespan_s']:>12,.0f} s")
-    if isinstance(jt, ContentionJobTracker):
-        st = jt.contention_stats()
+    if model is not None:
+        st = model.contention_stats()
         lookups = st["hits"] + st["solves"]
         assert st["epochs"] >= workload.n_tasks, "fewer node epochs than tasks: the model was skipped"
         print(f"{'':<22} epochs {st['epochs']:,}  AMVA solves {st['solves']:,}  cache hit rate "
@@ -153,11 +156,11 @@ def main() -> None:
     interval = 0.0 if args.mode == "task" else None
     plain_runs, tdam_runs, uncached_runs = [], [], []
     for rep in range(args.repeat):  # alternate, so machine-load drift hits both alike
-        plain_runs.append(run(JobTracker, workload, cluster, interval, args.seed, "plain replay"))
-        tdam_runs.append(run(ContentionJobTracker, workload, cluster, interval, args.seed, "--contention tdam",
+        plain_runs.append(run(False, workload, cluster, interval, args.seed, "plain replay"))
+        tdam_runs.append(run(True, workload, cluster, interval, args.seed, "--contention tdam",
                              args.profile and rep == 0))
         if args.no_cache_run and rep == 0:  # slow: once is enough
-            uncached_runs.append(run(ContentionJobTracker, workload, cluster, interval, args.seed,
+            uncached_runs.append(run(True, workload, cluster, interval, args.seed,
                                      "tdam, mix cache off", cache_mixes=False))
             assert uncached_runs[0][2].equals(tdam_runs[0][2]), "the mix cache changed the results"
             print(f"{'':<22} identical task tables with and without the mix cache")

@@ -30,7 +30,7 @@ Progress guarantee (not in the dissertation): a task is always admitted to a nod
 otherwise a task that alone exceeds a threshold (any CPU-bound task on a one-core node with ``cpu < 1``) would
 never run.
 
-Waiting for a later heartbeat: a declined tracker is parked (``jt.park_until_mix_change``) instead of polling
+Waiting for a later heartbeat: a declined tracker is parked (the contention feature's ``park_until_mix_change``) instead of polling
 every heartbeat. Its answer can change only when its node's mix changes (a task there ends, is killed, or a
 reduce's shuffle ends there), a job arrives, or tasks are requeued, and the engine wakes the tracker at its next
 heartbeat after each of those; so the schedule equals heartbeat-by-heartbeat polling (tested against the naive
@@ -52,7 +52,7 @@ import math
 from typing import Mapping
 
 from mrsim.errors import InputError, UsageError
-from mrsim.scheduling import Locality
+from mrsim.scheduling import JobChange, TaskScheduler
 from mrsim.tracker.state import JobState, TrackerState
 from schedulers.fifo import FifoScheduler
 
@@ -84,133 +84,106 @@ def parse_thresholds(value: object) -> dict[str, float]:
     return out
 
 
-class CaFifoScheduler(FifoScheduler):
-    """FIFO with TDAM admission control per node (Algorithm 9)."""
+class CaFifoScheduler(TaskScheduler):
+    """FIFO with TDAM admission control per node (Algorithm 9): holds a :class:`FifoScheduler` and is its
+    admission gate (:attr:`FifoScheduler.admission`), so the walk, the load cap and padding are FIFO's own."""
 
     name = "cafifo"
     summary = "contention-aware FIFO (dissertation Alg. 9): admit while predicted node utilization < thresholds; needs --contention tdam"
+    reads_task_predictions = False  # as FIFO's
 
     def __init__(self, config: dict | None = None) -> None:
         super().__init__(config)
+        self.fifo = FifoScheduler(config)
+        # Every launch changes the node's mix, so jobs ahead of the last launch are judged again (FIFO may resume
+        # its walk at that job only because nothing it depends on changed).
+        self.fifo.resume_walk = False
+        self.fifo.admission = self
         self.thresholds = parse_thresholds(self.config.get("thresholds"))
         gate = self.config.get("gate_reduces", True)
         if not isinstance(gate, bool):
             raise InputError(f"cafifo: gate_reduces must be true or false, got {gate!r}")
         self.gate_reduces = gate
-        self.declined = 0  # admissions refused (a task that did not fit on a node at a heartbeat)
+        self.declined_count = 0  # admissions refused (a task that did not fit on a node at a heartbeat)
+        self.declined = False  # some admission was refused in the current heartbeat
+        self._verdicts: dict[int, bool] = {}
 
     def start(self, jt) -> None:  # type: ignore[override]
-        from mrsim.tracker.contention import ContentionJobTracker
+        from mrsim.tracker.contention import ContentionFeature
 
-        if not isinstance(jt, ContentionJobTracker):
+        model = jt.feature(ContentionFeature)
+        if model is None:
             raise UsageError("scheduler cafifo needs the contention model: run the replay with --contention tdam")
         super().start(jt)
+        self.model = model
+        self.fifo.start(jt)
         cpu, disk = self.thresholds["cpu"], self.thresholds["disk"]
         # Per node, in NodeSpec.resources order: the CPU, then every disk.
-        self.limits = [(cpu,) + (disk,) * node.cache.spec.disks for node in jt.nodes]
+        self.limits = [(cpu,) + (disk,) * node.cache.spec.disks for node in model.nodes]
 
     def describe(self) -> dict:
-        out = super().describe()
+        out = self.fifo.describe()
         out.update(name=self.name, thresholds=dict(self.thresholds), gate_reduces=self.gate_reduces,
-                   declined_admissions=self.declined)
+                   declined_admissions=self.declined_count)
         return out
 
-    # --------------------------------------------------------------------------------- admission
+    # --------------------------------------------------------------------------------- FIFO, composed
 
-    def _fits(self, tracker: TrackerState, demand: tuple[float, ...] | None) -> bool:
+    def job_added(self, job: JobState) -> None:
+        self.fifo.job_added(job)
+
+    def job_updated(self, job: JobState, change: JobChange) -> None:
+        self.fifo.job_updated(job, change)
+
+    def job_removed(self, job: JobState) -> None:
+        self.fifo.job_removed(job)
+
+    def assign_tasks(self, tracker: TrackerState) -> int:
+        self.declined = False
+        return self.fifo.assign_tasks(tracker)
+
+    # --------------------------------------------------------------------------------- the admission gate
+
+    def saturated(self, tracker: TrackerState) -> bool:
+        """Algorithm 9 line 19: the node's current utilization already reaches a threshold (no map considered)."""
+        node = self.model.node_model(tracker)
+        if len(node) == 0:
+            return False
+        if any(u >= limit for u, limit in zip(node.utilization(), self.limits[tracker.index])):
+            self.declined = True
+            return True
+        return False
+
+    def new_walk(self) -> None:
+        self._verdicts.clear()  # verdicts are memoised per demand shape within one walk
+
+    def admits(self, job: JobState, tracker: TrackerState, reduce: bool) -> bool:
+        """Whether the job's next task of that kind may start on ``tracker`` (Algorithm 9 lines 30-31, 40-41)."""
+        if reduce and not (self.gate_reduces and job.reduces_ready):
+            return True
+        demand = self.model.next_task_demand(job, tracker, reduce)
+        if demand is None or not any(demand):
+            return True
+        sid = self.model.node_model(tracker).cache.shape_of(demand)[0]
+        ok = self._verdicts.get(sid)
+        if ok is None:
+            ok = self._verdicts[sid] = self._fits(tracker, demand)
+        if not ok:
+            self.declined_count += 1
+            self.declined = True
+        return ok
+
+    def declined_at(self, tracker: TrackerState) -> None:
+        # Only a change of this node's mix, a new job or a requeued task can turn the answer: the engine wakes
+        # the tracker then (exact w.r.t. asking at every heartbeat, for one demand shape per job and kind).
+        self.model.park_until_mix_change(tracker)
+
+    def _fits(self, tracker: TrackerState, demand: tuple[float, ...]) -> bool:
         """Algorithm 9's test: every resource's predicted utilization with the candidate stays below its limit."""
-        node = self.jt.node_model(tracker)
-        if demand is None or len(node) == 0:
-            return True  # nothing to test, or an idle node (progress guarantee)
+        node = self.model.node_model(tracker)
+        if len(node) == 0:
+            return True  # an idle node (progress guarantee)
         for u, limit in zip(node.predicted_utilization(demand), self.limits[tracker.index]):
             if u >= limit:
                 return False
         return True
-
-    def _saturated(self, tracker: TrackerState) -> bool:
-        """Algorithm 9 line 19: the node's current utilization already reaches a threshold."""
-        node = self.jt.node_model(tracker)
-        if len(node) == 0:
-            return False
-        return any(u >= limit for u, limit in zip(node.utilization(), self.limits[tracker.index]))
-
-    # --------------------------------------------------------------------------------- heartbeat
-
-    def assign_tasks(self, tracker: TrackerState) -> int:
-        jt = self.jt
-        assigned = 0
-        declined = False
-        map_queue = self.map_queue
-        slots = tracker.map_slots
-        if map_queue and tracker.running_maps < slots:
-            cap = min(math.ceil(jt.remaining_maps / jt.total_map_slots * slots), slots)
-            available = cap - tracker.running_maps
-            if available > 0 and self._saturated(tracker):
-                declined = True
-            elif available > 0:
-                exceeded = self._exceeded_padding(jt.cluster_status_maps, jt.total_map_slots, self.needed_maps, slots)
-                for _ in range(available):
-                    launched, stop, declined_now = self._first_fit(tracker, map_queue, False, exceeded)
-                    declined = declined or declined_now
-                    if launched is None:
-                        break
-                    assigned += 1
-                    if launched.maps_pending == 0:
-                        map_queue.remove(launched)
-                    if stop or not map_queue:
-                        break
-        slots = tracker.reduce_slots
-        if self.with_reduces and tracker.running_reduces < slots and jt.total_reduce_slots:
-            cap = min(math.ceil(jt.remaining_ready_reduces / jt.total_reduce_slots * slots), slots)
-            if cap - tracker.running_reduces > 0:
-                exceeded = self._exceeded_padding(jt.cluster_status_reduces, jt.total_reduce_slots,
-                                                  self.needed_reduces, slots)
-                # Hadoop's reduce loop walks the queue for the first job with a reduce to give, stopping after the
-                # first job with reduces when padding is exceeded; here the walk also skips reduces that do not fit.
-                candidates = self.with_reduces[:1] if exceeded else self.reduce_queue
-                launched, _, declined_now = self._first_fit(tracker, candidates, True, exceeded)
-                declined = declined or declined_now
-                if launched is not None:
-                    assigned += 1
-                    if launched.reduces_pending == 0 and launched in self.reduce_queue:
-                        self.reduce_queue.remove(launched)
-                elif exceeded and self.reduce_queue:
-                    jt.park_until_change(tracker)  # FIFO's padding block: lifts on cluster-wide changes
-        if declined:
-            # Only a change of this node's mix, a new job or a requeued task can turn the answer: the engine wakes
-            # the tracker then (exact w.r.t. asking at every heartbeat, for one demand shape per job and kind).
-            jt.park_until_mix_change(tracker)
-        return assigned
-
-    def _first_fit(self, tracker: TrackerState, jobs, reduce: bool, exceeded: bool) -> tuple[JobState | None, bool, bool]:  # type: ignore[no-untyped-def]
-        """The first job in ``jobs`` (FIFO order) whose next task fits on the node, launched (Algorithm 9 lines
-        21-47: local first, then non-local, for maps).
-
-        Returns (job launched or None, stop after this task, whether some candidate was declined). Verdicts are
-        memoised per demand shape within the call: utilization depends on the mix's shapes only.
-        """
-        jt = self.jt
-        cache = jt.node_model(tracker).cache
-        gate = self.gate_reduces or not reduce
-        verdicts: dict[int, bool] = {}
-        declined = False
-        for job in jobs:
-            demand = jt.next_task_demand(job, tracker, reduce) if gate and (job.reduces_ready or not reduce) else None
-            if demand is not None and any(demand):
-                sid = cache.shape_of(demand)[0]
-                ok = verdicts.get(sid)
-                if ok is None:
-                    ok = verdicts[sid] = self._fits(tracker, demand)
-                if not ok:
-                    self.declined += 1
-                    declined = True
-                    continue
-            if reduce:
-                if jt.obtain_new_reduce_task(job, tracker):
-                    return job, True, declined  # at most one reduce per heartbeat (FIFO)
-                continue
-            if jt.obtain_new_map_task(job, tracker, Locality.RACK):
-                return job, exceeded, declined  # Algorithm 9 lines 34-35: stop at the padding ceiling
-            if jt.obtain_new_map_task(job, tracker, Locality.NON_LOCAL):
-                return job, True, declined  # FIFO: at most one off-switch map per heartbeat
-        return None, False, declined

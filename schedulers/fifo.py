@@ -27,10 +27,26 @@ import math
 
 from sortedcontainers import SortedKeyList
 
+from typing import Protocol
+
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.tracker.state import JobState, TrackerState
 
 MIN_CLUSTER_SIZE_FOR_PADDING = 3  # JobQueueTaskScheduler.MIN_CLUSTER_SIZE_FOR_PADDING
+
+
+class Admission(Protocol):
+    """An admission gate on FIFO's walk (see :attr:`FifoScheduler.admission`); CA-FIFO is the one in the tree."""
+
+    declined: bool
+
+    def saturated(self, tracker: TrackerState) -> bool: ...
+
+    def new_walk(self) -> None: ...
+
+    def admits(self, job: JobState, tracker: TrackerState, reduce: bool) -> bool: ...
+
+    def declined_at(self, tracker: TrackerState) -> None: ...
 
 
 def fifo_order(job: JobState) -> tuple[int, float, int]:
@@ -47,6 +63,10 @@ class FifoScheduler(TaskScheduler):
     resume_walk = True
     #: never reads running tasks' predicted finishes: --contention tdam may publish them lazily (docs/tdam.md)
     reads_task_predictions = False
+    #: an admission gate composed onto the FIFO walk (CA-FIFO, ``schedulers/cafifo.py``), None for plain FIFO:
+    #: ``saturated(tracker)`` skips the map walk, ``admits(job, tracker, reduce)`` skips a job whose next task
+    #: would not fit, ``new_walk()`` starts a walk, ``declined`` tells whether the gate refused something
+    admission: "Admission | None" = None
 
     def start(self, jt) -> None:  # type: ignore[override]
         super().start(jt)
@@ -105,12 +125,15 @@ class FifoScheduler(TaskScheduler):
     def assign_tasks(self, tracker: TrackerState) -> int:
         jt = self.jt
         assigned = 0
+        gate = self.admission
         map_queue = self.map_queue
         slots = tracker.map_slots
         if map_queue and tracker.running_maps < slots:
             cap = min(math.ceil(jt.remaining_maps / jt.total_map_slots * slots), slots)
             available = cap - tracker.running_maps
-            if available > 0:
+            if available > 0 and gate is not None and gate.saturated(tracker):
+                pass  # Algorithm 9 line 19: no map is considered on a saturated node
+            elif available > 0:
                 exceeded = self._exceeded_padding(jt.cluster_status_maps, jt.total_map_slots, self.needed_maps, slots)
                 obtain = jt.obtain_new_map_task
                 stop = False
@@ -127,7 +150,11 @@ class FifoScheduler(TaskScheduler):
                     # So the walk resumes at that job: the same decisions, one pass per heartbeat instead of one
                     # per launch (a backlog of jobs that do not fit would otherwise cost O(launches x backlog)).
                     walk = map_queue if resume is None else map_queue.irange_key(min_key=resume)
+                    if gate is not None:
+                        gate.new_walk()
                     for job in walk:
+                        if gate is not None and not gate.admits(job, tracker, False):
+                            continue
                         if obtain(job, tracker, Locality.RACK):
                             launched = job
                             stop = exceeded
@@ -158,12 +185,16 @@ class FifoScheduler(TaskScheduler):
                     candidates = (self.with_reduces[0],)
                 elif jt.speculative_reduces:
                     candidates = tuple(self.with_reduces)
-                elif self.walk_reduces:
+                elif self.walk_reduces or gate is not None:  # a gate may skip the head
                     candidates = reduce_queue
                 else:
                     candidates = (reduce_queue[0],) if reduce_queue else ()
                 job = None
+                if gate is not None:
+                    gate.new_walk()
                 for candidate in candidates:
+                    if gate is not None and not gate.admits(candidate, tracker, True):
+                        continue
                     if jt.obtain_new_reduce_task(candidate, tracker):
                         job = candidate
                         break
@@ -175,4 +206,6 @@ class FifoScheduler(TaskScheduler):
                     # Blocked by padding only: it lifts when the cluster's reported reduces drop or the job
                     # queue changes; the engine wakes the tracker then (exact w.r.t. polling every heartbeat).
                     jt.park_until_change(tracker)
+        if gate is not None and gate.declined:
+            gate.declined_at(tracker)
         return assigned

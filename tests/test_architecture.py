@@ -249,3 +249,53 @@ def event_loop_owners() -> dict[str, list[int]]:
         if lines:
             owners[rel] = lines
     return owners
+
+
+#: The engine core: what every replay runs, and what issue 18 compiles. It must not depend on a feature.
+CORE_MODULES = ("mrsim.tracker.kernel", "mrsim.tracker.jobtracker", "mrsim.tracker.state", "mrsim.tracker.events",
+                "mrsim.tracker.locality", "mrsim.tracker.placement", "mrsim.tracker.invariants")
+#: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
+FEATURE_MODULES = ("mrsim.tracker.contention", "mrsim.tracker.speculation", "mrsim.tracker.overheads",
+                   "mrsim.tracker.failures", "mrsim.calibration.feature", "mrsim.calibration.background")
+#: Feature code the core still imports, and why. Empty since issue 17 moved overheads, failed attempts, speculation
+#: and contention onto hooks; a new entry needs a reason.
+CORE_STILL_IMPORTS: dict[str, str] = {}
+
+
+def test_the_core_imports_no_feature() -> None:
+    graph = import_graph(deferred=True)
+    features = set(FEATURE_MODULES) | {m for m in graph if m.startswith("mrsim.contention")}
+    bad = {core: sorted(graph.get(core, set()) & features) for core in CORE_MODULES}
+    assert not any(bad.values()), f"core modules import features (attach them in tracker/replay.py instead): {bad}"
+    stray = {core: sorted(dep for dep in graph.get(core, set()) if dep.startswith("mrsim.tracker.")
+                          and dep not in CORE_MODULES and dep not in CORE_STILL_IMPORTS
+                          and dep != "mrsim.tracker")
+             for core in CORE_MODULES}
+    assert not any(stray.values()), f"core modules import engine modules outside the core: {stray}"
+
+
+def _heap_touches(tree: ast.Module) -> list[int]:
+    """Lines that reach into a kernel's heap: ``<x>.kernel.heap``, or ``k.heap`` / ``kernel.heap`` / ``kern.heap``."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "heap":
+            owner = node.value
+            if (isinstance(owner, ast.Attribute) and owner.attr == "kernel") or (
+                    isinstance(owner, ast.Name) and owner.id in ("k", "kern", "kernel")):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_kernel_touches_its_heap() -> None:
+    """Events are queued with ``kernel.schedule`` (handlers registered with ``kernel.register`` /
+    ``jt.register_event``), never pushed onto the heap around the kernel (issue 17: one way to schedule)."""
+    touches = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        if rel == "mrsim/tracker/kernel.py":
+            continue
+        lines = _heap_touches(ast.parse(path.read_text(), rel))
+        if lines:
+            touches[rel] = lines
+    assert not touches, f"modules pushing onto or reading the kernel's heap: {touches}"
+    assert _heap_touches(ast.parse("k = self.kernel\nheappush(k.heap, ev)\nself.kernel.heap.clear()\n")) == [2, 3]

@@ -25,8 +25,8 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
 * **Speculative backups that won** (``backups``): a task whose successful attempt was a backup launched after its
   original (``JobInProgress.findSpeculativeTask``) could not finish before the backup's start plus its run. The
   template keeps, per such task, the time from the original's start to the backup's; the engine replays the
-  original for that long before the successful attempt (``JobTracker.backup_waits``, through the failed-attempt
-  plan: the slot time counts as wasted; needs failed attempts on).
+  original for that long before the successful attempt (through the failed-attempt
+  replay, ``mrsim.tracker.failures``: the slot time counts as wasted).
 
 Sampling uses the named streams ``calibration-launch`` and ``calibration-report`` of the replay's seed, drawn in
 launch (report) order: results are deterministic per seed, and turning one term off leaves the other's draws as
@@ -101,8 +101,6 @@ class CalibrationFeature:
             jt.report_lag = self.report_lag
         if self.use_aux:
             jt.aux_duration = self.aux_duration
-        if self.use_backups:
-            jt.backup_waits = True
 
     def describe_run(self) -> tuple[str, dict, dict]:
         """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.tracker.results``)."""

@@ -19,14 +19,14 @@ How the engine drives the model (``docs/tdam.md`` has the user-facing version):
   mode: at once; heartbeat mode: at the next heartbeat). A **kill** (preemption) takes it off the node at once.
 * **Epoch boundaries** (any start or end on a node) re-solve only that node, once per engine event however many
   tasks started in it (launches in one heartbeat are batched). Each node has at most one live completion event,
-  ``EV_NODE_DONE`` at its earliest predicted completion, tombstoned by a per-node stamp; and every running
+  a node-done event at its earliest predicted completion, tombstoned by a per-node stamp; and every running
   task's ``job.map_finish[i]`` / ``job.reduce_finish[i]`` is rewritten to its new predicted finish, so schedulers
   and ``kill_task`` read current predictions (for a scheduler declaring ``reads_task_predictions = False`` only
-  on demand: before a kill, or through :meth:`ContentionJobTracker.publish_predictions`).
+  on demand: before a kill, or through :meth:`ContentionFeature.publish_predictions`).
 * **Reduces**: the shuffle stays time-based as in the base engine (SimMR's model; the dissertation does not model
   shuffle or network contention, sections 6.6 and 7.2). A reduce holds its slot from launch but loads its node
   only from its shuffle end: first-wave reduces (SimMR's filler) from ``last map finish + first_shuffle`` once
-  the map stage is done, later ones from ``launch + typical_shuffle`` (``EV_SHUFFLE_END``). Its demand is the
+  the map stage is done, later ones from ``launch + typical_shuffle`` (a shuffle-end event). Its demand is the
   post-shuffle work.
 * **Without demands** a task's demand is its trace duration on the CPU, so alone on an idle node it takes exactly
   its trace duration; the run's warnings say how many jobs used this fallback.
@@ -52,25 +52,18 @@ import heapq
 import math
 from dataclasses import replace
 from heapq import heappush
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
-from mrsim.cluster import ClusterSpec
 from mrsim.cluster import TrackerSpec
 from mrsim.contention import MixCache, NodeSpec
 from mrsim.contention.node import layout_vector
 from mrsim.demands import TaskKind, demand_rows, fallback_rows, has_demands
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import Locality, TaskScheduler
-from mrsim.templates import Workload
-from mrsim.tracker.jobtracker import EV_TASK_DONE, ORDER_TASK_DONE, JobTracker
-from mrsim.tracker.kernel import Handler, Kernel
+from mrsim.tracker.events import ORDER_TASK_DONE
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
-# Event kinds of this engine, at fixed indices past JobTracker's own table (the kernel pads the gap), so the base
-# class may add kinds without renumbering these. Both sort with task completions at one instant
-# (ORDER_TASK_DONE): after arrivals, before heartbeats; ``seq`` orders them among themselves.
-EV_NODE_DONE, EV_SHUFFLE_END = 16, 17
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.tracker.jobtracker import JobTracker
 
 #: Tasks predicted to end within this relative window of each other end together (as NodeContention's tie rule).
 TIE_RTOL = 1e-10
@@ -455,47 +448,42 @@ def node_spec(tracker: TrackerSpec) -> NodeSpec:
 
 
 
-def _no_such_event(now: float, order: int, a: int, b: int) -> None:
-    raise RuntimeError(f"event of an unknown kind at t={now}")
+class ContentionFeature:
+    """TDAM as an engine feature (Algorithm 7): task durations from per-node queueing networks.
 
+    Attach with ``jt.attach(ContentionFeature())`` before ``jt.run()`` (``mrsim.tracker.replay`` does it for
+    ``--contention tdam``). Hooks it sets (docs/architecture.md): ``finish_model`` (the node model, not the trace,
+    decides when a launched task ends), ``on_launch`` (reduces hold a slot while they shuffle), ``on_job_arrival`` /
+    ``on_job_done`` (per-task demand rows), ``on_heartbeat`` (mix waiters decide afresh), ``before_kill`` /
+    ``on_kill`` (publish predictions, take the victim off its node), ``after_event`` (one re-solve per changed node
+    per engine event) and two event kinds of its own (``register_event``). Plug-ins reach it with
+    ``jt.feature(ContentionFeature)`` (CA-FIFO reads node models and next-task demands).
+    """
 
-class _Kernel(Kernel):
-    """The engine kernel with this module's handlers at kinds ``EV_NODE_DONE``, ``EV_SHUFFLE_END`` of the table
-    :meth:`JobTracker.run` passes (so ``run`` itself is inherited, not copied)."""
-
-    __slots__ = ("extra",)
-
-    def __init__(self, extra: tuple[Handler, ...]) -> None:
-        super().__init__()
-        self.extra = extra
-
-    def run(self, handlers: Sequence[Handler], after_event=None, until: float = INF) -> None:  # type: ignore[override]
-        if len(handlers) > EV_NODE_DONE:
-            raise RuntimeError(f"JobTracker has {len(handlers)} event kinds; ContentionJobTracker's start at {EV_NODE_DONE}")
-        padding = (_no_such_event,) * (EV_NODE_DONE - len(handlers))
-        super().run((*handlers, *padding, *self.extra), after_event, until)
-
-
-class ContentionJobTracker(JobTracker):
-    """The heartbeat JobTracker with task durations from per-node queueing networks (TDAM, Algorithm 7)."""
-
-    def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
-                 **kwargs: object) -> None:
+    def __init__(self, cache_mixes: bool = True) -> None:
         # cache_mixes=False solves every epoch's mix afresh (tests and bench_tdam.py: identical results, slower).
-        cache_mixes = bool(kwargs.pop("cache_mixes", True))
-        super().__init__(workload, cluster, conf, scheduler, **kwargs)  # type: ignore[arg-type]
-        # Nothing is queued yet: swap in a kernel that also dispatches this class's event kinds.
-        self.kernel = _Kernel((self._on_node_done, self._on_shuffle_end))
+        self.cache_mixes = cache_mixes
+
+    def attach(self, jt: JobTracker) -> None:
+        conf, cluster = jt.conf, jt.cluster
+        if getattr(conf, "map_speculative", False) or getattr(conf, "reduce_speculative", False):
+            # A backup attempt would be a second task of the same gid on another node's model.
+            raise InputError("speculative execution is not supported with --contention tdam (turn one of them off)")
+        self.jt = jt
+        self.jobs = jt.jobs
+        self.trackers = jt.trackers
+        self.kernel = jt.kernel
+        self.schedule = jt.schedule
         caches: dict[NodeSpec, tuple[MixCache, dict[tuple[float, ...], int]]] = {}
         self.nodes: list[NodeMix] = []
         for t in cluster.trackers:
             spec = node_spec(t)
             shared = caches.get(spec)
             if shared is None:
-                shared = caches[spec] = (MixCache(spec, memoize=cache_mixes), {})
+                shared = caches[spec] = (MixCache(spec, memoize=self.cache_mixes), {})
             self.nodes.append(NodeMix(*shared))
         self.caches: tuple[MixCache, ...] = tuple(cache for cache, _ in caches.values())
-        n = len(self.trackers)
+        n = len(jt.trackers)
         self._speed = [t.speed for t in cluster.trackers]
         self._disks = [t.disks for t in cluster.trackers]
         # Nodes with a memory layer or another layout build their vectors through layout_vector.
@@ -506,29 +494,38 @@ class ContentionJobTracker(JobTracker):
         self._dirty: list[int] = []  # nodes whose mix changed in the current engine event
         self._is_dirty = [False] * n
         self._shuffling = [0] * n  # reduces holding a slot but not yet loading the node
-        self._shuffle_pending: set[int] = set()  # reduce gids with a live EV_SHUFFLE_END event
+        self._shuffle_pending: set[int] = set()  # reduce gids with a live shuffle-end event
         # job index -> per task (cpu_s, disk_s, memory_s)
         self._map_rows: dict[int, list[tuple[float, float, float]]] = {}
         self._reduce_rows: dict[int, list[tuple[float, float, float]]] = {}
-        self._diverted: list[tuple[float, int, int, int, int, int]] = []  # see _launch
         self._mix_waiters: set[int] = set()  # trackers parked until their node's mix changes
         # Predicted finishes of running tasks are written into job.map_finish / reduce_finish at every epoch for
         # schedulers that read them (preemption, size estimates). A scheduler that declares
         # ``reads_task_predictions = False`` (FIFO, CA-FIFO) gets them only on demand: the nodes changed since
         # they were last published are kept here and published before a kill (the one engine path reading them).
-        self._eager = bool(getattr(scheduler, "reads_task_predictions", True))
+        self._eager = bool(getattr(jt.scheduler, "reads_task_predictions", True))
         self._unpublished: set[int] = set()
         self.epochs = 0  # node re-solves (ends of epochs on a node)
         self.fallback_jobs = 0
-        if getattr(conf, "map_speculative", False) or getattr(conf, "reduce_speculative", False):
-            # A backup attempt would be a second task of the same gid on another node's model.
-            raise InputError("speculative execution is not supported with --contention tdam (turn one of them off)")
-        self._validate(workload)
+        self._validate(jt)
+        # Both event kinds sort with task completions at one instant (ORDER_TASK_DONE): after arrivals, before
+        # heartbeats; ``seq`` orders them among themselves.
+        self.ev_node_done = jt.register_event(self._on_node_done)
+        self.ev_shuffle_end = jt.register_event(self._on_shuffle_end)
+        jt.finish_model = self._finish_model
+        jt.on_launch.append(self._launched)
+        jt.on_job_arrival.append(self._job_arrived)
+        jt.on_job_done.append(self._job_done)
+        jt.on_heartbeat.append(self._heartbeat)
+        jt.before_kill.append(self.publish_predictions)  # the engine picks its victim among tasks whose finish lies ahead
+        jt.on_kill.append(self._killed)
+        jt.after_event.append(self._end_of_event)
 
     # ----------------------------------------------------------------------------------------- set-up
 
-    def _validate(self, workload: Workload) -> None:
-        diskless = [t.name for t in self.cluster.trackers if t.disks == 0]
+    def _validate(self, jt: JobTracker) -> None:
+        workload = jt.workload
+        diskless = [t.name for t in jt.cluster.trackers if t.disks == 0]
         fallback: list[str] = []
         for t in workload:
             bad = set(t.demand_resources) - _MODELLED
@@ -548,9 +545,9 @@ class ContentionJobTracker(JobTracker):
                     f"(first: {fallback[0]}); their tasks' demand is their trace duration on the CPU, so a task "
                     f"alone on an idle node takes its trace duration")
             # Results carry the workload's warnings (mrsim.tracker.results), so the note reaches the output.
-            self.workload = replace(workload, warnings=(*workload.warnings, note))
+            jt.workload = replace(workload, warnings=(*workload.warnings, note))
 
-    # ----------------------------------------------------------------------------------------- scheduler API
+    # ----------------------------------------------------------------------------------------- plug-in API
 
     def node_model(self, tracker: TrackerState) -> NodeMix:
         """The contention model of ``tracker``'s node (schedulers use its read-only queries)."""
@@ -599,43 +596,42 @@ class ContentionJobTracker(JobTracker):
         out["node_models"] = dict(sorted(models.items()))
         return out
 
-    def obtain_new_map_task(self, job: JobState, tracker: TrackerState, locality: Locality = Locality.ANY):  # type: ignore[no-untyped-def]
-        """As :meth:`JobTracker.obtain_new_map_task` (same return value); the map also joins its node's mix."""
-        launched, gid = self._launch(JobTracker.obtain_new_map_task, job, tracker, locality)
-        if not launched:
-            return launched
-        assert gid >= 0, "a map launched without a completion event"
+    # ----------------------------------------------------------------------------------------- hooks
+
+    def _finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        """Instead of the trace completion the engine would queue: a map joins its node's mix now; a reduce from
+        its shuffle end (the engine set ``reduce_shuffle_end``: launch + typical shuffle, or the map stage's
+        first-shuffle end)."""
         i = gid & TASK_MASK
+        ti = tracker.index
+        if gid & REDUCE_BIT:
+            self._shuffle_until(job, gid, ti, job.reduce_shuffle_end[i])
+            return
         cpu, disk, mem = self._map_rows[job.index][i]
         if job.host_cache is not None:  # split locations known: the plain replay's locality slowdown applies
             factor = self._locality_factor(job, i)
             cpu, disk, mem = cpu * factor, disk * factor, mem * factor
-        self._contend(tracker.index, gid, cpu, disk, mem)
-        return launched
+        self._contend(ti, gid, cpu, disk, mem)
 
-    def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState):  # type: ignore[no-untyped-def]
-        """As :meth:`JobTracker.obtain_new_reduce_task`; the reduce joins its node's mix when its shuffle ends."""
-        waiting = len(job.waiting_reduces)
-        launched, gid = self._launch(JobTracker.obtain_new_reduce_task, job, tracker)
-        if not launched:
-            return launched
-        ti = tracker.index
-        self._shuffling[ti] += 1
-        if gid >= 0:  # later-wave reduce: the base engine set its shuffle end (launch + typical shuffle)
-            self._shuffle_until(job, gid, ti, job.reduce_shuffle_end[gid & TASK_MASK])
-        else:  # a first-wave filler: _map_stage_done releases it
-            assert len(job.waiting_reduces) == waiting + 1
-        return launched
+    def _launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        if gid & REDUCE_BIT:
+            self._shuffling[tracker.index] += 1  # holds its slot; loads the node from its shuffle end
 
-    def kill_task(self, job: JobState, reduce: bool) -> float:
-        self.publish_predictions()  # the base picks its victim among tasks whose finish lies ahead
-        where = list(job.reduce_tracker if reduce else job.map_tracker)  # the base clears the victim's tracker
-        wasted = JobTracker.kill_task(self, job, reduce)
-        if wasted < 0.0:
-            return wasted
-        i = (job.requeued_reduces if reduce else job.requeued_maps)[-1]
-        ti = where[i]
-        gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
+    def _job_arrived(self, job: JobState) -> None:
+        t = job.template
+        index = job.index
+        self._map_rows[index] = demand_rows(t, TaskKind.MAP) or fallback_rows(t.map_durations.tolist())
+        self._reduce_rows[index] = demand_rows(t, TaskKind.REDUCE) or fallback_rows(t.reduce_durations.tolist())
+
+    def _job_done(self, job: JobState) -> None:
+        self._map_rows.pop(job.index, None)
+        self._reduce_rows.pop(job.index, None)
+
+    def _heartbeat(self, tracker: TrackerState) -> None:
+        if self._mix_waiters:
+            self._mix_waiters.discard(tracker.index)  # the scheduler decides afresh (and may park it again)
+
+    def _killed(self, job: JobState, gid: int, ti: int) -> None:
         node = self.nodes[ti]
         if gid in node:
             node.remove(gid, self.kernel.now)
@@ -643,34 +639,26 @@ class ContentionJobTracker(JobTracker):
         else:  # a reduce still in its shuffle: it never loaded the node
             self._shuffling[ti] -= 1
             self._shuffle_pending.discard(gid)
-        return wasted
 
-    # ----------------------------------------------------------------------------------------- handlers
-
-    def _on_job_arrival(self, now: float, order: int, index: int, b: int) -> None:
-        t = self.jobs[index].template
-        self._map_rows[index] = demand_rows(t, TaskKind.MAP) or fallback_rows(t.map_durations.tolist())
-        self._reduce_rows[index] = demand_rows(t, TaskKind.REDUCE) or fallback_rows(t.reduce_durations.tolist())
-        JobTracker._on_job_arrival(self, now, order, index, b)
+    def _end_of_event(self) -> None:
         if self._dirty:
             self._flush()
 
+    # ----------------------------------------------------------------------------------------- events
+
     def _on_node_done(self, now: float, order: int, ti: int, stamp: int) -> None:
-        """The node's earliest predicted completion is due: retire every task that ends now, as the base engine
+        """The node's earliest predicted completion is due: retire every task that ends now, as the engine
         retires a trace completion (task mode: applied at once; heartbeat mode: reported at the next heartbeat)."""
         if stamp != self._stamp[ti]:
             return  # the mix changed after this event was queued
         self._next[ti] = INF
         jobs = self.jobs
-        done = self._on_task_done
+        done = self.jt.task_done
         for gid in self.nodes[ti].retire(now):
             job = jobs[gid >> JOB_SHIFT]
             (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] = now
             done(now, order, ti, gid)
-        if not self._is_dirty[ti]:  # _mark, inlined
-            self._is_dirty[ti] = True
-            self._dirty.append(ti)
-        self._flush()
+        self._mark(ti)
 
     def _on_shuffle_end(self, now: float, order: int, ti: int, gid: int) -> None:
         """A reduce's shuffle ended: its post-shuffle demand joins the node's mix."""
@@ -684,73 +672,21 @@ class ContentionJobTracker(JobTracker):
         self._contend(ti, gid, cpu, disk, mem)
         if ti in self._mix_waiters:
             self._mix_waiters.discard(ti)
-            self.wake(self.trackers[ti])
-        self._flush()
-
-    def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
-        if self._mix_waiters:
-            self._mix_waiters.discard(tracker_index)  # the scheduler decides afresh (and may park it again)
-        JobTracker._on_heartbeat(self, now, order, tracker_index, stamp)
-        if self._dirty:
-            self._flush()
-
-    def _on_timer(self, now: float, order: int, token: int, b: int) -> None:
-        JobTracker._on_timer(self, now, order, token, b)
-        if self._dirty:
-            self._flush()
-
-    def _map_stage_done(self, job: JobState, now: float) -> None:
-        waiting = job.waiting_reduces  # the base computes their shuffle ends, then replaces the list
-        self._launch(JobTracker._map_stage_done, job, now)
-        for gid in waiting:
-            i = gid & TASK_MASK
-            self._shuffle_until(job, gid, job.reduce_tracker[i], job.reduce_shuffle_end[i])
-
-    def _finish_job(self, job: JobState, now: float) -> None:
-        JobTracker._finish_job(self, job, now)
-        self._map_rows.pop(job.index, None)
-        self._reduce_rows.pop(job.index, None)
+            self.jt.wake(self.trackers[ti])
 
     # ----------------------------------------------------------------------------------------- the model
-
-    def _launch(self, base_call, *args):  # type: ignore[no-untyped-def]
-        """Run a base launch path with the event heap diverted; return ``(its result, gid)`` where ``gid`` names
-        the task whose trace-duration ``TASK_DONE`` it queued (that event is dropped: the node model decides the
-        finish), or is -1 when it queued none (nothing launched, or a first-wave reduce).
-
-        Why: ``JobTracker`` queues each task's completion inside ``obtain_new_*``; the event names the launched
-        task (with locality the engine, not the caller, picks the map). A ``JobTracker`` hook for queuing a
-        task's completion would replace this diversion. Other events the call queues are forwarded.
-        """
-        k = self.kernel
-        heap = k.heap
-        diverted = self._diverted
-        k.heap = diverted
-        try:
-            result = base_call(self, *args)
-        finally:
-            k.heap = heap
-        gid = -1
-        if diverted:
-            for event in diverted:
-                if event[3] == EV_TASK_DONE:
-                    gid = event[5]
-                else:
-                    heappush(heap, event)
-            diverted.clear()
-        return result, gid
 
     def _locality_factor(self, job: JobState, i: int) -> float:
         """The duration factor a plain replay applies to this map (rack-local / off-switch slowdown), applied to
         its demand vector instead: ``1.0`` for jobs without split locations known to the cluster."""
-        levels = getattr(job, "map_locality", None)
-        if not levels or getattr(job, "host_cache", None) is None:
+        levels = job.map_locality
+        if not levels or job.host_cache is None:
             return 1.0
         level = levels[i]
         if level == 2:
-            return float(getattr(self, "rack_local_slowdown", 1.0))
+            return self.jt.rack_local_slowdown
         if level == 3:
-            return float(getattr(self, "off_switch_slowdown", 1.0))
+            return self.jt.off_switch_slowdown
         return 1.0
 
     def _vector(self, ti: int, cpu: float, disk: float, mem: float) -> tuple[float, ...]:
@@ -783,15 +719,13 @@ class ContentionJobTracker(JobTracker):
 
     def _shuffle_until(self, job: JobState, gid: int, ti: int, shuffle_end: float) -> None:
         """A reduce counted in ``_shuffling`` loads its node from ``shuffle_end`` on (now, or by an event)."""
-        k = self.kernel
-        if shuffle_end <= k.now:
+        if shuffle_end <= self.kernel.now:
             self._shuffling[ti] -= 1
             cpu, disk, mem = self._reduce_rows[job.index][gid & TASK_MASK]
             self._contend(ti, gid, cpu, disk, mem)
             return
         self._shuffle_pending.add(gid)
-        k.seq += 1
-        heappush(k.heap, (shuffle_end, ORDER_TASK_DONE, k.seq, EV_SHUFFLE_END, ti, gid))
+        self.schedule(shuffle_end, ORDER_TASK_DONE, self.ev_shuffle_end, ti, gid)
 
     def _mark(self, ti: int) -> None:
         if not self._is_dirty[ti]:
@@ -812,8 +746,9 @@ class ContentionJobTracker(JobTracker):
     def _flush(self) -> None:
         """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions (or
         leave them for :meth:`publish_predictions` when the scheduler does not read them)."""
-        k = self.kernel
-        now = k.now
+        now = self.kernel.now
+        schedule = self.schedule
+        ev_node_done = self.ev_node_done
         jobs = self.jobs
         nodes, nexts, stamps, is_dirty = self.nodes, self._next, self._stamp, self._is_dirty
         dirty = self._dirty
@@ -845,8 +780,7 @@ class ContentionJobTracker(JobTracker):
                 stamp = stamps[ti] + 1
                 stamps[ti] = stamp
                 nexts[ti] = t
-                k.seq += 1
-                heappush(k.heap, (t, ORDER_TASK_DONE, k.seq, EV_NODE_DONE, ti, stamp))
+                schedule(t, ORDER_TASK_DONE, ev_node_done, ti, stamp)
             if not eager:
                 self._unpublished.add(ti)
                 continue
@@ -864,10 +798,9 @@ class ContentionJobTracker(JobTracker):
     # ----------------------------------------------------------------------------------------- invariants
 
     def check_invariants(self) -> None:
-        """The base invariants plus, per node: the model's own check; every slot-holding task is in the model,
-        shuffling, or awaiting its report; a node with tasks has exactly one live completion event, not in the
-        past; tasks in a node's model run on that tracker. Cost O(running tasks)."""
-        super().check_invariants()
+        """Per node (the engine's own checks run first): the model's own check; every slot-holding task is in the
+        model, shuffling, or awaiting its report; a node with tasks has exactly one live completion event, not in
+        the past; tasks in a node's model run on that tracker. Cost O(running tasks)."""
         now = self.kernel.now
         assert not self._dirty, "a changed node was not re-solved within its event"
         for t in self.trackers:

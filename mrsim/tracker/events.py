@@ -2,11 +2,11 @@
 
 At one instant events run in this order: scheduler timers, job arrivals and initialisations, task completions
 (including setup/cleanup and speculative backups), then heartbeats in tracker order (``ORDER_HEARTBEAT + index``).
-Kinds 16 to 31 are reserved for engine subclasses (``mrsim.tracker.contention``); kinds from
-``EV_FIRST_FEATURE`` on are handed out by ``JobTracker.register_event`` to features.
+Kinds from ``EV_FIRST_FEATURE`` on are handed out by ``JobTracker.register_event`` to features (contention,
+speculation, job overheads, background); a kind's number never affects the order of events.
 """
 
-EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER, EV_BACKUP_DONE, EV_JOB_INITED, EV_AUX_DONE = 0, 1, 2, 3, 4, 5, 6
+EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER = 0, 1, 2, 3  # 4 to 6: unused (were features' kinds)
 EV_HANGING_MAPS = 7  # resource clusters: a job's maps may have waited too long (reducer preemption check)
 ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2
 EV_FIRST_FEATURE = 32  # JobTracker.register_event hands out kinds from here

@@ -37,23 +37,22 @@ from __future__ import annotations
 
 import enum
 import math
-from heapq import heappush
-from typing import Callable
+from typing import Callable, TypeVar
 
 from mrsim.cluster import ClusterSpec
-from mrsim.errors import InputError
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.rng import stream
 from mrsim.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.templates import Workload
-from mrsim.tracker import speculation
-from mrsim.tracker.events import (EV_BACKUP_DONE, EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_JOB_INITED,
-                                  EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE,
-                                  ORDER_TIMER)
+from mrsim.tracker.events import (EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
+                                  EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
 from mrsim.tracker.kernel import Kernel
-from mrsim.tracker.overheads import RecordedOverheads
-from mrsim.tracker.placement import task_datacenters, task_request
+from mrsim.tracker import invariants, placement
+from mrsim.tracker import locality as locality_caches
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+
+
+F = TypeVar("F")
 
 
 class LocalityMode(enum.Enum):
@@ -70,19 +69,20 @@ class LocalityMode(enum.Enum):
 
 
 
-class JobTracker(RecordedOverheads):
+class JobTracker:
     """One replay's live state and event handlers. Build with :func:`mrsim.tracker.replay.replay`."""
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: "LocalityMode | None" = None,
-                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0, job_overheads: bool = True,
-                 failed_attempts: bool = True) -> None:
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
         self.scheduler = scheduler
         self.kernel = Kernel()
+        #: ``kernel.schedule``, bound once (hot path): the one way to queue an event
+        self.schedule = self.kernel.schedule
         n = len(cluster.trackers)
         self.interval = conf.heartbeat_interval_s(n) if heartbeat_interval is None else float(heartbeat_interval)
         self.task_mode = self.interval <= 0.0
@@ -140,17 +140,7 @@ class JobTracker(RecordedOverheads):
         self.change_waiters: list[TrackerState] = []  # parked until cluster state changes (park_until_change)
         # Call the optional per-task hook only for schedulers that define it (it is on the hot path).
         self.task_hook = scheduler.task_finished if type(scheduler).task_finished is not TaskScheduler.task_finished else None
-        # Job overheads the trace recorded: launch delay, setup and cleanup tasks (getSetupAndCleanupTasks).
-        self.job_overheads = job_overheads
-        self.failed_attempts = failed_attempts  # replay the trace's failed/killed attempts before successes
-        self.failed_attempts_replayed = 0
-        #: replay the originals of speculative backups that won, until the backup's start (``extra["backup_*_waits"]``);
-        #: set by the calibration feature (part ``backups``).
-        self.backup_waits = False
-        self.setup_queue: list[int] = []  # job indices (job-id order) waiting for a setup task
-        self.cleanup_queue: list[int] = []
-        self.aux_running_maps = 0  # slots held by setup/cleanup tasks
-        self.aux_running_reduces = 0
+        self.failed_attempts_replayed = 0  # counted by the failed-attempt replay (mrsim.tracker.failures)
         self.speculative_maps = conf.map_speculative
         self.speculative_reduces = conf.reduce_speculative
         self.spec_attempts = 0
@@ -178,7 +168,50 @@ class JobTracker(RecordedOverheads):
         #: end_s, result)`` with result ``FAILED`` or ``KILLED`` (kills, replayed failures, speculative losers).
         #: Appended on those rare paths only; the attempt rows of ``--out`` list them.
         self.lost_attempts: list[tuple[int, int, bool, int, float, float, str]] = []
-        self._extra_handlers: list[Callable[[float, int, int, int], None]] = []
+        #: ``(job, tracker, gid)`` called *instead of* queuing the trace-derived completion of task ``gid`` (at
+        #: launch; for first-wave reduces when the map stage ends): a feature that models durations (contention)
+        #: decides when the task finishes and calls :meth:`task_done` then. ``job.*_finish`` holds the trace value.
+        self.finish_model: Callable[[JobState, TrackerState, int], None] | None = None
+        #: after every map or reduce launch (not backups): ``(job, tracker, gid) -> None``
+        self.on_launch: list[Callable[[JobState, TrackerState, int], None]] = []
+        #: a job arrived (its template materialised, before the engine sets it up): ``(job) -> None``
+        self.on_job_arrival: list[Callable[[JobState], None]] = []
+        #: a job finished (after its cleanup, results fixed): ``(job) -> None``
+        self.on_job_done: list[Callable[[JobState], None]] = []
+        #: ``(job, tracker, reduce, locality) -> launched?``: the job has no pending task of that kind; a feature may
+        #: start another attempt of a running one on ``tracker`` (speculation). None: nothing to offer.
+        self.offer_backup: Callable[[JobState, TrackerState, bool, Locality], bool] | None = None
+        #: a task's attempt ended (a live completion event, before the tracker reports it): ``(job, gid, now)``
+        self.on_attempt_end: list[Callable[[JobState, int, float], None]] = []
+        #: ``(job, now) -> held?`` when a job has arrived and been set up: True if the feature makes it RUNNING
+        #: later itself (:meth:`job_running`: a launch delay, a setup task); None or False: RUNNING now.
+        self.hold_job_start: Callable[[JobState, float], bool] | None = None
+        #: ``(job, now) -> held?`` when every task of a job is reported: True if the feature finishes it later
+        #: itself (:meth:`finish_job`: a cleanup task); None or False: done now.
+        self.hold_job_finish: Callable[[JobState, float], bool] | None = None
+        #: ``(tracker, now) -> launched?`` at a heartbeat with a free slot, before the scheduler: True if the
+        #: feature launched work there, and then the scheduler is not asked in this heartbeat (setup/cleanup).
+        self.assign_first: Callable[[TrackerState, float], bool] | None = None
+        #: ``(tracker, code, now)``: a setup/cleanup task reported with :meth:`report_completion` and an
+        #: ``aux_kind`` is applied (set by the feature that launches them).
+        self.apply_aux: Callable[[TrackerState, int, float], None] | None = None
+        #: ``(job, gid) -> seconds or -1``: length of the attempt of task ``gid`` launched now when it is one that
+        #: fails (failed-attempt replay), else -1 (the task's own duration).
+        self.attempt_length: Callable[[JobState, int], float] | None = None
+        #: ``(tracker, job, gid, now) -> failed?`` for a reported completion: True if that attempt failed (the feature
+        #: requeued the task with :meth:`requeue_task`); then it is not a completion.
+        self.attempt_failed: Callable[[TrackerState, JobState, int, float], bool] | None = None
+        #: a task's successful completion was applied (reported to the JobTracker): ``(job, tracker, gid) -> None``
+        self.on_task_finished: list[Callable[[JobState, TrackerState, int], None]] = []
+        #: a heartbeat event of ``tracker`` is due (also a superseded one, before the engine drops it): ``(tracker)``
+        self.on_heartbeat: list[Callable[[TrackerState], None]] = []
+        #: before :meth:`kill_task` picks its victim (it reads running tasks' finish times): ``() -> None``
+        self.before_kill: list[Callable[[], None]] = []
+        #: a running task is being killed (its victim chosen, before it is requeued): ``(job, gid, tracker index)``
+        self.on_kill: list[Callable[[JobState, int, int], None]] = []
+        #: at the end of every event (features that batch work within an event): ``() -> None``
+        self.after_event: list[Callable[[], None]] = []
+        self._next_feature_kind = EV_FIRST_FEATURE
         self.features: list[object] = []
 
     def attach(self, feature: object) -> None:
@@ -187,10 +220,19 @@ class JobTracker(RecordedOverheads):
         feature.attach(self)  # type: ignore[attr-defined]
 
     def register_event(self, handler: Callable[[float, int, int, int], None]) -> int:
-        """A new event kind handled by ``handler(time, order, a, b)``: the only way a feature schedules events
-        (``self.kernel.schedule(time, order, kind, a, b)``). Call before :meth:`run`."""
-        self._extra_handlers.append(handler)
-        return EV_FIRST_FEATURE + len(self._extra_handlers) - 1
+        """A new event kind handled by ``handler(time, order, a, b)``; a feature queues its events with
+        ``jt.schedule(time, order, kind, a, b)`` (the kernel's). Call before :meth:`run`."""
+        kind = self._next_feature_kind
+        self._next_feature_kind += 1
+        self.kernel.register(kind, handler)
+        return kind
+
+    def feature(self, kind: "type[F]") -> "F | None":
+        """The attached feature of class ``kind`` (for plug-ins that use a feature's API), or None."""
+        for feature in self.features:
+            if isinstance(feature, kind):
+                return feature
+        return None
 
     # ----------------------------------------------------------------------------------------- running
 
@@ -203,15 +245,21 @@ class JobTracker(RecordedOverheads):
             for t in self.trackers:
                 self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
-        handlers = [self._on_job_arrival, self._on_task_done, self._on_heartbeat, self._on_timer, self._on_backup_done,
-                    self._on_job_inited, self._on_aux_done, self._on_hanging_maps]
-        if self._extra_handlers:
-            handlers += [self._ignore] * (EV_FIRST_FEATURE - len(handlers)) + self._extra_handlers
-        kernel.run(handlers, after_event)
+        for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
+                              (EV_HEARTBEAT, self._on_heartbeat), (EV_TIMER, self._on_timer),
+                              (EV_HANGING_MAPS, self._on_hanging_maps)):
+            kernel.register(kind, handler)
+        hooks = tuple(self.after_event)
+        if hooks:
+            check = after_event
 
-    @staticmethod
-    def _ignore(_t: float, _o: int, _a: int, _b: int) -> None:
-        return None
+            def after_event() -> None:
+                for hook in hooks:
+                    hook()
+                if check is not None:
+                    check()
+
+        kernel.run(None, after_event)
 
     @property
     def now(self) -> float:
@@ -222,9 +270,7 @@ class JobTracker(RecordedOverheads):
     def _schedule_heartbeat(self, tracker: TrackerState, time: float) -> None:
         tracker.hb_stamp += 1
         tracker.next_hb = time
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (time, ORDER_HEARTBEAT + tracker.index, k.seq, EV_HEARTBEAT, tracker.index, tracker.hb_stamp))
+        self.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, tracker.hb_stamp)
 
     def _schedule_heartbeat_k(self, tracker: TrackerState, k: int) -> None:
         """Queue the heartbeat at grid point ``k``: ``phase + k * interval`` (always computed the same way, so
@@ -233,9 +279,7 @@ class JobTracker(RecordedOverheads):
         time = tracker.phase + k * self.interval
         stamp = tracker.hb_stamp = tracker.hb_stamp + 1
         tracker.next_hb = time
-        kernel = self.kernel
-        kernel.seq += 1
-        heappush(kernel.heap, (time, ORDER_HEARTBEAT + tracker.index, kernel.seq, EV_HEARTBEAT, tracker.index, stamp))
+        self.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, stamp)
 
     def _next_grid_k(self, tracker: TrackerState, now: float) -> int:
         """Index of the first heartbeat of ``tracker`` not before ``now`` that has not already passed in this
@@ -288,34 +332,19 @@ class JobTracker(RecordedOverheads):
     def _on_job_arrival(self, now: float, order: int, index: int, _b: int) -> None:
         job = self.jobs[index]
         job.materialize()
-        if self.speculative_maps:
-            job.live_maps = set()
-        if self.speculative_reduces:
-            job.live_reduces = set()
+        if self.on_job_arrival:
+            for hook in self.on_job_arrival:
+                hook(job)
         if self.datacenters:
-            self._setup_datacenters(job)
+            placement.setup_datacenters(self, job)
         elif job.template.map_locations is not None:
-            self._setup_locality(job)
+            locality_caches.setup_locality(self, job)
         if self.resource_names:
-            self._setup_requests(job)
-        if self.failed_attempts:
-            self._plan_failures(job)
-        delay = job.template.extra.get("launch_delay_s") if self.job_overheads else None
-        if delay:
-            self.kernel.schedule(now + float(delay), ORDER_JOB_ARRIVAL, EV_JOB_INITED, index, 0)
-        else:
-            self._on_job_inited(now, ORDER_JOB_ARRIVAL, index, 0)
+            placement.setup_requests(self, job)
+        if self.hold_job_start is None or not self.hold_job_start(job, now):
+            self.job_running(job, now)
 
-    def _on_job_inited(self, now: float, order: int, index: int, _b: int) -> None:
-        """``JobInProgress.initTasks`` done: the job needs its setup task (if the trace had one), else runs."""
-        job = self.jobs[index]
-        if self.job_overheads and "setup_s" in job.template.extra:
-            heappush(self.setup_queue, index)
-            self.wake_all()
-        else:
-            self._job_running(job, now)
-
-    def _job_running(self, job: JobState, now: float) -> None:
+    def job_running(self, job: JobState, now: float) -> None:
         """The job is RUNNING: the scheduler sees it from now on."""
         index = job.index
         self.running_jobs[index] = job
@@ -335,37 +364,32 @@ class JobTracker(RecordedOverheads):
         job = self.jobs[gid >> JOB_SHIFT]
         if (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] != now:
             return  # the attempt was killed (tombstone)
-        if job.spec is not None and gid in job.spec:
-            speculation.cancel(self, job, gid, now)  # the first attempt won: kill the backup
+        if self.on_attempt_end:
+            for hook in self.on_attempt_end:
+                hook(job, gid, now)
         self._completed_on(self.trackers[tracker_index], gid, now)
 
-    def _on_backup_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
-        job = self.jobs[gid >> JOB_SHIFT]
-        tracker = speculation.backup_won(self, job, gid, now)
-        if tracker is not None:
-            self._completed_on(tracker, gid, now)
+    #: ``(now, order, tracker index, gid)``: task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry
+    #: must equal ``now``, else it is a stale completion); for a feature that set :attr:`finish_model`.
+    task_done = _on_task_done
 
-    def push_spec_done(self, finish: float, tracker_index: int, gid: int) -> None:
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_BACKUP_DONE, tracker_index, gid))
-
-    def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux: bool = False) -> None:
-        """Task ``gid`` (or, with ``aux``, setup/cleanup task ``gid``) finished on ``tracker`` at ``now``: report
-        it, at once in task mode, else in the tracker's next (or an out-of-band) heartbeat."""
+    def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
+        """Task ``gid`` (or, with an ``aux_kind`` of 2 or 3, a feature's setup/cleanup task ``gid``, applied by
+        :attr:`apply_aux`) finished on ``tracker`` at ``now``: report it, at once in task mode, else in the
+        tracker's next (or an out-of-band) heartbeat."""
         if self.task_mode:
-            if aux:
-                self._apply_aux(tracker, gid, now)
+            if aux_kind >= 0:
+                self.apply_aux(tracker, gid, now)  # type: ignore[misc]
             else:
                 self._apply_completion(tracker, gid, now)
             self._refresh_status(tracker)
             self.wake(tracker)
             return
-        (tracker.aux_reports if aux else tracker.reports).append(gid)
+        (tracker.aux_reports if aux_kind >= 0 else tracker.reports).append(gid)
         if self.oob:
             when = now
             if self.report_lag is not None:
-                kind = (2 + ((gid >> 1) & 1)) if aux else (1 if gid & REDUCE_BIT else 0)  # aux codes: see overheads.py
+                kind = aux_kind if aux_kind >= 0 else (1 if gid & REDUCE_BIT else 0)
                 when = now + self.report_lag(tracker, kind)
                 if tracker.next_hb <= when:
                     return  # an earlier queued heartbeat reports it
@@ -374,17 +398,26 @@ class JobTracker(RecordedOverheads):
         elif not self.naive:
             self.wake(tracker)
 
-    def _speculate(self, job: JobState, tracker: TrackerState, reduce: bool) -> bool:
-        req = job.reduce_req if reduce else job.map_req
-        if req is not None and not self.fits(tracker, req):
-            return False
-        i, later = speculation.find_candidate(self, job, tracker, reduce)
-        if i < 0:
-            if later:
-                self.request_heartbeat(tracker)  # progress moves on without events: keep polling
-            return False
-        speculation.launch(self, job, tracker, i, reduce)
-        return True
+    def release_held(self, tracker: TrackerState, job: JobState, reduce: bool) -> None:
+        """Free a slot a feature held on ``tracker`` for work of ``job`` (a setup/cleanup task, a backup attempt):
+        the tracker's running count, :attr:`held_maps` / :attr:`held_reduces` and, on resource clusters, the job's
+        container size. O(resources)."""
+        if reduce:
+            tracker.running_reduces -= 1
+            self.held_reduces -= 1
+            req = job.reduce_req
+        else:
+            tracker.running_maps -= 1
+            self.held_maps -= 1
+            req = job.map_req
+        if req is not None:
+            self.release(tracker, req)
+
+    def report_completion(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
+        """Task ``gid`` ended on ``tracker`` at ``now`` by a feature's own event (a speculative backup; with
+        ``aux_kind`` 2 or 3 a setup / cleanup task, code ``gid``, applied by :attr:`apply_aux`): report it as any
+        completion (at once in task mode, else in the tracker's next or an out-of-band heartbeat)."""
+        self._completed_on(tracker, gid, now, aux_kind)
 
     def schedule_timer(self, time: float, token: int = 0) -> None:
         """Call ``scheduler.on_timer(now, token)`` at ``time`` (before any other event of that instant).
@@ -417,6 +450,9 @@ class JobTracker(RecordedOverheads):
 
     def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
         tracker = self.trackers[tracker_index]
+        if self.on_heartbeat:
+            for hook in self.on_heartbeat:
+                hook(tracker)
         if stamp != tracker.hb_stamp:
             return  # superseded by an out-of-band heartbeat
         tracker.next_hb = INF
@@ -429,7 +465,7 @@ class JobTracker(RecordedOverheads):
             reports.clear()
         if tracker.aux_reports:
             for code in tracker.aux_reports:
-                self._apply_aux(tracker, code, now)
+                self.apply_aux(tracker, code, now)  # type: ignore[misc]
             tracker.aux_reports.clear()
         running_maps = tracker.running_maps
         running_reduces = tracker.running_reduces
@@ -444,8 +480,8 @@ class JobTracker(RecordedOverheads):
             if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
                 self._refresh_status(tracker)
         if running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots:
-            if (self.cleanup_queue or self.setup_queue) and self._assign_setup_or_cleanup(tracker, now):
-                assigned = 1  # Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
+            if self.assign_first is not None and self.assign_first(tracker, now):
+                assigned = 1  # e.g. Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
             else:
                 assigned = self.scheduler.assign_tasks(tracker)
         else:
@@ -488,8 +524,7 @@ class JobTracker(RecordedOverheads):
 
     def _apply_completion(self, tracker: TrackerState, gid: int, now: float) -> None:
         job = self.jobs[gid >> JOB_SHIFT]
-        if job.failing and gid in job.failing:
-            self._attempt_failed(tracker, job, gid, now)
+        if self.attempt_failed is not None and self.attempt_failed(tracker, job, gid, now):
             return
         self.tasks_done += 1
         if gid & REDUCE_BIT:
@@ -519,6 +554,9 @@ class JobTracker(RecordedOverheads):
                 self._reduces_ready(job)
         if self.task_hook is not None:
             self.task_hook(job, tracker, bool(gid & REDUCE_BIT))
+        if self.on_task_finished:
+            for hook in self.on_task_finished:
+                hook(job, tracker, gid)
         if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:
             self._tasks_done(job, now)
 
@@ -529,7 +567,8 @@ class JobTracker(RecordedOverheads):
         first = job.first_shuffle
         n_first = len(first)
         trackers = self.trackers
-        k = self.kernel
+        schedule = self.schedule
+        finish_model = self.finish_model
         for gid in job.waiting_reduces:
             i = gid & TASK_MASK
             tracker = trackers[job.reduce_tracker[i]]
@@ -543,8 +582,10 @@ class JobTracker(RecordedOverheads):
             finish = shuffle_end + job.reduce_dur[i] / speed
             job.reduce_shuffle_end[i] = shuffle_end
             job.reduce_finish[i] = finish
-            k.seq += 1
-            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+            if finish_model is None:
+                schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            else:
+                finish_model(job, tracker, gid)
         job.waiting_reduces = []
 
     def _reduces_ready(self, job: JobState) -> None:
@@ -565,20 +606,19 @@ class JobTracker(RecordedOverheads):
         self.scheduler.job_removed(job)
         if self.change_waiters:
             self._wake_change_waiters()
-        if self.job_overheads and "cleanup_s" in job.template.extra:
-            heappush(self.cleanup_queue, job.index)
-            self.wake_all()
-        else:
-            self._finish_job(job, now)
+        if self.hold_job_finish is None or not self.hold_job_finish(job, now):
+            self.finish_job(job, now)
 
-    def _finish_job(self, job: JobState, now: float) -> None:
+    def finish_job(self, job: JobState, now: float) -> None:
         job.finish_time = now
         self.jobs_done += 1
         if self.progress is not None:
             self.progress(self.jobs_done)
+        for hook in self.on_job_done:
+            hook(job)
         if self.jobs_done == len(self.jobs):
             # Only idle heartbeats can remain (naive mode): the replay is over.
-            self.kernel.heap.clear()
+            self.kernel.clear()
             for t in self.trackers:
                 t.next_hb = INF
 
@@ -596,8 +636,8 @@ class JobTracker(RecordedOverheads):
         0 when nothing was launched. Cost: O(log events) amortised.
         """
         if job.maps_pending == 0:
-            if self.speculative_maps and (locality == Locality.ANY or locality == Locality.NON_LOCAL):
-                return 3 if self._speculate(job, tracker, False) else 0
+            if self.offer_backup is not None and self.offer_backup(job, tracker, False, locality):
+                return 3
             return 0
         req = job.map_req
         if req is not None and not self.fits(tracker, req):
@@ -606,7 +646,7 @@ class JobTracker(RecordedOverheads):
         if job.dc_maps is not None:
             if locality == Locality.NODE or locality == Locality.NON_LOCAL:
                 return 0  # within its datacenter every map is rack-local (no split locations there)
-            i = self._pick_in_datacenter(job, tracker, False)
+            i = placement.pick_in_datacenter(job, tracker, False)
             if i < 0:
                 return 0
         elif job.requeued_maps:
@@ -617,7 +657,7 @@ class JobTracker(RecordedOverheads):
             i = job.next_map
             job.next_map = i + 1
         else:
-            i, level = self._pick_local_map(job, tracker, locality)
+            i, level = locality_caches.pick_local_map(job, tracker, locality)
             if i < 0:
                 return 0
             job.next_map += 1
@@ -627,8 +667,8 @@ class JobTracker(RecordedOverheads):
             job.map_locality[i] = level
         now = self.kernel.now
         duration = job.map_dur[i] / tracker.speed
-        if job.fail_plan is not None:
-            lost = self._next_failure(job, (job.index << JOB_SHIFT) | i)
+        if self.attempt_length is not None:
+            lost = self.attempt_length(job, (job.index << JOB_SHIFT) | i)
             if lost >= 0.0:
                 duration = lost / tracker.speed
         if level != 2 or job.host_cache is not None:
@@ -656,83 +696,26 @@ class JobTracker(RecordedOverheads):
             self.hold(tracker, req)
         if job.start_time < 0.0:
             job.start_time = now
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i))
+        if self.finish_model is None:
+            self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i)
+        else:
+            self.finish_model(job, tracker, (job.index << JOB_SHIFT) | i)
+        if self.on_launch:
+            for hook in self.on_launch:
+                hook(job, tracker, (job.index << JOB_SHIFT) | i)
         return level
-
-    @staticmethod
-    def _pop_unlaunched(candidates: list[int] | None, launched: bytearray) -> int:
-        """Pop the first not-yet-launched index from a locality cache (lazy deletion). Amortised O(1)."""
-        if not candidates:
-            return -1
-        while candidates:
-            i = candidates[-1]
-            if not launched[i]:
-                candidates.pop()
-                return i
-            candidates.pop()
-        return -1
-
-    def _pick_local_map(self, job: JobState, tracker: TrackerState, locality: Locality) -> tuple[int, int]:
-        launched = job.map_launched
-        assert launched is not None and job.host_cache is not None and job.rack_cache is not None
-        if locality != Locality.NON_LOCAL:
-            i = self._pop_unlaunched(job.host_cache.get(tracker.host), launched)
-            if i >= 0:
-                return i, 1
-            if locality == Locality.NODE:
-                return -1, 0
-            i = self._pop_unlaunched(job.rack_cache.get(tracker.rack), launched)
-            if i >= 0:
-                return i, 2
-            if locality == Locality.RACK:
-                return -1, 0
-        n = job.n_maps
-        c = job.any_cursor
-        while c < n and launched[c]:
-            c += 1
-        job.any_cursor = c
-        if c >= n:
-            return -1, 0
-        return c, 3
-
-    def _setup_locality(self, job: JobState) -> None:
-        """Build the job's host and rack caches when its split locations name hosts of this cluster."""
-        locations = job.template.map_locations
-        if locations is None or self.locality_mode is LocalityMode.OFF:
-            return
-        hosts = self.host_racks
-        known = any(loc.rsplit("/", 1)[-1] in hosts for locs in locations for loc in locs)
-        if not known and self.locality_mode is LocalityMode.AUTO:
-            return
-        host_cache: dict[str, list[int]] = {}
-        rack_cache: dict[str, list[int]] = {}
-        for i in range(len(locations) - 1, -1, -1):  # reversed: lists are popped from the end
-            racks_seen = set()
-            for loc in locations[i]:
-                rack, _, host = loc.rpartition("/")
-                host_cache.setdefault(host, []).append(i)
-                rack = hosts.get(host, rack or "/default-rack")
-                if rack not in racks_seen:
-                    racks_seen.add(rack)
-                    rack_cache.setdefault(rack, []).append(i)
-        job.host_cache = host_cache
-        job.rack_cache = rack_cache
-        job.map_launched = bytearray(job.n_maps)
-        job.map_locality = [0] * job.n_maps
 
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
         if job.reduces_pending == 0 or not job.reduces_ready:
-            if self.speculative_reduces and job.reduces_ready:
-                return self._speculate(job, tracker, True)
+            if self.offer_backup is not None and job.reduces_ready:
+                return self.offer_backup(job, tracker, True, Locality.ANY)
             return False
         req = job.reduce_req
         if req is not None and (job.reduces_held or not self.fits(tracker, req)):
             return False
         if job.dc_reduces is not None:
-            i = self._pick_in_datacenter(job, tracker, True)
+            i = placement.pick_in_datacenter(job, tracker, True)
             if i < 0:
                 return False
         elif job.requeued_reduces:
@@ -756,15 +739,16 @@ class JobTracker(RecordedOverheads):
                 self._arm_hang_check(job, now)
         if job.start_time < 0.0:
             job.start_time = now
-        lost = self._next_failure(job, gid) if job.fail_plan is not None else -1.0
+        lost = self.attempt_length(job, gid) if self.attempt_length is not None else -1.0
         lag = self.launch_lag(job, tracker, 1) if self.launch_lag is not None else 0.0
         if lost >= 0.0:  # a replayed failed attempt: holds the slot for its logged duration, then fails
             finish = now + lag + lost / tracker.speed
             job.reduce_shuffle_end[i] = finish
             job.reduce_finish[i] = finish
-            k = self.kernel
-            k.seq += 1
-            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+            if self.finish_model is None:
+                self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            else:
+                self.finish_model(job, tracker, gid)
         elif job.map_stage_done:
             speed = tracker.speed
             typical = job.typical_shuffle
@@ -773,13 +757,17 @@ class JobTracker(RecordedOverheads):
             finish = shuffle_end + job.reduce_dur[i] / speed
             job.reduce_shuffle_end[i] = shuffle_end
             job.reduce_finish[i] = finish
-            k = self.kernel
-            k.seq += 1
-            heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_TASK_DONE, tracker.index, gid))
+            if self.finish_model is None:
+                self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            else:
+                self.finish_model(job, tracker, gid)
         else:
             job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
             if lag > 0.0:
                 job.reduce_shuffle_end[i] = now + lag  # the shuffle cannot end before the attempt has started
+        if self.on_launch:
+            for hook in self.on_launch:
+                hook(job, tracker, gid)
         return True
 
     # ----------------------------------------------------------------------------------------- resources, sites
@@ -853,32 +841,6 @@ class JobTracker(RecordedOverheads):
         else:
             self.wake_for_maps()
 
-    def _pick_in_datacenter(self, job: JobState, tracker: TrackerState, reduce: bool) -> int:
-        """A pending task of ``job`` placed in ``tracker``'s datacenter (requeued ones first), or -1.
-
-        Updates the per-datacenter pending count and the job's launch counter. Cost: O(1), plus a scan of the
-        requeued tasks when there are any (rare: kills and replayed failures).
-        """
-        d = tracker.datacenter
-        pending = job.dc_reduces_pending if reduce else job.dc_maps_pending
-        assert pending is not None
-        if pending[d] == 0:
-            return -1
-        pending[d] -= 1
-        requeued = job.requeued_reduces if reduce else job.requeued_maps
-        if requeued:
-            placed = job.reduce_dc if reduce else job.map_dc
-            assert placed is not None
-            for k in range(len(requeued) - 1, -1, -1):
-                if placed[requeued[k]] == d:
-                    return requeued.pop(k)
-        stack = (job.dc_reduces if reduce else job.dc_maps)[d]  # type: ignore[index]
-        if reduce:
-            job.next_reduce += 1
-        else:
-            job.next_map += 1
-        return stack.pop()
-
     def _arm_hang_check(self, job: JobState, now: float) -> None:
         job.hang_check = True
         self.kernel.schedule(max(now, job.last_map_launch + self.reducer_preempt_delay), ORDER_TIMER,
@@ -909,49 +871,6 @@ class JobTracker(RecordedOverheads):
                 break
             self.reduces_preempted += 1
 
-    def _setup_requests(self, job: JobState) -> None:
-        """Resolve the job's per-task requests (``mrsim.tracker.placement``) and check each fits some node."""
-        names = self.resource_names
-        for reduce in (False, True):
-            if not (job.n_reduces if reduce else job.n_maps):
-                continue
-            request = task_request(job.template, reduce, self.default_requests[reduce])
-            unknown = [r for r, amount in request.items() if amount > 0 and r not in names]
-            if unknown:
-                raise InputError(f"job {job.job_id}: its tasks request {', '.join(map(repr, unknown))}, which no node "
-                                 f"declares (nodes have {', '.join(names)})")
-            req = tuple(request.get(r, 0.0) for r in names)
-            placed = job.reduce_dc if reduce else job.map_dc
-            sites = set(placed) if placed is not None else None
-            if not any(all(a <= c + 1e-9 for a, c in zip(req, capacity)) and (sites is None or d in sites)
-                       for capacity, d in self.node_kinds):
-                kind = "reduce" if reduce else "map"
-                raise InputError(f"job {job.job_id}: a {kind} task requests "
-                                 + ", ".join(f"{r}={a:g}" for r, a in zip(names, req)) + ", which fits on no node")
-            if reduce:
-                job.reduce_req = req
-            else:
-                job.map_req = req
-
-    def _setup_datacenters(self, job: JobState) -> None:
-        """Place the job's tasks in datacenters (its sub-jobs); every sub-job's datacenter needs slots for it."""
-        map_dc, reduce_dc = task_datacenters(job.template, self.datacenters)
-        n_dc = len(self.datacenters)
-        job.map_dc, job.reduce_dc = map_dc, reduce_dc
-        job.dc_maps = [[] for _ in range(n_dc)]
-        job.dc_reduces = [[] for _ in range(n_dc)]
-        for i in range(len(map_dc) - 1, -1, -1):  # reversed: popped from the end, lowest index first
-            job.dc_maps[map_dc[i]].append(i)
-        for i in range(len(reduce_dc) - 1, -1, -1):
-            job.dc_reduces[reduce_dc[i]].append(i)
-        job.dc_maps_pending = [len(x) for x in job.dc_maps]
-        job.dc_reduces_pending = [len(x) for x in job.dc_reduces]
-        for kind, counts in (("map", job.dc_maps_pending), ("reduce", job.dc_reduces_pending)):
-            for d, count in enumerate(counts):
-                if count and not self.site_slots[kind == "reduce"][d]:
-                    raise InputError(f"job {job.job_id}: {count} {kind} task(s) placed in datacenter "
-                                     f"{self.datacenters[d]!r}, which has no {kind} slots")
-
     def kill_task(self, job: JobState, reduce: bool) -> float:
         """Kill the job's most recently launched running map (or reduce) and put it back in the job's queue.
 
@@ -961,6 +880,8 @@ class JobTracker(RecordedOverheads):
         wasted seconds, or -1.0 when the job has no running task of that kind. Cost: O(tasks of the job) in the
         worst case (scans from the newest launch backwards); preemption is rare.
         """
+        for hook in self.before_kill:
+            hook()
         now = self.kernel.now
         starts = job.reduce_start if reduce else job.map_start
         finishes = job.reduce_finish if reduce else job.map_finish
@@ -981,12 +902,10 @@ class JobTracker(RecordedOverheads):
             return -1.0
         i = victim
         victim_gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
-        if job.failing:
-            job.failing.discard(victim_gid)  # a killed attempt does not count as the replayed failure
-        if job.spec is not None and victim_gid in job.spec:
-            speculation.cancel(self, job, victim_gid, now)
         tracker_list = job.reduce_tracker if reduce else job.map_tracker
         tracker = self.trackers[tracker_list[i]]
+        for hook in self.on_kill:
+            hook(job, victim_gid, tracker.index)
         wasted = now - starts[i]
         tracker_list[i] = -1
         if reduce and victim_gid in job.waiting_reduces:
@@ -1000,51 +919,6 @@ class JobTracker(RecordedOverheads):
     # ----------------------------------------------------------------------------------------- invariants
 
     def check_invariants(self) -> None:
-        """Slot accounting and job counters are consistent (``_check()`` in the sortedcontainers sense).
-
-        Cost O(trackers + running jobs); for tests, run after every event.
-        """
-        now = self.kernel.now
-        maps = reduces = 0
-        for t in self.trackers:
-            assert 0 <= t.running_maps <= t.map_slots, f"{t}: map slots over-used"
-            assert 0 <= t.running_reduces <= t.reduce_slots, f"{t}: reduce slots over-used"
-            assert t.next_hb == INF or t.next_hb >= now, f"{t}: heartbeat queued in the past"
-            maps += t.running_maps
-            reduces += t.running_reduces
-        jm = jr = 0
-        remaining = ready = 0
-        for job in self.running_jobs.values():
-            assert 0 <= job.finished_maps <= job.next_map <= job.n_maps, f"{job}: map counters"
-            assert 0 <= job.finished_reduces <= job.next_reduce <= job.n_reduces, f"{job}: reduce counters"
-            assert job.running_maps == job.next_map - len(job.requeued_maps) - job.finished_maps, f"{job}: running maps"
-            assert job.running_reduces == job.next_reduce - len(job.requeued_reduces) - job.finished_reduces, f"{job}: running reduces"
-            assert job.maps_pending == job.n_maps - job.next_map + len(job.requeued_maps), f"{job}: pending maps"
-            assert job.reduces_pending == job.n_reduces - job.next_reduce + len(job.requeued_reduces), f"{job}: pending reduces"
-            assert job.next_reduce == 0 or job.reduces_ready, f"{job}: reduce launched before slow start"
-            jm += job.running_maps
-            jr += job.running_reduces
-            remaining += job.n_maps - job.finished_maps
-            if job.reduces_ready:
-                ready += job.n_reduces - job.finished_reduces
-        for job in self.running_jobs.values():
-            if job.spec:
-                jm += sum(1 for g in job.spec if not g & REDUCE_BIT)
-                jr += sum(1 for g in job.spec if g & REDUCE_BIT)
-                assert len(job.spec) == job.spec_running, f"{job}: backup count"
-        jm += self.aux_running_maps + self.held_maps
-        jr += self.aux_running_reduces + self.held_reduces
-        assert maps == jm and reduces == jr, "tracker and job running counts disagree"
-        assert remaining == self.remaining_maps, "remaining map load out of sync"
-        assert ready == self.remaining_ready_reduces, "remaining reduce load out of sync"
-        assert self.cluster_status_maps == sum(t.status_maps for t in self.trackers)
-        for t in self.trackers:
-            if t.free is not None and t.capacity is not None:
-                for r, (f, c) in enumerate(zip(t.free, t.capacity)):
-                    assert -1e-6 <= f <= c + 1e-6, f"{t}: {self.resource_names[r]} free {f} outside [0, {c}]"
-                if t.running_maps == 0 and t.running_reduces == 0:
-                    assert all(abs(f - c) < 1e-6 for f, c in zip(t.free, t.capacity)), f"{t}: idle but resources held"
-        for job in self.running_jobs.values():
-            if job.dc_maps_pending is not None and job.dc_reduces_pending is not None:
-                assert sum(job.dc_maps_pending) == job.maps_pending, f"{job}: per-datacenter pending maps"
-                assert sum(job.dc_reduces_pending) == job.reduces_pending, f"{job}: per-datacenter pending reduces"
+        """Slot accounting and job counters are consistent, then every feature's own ``check_invariants``
+        (``mrsim/tracker/invariants.py``). Cost O(trackers + running tasks); for tests, run after every event."""
+        invariants.check_invariants(self)

@@ -10,11 +10,17 @@ Events are plain tuples ``(time, order, seq, kind, a, b)`` on a binary heap:
 
 No object is allocated per event beyond the tuple itself. Cancellation is by tombstone: a handler compares a
 payload with the current state and ignores stale events. Cost: O(log n) per push and pop.
+
+This is the **only** module that touches the heap: the engine core and every feature schedule events through
+:meth:`Kernel.schedule` (hot paths cache the bound method in a local), register their handlers with
+:meth:`Kernel.register`, and ask :meth:`Kernel.has_pending` / :meth:`Kernel.clear` instead of reading the heap.
 """
 
 from __future__ import annotations
 
 import heapq
+from heapq import heappush
+from itertools import count
 from typing import Callable, Sequence
 
 Handler = Callable[[float, int, int, int], None]
@@ -23,27 +29,46 @@ Handler = Callable[[float, int, int, int], None]
 class Kernel:
     """Clock, heap and run loop."""
 
-    __slots__ = ("heap", "now", "order", "seq", "events")
+    __slots__ = ("heap", "now", "order", "_seq", "events", "handlers")
 
     def __init__(self) -> None:
         self.heap: list[tuple[float, int, int, int, int, int]] = []
         self.now = 0.0
         self.order = -1  # order of the event being handled (for "same instant, later order" decisions)
-        self.seq = 0
+        self._seq = count(1).__next__  # push counter: ties at equal (time, order) pop in push order
         self.events = 0
+        self.handlers: list[Handler | None] = []  # kind -> handler (register); None: a kind nobody registered
 
     def schedule(self, time: float, order: int, kind: int, a: int = 0, b: int = 0) -> None:
-        """Push an event; ``time`` must not be earlier than :attr:`now`."""
-        self.seq += 1
-        heapq.heappush(self.heap, (time, order, self.seq, kind, a, b))
+        """Push an event; ``time`` must not be earlier than :attr:`now`. O(log n)."""
+        heappush(self.heap, (time, order, self._seq(), kind, a, b))
 
-    def run(self, handlers: Sequence[Handler], after_event: Callable[[], None] | None = None,
+    def register(self, kind: int, handler: Handler) -> None:
+        """Handle events of ``kind`` (a small non-negative int) with ``handler(time, order, a, b)``."""
+        table = self.handlers
+        if kind >= len(table):
+            table.extend([None] * (kind + 1 - len(table)))
+        if table[kind] is not None:
+            raise ValueError(f"event kind {kind} already has a handler")
+        table[kind] = handler
+
+    def has_pending(self, kinds: "frozenset[int] | set[int] | tuple[int, ...]") -> bool:
+        """Whether an event of one of ``kinds`` is queued (stale ones included). O(n): for rare checks only."""
+        return any(event[3] in kinds for event in self.heap)
+
+    def clear(self) -> None:
+        """Drop every queued event (the run is over)."""
+        self.heap.clear()
+
+    def run(self, handlers: Sequence[Handler] | None = None, after_event: Callable[[], None] | None = None,
             until: float = float("inf")) -> None:
         """Pop and dispatch events in (time, order, seq) order until the heap is empty or ``until`` passes.
 
-        ``handlers[kind](time, order, a, b)`` handles each event; ``after_event`` (for invariant checks in tests)
-        runs after every event.
+        ``handlers[kind](time, order, a, b)`` handles each event (default: the table :meth:`register` built);
+        ``after_event`` (features' end-of-event work, invariant checks in tests) runs after every event.
         """
+        if handlers is None:
+            handlers = [h if h is not None else _unregistered for h in self.handlers]
         heap = self.heap
         pop = heapq.heappop
         count = self.events
@@ -60,3 +85,7 @@ class Kernel:
                     after_event()
         finally:
             self.events = count
+
+
+def _unregistered(now: float, _order: int, _a: int, _b: int) -> None:
+    raise RuntimeError(f"event of an unregistered kind at t={now}")

@@ -1,85 +1,92 @@
-"""Work the trace recorded beyond the tasks themselves: job setup/cleanup tasks and failed attempts.
+"""Job overheads the trace recorded beyond the tasks: launch delays and job setup/cleanup tasks (an engine feature).
 
+* Launch delay: a job whose trace records one (``launch_delay_s``: submit to ``JobInProgress.initTasks``, or the
+  MR AM's start) is initialised that long after it arrives.
 * Setup and cleanup (``JobTracker.getSetupAndCleanupTasks``, ``docs/hadoop-behaviour.md`` §1.1, §1.4): a job
   whose trace has a SETUP task becomes RUNNING only when it finishes; one with a CLEANUP task finishes only after
   it. At a heartbeat, before the scheduler is asked, a free map slot (else a free reduce slot) takes the first
-  pending cleanup task, else the first pending setup task, in job-id order; at most one per heartbeat, and the scheduler
-  is then not called.
-* Failed attempts: a task's logged FAILED/KILLED attempts that ran before its successful one are replayed as
-  attempts that hold a slot for their logged duration and then fail; the task goes back to the front of its job's
-  queue (``findNewMapTask`` step 1) and its slot time counts as wasted. With ``backup_waits`` set (by the
-  calibration feature), a task whose successful attempt was a speculative backup also replays its original, for
-  the time from the original's start to the backup's (``extra["backup_*_waits"]``), the same way.
+  pending cleanup task, else the first pending setup task, in job-id order; at most one per heartbeat, and the
+  scheduler is then not called.
 
-A mixin of :class:`mrsim.tracker.jobtracker.JobTracker` (it uses the engine's state and helpers).
+:class:`JobOverheadsFeature` attaches to the engine's hooks (``hold_job_start``, ``hold_job_finish``,
+``assign_first``, ``apply_aux``) and two event kinds of its own; its tasks' slots are counted in
+``jt.held_maps`` / ``held_reduces``. ``mrsim.tracker.replay`` attaches it unless ``--no-job-overheads``; it sets
+the hooks only when some job of the workload has one of these overheads, so other replays pay nothing. Cost per
+setup/cleanup task: O(log jobs) for its queue plus one event.
 """
 
 from __future__ import annotations
 
 from heapq import heappop, heappush
+from typing import TYPE_CHECKING
 
-from mrsim.tracker.events import EV_AUX_DONE, ORDER_TASK_DONE
-from mrsim.tracker.state import JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+from mrsim.tracker.events import ORDER_JOB_ARRIVAL, ORDER_TASK_DONE
+from mrsim.tracker.state import JobState, TrackerState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.tracker.jobtracker import JobTracker
+
+#: report-lag kinds of setup and cleanup tasks (``JobTracker.report_lag``, ``launch_lag``: 2 setup, 3 cleanup)
+SETUP_KIND, CLEANUP_KIND = 2, 3
 
 
-class RecordedOverheads:
-    """Setup/cleanup tasks and replayed failed attempts (see the module docstring)."""
+class JobOverheadsFeature:
+    """Launch delays and setup/cleanup tasks (see the module docstring)."""
 
-    def _plan_failures(self, job: JobState) -> None:
-        extra = job.template.extra
-        plan: dict[int, list[float]] = {}
-        base = job.index << JOB_SHIFT
-        for key, bit in (("failed_map_attempts", 0), ("failed_reduce_attempts", REDUCE_BIT)):
-            for index, durations in (extra.get(key) or {}).items():
-                i = int(index)
-                if durations and i < (job.n_reduces if bit else job.n_maps):
-                    plan[base | bit | i] = [float(d) for d in durations]
-        if self.backup_waits:  # a feature asked (calibration part "backups"): the original runs until its backup
-            for key, bit in (("backup_map_waits", 0), ("backup_reduce_waits", REDUCE_BIT)):
-                for index, wait in (extra.get(key) or {}).items():
-                    i = int(index)
-                    if wait > 0 and i < (job.n_reduces if bit else job.n_maps):
-                        plan.setdefault(base | bit | i, []).append(float(wait))
-        if plan:
-            job.fail_plan = plan
-            job.failing = set()
+    def attach(self, jt: "JobTracker") -> None:
+        self.jt = jt
+        self.setup_queue: list[int] = []  # job indices (job-id order) waiting for a setup task
+        self.cleanup_queue: list[int] = []
+        extras = [job.template.extra for job in jt.jobs]
+        if not any("launch_delay_s" in e or "setup_s" in e or "cleanup_s" in e for e in extras):
+            return  # nothing to replay: leave the hooks unset
+        self.ev_inited = jt.register_event(self._on_job_inited)
+        self.ev_aux_done = jt.register_event(self._on_aux_done)
+        jt.hold_job_start = self._hold_start
+        jt.hold_job_finish = self._hold_finish
+        jt.assign_first = self._assign_setup_or_cleanup
+        jt.apply_aux = self._apply_aux
 
-    def _next_failure(self, job: JobState, gid: int) -> float:
-        """Duration (s) of the failed attempt task ``gid`` must replay next, or -1 when its next attempt succeeds."""
-        plan = job.fail_plan
-        if plan is None:
-            return -1.0
-        durations = plan.get(gid)
-        if not durations:
-            if job.failing:
-                job.failing.discard(gid)
-            return -1.0
-        assert job.failing is not None
-        job.failing.add(gid)
-        return durations.pop(0)
+    def _hold_start(self, job: JobState, now: float) -> bool:
+        delay = job.template.extra.get("launch_delay_s")
+        if delay:
+            self.jt.schedule(now + float(delay), ORDER_JOB_ARRIVAL, self.ev_inited, job.index, 0)
+            return True
+        return self._needs_setup(job)
 
-    def _attempt_failed(self, tracker: TrackerState, job: JobState, gid: int, now: float) -> None:
-        """A replayed failed attempt was reported: its slot time is wasted and the task goes back to the front of
-        the job's queue (``findNewMapTask`` step 1: failed TIPs first)."""
-        assert job.failing is not None
-        job.failing.discard(gid)
-        i = gid & TASK_MASK
-        reduce = bool(gid & REDUCE_BIT)
-        starts = job.reduce_start if reduce else job.map_start
-        wasted = now - starts[i] if starts[i] >= 0.0 else 0.0
-        self.failed_attempts_replayed += 1
-        self.requeue_task(tracker, job, i, reduce, wasted, "FAILED")  # type: ignore[attr-defined]
+    def _on_job_inited(self, now: float, order: int, index: int, _b: int) -> None:
+        """``JobInProgress.initTasks`` done: the job needs its setup task (if the trace had one), else runs."""
+        job = self.jt.jobs[index]
+        if not self._needs_setup(job):
+            self.jt.job_running(job, now)
+
+    def _needs_setup(self, job: JobState) -> bool:
+        if "setup_s" not in job.template.extra:
+            return False
+        heappush(self.setup_queue, job.index)
+        self.jt.wake_all()
+        return True
+
+    def _hold_finish(self, job: JobState, now: float) -> bool:
+        if "cleanup_s" not in job.template.extra:
+            return False
+        heappush(self.cleanup_queue, job.index)
+        self.jt.wake_all()
+        return True
 
     def _assign_setup_or_cleanup(self, tracker: TrackerState, now: float) -> bool:
         """``JobTracker.getSetupAndCleanupTasks``: a free map slot (else a free reduce slot) takes the first job
         cleanup task, else the first job setup task, in job-id order; at most one per heartbeat."""
         queue = self.cleanup_queue or self.setup_queue
-        job = self.jobs[queue[0]]
+        if not queue:
+            return False
+        jt = self.jt
+        job = jt.jobs[queue[0]]
         # Resource clusters: the setup/cleanup task runs in a container of the job's map (reduce) size.
-        if tracker.running_maps < tracker.map_slots and (job.map_req is None or self.fits(tracker, job.map_req)):
+        if tracker.running_maps < tracker.map_slots and (job.map_req is None or jt.fits(tracker, job.map_req)):
             on_reduce = 0
         elif tracker.running_reduces < tracker.reduce_slots and (job.reduce_req is None
-                                                                  or self.fits(tracker, job.reduce_req)):
+                                                                  or jt.fits(tracker, job.reduce_req)):
             on_reduce = 1
         else:
             return False
@@ -89,38 +96,29 @@ class RecordedOverheads:
             index, kind, key = heappop(self.setup_queue), 0, "setup_s"
         req = job.reduce_req if on_reduce else job.map_req
         if req is not None:
-            self.hold(tracker, req)
+            jt.hold(tracker, req)
         if on_reduce:
             tracker.running_reduces += 1
-            self.aux_running_reduces += 1
+            jt.held_reduces += 1
         else:
             tracker.running_maps += 1
-            self.aux_running_maps += 1
-        duration = self.aux_duration(job, tracker, 2 + kind, on_reduce) if self.aux_duration is not None else None
+            jt.held_maps += 1
+        duration = jt.aux_duration(job, tracker, SETUP_KIND + kind, on_reduce) if jt.aux_duration is not None else None
         if duration is None:
             duration = float(job.template.extra[key])
         finish = now + duration / tracker.speed
-        k = self.kernel
-        k.seq += 1
-        heappush(k.heap, (finish, ORDER_TASK_DONE, k.seq, EV_AUX_DONE, tracker.index, (index << 2) | (kind << 1) | on_reduce))
+        jt.schedule(finish, ORDER_TASK_DONE, self.ev_aux_done, tracker.index, (index << 2) | (kind << 1) | on_reduce)
         return True
 
     def _on_aux_done(self, now: float, order: int, tracker_index: int, code: int) -> None:
-        self._completed_on(self.trackers[tracker_index], code, now, aux=True)
+        jt = self.jt
+        jt.report_completion(jt.trackers[tracker_index], code, now, SETUP_KIND + ((code >> 1) & 1))
 
     def _apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
-        job = self.jobs[code >> 2]
-        if code & 1:
-            tracker.running_reduces -= 1
-            self.aux_running_reduces -= 1
-            req = job.reduce_req
-        else:
-            tracker.running_maps -= 1
-            self.aux_running_maps -= 1
-            req = job.map_req
-        if req is not None:
-            self.release(tracker, req)
+        jt = self.jt
+        job = jt.jobs[code >> 2]
+        jt.release_held(tracker, job, bool(code & 1))
         if code & 2:
-            self._finish_job(job, now)
+            jt.finish_job(job, now)
         else:
-            self._job_running(job, now)
+            jt.job_running(job, now)

@@ -19,10 +19,14 @@ their map counts (largest remainder, ties to the earlier datacenter), so each su
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from mrsim.errors import InputError
 from mrsim.templates import JobTemplate
+from mrsim.tracker.state import JobState, TrackerState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.tracker.jobtracker import JobTracker
 
 _PROPERTY_KEYS = {
     False: (("memory_mb", ("mapreduce.map.memory.mb", "mapred.job.map.memory.mb")),
@@ -125,3 +129,78 @@ def task_datacenters(template: JobTemplate, datacenters: Sequence[str]) -> tuple
             counts[0] = 1
         reduce_dc = [d for d, share in enumerate(proportional_split(template.n_reduces, counts)) for _ in range(share)]
     return map_dc, reduce_dc
+
+
+# ------------------------------------------------------------------ helpers of the JobTracker core
+
+
+def pick_in_datacenter(job: JobState, tracker: TrackerState, reduce: bool) -> int:
+    """A pending task of ``job`` placed in ``tracker``'s datacenter (requeued ones first), or -1.
+
+    Updates the per-datacenter pending count and the job's launch counter. Cost: O(1), plus a scan of the
+    requeued tasks when there are any (rare: kills and replayed failures).
+    """
+    d = tracker.datacenter
+    pending = job.dc_reduces_pending if reduce else job.dc_maps_pending
+    assert pending is not None
+    if pending[d] == 0:
+        return -1
+    pending[d] -= 1
+    requeued = job.requeued_reduces if reduce else job.requeued_maps
+    if requeued:
+        placed = job.reduce_dc if reduce else job.map_dc
+        assert placed is not None
+        for k in range(len(requeued) - 1, -1, -1):
+            if placed[requeued[k]] == d:
+                return requeued.pop(k)
+    stack = (job.dc_reduces if reduce else job.dc_maps)[d]  # type: ignore[index]
+    if reduce:
+        job.next_reduce += 1
+    else:
+        job.next_map += 1
+    return stack.pop()
+
+
+def setup_requests(jt: "JobTracker", job: JobState) -> None:
+    """Resolve the job's per-task requests (``mrsim.tracker.placement``) and check each fits some node."""
+    names = jt.resource_names
+    for reduce in (False, True):
+        if not (job.n_reduces if reduce else job.n_maps):
+            continue
+        request = task_request(job.template, reduce, jt.default_requests[reduce])
+        unknown = [r for r, amount in request.items() if amount > 0 and r not in names]
+        if unknown:
+            raise InputError(f"job {job.job_id}: its tasks request {', '.join(map(repr, unknown))}, which no node "
+                             f"declares (nodes have {', '.join(names)})")
+        req = tuple(request.get(r, 0.0) for r in names)
+        placed = job.reduce_dc if reduce else job.map_dc
+        sites = set(placed) if placed is not None else None
+        if not any(all(a <= c + 1e-9 for a, c in zip(req, capacity)) and (sites is None or d in sites)
+                   for capacity, d in jt.node_kinds):
+            kind = "reduce" if reduce else "map"
+            raise InputError(f"job {job.job_id}: a {kind} task requests "
+                             + ", ".join(f"{r}={a:g}" for r, a in zip(names, req)) + ", which fits on no node")
+        if reduce:
+            job.reduce_req = req
+        else:
+            job.map_req = req
+
+
+def setup_datacenters(jt: "JobTracker", job: JobState) -> None:
+    """Place the job's tasks in datacenters (its sub-jobs); every sub-job's datacenter needs slots for it."""
+    map_dc, reduce_dc = task_datacenters(job.template, jt.datacenters)
+    n_dc = len(jt.datacenters)
+    job.map_dc, job.reduce_dc = map_dc, reduce_dc
+    job.dc_maps = [[] for _ in range(n_dc)]
+    job.dc_reduces = [[] for _ in range(n_dc)]
+    for i in range(len(map_dc) - 1, -1, -1):  # reversed: popped from the end, lowest index first
+        job.dc_maps[map_dc[i]].append(i)
+    for i in range(len(reduce_dc) - 1, -1, -1):
+        job.dc_reduces[reduce_dc[i]].append(i)
+    job.dc_maps_pending = [len(x) for x in job.dc_maps]
+    job.dc_reduces_pending = [len(x) for x in job.dc_reduces]
+    for kind, counts in (("map", job.dc_maps_pending), ("reduce", job.dc_reduces_pending)):
+        for d, count in enumerate(counts):
+            if count and not jt.site_slots[kind == "reduce"][d]:
+                raise InputError(f"job {job.job_id}: {count} {kind} task(s) placed in datacenter "
+                                 f"{jt.datacenters[d]!r}, which has no {kind} slots")

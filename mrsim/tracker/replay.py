@@ -36,7 +36,7 @@ class ReplayOptions:
         seed: master seed for every random stream (heartbeat phases, ...).
         check_invariants: run :meth:`JobTracker.check_invariants` after every event (slow; for tests).
         contention: None for trace durations, or ``"tdam"`` for contention-aware durations from per-node
-            queueing networks (``mrsim.tracker.contention.ContentionJobTracker``, dissertation ch. 5).
+            queueing networks (``mrsim.tracker.contention.ContentionFeature``, dissertation ch. 5).
         locality: ``auto`` / ``on`` / ``off`` (see :class:`mrsim.tracker.jobtracker.LocalityMode`).
         rack_local_slowdown / off_switch_slowdown: factors applied to the durations of maps that run rack-local
             or off-switch (jobs with known split locations only); 1.0 keeps trace durations (Mumak's ZombieJob
@@ -91,21 +91,32 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         raise InputError("the cluster has no map slots but the workload has map tasks")
     if cluster.reduce_slots == 0 and workload.n_reduces > 0:
         raise InputError("the cluster has no reduce slots but the workload has reduce tasks")
-    engine: type[JobTracker] = JobTracker
-    if options.contention:
-        if options.contention != "tdam":
-            raise InputError(f"unknown --contention model {options.contention!r} (expected none or tdam)")
-        from mrsim.tracker.contention import ContentionJobTracker
-
-        engine = ContentionJobTracker
+    if options.contention and options.contention != "tdam":
+        raise InputError(f"unknown --contention model {options.contention!r} (expected none or tdam)")
     interval = requested_interval(options)
     calibration = _replayed_calibration(options)
-    jt = engine(workload, cluster, conf, scheduler, heartbeat_interval=interval,
+    jt = JobTracker(workload, cluster, conf, scheduler, heartbeat_interval=interval,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
-                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
-                    job_overheads=options.job_overheads, failed_attempts=options.failed_attempts)
+                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
     jt.progress = progress
+    if options.job_overheads:
+        from mrsim.tracker.overheads import JobOverheadsFeature
+
+        jt.attach(JobOverheadsFeature())
+    backup_waits = calibration is not None and "backups" in options.calibration_parts
+    if options.failed_attempts or backup_waits:
+        from mrsim.tracker.failures import FailedAttemptsFeature
+
+        jt.attach(FailedAttemptsFeature(failed_attempts=options.failed_attempts, backup_waits=backup_waits))
+    if jt.speculative_maps or jt.speculative_reduces:
+        from mrsim.tracker.speculation import SpeculationFeature
+
+        jt.attach(SpeculationFeature())
+    if options.contention:
+        from mrsim.tracker.contention import ContentionFeature
+
+        jt.attach(ContentionFeature())
     if calibration is not None:
         from mrsim.calibration.feature import CalibrationFeature
 

@@ -204,9 +204,10 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         summary["node_local_maps"] = int((loc == 1).sum())
         summary["rack_local_maps"] = int((loc == 2).sum())
         summary["off_switch_maps"] = int((loc == 3).sum())
-    stats = getattr(jt, "contention_stats", None)
-    if stats is not None:
-        summary["contention"] = stats()
+    for feature in jt.features:
+        stats = getattr(feature, "contention_stats", None)
+        if stats is not None:
+            summary["contention"] = stats()
     has_deadlines = np.isfinite(deadline)
     if has_deadlines.any():
         rel_deadline = deadline - submit

@@ -19,6 +19,11 @@ the off-switch slowdown, since speculative maps come from the non-local path). W
 wins; the other is killed at that moment and its slot time so far is counted as wasted. The two outcomes appear
 in the summary as ``speculative_attempts``, ``speculative_wins`` and ``wasted_slot_s``.
 
+An engine feature (:class:`SpeculationFeature`, attached by ``mrsim.tracker.replay`` when the Hadoop
+configuration turns speculation on for maps or reduces): it offers backups through ``jt.offer_backup``, kills the
+backup when the first attempt wins (``jt.on_attempt_end``) or the task is killed (``jt.on_kill``), queues backup
+completions as its own event kind, and counts backups' slots in ``jt.held_maps`` / ``held_reduces``.
+
 Cost: finding a candidate scans the job's launched, unreported tasks, O(running tasks of the job); it runs only
 when speculation is on and the job has no pending task of that kind. Trackers with a free slot keep their
 regular heartbeats while some task might become a candidate (progress moves without events), which is exactly
@@ -29,6 +34,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mrsim.scheduling import Locality
+from mrsim.tracker.events import ORDER_TASK_DONE
 from mrsim.tracker.state import JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,8 +106,8 @@ def find_candidate(jt: "JobTracker", job: JobState, tracker: TrackerState, reduc
     return best, possible_later
 
 
-def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduce: bool) -> None:
-    """Start a backup attempt of task ``i`` on ``tracker`` now."""
+def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduce: bool, done_kind: int) -> None:
+    """Start a backup attempt of task ``i`` on ``tracker`` now; its completion is an event of ``done_kind``."""
     now = jt.kernel.now
     gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
     speed = tracker.speed
@@ -109,10 +116,12 @@ def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduc
         shuffle_end = now + typical[job.typical_count % len(typical)] / speed
         finish = shuffle_end + job.reduce_dur[i] / speed
         tracker.running_reduces += 1
+        jt.held_reduces += 1
     else:
         shuffle_end = -1.0
         finish = now + job.map_dur[i] / speed * jt.off_switch_slowdown
         tracker.running_maps += 1
+        jt.held_maps += 1
     req = job.reduce_req if reduce else job.map_req
     if req is not None:
         jt.hold(tracker, req)
@@ -121,7 +130,7 @@ def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduc
     job.spec[gid] = (tracker.index, now, finish, shuffle_end)
     job.spec_running += 1
     jt.spec_attempts += 1
-    jt.push_spec_done(finish, tracker.index, gid)
+    jt.schedule(finish, ORDER_TASK_DONE, done_kind, tracker.index, gid)
 
 
 def cancel(jt: "JobTracker", job: JobState, gid: int, now: float) -> None:
@@ -129,14 +138,7 @@ def cancel(jt: "JobTracker", job: JobState, gid: int, now: float) -> None:
     assert job.spec is not None
     tracker_index, start, _finish, _shuffle = job.spec.pop(gid)
     tracker = jt.trackers[tracker_index]
-    if gid & REDUCE_BIT:
-        tracker.running_reduces -= 1
-        req = job.reduce_req
-    else:
-        tracker.running_maps -= 1
-        req = job.map_req
-    if req is not None:
-        jt.release(tracker, req)
+    jt.release_held(tracker, job, bool(gid & REDUCE_BIT))
     job.spec_running -= 1
     wasted = now - start
     job.wasted_s += wasted
@@ -155,6 +157,11 @@ def backup_won(jt: "JobTracker", job: JobState, gid: int, now: float) -> Tracker
         return None
     tracker_index, start, _finish, shuffle_end = spec.pop(gid)
     job.spec_running -= 1
+    # The backup's slot becomes the task's attempt slot (counted by the job), the first attempt's is freed.
+    if gid & REDUCE_BIT:
+        jt.held_reduces -= 1
+    else:
+        jt.held_maps -= 1
     i = gid & TASK_MASK
     reduce = bool(gid & REDUCE_BIT)
     starts = job.reduce_start if reduce else job.map_start
@@ -179,3 +186,65 @@ def backup_won(jt: "JobTracker", job: JobState, gid: int, now: float) -> Tracker
     trackers[i] = tracker_index
     jt.wake(first)
     return jt.trackers[tracker_index]
+
+
+class SpeculationFeature:
+    """Speculative execution attached to the engine's hooks (see the module docstring)."""
+
+    def attach(self, jt: "JobTracker") -> None:
+        self.jt = jt
+        self.maps = bool(jt.speculative_maps)
+        self.reduces = bool(jt.speculative_reduces)
+        self.done_kind = jt.register_event(self._on_backup_done)
+        jt.offer_backup = self.offer_backup
+        jt.on_job_arrival.append(self._job_arrived)
+        jt.on_attempt_end.append(self._attempt_ended)
+        jt.on_kill.append(self._killed)
+
+    def _job_arrived(self, job: JobState) -> None:
+        # Running tasks per job, for find_candidate (the engine keeps them up to date while they exist).
+        if self.maps:
+            job.live_maps = set()
+        if self.reduces:
+            job.live_reduces = set()
+
+    def offer_backup(self, job: JobState, tracker: TrackerState, reduce: bool, locality: Locality) -> bool:
+        """A backup of one of the job's running tasks on ``tracker`` (maps only from the non-local path: ANY or
+        NON_LOCAL requests), if Hadoop's rules pick one; else ask for the next heartbeat while one may qualify."""
+        if reduce:
+            if not self.reduces:
+                return False
+        elif not self.maps or not (locality == Locality.ANY or locality == Locality.NON_LOCAL):
+            return False
+        jt = self.jt
+        req = job.reduce_req if reduce else job.map_req
+        if req is not None and not jt.fits(tracker, req):
+            return False
+        i, later = find_candidate(jt, job, tracker, reduce)
+        if i < 0:
+            if later:
+                jt.request_heartbeat(tracker)  # progress moves on without events: keep polling
+            return False
+        launch(jt, job, tracker, i, reduce, self.done_kind)
+        return True
+
+    def _attempt_ended(self, job: JobState, gid: int, now: float) -> None:
+        if job.spec is not None and gid in job.spec:
+            cancel(self.jt, job, gid, now)  # the first attempt won: kill the backup
+
+    def _killed(self, job: JobState, gid: int, _tracker_index: int) -> None:
+        if job.spec is not None and gid in job.spec:
+            cancel(self.jt, job, gid, self.jt.kernel.now)
+
+    def _on_backup_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
+        jt = self.jt
+        tracker = backup_won(jt, jt.jobs[gid >> JOB_SHIFT], gid, now)
+        if tracker is not None:
+            jt.report_completion(tracker, gid, now)
+
+    def check_invariants(self) -> None:
+        """Backups hold exactly the slots counted in ``jt.held_maps`` / ``held_reduces`` (no other feature holds
+        slots alongside speculation in the tree today; the engine checks the totals)."""
+        for job in self.jt.running_jobs.values():
+            if job.spec:
+                assert len(job.spec) == job.spec_running, f"{job}: backup count"

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import time
-from heapq import heappush
 from typing import Callable
 
 import numpy as np
@@ -40,6 +39,7 @@ from mrsim.yarn.timeseries import QueueSeries
 
 EV_SAMPLE, EV_SUBMIT, EV_EXIT, EV_AM_START, EV_ALLOCATE, EV_NM_HEARTBEAT = 0, 1, 2, 3, 4, 5
 ORDER_SAMPLE, ORDER_SUBMIT, ORDER_EXIT, ORDER_AM, ORDER_NM = -1, 0, 1, 2, 3
+_PROGRESS_KINDS = frozenset({EV_SUBMIT, EV_EXIT, EV_AM_START})  # events that can make progress (kernel_busy)
 
 
 class ResourceManager:
@@ -172,9 +172,7 @@ class ResourceManager:
         node.stamp += 1
         t = node.phase + k * self.conf.nm_heartbeat_s
         node.next_hb = t
-        kern = self.kernel
-        kern.seq += 1
-        heappush(kern.heap, (t, ORDER_NM + node.index, kern.seq, EV_NM_HEARTBEAT, node.index, node.stamp))
+        self.kernel.schedule(t, ORDER_NM + node.index, EV_NM_HEARTBEAT, node.index, node.stamp)
 
     def wake_node(self, node: NodeManager) -> None:
         if node.next_hb != INF:
@@ -186,7 +184,7 @@ class ResourceManager:
         """Whether an event that can make progress is queued: a submission, a container exit or an AM start
         (heartbeats and allocates alone only poll). O(queued events); called only after ``stall_after`` seconds
         without an allocation or a task exit."""
-        return any(ev[3] in (EV_SUBMIT, EV_EXIT, EV_AM_START) for ev in self.kernel.heap)
+        return self.kernel.has_pending(_PROGRESS_KINDS)
 
     def has_room(self, node: NodeManager) -> bool:
         """Room for a minimum allocation (by memory alone under a memory-only scheduler)."""
@@ -202,9 +200,7 @@ class ResourceManager:
         am.stamp += 1
         t = am.start + k * self.conf.am_heartbeat_s
         am.next_alloc = t
-        kern = self.kernel
-        kern.seq += 1
-        heappush(kern.heap, (t, ORDER_AM, kern.seq, EV_ALLOCATE, am.app.index, am.stamp))
+        self.kernel.schedule(t, ORDER_AM, EV_ALLOCATE, am.app.index, am.stamp)
 
     def wake_am(self, am: MRAppMaster) -> None:
         if am.next_alloc != INF or am.start < 0 or am.finish >= 0:
@@ -375,12 +371,10 @@ class ResourceManager:
         self._push_exit(c, c.finish)
 
     def _push_exit(self, c: Container, t: float) -> None:
-        kern = self.kernel
-        kern.seq += 1
         self._exit_seq += 1
         self._exiting[self._exit_seq] = c
         c.exit_seq = self._exit_seq  # a later exit (a kill) supersedes a queued one
-        heappush(kern.heap, (t, ORDER_EXIT, kern.seq, EV_EXIT, self._exit_seq, 0))
+        self.kernel.schedule(t, ORDER_EXIT, EV_EXIT, self._exit_seq, 0)
 
     def release_unused(self, am: MRAppMaster, c: Container, now: float) -> None:
         """The AM got a container it has no task for and releases it (the RM frees it on the allocate)."""

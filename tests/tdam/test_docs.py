@@ -22,9 +22,10 @@ def test_docs_name_only_existing_api():
     import mrsim.workloads as workloads
     import mrsim.profiler.jobspec as jobspec
     import schedulers.cafifo as cafifo
-    from mrsim.tracker import contention
+    from mrsim.tracker import contention, jobtracker
 
-    places = [demands, workloads, jobspec, cafifo, contention, contention.ContentionJobTracker, contention.NodeMix]
+    places = [demands, workloads, jobspec, cafifo, contention, contention.ContentionFeature, contention.NodeMix,
+              jobtracker.JobTracker]
     text = DOC.read_text()
     names = {n for n in re.findall(r"`(?:[\w.]+\.)?(\w+)\(", text) if n[0].islower()}
     assert {"load_workload_with_demands", "apply_demand_table", "is_jobspec", "park_until_mix_change"} <= names

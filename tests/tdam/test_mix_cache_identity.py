@@ -8,18 +8,20 @@ import pytest
 
 from mrsim.hadoop_conf import HadoopConf
 from mrsim.scheduling import create_scheduler
-from mrsim.tracker.contention import ContentionJobTracker
+from mrsim.tracker.contention import ContentionFeature
+from mrsim.tracker.jobtracker import JobTracker
 from mrsim.tracker.replay import ReplayOptions
 from mrsim.tracker.results import collect_result
 from schedulers.fifo import FifoScheduler
 from tests.tdam.test_invariants import KillingFifo, mixed_cluster, random_workload
 
 
-def run(workload, scheduler, interval, **engine_kw):
-    jt = ContentionJobTracker(workload, mixed_cluster(), HadoopConf(), scheduler, heartbeat_interval=interval,
-                              seed=1, **engine_kw)
+def run(workload, scheduler, interval, cache_mixes=True):
+    jt = JobTracker(workload, mixed_cluster(), HadoopConf(), scheduler, heartbeat_interval=interval, seed=1)
+    model = ContentionFeature(cache_mixes=cache_mixes)
+    jt.attach(model)
     jt.run(jt.check_invariants)
-    return jt, collect_result(jt, ReplayOptions(heartbeat_interval_s=interval, seed=1), 0.0)
+    return model, collect_result(jt, ReplayOptions(heartbeat_interval_s=interval, seed=1), 0.0)
 
 
 @pytest.mark.parametrize("seed,interval", [(11, None), (12, 0.0), (13, 2.0)])
