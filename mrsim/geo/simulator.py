@@ -28,8 +28,7 @@ that instant (:data:`ORDER_ARRIVAL`), in workload order (each arrival schedules 
 makes **one** decision for the batch; then datacenters with free slots launch tasks, in datacenter index order.
 Tasks of zero duration finish in a later batch at the same instant. The end of a batch is not an event of its
 own: pushing and popping one per instant made a run about 1.5 times slower (measured), so the last handler
-of the instant runs it, knowing it is last from the time of the kernel's next event (``kernel.heap[0]``, time
-first, as documented in :mod:`mrsim.tracker.kernel`).
+of the instant runs it, knowing it is last from the time of the kernel's next event (``Kernel.next_time``).
 
 Cost: O(log R) per task (R = running tasks) for the kernel's heap, O(1) amortised per launch, plus one controller
 decision per batch with an arrival or departure (cost in :mod:`mrsim.geo.policies`, plus O(P) to build the
@@ -174,7 +173,7 @@ def simulate(
     perf = time.process_time_ns  # CPU time: robust to other processes on a shared machine
     kernel = Kernel()
     schedule = kernel.schedule
-    heap = kernel.heap
+    next_time = kernel.next_time
     # The batch of the current instant: datacenters that freed a slot and whether a job arrived or departed.
     # Mutated in place by the handlers (no per-event allocation).
     touched: list[int] = []
@@ -196,7 +195,7 @@ def simulate(
             finish[j] = t
             del active[j]
             changed[0] = True
-        if heap and heap[0][0] == t:
+        if next_time() == t:
             touched.append(d)  # the batch goes on
         elif changed[0] or touched:
             touched.append(d)
@@ -215,7 +214,7 @@ def simulate(
         if j + 1 < n_jobs:
             schedule(arrivals[j + 1], ORDER_ARRIVAL, EV_ARRIVAL, j + 1)
         changed[0] = True
-        if not heap or heap[0][0] != t:
+        if next_time() != t:
             end_batch(t)
 
     def end_batch(t: float) -> None:
@@ -323,7 +322,7 @@ def check_state(st: _State) -> None:
     """
     n_dc = len(st.slots)
     running = [0] * n_dc
-    for _time, _order, _seq, kind, s, _b in st.kernel.heap:
+    for _time, kind, s, _b in st.kernel.pending():
         if kind == EV_TASK_FINISHED:
             running[st.sj_dc[s]] += 1
     queued = [0] * n_dc

@@ -179,7 +179,7 @@ def simulate(
     def running_view() -> list[tuple[float, int, int, list[int]]]:
         """Running tasks as ``(end, tag, machine, request)`` (for ``on_event`` checkers; O(running))."""
         out = []
-        for end, _order, _seq, kind, m, tag in kernel.heap:
+        for end, kind, m, tag in kernel.pending():
             if kind == EV_TASK_FINISHED:
                 if single:
                     req = single_req[tag]
@@ -289,7 +289,7 @@ def simulate(
     flows.add_many(fbuf)
     queues = state.queues
     arrived, completed = c[0], c[1]
-    running_end = len(kernel.heap) - (pending[0] < math.inf)  # every event left is a running task or the next arrival
+    running_end = kernel.pending_count() - (pending[0] < math.inf)  # every event left is a running task or the next arrival
 
     censored = 0
     age = 0.0

@@ -19,9 +19,10 @@ This is the **only** module that touches the heap: the engine core and every fea
 from __future__ import annotations
 
 import heapq
+import math
 from heapq import heappush
 from itertools import count
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 Handler = Callable[[float, int, int, int], None]
 
@@ -55,6 +56,22 @@ class Kernel:
     def has_pending(self, kinds: "frozenset[int] | set[int] | tuple[int, ...]") -> bool:
         """Whether an event of one of ``kinds`` is queued (stale ones included). O(n): for rare checks only."""
         return any(event[3] in kinds for event in self.heap)
+
+    def next_time(self) -> float:
+        """Time of the next queued event, ``inf`` when none is queued. O(1): studies that batch the events of one
+        instant ask it to know whether an event is the instant's last."""
+        heap = self.heap
+        return heap[0][0] if heap else math.inf
+
+    def pending_count(self) -> int:
+        """Number of queued events (stale ones included). O(1)."""
+        return len(self.heap)
+
+    def pending(self) -> Iterator[tuple[float, int, int, int]]:
+        """Queued events as ``(time, kind, a, b)``, in no particular order. O(n): for checkers and end-of-run
+        views only."""
+        for time, _order, _seq, kind, a, b in self.heap:
+            yield time, kind, a, b
 
     def clear(self) -> None:
         """Drop every queued event (the run is over)."""
