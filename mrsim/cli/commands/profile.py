@@ -112,7 +112,7 @@ def _run_profile(args: argparse.Namespace) -> int:
             hosts=profiler.hosts(), sources=[r.as_dict() for r in profiler.inputs],
             conf_values=profiler.trace_conf.as_counts(),
             calibration_toml=_calibration_toml(profiler),
-            background_inputs=[profiler.background.to_json()] if profiler.background.waits else [],
+            background_inputs=profiler.background_inputs(),
         )
         summary.update(kind="store", created=update.created, jobs_added=update.added,
                        duplicates_skipped=profiler.duplicates_skipped + update.skipped,
