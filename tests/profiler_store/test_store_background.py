@@ -102,6 +102,12 @@ def test_validate_of_the_store_equals_validate_of_the_trace(trace: Path, tmp_pat
     # The reader's own warnings (a killed job without work skipped) were given by `mrsim profile`, not again.
     assert set(from_store.pop("warnings")) <= set(from_trace.pop("warnings"))
     assert from_store == from_trace
+    # A store profiled from the store keeps the background inputs and the calibration too.
+    code, _out, err = run_cli(["profile", store, "-o", tmp_path / "copy", "--quiet"], capsys)
+    assert code == 0, err
+    from_copy = _validate_json(tmp_path / "copy", capsys)
+    from_copy.pop("warnings")
+    assert from_copy == from_trace
 
 
 def _as_format_1(store: Path, legacy_inputs: list[dict]) -> None:
