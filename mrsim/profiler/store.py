@@ -17,6 +17,18 @@ Layout of a store directory (format ``mrsim-trace-store``, version :data:`FORMAT
                              offsets over *all* maps of all jobs (total_maps + 1)
         hosts.parquet        optional: the cluster the traces ran on (rack, host, observed peak map/reduce
                              attempts; see :mod:`mrsim.profiler.topology_infer`)
+        background.*         optional (version 2): the inputs of the background estimate
+                             (:mod:`mrsim.calibration.background`), one segment per profiled input, complete so
+                             that a store's estimate equals its trace's: ``usage_s.npy`` (float64 epoch seconds) +
+                             ``usage_delta.npy`` (int8, +1/-1) with CSR ``usage.offsets.npy`` (n_inputs + 1), every
+                             map-slot attempt start and end in collection order; ``waits_s.npy`` (float64, n x 2:
+                             wait start, end) + ``wait_jobs.json`` (the waiting job's id) with ``waits.offsets.npy``
+
+**Format versions.** Version 1 kept the background's slot usage only near the waits, as (time, level) points in
+the manifest; that form is lossy (several usage changes in one millisecond were replayed in level order, not in
+event order, so the estimate could differ from the trace's: Gridmix ``3m_stream_trace``). Version 2 keeps the whole
+usage as arrays. A version-1 store still loads; its background inputs are converted and flagged ``approximate``
+(``mrsim validate`` warns in one line); adding to it rewrites it as version 2 and keeps that flag.
 
 **Updates never leave a half-written store.** A new version is written into a fresh directory beside the
 current one; the swap is the atomic replace of ``manifest.json`` (``os.replace``); the old version is deleted
@@ -59,7 +71,9 @@ from mrsim.io.safe_open import check_input_file
 from mrsim.templates import JobTemplate, Outcome, Priority, Workload
 
 FORMAT_NAME = "mrsim-trace-store"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Versions this mrsim reads (1: background inputs approximate, see the module docstring).
+READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
 #: A data version being written; renamed to ``data-*`` once complete (only these are ever cleaned up unasked).
 PARTIAL_PREFIX = ".partial-"
@@ -205,6 +219,104 @@ def _concat(a: _Columns, b: _Columns) -> _Columns:
     return _Columns(table, arrays, hosts)
 
 
+# ------------------------------------------------------------------------------------------- background inputs
+
+
+@dataclass(frozen=True)
+class StoredBackground:
+    """The inputs of one background estimate (:class:`mrsim.calibration.background.BackgroundCollector`): the
+    waits (job id, start, end; epoch seconds) and every map-slot usage change (epoch seconds, +1/-1), in
+    collection order. ``approximate``: converted from a version-1 store (usage kept only near the waits)."""
+
+    waits: tuple[tuple[str, float, float], ...]
+    usage_s: np.ndarray  # float64
+    usage_delta: np.ndarray  # int8
+    approximate: bool = False
+
+
+_BG_FILES = ("background.usage_s.npy", "background.usage_delta.npy", "background.usage.offsets.npy",
+             "background.waits_s.npy", "background.waits.offsets.npy", "background.wait_jobs.json")
+
+
+def _write_background(directory: Path, inputs: Sequence[StoredBackground]) -> None:
+    """The ``background.*`` files of the module docstring (nothing when there is no input)."""
+    if not inputs:
+        return
+    usage_s = _flat([np.asarray(b.usage_s, dtype=np.float64) for b in inputs])
+    usage_delta = _flat([np.asarray(b.usage_delta, dtype=np.int8) for b in inputs], np.int8)
+    waits_s = np.array([(a, e) for b in inputs for _j, a, e in b.waits], dtype=np.float64).reshape(-1, 2)
+    arrays = {
+        "background.usage_s": usage_s, "background.usage_delta": usage_delta,
+        "background.usage.offsets": _offsets([len(b.usage_s) for b in inputs]),
+        "background.waits_s": waits_s, "background.waits.offsets": _offsets([len(b.waits) for b in inputs]),
+    }
+    for name, values in arrays.items():
+        np.save(directory / f"{name}.npy", values, allow_pickle=False)
+    (directory / "background.wait_jobs.json").write_bytes(orjson.dumps([j for b in inputs for j, _a, _e in b.waits]))
+
+
+def _legacy_background(doc: Mapping[str, Any]) -> StoredBackground:
+    """A version-1 manifest entry (waits, and (time, in-use level) points near them) as usage deltas: exact only
+    where no two changes share a millisecond, hence ``approximate``."""
+    waits = tuple((str(j), float(a), float(b)) for j, a, b in doc.get("waits", ()))
+    times: list[float] = []
+    deltas: list[int] = []
+    last = 0
+    for t, level in sorted((float(t), int(v)) for t, v in doc.get("levels", ())):
+        if level != last:  # a change of several slots becomes that many unit changes (the collector's form)
+            step = 1 if level > last else -1
+            times.extend([t] * abs(level - last))
+            deltas.extend([step] * abs(level - last))
+            last = level
+    return StoredBackground(waits, np.array(times, dtype=np.float64), np.array(deltas, dtype=np.int8), True)
+
+
+def _read_background(store: Path, manifest: Mapping[str, Any], directory: Path) -> list[StoredBackground]:
+    entries = manifest.get("background_inputs") or []
+    if not isinstance(entries, list):
+        raise InputError(f"{store}: store manifest 'background_inputs' must be a list")
+    if manifest.get("format_version") == 1:
+        return [_legacy_background(doc) for doc in entries if isinstance(doc, dict)]
+    if not entries:
+        return []
+    try:
+        arrays = {name: np.load(directory / name, allow_pickle=False) for name in _BG_FILES if name.endswith(".npy")}
+        jobs = orjson.loads((directory / "background.wait_jobs.json").read_bytes())
+    except FileNotFoundError as exc:
+        raise InputError(f"{directory}: trace store data incomplete (missing {Path(exc.filename).name})") from None
+    except (OSError, ValueError, orjson.JSONDecodeError) as exc:
+        raise InputError(f"{directory}: corrupt trace store background data ({exc})") from None
+    usage_s, usage_delta = arrays["background.usage_s.npy"], arrays["background.usage_delta.npy"]
+    u_offs, w_offs = arrays["background.usage.offsets.npy"], arrays["background.waits.offsets.npy"]
+    waits_s = arrays["background.waits_s.npy"]
+    n = len(entries)
+    if (usage_s.dtype != np.float64 or usage_delta.dtype != np.int8 or usage_s.shape != usage_delta.shape
+            or u_offs.shape != (n + 1,) or u_offs[0] != 0 or u_offs[-1] != usage_s.size or np.any(np.diff(u_offs) < 0)
+            or waits_s.dtype != np.float64 or waits_s.ndim != 2 or waits_s.shape[1:] != (2,)
+            or w_offs.shape != (n + 1,) or w_offs[0] != 0 or w_offs[-1] != len(waits_s) or np.any(np.diff(w_offs) < 0)
+            or not isinstance(jobs, list) or len(jobs) != len(waits_s)
+            or not np.isfinite(usage_s).all() or not np.isfinite(waits_s).all()
+            or not np.isin(usage_delta, (-1, 1)).all()):
+        raise InputError(f"{directory}: background arrays do not match the manifest's {n} background input(s)")
+    out = []
+    starts, ends = waits_s[:, 0].tolist(), waits_s[:, 1].tolist()
+    for i, entry in enumerate(entries):
+        a, b = int(w_offs[i]), int(w_offs[i + 1])
+        waits = tuple((str(jobs[k]), starts[k], ends[k]) for k in range(a, b))
+        u0, u1 = int(u_offs[i]), int(u_offs[i + 1])
+        approximate = bool(entry.get("approximate")) if isinstance(entry, dict) else False
+        out.append(StoredBackground(waits, usage_s[u0:u1], usage_delta[u0:u1], approximate))
+    return out
+
+
+def load_background_inputs(path: str | os.PathLike[str]) -> list[StoredBackground]:
+    """The stored background inputs, one per profiled input (empty when none were stored); see the module
+    docstring for what ``approximate`` means. Cost: one ``np.load`` per array, O(waits) Python."""
+    store = Path(path)
+    manifest = read_manifest(store)
+    return _read_background(store, manifest, _data_dir(store, manifest))
+
+
 # ------------------------------------------------------------------------------------------- on disk
 
 
@@ -225,8 +337,9 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise InputError(f"{store}: {MANIFEST} is not an mrsim trace-store manifest")
     version = manifest.get("format_version")
-    if version != FORMAT_VERSION:
-        raise InputError(f"{store}: trace-store format version {version} is not supported (this mrsim reads {FORMAT_VERSION})")
+    if version not in READABLE_VERSIONS:
+        raise InputError(f"{store}: trace-store format version {version} is not supported (this mrsim reads "
+                         f"{', '.join(map(str, READABLE_VERSIONS))})")
     return manifest
 
 
@@ -242,9 +355,11 @@ def is_store(path: str | os.PathLike[str]) -> bool:
     return True
 
 
-def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None) -> dict[str, str]:
+def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None,
+                   backgrounds: Sequence[StoredBackground] = ()) -> dict[str, str]:
     """Write one data version into ``directory`` (new); returns ``{file name: sha256}`` for the manifest."""
     directory.mkdir()
+    _write_background(directory, backgrounds)
     pq.write_table(cols.table, directory / "jobs.parquet", compression="zstd")
     for name, values in cols.arrays.items():
         np.save(directory / f"{name}.npy", values, allow_pickle=False)
@@ -587,7 +702,7 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
                  sources: Sequence[Mapping[str, Any]] = (),
                  conf_values: Mapping[str, Mapping[str, int]] | None = None,
                  calibration_toml: str | None = None,
-                 background_inputs: Sequence[Mapping[str, Any]] = ()) -> StoreUpdate:
+                 background_inputs: Sequence[StoredBackground] = ()) -> StoreUpdate:
     """Create the store at ``path`` or add ``templates`` to it, atomically (see the module docstring).
 
     A template whose id is already stored, or repeated within ``templates``, is skipped (the first one is kept).
@@ -596,8 +711,8 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
     ``sources`` are recorded in the manifest's history. ``conf_values`` (Hadoop key -> value -> number of jobs,
     the engine keys the jobs' confs recorded) are added to the manifest's counts; :func:`load_conf_values` reads
     them. ``calibration_toml`` (the cluster calibration of the new inputs, :mod:`mrsim.calibration`) is merged
-    with the stored one; ``background_inputs`` (what :class:`mrsim.calibration.background.BackgroundCollector`
-    keeps) are appended. Cost: O(stored values + new values).
+    with the stored one; ``background_inputs`` (:meth:`mrsim.calibration.background.BackgroundCollector.stored`)
+    are appended, complete (see the module docstring). Cost: O(stored values + new values).
     """
     store = Path(path)
     created = _prepare_dir(store)
@@ -663,16 +778,20 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
             manifest["calibration_toml"] = calibration_toml
         elif old_cal:
             manifest["calibration_toml"] = old_cal
-        backgrounds = list((old_manifest or {}).get("background_inputs", []))
+        backgrounds: list[StoredBackground] = []
+        if old_manifest is not None:
+            backgrounds = _read_background(store, old_manifest, _data_dir(store, old_manifest))
         if fresh:
-            backgrounds.extend(dict(b) for b in background_inputs)
+            backgrounds.extend(background_inputs)
         if backgrounds:
-            manifest["background_inputs"] = backgrounds
+            manifest["background_inputs"] = [{"waits": len(b.waits), "usage_points": len(b.usage_s),
+                                              "approximate": b.approximate} for b in backgrounds]
         partial = store / f"{PARTIAL_PREFIX}{data_name}"
         target = store / data_name
         try:
             manifest["checksums"] = _write_columns(partial, cols,
-                                                   None if merged_hosts is None else _hosts_table(merged_hosts))
+                                                   None if merged_hosts is None else _hosts_table(merged_hosts),
+                                                   backgrounds)
             os.replace(partial, target)
             with atomic_write(_manifest_path(store), "wb") as fh:  # the swap
                 fh.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))

@@ -42,7 +42,6 @@ from mrsim.validation.observe import InputReport, JobObservation, Profiler
 #: The host every attempt of a ``mrsim synth`` trace names (kept equal to ``mrsim.assumptions.SYNTHETIC_HOST``).
 SYNTHETIC_HOST = "synthetic-host"
 _STORE = "store"
-_USAGE, _DELTAS = "background_usage_s.npy", "background_usage_delta.npy"
 
 
 @dataclass
@@ -348,12 +347,9 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
                  observations={jid: obs.as_dict() for jid, obs in result.observations.items()},
                  hosts=result.profiled_hosts, sources=[result.report.as_dict()], conf_values=result.conf_counts,
                  calibration_toml=result.calibration.to_toml() if result.calibration is not None else None,
-                 background_inputs=[result.background().to_json()])
-    # The store keeps the background's usage only near the waits (BackgroundCollector.to_json), and its estimate
-    # from that form can differ from the trace's; the entry keeps the whole usage so that a hit is exact.
-    np.save(directory / _USAGE, result.background_times, allow_pickle=False)
-    np.save(directory / _DELTAS, result.background_deltas, allow_pickle=False)
-    return {"path": result.path, "format": result.format, "background_waits": result.background_waits,
+                 background_inputs=[result.background().stored()])
+    # The store's background inputs are complete (store format 2): the entry needs nothing beside them.
+    return {"path": result.path, "format": result.format,
             "workload_warnings": result.workload_warnings,
             "workload_hosts": result.workload_hosts, "report": result.report.as_dict(),
             "profiler_warnings": result.profiler_warnings, "seen_without_work": sorted(result.seen_without_work),
@@ -363,7 +359,8 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
 def _load_entry(entry: Path, p: Path) -> SingleInput:
     """The :class:`SingleInput` an entry holds, named after ``p`` (the same bytes may have moved)."""
     from mrsim.profiler import cache
-    from mrsim.profiler.store import load_hosts, load_observations, load_store, read_manifest
+    from mrsim.profiler.store import (load_background_inputs, load_hosts, load_observations, load_store,
+                                      read_manifest)
 
     meta = cache.read_meta(entry)
     store = entry / _STORE
@@ -375,11 +372,11 @@ def _load_entry(entry: Path, p: Path) -> SingleInput:
     if meta.get("has_calibration"):
         calibration = Calibration.from_toml(str(manifest["calibration_toml"]), f"{entry} (calibration)")
         calibration = dataclasses.replace(calibration, source=source)
-    waits = [(str(j), float(a), float(b)) for j, a, b in meta["background_waits"]]
-    times = np.load(entry / _USAGE, allow_pickle=False)
-    deltas = np.load(entry / _DELTAS, allow_pickle=False)
-    if times.shape != deltas.shape or times.dtype != np.float64 or deltas.dtype != np.int8:
-        raise ValueError("background usage columns are damaged")
+    backgrounds = load_background_inputs(store)
+    if len(backgrounds) != 1 or backgrounds[0].approximate:
+        raise ValueError(f"the entry's store holds {len(backgrounds)} background inputs, not one exact one")
+    waits = list(backgrounds[0].waits)
+    times, deltas = backgrounds[0].usage_s, backgrounds[0].usage_delta
     report = InputReport(**{**meta["report"], "path": source})
     rename = (lambda lines: [line.replace(old, source) for line in lines]) if old != source else list
     return SingleInput(

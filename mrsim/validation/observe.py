@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from mrsim.calibration.background import Background, BackgroundCollector
 from mrsim.calibration.extract import CalibrationCollector
@@ -38,6 +38,9 @@ from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
 from mrsim.profiler.topology_infer import HostSlots, SlotUsage, iter_attempt_windows, job_slot_peaks
 from mrsim.templates import JobTemplate
 from mrsim.validation.trace_conf import TraceConf
+
+if TYPE_CHECKING:
+    from mrsim.profiler.store import StoredBackground
 
 _MS = 1000.0
 
@@ -280,7 +283,8 @@ class Profiler:
             report.jobs_added += 1
 
     def _add_store(self, p: Path, report: InputReport) -> None:
-        from mrsim.profiler.store import load_conf_values, load_hosts, load_observations, load_store, read_manifest
+        from mrsim.profiler.store import (load_background_inputs, load_conf_values, load_hosts, load_observations,
+                                          load_store, read_manifest)
 
         self._add_templates(list(load_store(p).jobs), report, load_observations(p))
         self.stored_hosts.extend(load_hosts(p) or ())
@@ -289,9 +293,12 @@ class Profiler:
         if manifest.get("calibration_toml"):
             stored = Calibration.from_toml(str(manifest["calibration_toml"]), f"{p} (calibration)")
             self.stored_calibration = stored if self.stored_calibration is None else self.stored_calibration.merged(stored)
-        for doc in manifest.get("background_inputs") or ():
-            if isinstance(doc, dict):
-                self.stored_backgrounds.append(BackgroundCollector.from_json(doc))
+        backgrounds = load_background_inputs(p)
+        self.stored_backgrounds.extend(BackgroundCollector.from_stored(b) for b in backgrounds)
+        if any(b.approximate for b in backgrounds):
+            self.warnings.append(f"{p}: trace store of format 1 (an older mrsim): its background inputs are "
+                                 "approximate, so --background trace may differ from the trace's; profile the "
+                                 "trace again for an exact one")
 
     def _add_swim(self, p: Path, report: InputReport) -> None:
         from mrsim.profiler.swim import swim_to_templates
@@ -310,6 +317,14 @@ class Profiler:
         if measured is not None and self.stored_calibration is not None:
             return self.stored_calibration.merged(measured)
         return measured or self.stored_calibration
+
+    def background_inputs(self) -> list["StoredBackground"]:
+        """What a trace store made from this profiler keeps: the background inputs of the stores read, then the
+        logs' (when a job waited); complete, so the store estimates the same background."""
+        out = [c.stored() for c in self.stored_backgrounds]
+        if self.background.waits:
+            out.append(self.background.stored())
+        return out
 
     def measured_background(self, total_map_slots: int, heartbeat_interval_s: float) -> Background:
         """Outside work estimated from the logs read (:mod:`mrsim.calibration.background`), else a store's."""

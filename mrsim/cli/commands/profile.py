@@ -112,7 +112,7 @@ def _run_profile(args: argparse.Namespace) -> int:
             hosts=profiler.hosts(), sources=[r.as_dict() for r in profiler.inputs],
             conf_values=profiler.trace_conf.as_counts(),
             calibration_toml=_calibration_toml(profiler),
-            background_inputs=[profiler.background.to_json()] if profiler.background.waits else [],
+            background_inputs=profiler.background_inputs(),
         )
         summary.update(kind="store", created=update.created, jobs_added=update.added,
                        duplicates_skipped=profiler.duplicates_skipped + update.skipped,
@@ -228,8 +228,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 
 
 def _calibration_toml(profiler: Any) -> str | None:
-    """The calibration of the logs just read (as the trace's own confs say about out-of-band heartbeats)."""
-    if not profiler.calibration.attempts:
-        return None
-    sources = ", ".join(r.path for r in profiler.inputs if r.format != "store")
-    return profiler.calibration.result(sources).to_toml()
+    """The calibration of the logs just read (as the trace's own confs say about out-of-band heartbeats), merged
+    with the calibrations of the stores read (so a store profiled from a store keeps it)."""
+    measured = profiler.measured_calibration()
+    return None if measured is None else measured.to_toml()
