@@ -3,8 +3,8 @@
 Usage: python3 benchmarks/bench_fluid.py [--data DIR] [--repeat 3] [--sigma 0.5] [--seed 0] [--naive-loads 0.9 2.0]
 
 For every SWIM sample and every discipline it prints the event count, the best-of-``repeat`` wall time of
-:func:`mrsim.fluid.simulate` (workload parsing excluded) and events per second. Then, on FB-2010, it runs PS,
-FSP+FIFO and FSP+PS in both the fast (virtual-time, O(log n) per event) and the naive (:mod:`mrsim.fluid.naive`,
+:func:`mrsim.studies.fluid.simulate` (workload parsing excluded) and events per second. Then, on FB-2010, it runs PS,
+FSP+FIFO and FSP+PS in both the fast (virtual-time, O(log n) per event) and the naive (:mod:`mrsim.studies.fluid.naive`,
 O(n) per event) versions at each ``--naive-loads`` load, checks they agree, and prints the speed ratio. Event
 counts are asserted, so skipping work cannot pass as a speed-up. ``run_fluid`` end to end (parsing and the JSON
 contract included) is timed on FB-2009 0 against ``simulate`` alone; ``tests/fluid/test_run.py`` checks only its
@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from mrsim.fluid import FluidPolicy, FluidWorkload, estimate_sizes, run_fluid, simulate
-from mrsim.fluid.naive import naive_simulate
+from mrsim.studies.fluid import FluidPolicy, FluidWorkload, estimate_sizes, run_fluid, simulate
+from mrsim.studies.fluid.naive import naive_simulate
 
 FILES = ("FB-2009_samples_24_times_1hr_0.tsv", "FB-2009_samples_24_times_1hr_1.tsv",
          "FB-2010_samples_24_times_1hr_0.tsv")

@@ -1,4 +1,4 @@
-"""Benchmark of the geo-distributed federation simulator (mrsim.geo). Prints figures; not a test.
+"""Benchmark of the geo-distributed federation simulator (mrsim.studies.geo). Prints figures; not a test.
 
 For each policy on fixed synthetic workloads: simulated events, wall and CPU time, events per CPU second,
 controller CPU time per decision (mean and p99), mean jobs per decision, and peak RSS. CPU time is reported
@@ -15,9 +15,9 @@ import argparse
 import resource
 import time
 
-from mrsim.geo.policies import Policy
-from mrsim.geo.simulator import simulate
-from mrsim.geo.workloads import Scenario, TraceType, synthesize
+from mrsim.studies.geo.policies import Policy
+from mrsim.studies.geo.simulator import simulate
+from mrsim.studies.geo.workloads import Scenario, TraceType, synthesize
 
 CASES = {
     "facebook-0.9": Scenario(trace=TraceType.FACEBOOK, utilization=0.9, n_jobs=2000, seed=1),

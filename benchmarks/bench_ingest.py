@@ -4,7 +4,7 @@ Writes the 1148-job benchmark trace (``mrsim synth --jobs 1148 --seed 7``: 300,7
 JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each:
 
 1. decoding only, in this process: the standard library's strict decoder (what the Rumen reader used before
-   orjson; :func:`mrsim.profiler.rumen._iter_strict` is that code) against :func:`mrsim.profiler.rumen.iter_rumen_jobs`;
+   orjson; :func:`mrsim.ingest.rumen._iter_strict` is that code) against :func:`mrsim.ingest.rumen.iter_rumen_jobs`;
    the ratio is the figure (the same objects are produced, asserted);
 2. ``mrsim replay TRACE --nodes 64 --map-slots 1 --reduce-slots 1 --json`` as a child process: ``--no-cache`` (parse
    every time), a cache miss (parse, then save the entry), a cache hit, and a trace store made by ``mrsim profile``;
@@ -66,9 +66,9 @@ def best(label: str, runs: list[tuple[float, float, bytes]], base: float | None 
 
 
 def decode_only(trace: Path, repeat: int) -> None:
+    from mrsim.ingest import rumen
     from mrsim.io.compressed import open_binary
     from mrsim.io.limits import limit
-    from mrsim.profiler import rumen
 
     def strict() -> list[dict]:
         with open_binary(trace) as fh:

@@ -28,9 +28,9 @@ from pathlib import Path
 import orjson
 
 from mrsim.io import atomic_write
-from mrsim.lotes.experiment import RunSpec, System, replication_seed, sweep, sweep_specs
-from mrsim.lotes.policies import Policy
-from mrsim.lotes.workload import JobSource
+from mrsim.studies.lotes.experiment import RunSpec, System, replication_seed, sweep, sweep_specs
+from mrsim.studies.lotes.policies import Policy
+from mrsim.studies.lotes.workload import JobSource
 
 
 def _check_events(point: dict) -> None:
@@ -72,7 +72,7 @@ SYSTEM_PLOT_LOAD = 0.9
 
 
 def _figures(points: list[dict], d: Path, name: str, plots: list[str]) -> None:
-    from mrsim.lotes import plots as P
+    from mrsim.studies.lotes import plots as P
 
     for kind in plots:
         pts = points
@@ -149,7 +149,7 @@ def _backlog(a: argparse.Namespace) -> int:
     Runs with the same seed are prefixes of one another, so the cost of the events between two horizons is the
     difference of the two runs' CPU times.
     """
-    from mrsim.lotes.experiment import run_replication
+    from mrsim.studies.lotes.experiment import run_replication
 
     n = a.machines_per_config or 100
     load = float(a.loads) if a.loads else 1.3

@@ -1,4 +1,4 @@
-"""Task-timeline rendering speed (``mrsim.plots.timeline_figure`` + ``save_figure``). Prints figures; not a test.
+"""Task-timeline rendering speed (``mrsim.analysis.plots.timeline_figure`` + ``save_figure``). Prints figures; not a test.
 
 Usage: python3 benchmarks/bench_plots.py [--tasks 60000] [--repeat 3] [--format svg]
 
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mrsim.plots import save_figure, timeline_figure
+from mrsim.analysis.plots import save_figure, timeline_figure
 
 
 def task_table(n: int, seed: int = 0) -> pd.DataFrame:

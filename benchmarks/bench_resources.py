@@ -2,11 +2,11 @@
 
 Modes (results in docs/resources.md):
 
-* ``sweep``: LoTES vs greedy through ``mrsim.tracker.replay`` on Table 1 scaled to ``--per-config`` machines per
+* ``sweep``: LoTES vs greedy through ``mrsim.engine.replay`` on Table 1 scaled to ``--per-config`` machines per
   configuration, Table 3 single-task jobs (``--mapreduce`` for 200/100-task jobs) at each ``--loads`` fraction of
   lambda*, ``--hours`` of arrivals, measured after ``--warmup`` hours (default: half). Per run: mean / median wait
   (task start - job submit, h), mean flow time (job finish - submit, h), flow/F, mean jobs in system after
-  warm-up, the steady-state verdict of ``mrsim.lotes.metrics.steady_state`` on the jobs in system sampled over the
+  warm-up, the steady-state verdict of ``mrsim.studies.lotes.metrics.steady_state`` on the jobs in system sampled over the
   arrival window, events, heartbeats, wall and CPU seconds. Prints a markdown table; ``--out DIR`` writes
   ``resources_sweep.json`` and the figures.
 * ``ratio``: the same workload replayed by FIFO on the resource cluster and on a same-sized slot cluster
@@ -29,13 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.cluster import cluster_from_mapping
-from mrsim.hadoop_conf import HadoopConf
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
 from mrsim.io import atomic_write
-from mrsim.lotes.bridge import GoogleTraceSpec, google_workload, table3
-from mrsim.lotes.metrics import steady_state
-from mrsim.scheduling import create_scheduler
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.model.cluster import cluster_from_mapping
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.studies.lotes.bridge import GoogleTraceSpec, google_workload, table3
+from mrsim.studies.lotes.metrics import steady_state
 
 TABLE1 = ((4, 2), (4, 4), (4, 8), (4, 16), (8, 2), (8, 4), (8, 8), (8, 16), (8, 32), (24, 32))
 

@@ -1,6 +1,6 @@
 """How replay cost grows with jobs, tasks and nodes; writes ``docs/img/scaling.png`` and prints the table behind it.
 
-Workloads are ``mrsim.synth`` Facebook-like traces (back-to-back arrivals, as in ``bench_replay.py``), replayed in
+Workloads are ``mrsim.ingest.synth`` Facebook-like traces (back-to-back arrivals, as in ``bench_replay.py``), replayed in
 this process under FIFO with Hadoop 1.2 heartbeats on uniform clusters of 1 map + 1 reduce slot per node. Two
 sweeps, each point the minimum CPU time of ``--repeat`` runs:
 
@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_replay import _ENGINE_CPU, hold_cost_s  # noqa: E402  (also times JobTracker.run)
 
-from mrsim.cluster import uniform_cluster  # noqa: E402
-from mrsim.hadoop_conf import HadoopConf  # noqa: E402
-from mrsim.scheduling import create_scheduler  # noqa: E402
-from mrsim.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
-from mrsim.tracker.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.engine.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.engine.scheduling import create_scheduler  # noqa: E402
+from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.model.cluster import uniform_cluster  # noqa: E402
+from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "img" / "scaling.png"
 

@@ -8,7 +8,7 @@ The grid: a synthetic Facebook-like workload of ``--jobs`` jobs on an 8-node clu
 disciplines x 3 sigmas x ``--replications`` (fluid): cells of a few milliseconds, where per-task overhead
 dominates unless cells are batched. Runs, each from an empty journal:
 
-1. in-process serial loop over :func:`mrsim.experiments.run_cell` (the baseline, no executor);
+1. in-process serial loop over :func:`mrsim.analysis.sweeps.run_cell` (the baseline, no executor);
 2. local process pool, adaptive chunks, and with ``--chunk-size 1`` (no batching);
 3. Dask LocalCluster (``--workers`` processes), adaptive chunks and ``--chunk-size 1``.
 
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.experiments import (ExecutorKind, ExecutorOptions, parse_spec, plan_cells, read_results, run_cell,
-                               run_sweep)
+from mrsim.analysis.sweeps import (ExecutorKind, ExecutorOptions, parse_spec, plan_cells, read_results, run_cell,
+                                   run_sweep)
 
 SLOTS = """
 name = "bench-slots"

@@ -2,10 +2,11 @@
 
 Layers, bottom up:
 
-* :mod:`mrsim.profiler` turns Hadoop logs and traces into :class:`mrsim.templates.Workload` objects
+* :mod:`mrsim.ingest` turns Hadoop logs and traces into :class:`mrsim.model.templates.Workload` objects
   (SimMR's job templates, section III-A of the SimMR paper).
-* :mod:`mrsim.tracker` holds the event kernel and the emulated JobTracker / TaskTracker heartbeat layer.
-* top-level ``schedulers`` holds the scheduler plug-ins (one readable file each).
+* :mod:`mrsim.engine` holds the event kernel and the emulated JobTracker / TaskTracker heartbeat layer.
+* :mod:`mrsim.schedulers` holds the scheduler plug-ins, one readable file each (the repository's
+  top-level ``schedulers/`` directory, installed as ``mrsim.schedulers``).
 * :mod:`mrsim.api` is the notebook API: ``mrsim.replay``, ``mrsim.validate``, ``mrsim.compare``, ``mrsim.load``
   (docs/api.md).
 """

@@ -25,11 +25,11 @@ from mrsim.errors import InputError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from mrsim.cluster import ClusterSpec
-    from mrsim.comparison import Comparison
-    from mrsim.templates import Workload
-    from mrsim.tracker.results import ReplayResult
-    from mrsim.validation.report import ValidationReport
+    from mrsim.analysis.comparison import Comparison
+    from mrsim.analysis.validation.report import ValidationReport
+    from mrsim.engine.results import ReplayResult
+    from mrsim.model.cluster import ClusterSpec
+    from mrsim.model.templates import Workload
 
 #: Scheduler names that order jobs by deadline and so need deadlines (``--deadline-factor``) to differ from FIFO.
 DEADLINE_SCHEDULERS = frozenset({"maxedf", "minedf"})
@@ -76,7 +76,7 @@ class Run:
 
     def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
         """Write the self-contained HTML report (``--report``) and return its path."""
-        from mrsim.report import replay_report
+        from mrsim.analysis.report import replay_report
 
         return replay_report(self, path, title=title)
 
@@ -119,7 +119,7 @@ class ValidationRun:
         return self.report.to_json_dict()
 
     def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
-        from mrsim.report import validation_report
+        from mrsim.analysis.report import validation_report
 
         return validation_report(self, path, title=title)
 
@@ -149,7 +149,7 @@ class ComparisonRun:
         return self.comparison.to_json_dict()
 
     def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
-        from mrsim.report import comparison_report
+        from mrsim.analysis.report import comparison_report
 
         return comparison_report(self, path, title=title)
 
@@ -159,8 +159,8 @@ class ComparisonRun:
 
 def load(trace: "str | os.PathLike[str] | Workload | None" = None, format: str | None = None) -> "Workload":
     """The workload of ``trace`` (any supported format, a trace store or a job spec; default: the bundled trace)."""
-    from mrsim.templates import Workload
-    from mrsim.workloads import default_trace_path, load_workload
+    from mrsim.ingest.workloads import default_trace_path, load_workload
+    from mrsim.model.templates import Workload
 
     if isinstance(trace, Workload):
         return trace
@@ -172,7 +172,7 @@ def replay(trace: "str | os.PathLike[str] | Workload | None" = None, scheduler: 
            **options: Any) -> Run:
     """Replay ``trace`` under ``scheduler`` (a name, ``module:Class``, or a plug-in class) and return a :class:`Run`.
 
-    ``cluster`` is a :class:`~mrsim.cluster.ClusterSpec` or a cluster file; without it (and without ``nodes=``
+    ``cluster`` is a :class:`~mrsim.model.cluster.ClusterSpec` or a cluster file; without it (and without ``nodes=``
     or ``topology=``) a real trace runs on the cluster inferred from it, a synthetic one on 64 nodes.
     ``options`` are ``mrsim replay``'s flags as keywords (``nodes=``, ``map_slots=``, ``seed=`` ...).
     """
@@ -225,8 +225,8 @@ def _namespace(command: str, trace: Any, cluster: Any, **options: Any) -> tuple[
     """The command's argparse defaults updated with ``options`` (unknown names are a TypeError listing the valid
     ones), the trace, and the cluster (a ClusterSpec is returned apart, a path becomes ``--cluster``)."""
     from mrsim.cli.options import command_defaults
-    from mrsim.cluster import ClusterSpec
-    from mrsim.templates import Workload
+    from mrsim.model.cluster import ClusterSpec
+    from mrsim.model.templates import Workload
 
     defaults = command_defaults(command)
     unknown = sorted(set(options) - set(defaults))
@@ -259,9 +259,9 @@ def _scheduler_warnings(spec: dict, seen: set[str] | None = None) -> list[str]:
 
 def _load(args: argparse.Namespace, need_hosts: bool):
     """The workload (with ``--demands``) and the hosts of the trace (when a cluster may be inferred)."""
-    from mrsim.assumptions import LoadedTrace, load_with_hosts
     from mrsim.cli.options import attach_demands
-    from mrsim.workloads import default_trace_path
+    from mrsim.ingest.assumptions import LoadedTrace, load_with_hosts
+    from mrsim.ingest.workloads import default_trace_path
 
     given = getattr(args, "_workload", None)
     if given is not None:
@@ -270,7 +270,7 @@ def _load(args: argparse.Namespace, need_hosts: bool):
     if need_hosts:
         loaded = load_with_hosts(trace, getattr(args, "format", None))
     else:
-        from mrsim.workloads import load_workload
+        from mrsim.ingest.workloads import load_workload
 
         loaded = LoadedTrace(load_workload(trace, getattr(args, "format", None)))
     loaded.workload = attach_demands(args, loaded.workload, trace)
@@ -280,9 +280,9 @@ def _load(args: argparse.Namespace, need_hosts: bool):
 def _checked(workload: "Workload", choice: Any) -> tuple["Workload", list[str]]:
     """The workload with the cluster's suspicious-but-usable findings as warnings (0-slot TaskTrackers: counted and
     explained; ``--strict`` makes them errors), and the choice's other notes."""
-    from mrsim.assumptions import zero_slot_notes
+    from mrsim.ingest.assumptions import zero_slot_notes
     from mrsim.io.policy import enforce
-    from mrsim.sanity import with_warnings, zero_slot_warnings
+    from mrsim.model.sanity import with_warnings, zero_slot_warnings
 
     zero = list(zero_slot_notes(choice.cluster)) if choice.inferred else zero_slot_warnings(choice.cluster)
     workload = with_warnings(workload, zero)
@@ -291,9 +291,9 @@ def _checked(workload: "Workload", choice: Any) -> tuple["Workload", list[str]]:
 
 
 def _cache_use(trace: Any) -> tuple[dict, list[str]]:
-    """``(spec.trace_cache, notes)``: what the trace cache did for ``trace`` in this run (:mod:`mrsim.profiler.cache`).
+    """``(spec.trace_cache, notes)``: what the trace cache did for ``trace`` in this run (:mod:`mrsim.ingest.cache`).
     ``status`` is ``hit``, ``miss``, ``off`` or ``unused`` (a trace store, job spec, SWIM file or Workload given)."""
-    from mrsim.validation.ingest import cache_use_of
+    from mrsim.analysis.validation.ingest import cache_use_of
 
     use = cache_use_of(trace) if isinstance(trace, (str, os.PathLike)) else None
     if use is None:
@@ -307,12 +307,12 @@ def _needs_inference(args: argparse.Namespace, given: Any) -> bool:
 
 def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> Run:
     """Everything ``mrsim replay`` does short of printing (CLI and :func:`replay`)."""
-    from mrsim.assumptions import assumption_line, choose_cluster, heartbeat_origin
     from mrsim.cli.calibration_options import calibrate_run
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import cluster_line, progress_bar
-    from mrsim.scheduling import scheduler_from
-    from mrsim.tracker.replay import replay as run_replay
+    from mrsim.engine.replay import replay as run_replay
+    from mrsim.engine.scheduling import scheduler_from
+    from mrsim.ingest.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
     if getattr(args, "model", "slots") != "slots":
         raise InputError("mrsim.replay runs the slot engine; use `mrsim replay --model fluid` for the fluid model")
@@ -323,7 +323,7 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     cluster = choice.cluster
     workload, notes = _checked(loaded.workload, choice)
     placement = None
-    from mrsim.yarn import engine as yarn_engine
+    from mrsim.engine.yarn import engine as yarn_engine
 
     if yarn_engine.use_yarn(args, trace, workload):
         with progress_bar(len(workload), "jobs") as progress:
@@ -335,7 +335,7 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
         notes.extend(calibration_notes)
         workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
         if getattr(args, "deadline_factor", None) is not None:
-            from mrsim.deadlines import assign_deadlines
+            from mrsim.studies.deadlines import assign_deadlines
 
             workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
         scheduler = scheduler_from(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
@@ -361,13 +361,13 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
 
 def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> ComparisonRun:
     """Everything ``mrsim compare`` does short of printing (CLI and :func:`compare`)."""
-    from mrsim.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.analysis.comparison import compare as run_compare
+    from mrsim.analysis.comparison import load_schedulers
+    from mrsim.cli.calibration_options import calibrate_run
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import cluster_line, progress_bar
-    from mrsim.cli.calibration_options import calibrate_run
-    from mrsim.comparison import compare as run_compare
-    from mrsim.comparison import load_schedulers
-    from mrsim.deadlines import check_deadline_factor
+    from mrsim.ingest.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.studies.deadlines import check_deadline_factor
 
     if args.replications < 1:
         raise InputError(f"--replications must be at least 1, got {args.replications}")
@@ -381,7 +381,7 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     cluster = choice.cluster
     workload, notes = _checked(loaded.workload, choice)
     placement = None
-    from mrsim.yarn import engine as yarn_engine
+    from mrsim.engine.yarn import engine as yarn_engine
 
     if yarn_engine.use_yarn(args, trace, workload):
         if args.deadline_factor is not None:
@@ -429,7 +429,7 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
 
 def _user_set_fields(args: argparse.Namespace) -> set[str]:
     """HadoopConf fields the user set explicitly (a mapred-site.xml counts for all): the trace must not override."""
-    from mrsim.validation.trace_conf import TRACE_KEYS
+    from mrsim.analysis.validation.trace_conf import TRACE_KEYS
 
     if args.mapred_site:
         return {name for name, _ in TRACE_KEYS.values()}
@@ -444,7 +444,7 @@ def _user_set_fields(args: argparse.Namespace) -> set[str]:
 
 
 def _validate_format(args: argparse.Namespace):
-    from mrsim.profiler.detect import Format
+    from mrsim.ingest.detect import Format
 
     if not args.format:
         return None
@@ -456,19 +456,20 @@ def _validate_format(args: argparse.Namespace):
 
 def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> ValidationRun:
     """Everything ``mrsim validate`` does short of printing (CLI and :func:`validate`)."""
-    from mrsim.assumptions import ClusterChoice, assumption_line, choose_cluster, heartbeat_origin, zero_slot_notes
+    from mrsim.analysis.validation.ingest import profile_input
+    from mrsim.analysis.validation.observe import require_templates
+    from mrsim.analysis.validation.report import Mode
+    from mrsim.analysis.validation.run import ValidationSetup, add_background_figures
+    from mrsim.analysis.validation.run import validate as run_validate
+    from mrsim.analysis.validation.trace_conf import apply_trace_conf
+    from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
     from mrsim.cli.options import attach_demands, build_conf, build_options, scheduler_config
     from mrsim.cli.render import cluster_line
-    from mrsim.profiler.topology_infer import cluster_from_hosts
-    from mrsim.templates import Workload
-    from mrsim.validation.ingest import profile_input
-    from mrsim.validation.observe import require_templates
-    from mrsim.validation.report import Mode
-    from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
-    from mrsim.tracker.replay import effective_interval
-    from mrsim.validation.run import ValidationSetup, add_background_figures
-    from mrsim.validation.run import validate as run_validate
-    from mrsim.validation.trace_conf import apply_trace_conf
+    from mrsim.engine.replay import effective_interval
+    from mrsim.ingest.assumptions import (ClusterChoice, assumption_line, choose_cluster, heartbeat_origin,
+                                          zero_slot_notes)
+    from mrsim.ingest.topology_infer import cluster_from_hosts
+    from mrsim.model.templates import Workload
 
     if not args.trace:
         raise InputError("validate needs a trace (a real one, with actual completion times)")
@@ -497,7 +498,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         choice = choose_cluster(args, conf, args.trace, None, given_cluster)
     cluster = choice.cluster
     workload, checked_notes = _checked(workload, choice)
-    from mrsim.yarn import engine as yarn_engine
+    from mrsim.engine.yarn import engine as yarn_engine
 
     runner = None
     scheduler_name = args.scheduler or conf.scheduler or "fifo"

@@ -1,12 +1,12 @@
-"""Shared machinery of the slot-level size-based schedulers :mod:`schedulers.srpt`, :mod:`schedulers.fsp` and
-:mod:`schedulers.las` (Dell'Amico, EURECOM RR-13-282, 2013, sections 2.1 and 2.3, moved from the fluid model to
+"""Shared machinery of the slot-level size-based schedulers :mod:`mrsim.schedulers.srpt`, :mod:`mrsim.schedulers.fsp` and
+:mod:`mrsim.schedulers.las` (Dell'Amico, EURECOM RR-13-282, 2013, sections 2.1 and 2.3, moved from the fluid model to
 Hadoop slots in the spirit of HFSP, Pastorelli et al. 2013).
 
 **Job size** (:func:`job_work`): the template's total slot work in slot-seconds: every map duration, plus for every
 reduce its reduce-phase duration and the shuffle it would take if launched after the map stage (the typical
 shuffle array cycled as the engine cycles it, or the first-wave array when the template has no typical one).
 **Estimate**: ``size * X`` with ``X ~ LogNormal(0, sigma^2)`` (study section 2.1). The factors come from the same
-named stream as the fluid model (:data:`mrsim.fluid.estimation.ESTIMATE_STREAM`), one draw per job in *trace
+named stream as the fluid model (:data:`mrsim.studies.fluid.estimation.ESTIMATE_STREAM`), one draw per job in *trace
 order* (:func:`draw_order`), so a fluid run and a slot-level run with the same seed give every job the same X.
 
 **Work done** (:attr:`SizeJob.done`): slot-seconds (finish - start) of the job's task attempts whose completion
@@ -52,15 +52,15 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 from sortedcontainers import SortedKeyList
 
+from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.errors import InputError
-from mrsim.fluid.estimation import estimate_sizes
-from mrsim.fluid.fsp import LateTreatment
-from mrsim.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.templates import JobTemplate, Workload
+from mrsim.model.templates import JobTemplate, Workload
+from mrsim.studies.fluid.estimation import estimate_sizes
+from mrsim.studies.fluid.fsp import LateTreatment
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.tracker.jobtracker import JobTracker
-    from mrsim.tracker.state import JobState, TrackerState
+    from mrsim.engine.jobtracker import JobTracker
+    from mrsim.engine.state import JobState, TrackerState
 
 __all__ = [
     "LateTreatment", "SizeBasedConfig", "SizeBasedScheduler", "SizeJob", "Slot", "VirtualPS", "draw_order",
@@ -136,7 +136,7 @@ def job_work(template: JobTemplate) -> float:
     """Total slot work of a job (slot-seconds): maps + reduce phases + one post-map-stage shuffle per reduce.
 
     The k-th reduce's shuffle is ``typical[k % len(typical)]`` (the first-wave array stands in when there is no
-    typical one, 0 when neither exists), as :mod:`mrsim.templates` documents for replays. Cost: O(tasks).
+    typical one, 0 when neither exists), as :mod:`mrsim.model.templates` documents for replays. Cost: O(tasks).
     """
     work = float(template.map_durations.sum()) + float(template.reduce_durations.sum())
     r = template.n_reduces
@@ -159,8 +159,8 @@ def _natural(job_id: str) -> tuple:
 def draw_order(jobs: Sequence[JobTemplate]) -> list[int]:
     """Positions of ``jobs`` in *trace order*: by submit time, ties by job id compared with numbers as numbers.
 
-    A :class:`~mrsim.templates.Workload` breaks submit ties by plain string order (``job10`` before ``job9``);
-    SWIM files list jobs ``job0, job1, ...`` and :func:`mrsim.profiler.swim.read_swim` keeps file order within
+    A :class:`~mrsim.model.templates.Workload` breaks submit ties by plain string order (``job10`` before ``job9``);
+    SWIM files list jobs ``job0, job1, ...`` and :func:`mrsim.ingest.swim.read_swim` keeps file order within
     ties, which this order reproduces. Cost: O(n log n).
     """
     return sorted(range(len(jobs)), key=lambda i: (jobs[i].submit_s, _natural(jobs[i].job_id), i))
@@ -170,7 +170,7 @@ def error_factors(workload: Workload | Sequence[JobTemplate], sigma: float, seed
     """Estimation-error factor X per job, in the workload's order (study section 2.1).
 
     The k-th draw of the fluid model's stream goes to the k-th job in :func:`draw_order`, exactly as
-    :func:`mrsim.fluid.estimation.estimate_sizes` assigns draws to a SWIM file's jobs. ``sigma == 0`` gives ones.
+    :func:`mrsim.studies.fluid.estimation.estimate_sizes` assigns draws to a SWIM file's jobs. ``sigma == 0`` gives ones.
     Cost: O(n log n).
     """
     jobs = list(workload)
@@ -185,7 +185,7 @@ def error_factors(workload: Workload | Sequence[JobTemplate], sigma: float, seed
 class VirtualPS:
     """A processor-sharing cluster of ``capacity`` slots fed with estimated sizes (FSP's virtual system).
 
-    Virtual-time formulation (as :mod:`mrsim.fluid.fsp`): clock ``V`` with ``dV/dt = capacity / n`` while ``n``
+    Virtual-time formulation (as :mod:`mrsim.studies.fluid.fsp`): clock ``V`` with ``dV/dt = capacity / n`` while ``n``
     jobs are present; a job arriving at virtual time ``V_a`` with estimate ``e`` (slot-seconds) has tag
     ``F = V_a + e`` and finishes virtually when ``V`` reaches ``F``. A heap on ``(F, job)`` gives the next
     virtual finish. The state moves only at arrivals and virtual finishes, never to an arbitrary query time, so

@@ -1,6 +1,6 @@
 """CA-FIFO: the contention-aware FIFO scheduler (dissertation section 6.7, Algorithm 9).
 
-Hadoop's FIFO (:class:`schedulers.fifo.FifoScheduler`: job order, per-tracker load cap, padding, one reduce per
+Hadoop's FIFO (:class:`mrsim.schedulers.fifo.FifoScheduler`: job order, per-tracker load cap, padding, one reduce per
 heartbeat) with admission control from the TDAM node model: on a heartbeat, a task is launched on the tracker only
 if the node's **predicted utilization** of every resource, for its current mix plus that task, stays **below** the
 resource's threshold (Algorithm 9 lines 30-31 and 40-41, ``maxUtilizedResourceValue(task.demands) <
@@ -51,10 +51,10 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
+from mrsim.engine.scheduling import JobChange, TaskScheduler
+from mrsim.engine.state import JobState, TrackerState
 from mrsim.errors import InputError, UsageError
-from mrsim.scheduling import JobChange, TaskScheduler
-from mrsim.tracker.state import JobState, TrackerState
-from schedulers.fifo import FifoScheduler
+from mrsim.schedulers.fifo import FifoScheduler
 
 #: Section 6.7.2's example thresholds.
 DEFAULT_THRESHOLDS: dict[str, float] = {"cpu": 0.7, "disk": 0.75}
@@ -109,7 +109,7 @@ class CaFifoScheduler(TaskScheduler):
         self._verdicts: dict[int, bool] = {}
 
     def start(self, jt) -> None:  # type: ignore[override]
-        from mrsim.tracker.contention import ContentionFeature
+        from mrsim.engine.features.contention import ContentionFeature
 
         model = jt.feature(ContentionFeature)
         if model is None:

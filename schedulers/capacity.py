@@ -45,14 +45,14 @@ from typing import TYPE_CHECKING
 
 from sortedcontainers import SortedList
 
+from mrsim.engine.schedconf.capacity_conf import QueueConf, load_capacity_conf
+from mrsim.engine.schedconf.livecounts import JobMirror, LiveCounts
+from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.errors import InputError
-from mrsim.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.schedconf.capacity_conf import QueueConf, load_capacity_conf
-from mrsim.schedconf.livecounts import JobMirror, LiveCounts
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.tracker.jobtracker import JobTracker
-    from mrsim.tracker.state import JobState, TrackerState
+    from mrsim.engine.jobtracker import JobTracker
+    from mrsim.engine.state import JobState, TrackerState
 
 MAP, REDUCE = 0, 1
 KINDS = (MAP, REDUCE)

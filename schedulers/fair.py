@@ -52,20 +52,20 @@ from typing import TYPE_CHECKING
 
 from sortedcontainers import SortedList
 
+from mrsim.engine.schedconf.fair_alloc import Dialect, PlacementKind, PlacementRule, SchedulingMode
+from mrsim.engine.schedconf.fair_conf import KEY_POOL, FairSchedulerConf, load_fair_conf
+from mrsim.engine.schedconf.livecounts import JobMirror, LiveCounts
+from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.errors import InputError
-from mrsim.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.schedconf.fair_alloc import Dialect, PlacementKind, PlacementRule, SchedulingMode
-from mrsim.schedconf.fair_conf import KEY_POOL, FairSchedulerConf, load_fair_conf
-from mrsim.schedconf.livecounts import JobMirror, LiveCounts
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.tracker.jobtracker import JobTracker
-    from mrsim.tracker.state import JobState, TrackerState
+    from mrsim.engine.jobtracker import JobTracker
+    from mrsim.engine.state import JobState, TrackerState
 
 INF = math.inf
 MAP, REDUCE = 0, 1
 KINDS = (MAP, REDUCE)
-#: FairScheduler.getPriorityFactor, indexed by mrsim.templates.Priority (VERY_HIGH = 0 ... VERY_LOW = 4)
+#: FairScheduler.getPriorityFactor, indexed by mrsim.model.templates.Priority (VERY_HIGH = 0 ... VERY_LOW = 4)
 PRIORITY_FACTOR = (4.0, 2.0, 1.0, 0.5, 0.25)
 COMPUTE_FAIR_SHARES_ITERATIONS = 25  # SchedulingAlgorithms.COMPUTE_FAIR_SHARES_ITERATIONS
 

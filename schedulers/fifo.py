@@ -29,8 +29,8 @@ from sortedcontainers import SortedKeyList
 
 from typing import Protocol
 
-from mrsim.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.tracker.state import JobState, TrackerState
+from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.engine.state import JobState, TrackerState
 
 MIN_CLUSTER_SIZE_FOR_PADDING = 3  # JobQueueTaskScheduler.MIN_CLUSTER_SIZE_FOR_PADDING
 

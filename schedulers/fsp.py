@@ -1,7 +1,7 @@
 """FSP on Hadoop slots: serve jobs in the order they finish in a virtual processor-sharing cluster fed with the
 estimates (Friedman and Henderson 2003; Dell'Amico RR-13-282, section 2.3; HFSP, Pastorelli et al. 2013).
 
-The virtual cluster (:class:`schedulers._sizebased.VirtualPS`) has as many slots as the real one (map + reduce
+The virtual cluster (:class:`mrsim.schedulers._sizebased.VirtualPS`) has as many slots as the real one (map + reduce
 slots) and shares them equally between the jobs it holds; a job arriving at virtual time ``V`` with estimate
 ``e`` slot-seconds gets the tag ``F = V + e`` and leaves the virtual cluster when ``V`` reaches ``F``, whether or
 not it finished for real (aging: an over-estimated job still reaches the front eventually). A job that finished
@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from schedulers._sizebased import LateTreatment, SizeBasedScheduler, SizeJob, VirtualPS
+from mrsim.schedulers._sizebased import LateTreatment, SizeBasedScheduler, SizeJob, VirtualPS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.engine.jobtracker import JobTracker
 
 
 class FspScheduler(SizeBasedScheduler):

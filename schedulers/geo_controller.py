@@ -7,11 +7,11 @@ of sub-jobs, one per datacenter holding part of its input; it completes when its
 **Controller.** A decision is due after every job arrival (``job_added``), departure (``job_removed``) and
 requeue of killed or failed tasks (``job_updated(TASKS_REQUEUED)``). It snapshots, per running job and per
 datacenter, the job's *queued* tasks there (pending: never launched, or requeued), calls the policy from
-:mod:`mrsim.geo.policies` (the same pure functions the standalone simulator ``mrsim.geo`` uses) and keeps one
+:mod:`mrsim.studies.geo.policies` (the same pure functions the standalone simulator ``mrsim.studies.geo`` uses) and keeps one
 local order per datacenter. The decision is computed lazily, at the first ``assign_tasks`` after the change:
 queued counts change only through launches, and launches happen only in ``assign_tasks``, so this gives exactly
 the orders an eager recomputation at every event would give, with one computation per batch of same-instant
-events (as in ``mrsim.geo.simulator``).
+events (as in ``mrsim.studies.geo.simulator``).
 
 **Size of a sub-job** (what the SRPT variants, Reordering and SWAG compare): its queued tasks, maps plus
 reduces, in that datacenter, as the paper counts tasks. Reduces count from the job's arrival, before slow
@@ -43,13 +43,13 @@ import time
 
 import numpy as np
 
-from mrsim.geo.policies import Policy, Snapshot, local_orders
-from mrsim.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.tracker.state import JobState, TrackerState
+from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.engine.state import JobState, TrackerState
+from mrsim.studies.geo.policies import Policy, Snapshot, local_orders
 
 
 class GeoControllerScheduler(TaskScheduler):
-    """Base class: subclasses set ``policy`` (a :class:`mrsim.geo.policies.Policy`), ``name`` and ``summary``."""
+    """Base class: subclasses set ``policy`` (a :class:`mrsim.studies.geo.policies.Policy`), ``name`` and ``summary``."""
 
     name = "geo-controller"
     summary = "central controller with per-datacenter local queues (base class)"

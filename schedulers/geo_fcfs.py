@@ -1,12 +1,12 @@
 """FCFS on a federation: every datacenter launches its sub-jobs in job arrival order (Hung et al. sec. 3, Fig. 3a).
 
-The baseline of the paper. Controller and local schedulers: :mod:`schedulers.geo_controller`.
+The baseline of the paper. Controller and local schedulers: :mod:`mrsim.schedulers.geo_controller`.
 """
 
 from __future__ import annotations
 
-from mrsim.geo.policies import Policy
-from schedulers.geo_controller import GeoControllerScheduler
+from mrsim.schedulers.geo_controller import GeoControllerScheduler
+from mrsim.studies.geo.policies import Policy
 
 
 class GeoFcfsScheduler(GeoControllerScheduler):

@@ -2,13 +2,13 @@
 queued tasks there, ties by arrival; no global order.
 
 The orders are recomputed at the same instants as the controller's (job arrivals and departures), from the same
-snapshot; only the rule differs. Controller and local schedulers: :mod:`schedulers.geo_controller`.
+snapshot; only the rule differs. Controller and local schedulers: :mod:`mrsim.schedulers.geo_controller`.
 """
 
 from __future__ import annotations
 
-from mrsim.geo.policies import Policy
-from schedulers.geo_controller import GeoControllerScheduler
+from mrsim.schedulers.geo_controller import GeoControllerScheduler
+from mrsim.studies.geo.policies import Policy
 
 
 class GeoIndependentSrptScheduler(GeoControllerScheduler):

@@ -2,14 +2,14 @@
 
 Repeatedly take the datacenter with the largest queue, move the job with the largest sub-job there to the back
 of the order and drop its sub-jobs from every queue; the reverse of that sequence is the order pushed to every
-datacenter. The base SRPT only breaks ties (``mrsim.geo.policies.reorder``). Controller and local schedulers:
-:mod:`schedulers.geo_controller`.
+datacenter. The base SRPT only breaks ties (``mrsim.studies.geo.policies.reorder``). Controller and local schedulers:
+:mod:`mrsim.schedulers.geo_controller`.
 """
 
 from __future__ import annotations
 
-from mrsim.geo.policies import Policy
-from schedulers.geo_controller import GeoControllerScheduler
+from mrsim.schedulers.geo_controller import GeoControllerScheduler
+from mrsim.studies.geo.policies import Policy
 
 
 class GeoReorderGlobalSrptScheduler(GeoControllerScheduler):

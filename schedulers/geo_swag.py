@@ -2,14 +2,14 @@
 
 Greedily append the job with the smallest estimated finish, the maximum over its datacenters of (queue already
 placed in front of it + its sub-job) per slot; ties by smaller total queued tasks, then arrival
-(``mrsim.geo.policies.swag``). The order is pushed to every datacenter. Controller and local schedulers:
-:mod:`schedulers.geo_controller`.
+(``mrsim.studies.geo.policies.swag``). The order is pushed to every datacenter. Controller and local schedulers:
+:mod:`mrsim.schedulers.geo_controller`.
 """
 
 from __future__ import annotations
 
-from mrsim.geo.policies import Policy
-from schedulers.geo_controller import GeoControllerScheduler
+from mrsim.schedulers.geo_controller import GeoControllerScheduler
+from mrsim.studies.geo.policies import Policy
 
 
 class GeoSwagScheduler(GeoControllerScheduler):

@@ -2,7 +2,7 @@
 
 Least attained service (foreground-background) is not one of the study's four disciplines (Dell'Amico
 RR-13-282, section 2.3) but its released simulator has it; it is the reference that needs no estimate. Attained
-service is the slot time of the job's attempts already reported finished (:mod:`schedulers._sizebased`); jobs of
+service is the slot time of the job's attempts already reported finished (:mod:`mrsim.schedulers._sizebased`); jobs of
 equal attained service share slots (fewest running tasks of the slot type first, then the earlier job), so a
 batch of fresh jobs is served round-robin, one slot each in turn. With ``preempt: true`` an arriving job (attained
 0) kills the newest tasks of jobs that have attained more.
@@ -13,7 +13,7 @@ Cost: O(log jobs) per launch and per reported completion.
 
 from __future__ import annotations
 
-from schedulers._sizebased import SizeBasedScheduler, SizeJob
+from mrsim.schedulers._sizebased import SizeBasedScheduler, SizeJob
 
 
 class LasScheduler(SizeBasedScheduler):

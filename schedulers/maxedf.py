@@ -18,7 +18,7 @@ policy". On mrsim's heartbeat engine that reads as follows (choices documented i
 * **No speculative attempts:** a job leaves the queue when it has no task waiting, so these schedulers never ask
   for backup attempts even when speculation is configured (SimMR ran with speculation disabled).
 
-:class:`EdfScheduler` is the shared machinery; :class:`schedulers.minedf.MinEdfScheduler` adds per-job slot
+:class:`EdfScheduler` is the shared machinery; :class:`mrsim.schedulers.minedf.MinEdfScheduler` adds per-job slot
 quotas. Cost per heartbeat: O(1) when nothing can run, O(tasks launched × log jobs) otherwise (sorted queues of
 runnable jobs kept incrementally with ``sortedcontainers``).
 """
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from sortedcontainers import SortedKeyList
 
-from mrsim.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.tracker.state import JobState, TrackerState
+from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.engine.state import JobState, TrackerState
 
 
 def edf_order(job: JobState) -> tuple[float, int]:

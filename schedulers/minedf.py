@@ -5,11 +5,11 @@ to be completed within the user specified deadline, when the job arrives into th
 track of the number of running and scheduled map and reduce tasks so that they are always less than the
 'wanted' number of slots"; the spare slots are left to the next jobs.
 
-* **Wanted slots**, computed once when the job arrives: :func:`mrsim.models.aria.min_slots_for_deadline` on the
+* **Wanted slots**, computed once when the job arrives: :func:`mrsim.model.aria.min_slots_for_deadline` on the
   job's ARIA profile with its relative deadline ``D = deadline − submit`` (s) and the cluster's total slots
   (config ``bound``: ``average`` (default, SimMR's estimate), ``lower`` or ``upper``). If no allocation meets D
   in the model, or the job has no deadline, the job wants every slot it can use (MaxEDF behaviour).
-* **Allocation:** as :class:`schedulers.maxedf.MaxEdfScheduler` (EDF order, every free slot of the tracker is
+* **Allocation:** as :class:`mrsim.schedulers.maxedf.MaxEdfScheduler` (EDF order, every free slot of the tracker is
   offered), but a job is skipped while ``running maps ≥ wanted maps`` (reduces alike; running counts include
   tasks launched in this heartbeat and reduces waiting for the map stage). Spare slots go to the next jobs in
   EDF order; slots nobody may take stay idle until a job arrives or a quota frees (SimMR's semantics; not
@@ -29,9 +29,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mrsim.models.aria import Bound, JobProfile, SlotAllocation, completion_model, min_slots_for_deadline
-from mrsim.tracker.state import JobState, TrackerState
-from schedulers.maxedf import EdfScheduler
+from mrsim.engine.state import JobState, TrackerState
+from mrsim.model.aria import Bound, JobProfile, SlotAllocation, completion_model, min_slots_for_deadline
+from mrsim.schedulers.maxedf import EdfScheduler
 
 
 @dataclass

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.fluid import FluidPolicy, FluidWorkload, estimate_sizes, simulate
+from mrsim.ingest.swim import read_swim
 from mrsim.io import atomic_path, atomic_write
-from mrsim.profiler.swim import read_swim
+from mrsim.studies.fluid import FluidPolicy, FluidWorkload, estimate_sizes, simulate
 
 TRACES = {
     "FB09-0": "FB-2009_samples_24_times_1hr_0.tsv",

@@ -3,15 +3,15 @@
     python3 scripts/size_based_slots.py --out OUT [--runs 3] [--workers 2] [--plot-only]
 
 Same job sets, same estimation errors, two models: the heartbeat engine with the slot-level plug-ins
-(``schedulers.srpt``, ``schedulers.fsp``, ``schedulers.las``, plus Hadoop's FIFO and, when it loads, the Fair
-Scheduler as the processor-sharing reference) and the fluid model (:mod:`mrsim.fluid`). Sweeps, per trace:
+(``mrsim.schedulers.srpt``, ``mrsim.schedulers.fsp``, ``mrsim.schedulers.las``, plus Hadoop's FIFO and, when it loads, the Fair
+Scheduler as the processor-sharing reference) and the fluid model (:mod:`mrsim.studies.fluid`). Sweeps, per trace:
 
 1. ``sigma``: sigma in 0, 0.5, 1, 2 at load 0.9, d/n 4 (box plots over ``--runs`` error draws; study fig. 3.1-3.3);
 2. ``load_sigma{0,0.5}``: load 0.5, 0.9, 1.2 at d/n 4 (means over runs; fig. 3.4, 3.5);
 3. ``dn_sigma{0,0.5}``: d/n 1, 4, 10 at load 0.9 (means over runs; fig. 3.6, 3.7).
 
 Workloads (:func:`slot_workload`): the first ``hours`` of each SWIM sample (FB09-0 and FB09-1: 3 h, FB10: 0.5 h) turned
-into templates by :func:`mrsim.profiler.swim.swim_to_templates` with per-slot rates that mirror the fluid size
+into templates by :func:`mrsim.ingest.swim.swim_to_templates` with per-slot rates that mirror the fluid size
 formula (maps read input at r, reduces shuffle at r / (1 + d/n) and write output at r, so a job's slot work is
 proportional to its fluid size); the split size is the smallest 64 MB x 2^k that keeps the window under
 ``--max-maps`` maps and the bytes per reducer the smallest split / (1 + d/n) x 2^k under ``--max-reduces`` reduces (a reduce's shuffle
@@ -41,18 +41,18 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.cluster import uniform_cluster
-from mrsim.fluid import FluidWorkload, estimate_sizes, simulate
-from mrsim.hadoop_conf import HadoopConf
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import TaskScheduler, create_scheduler
+from mrsim.ingest.swim import MB, SwimTaskModel, SwimTrace, read_swim, swim_to_templates
 from mrsim.io import atomic_path, atomic_write
-from mrsim.profiler.swim import MB, SwimTaskModel, SwimTrace, read_swim, swim_to_templates
-from mrsim.scheduling import TaskScheduler, create_scheduler
-from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
-from schedulers._sizebased import job_work
-from schedulers.fsp import FspScheduler
-from schedulers.las import LasScheduler
-from schedulers.srpt import SrptScheduler
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Workload
+from mrsim.schedulers._sizebased import job_work
+from mrsim.schedulers.fsp import FspScheduler
+from mrsim.schedulers.las import LasScheduler
+from mrsim.schedulers.srpt import SrptScheduler
+from mrsim.studies.fluid import FluidWorkload, estimate_sizes, simulate
 
 TRACES = {  # label: (file, hours of the window from the first submission)
     "FB09-0": ("FB-2009_samples_24_times_1hr_0.tsv", 3.0),

@@ -75,9 +75,9 @@ def _item_reads_data(item: pytest.Item) -> bool:
 
 @pytest.fixture(autouse=True)
 def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own empty trace cache (mrsim.profiler.cache): the suite never writes to the user's home,
+    """Every test gets its own empty trace cache (mrsim.ingest.cache): the suite never writes to the user's home,
     and no test sees another's entries or this process's memo of them."""
-    from mrsim.validation import ingest
+    from mrsim.analysis.validation import ingest
 
     monkeypatch.setenv("MRSIM_CACHE_DIR", str(tmp_path_factory.mktemp("mrsim-cache")))
     monkeypatch.delenv("MRSIM_NO_CACHE", raising=False)

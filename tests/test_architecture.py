@@ -8,11 +8,11 @@
   ``a.b.c`` depends on ``a.b`` and ``a``.
 
   ``if TYPE_CHECKING:`` imports are not edges: they never run, and exist only so that annotations can name a class
-  of a higher layer (``mrsim.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
+  of a higher layer (``mrsim.engine.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
   engine it helps). They do not constrain import order or compilation.
-* **One event loop**: only the kernel (``mrsim/tracker/kernel.py``) takes events off a heap in a loop; the fluid
-  model (a different model by design) is the documented exception. The study simulators (``mrsim/geo/simulator.py``,
-  ``mrsim/lotes/engine.py``) schedule their events on the kernel.
+* **One event loop**: only the kernel (``mrsim/engine/kernel.py``) takes events off a heap in a loop; the fluid
+  model (a different model by design) is the documented exception. The study simulators (``mrsim/studies/geo/simulator.py``,
+  ``mrsim/studies/lotes/engine.py``) schedule their events on the kernel.
 """
 
 from __future__ import annotations
@@ -184,9 +184,9 @@ def test_cycle_finder_reports_a_cycle() -> None:
 
 #: Modules allowed to run their own event loop, and why.
 EVENT_LOOP_OWNERS = {
-    "mrsim/tracker/kernel.py": "the event kernel",
-    "mrsim/fluid": "the fluid model: a different model by design (no tasks or heartbeats)",
-    "mrsim/tracker/contention.py": "not a clock: NodeContention.retire drains the tasks of one node's processor-"
+    "mrsim/engine/kernel.py": "the event kernel",
+    "mrsim/studies/fluid": "the fluid model: a different model by design (no tasks or heartbeats)",
+    "mrsim/engine/features/contention.py": "not a clock: NodeContention.retire drains the tasks of one node's processor-"
                                    "sharing heaps that end at the current instant (the kernel schedules the instant)",
 }
 
@@ -228,7 +228,7 @@ def _pops_in_a_loop(tree: ast.Module) -> list[int]:
 
 def test_only_the_kernel_owns_an_event_loop() -> None:
     owners = event_loop_owners()
-    assert not owners, ("event loops outside mrsim/tracker/kernel.py (schedule through the kernel instead, "
+    assert not owners, ("event loops outside mrsim/engine/kernel.py (schedule through the kernel instead, "
                         "docs/architecture.md):\n" + "\n".join(f"{m}: lines {v}" for m, v in owners.items()))
 
 
@@ -252,11 +252,13 @@ def event_loop_owners() -> dict[str, list[int]]:
 
 
 #: The engine core: what every replay runs, and what issue 18 compiles. It must not depend on a feature.
-CORE_MODULES = ("mrsim.tracker.kernel", "mrsim.tracker.jobtracker", "mrsim.tracker.state", "mrsim.tracker.events",
-                "mrsim.tracker.locality", "mrsim.tracker.placement", "mrsim.tracker.invariants")
+CORE_MODULES = ("mrsim.engine.kernel", "mrsim.engine.jobtracker", "mrsim.engine.state", "mrsim.engine.events",
+                "mrsim.engine.locality", "mrsim.engine.placement", "mrsim.engine.invariants",
+                "mrsim.engine.scheduling")  # the plug-in API the core calls
 #: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
-FEATURE_MODULES = ("mrsim.tracker.contention", "mrsim.tracker.speculation", "mrsim.tracker.overheads",
-                   "mrsim.tracker.failures", "mrsim.calibration.feature", "mrsim.calibration.background")
+FEATURE_MODULES = ("mrsim.engine.features.contention", "mrsim.engine.features.speculation",
+                   "mrsim.engine.features.overheads", "mrsim.engine.features.failures", "mrsim.calibration.feature",
+                   "mrsim.calibration.background")
 #: Feature code the core still imports, and why. Empty since issue 17 moved overheads, failed attempts, speculation
 #: and contention onto hooks; a new entry needs a reason.
 CORE_STILL_IMPORTS: dict[str, str] = {}
@@ -266,10 +268,10 @@ def test_the_core_imports_no_feature() -> None:
     graph = import_graph(deferred=True)
     features = set(FEATURE_MODULES) | {m for m in graph if m.startswith("mrsim.contention")}
     bad = {core: sorted(graph.get(core, set()) & features) for core in CORE_MODULES}
-    assert not any(bad.values()), f"core modules import features (attach them in tracker/replay.py instead): {bad}"
-    stray = {core: sorted(dep for dep in graph.get(core, set()) if dep.startswith("mrsim.tracker.")
+    assert not any(bad.values()), f"core modules import features (attach them in engine/replay.py instead): {bad}"
+    stray = {core: sorted(dep for dep in graph.get(core, set()) if dep.startswith("mrsim.engine.")
                           and dep not in CORE_MODULES and dep not in CORE_STILL_IMPORTS
-                          and dep != "mrsim.tracker")
+                          and dep != "mrsim.engine")
              for core in CORE_MODULES}
     assert not any(stray.values()), f"core modules import engine modules outside the core: {stray}"
 
@@ -292,7 +294,7 @@ def test_only_the_kernel_touches_its_heap() -> None:
     touches = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
-        if rel == "mrsim/tracker/kernel.py":
+        if rel == "mrsim/engine/kernel.py":
             continue
         lines = _heap_touches(ast.parse(path.read_text(), rel))
         if lines:

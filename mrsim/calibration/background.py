@@ -30,12 +30,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrsim.calibration.extract import rumen_ms as _ms
-from mrsim.tracker.events import ORDER_TIMER
+from mrsim.engine.events import ORDER_TIMER
 
 if TYPE_CHECKING:
-    from mrsim.profiler.store import StoredBackground
-    from mrsim.tracker.jobtracker import JobTracker
-    from mrsim.tracker.state import TrackerState
+    from mrsim.engine.jobtracker import JobTracker
+    from mrsim.engine.state import TrackerState
+    from mrsim.ingest.store import StoredBackground
 
 _MS = 1000.0
 GRACE_S = 5.0
@@ -103,14 +103,14 @@ class BackgroundCollector:
         self.usage: list[tuple[float, int]] = []  # (epoch seconds, +1/-1) map-slot attempts
 
     def stored(self) -> "StoredBackground":
-        """What a trace store keeps (:class:`mrsim.profiler.store.StoredBackground`): the waits and the *whole*
+        """What a trace store keeps (:class:`mrsim.ingest.store.StoredBackground`): the waits and the *whole*
         usage as two arrays (9 bytes a change). Lossless: :meth:`from_stored` gives back equal ``waits`` and
         ``usage``, so a store's estimate equals its trace's. (Store format 1 kept the usage only near the waits,
         as levels; several changes within one millisecond were then put back in level order, not event order,
         and the estimate differed: Gridmix ``3m_stream_trace``.)"""
         import numpy as np
 
-        from mrsim.profiler.store import StoredBackground
+        from mrsim.ingest.store import StoredBackground
 
         return StoredBackground(tuple(self.waits), np.array([t for t, _d in self.usage], dtype=np.float64),
                                 np.array([d for _t, d in self.usage], dtype=np.int8))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from mrsim.calibration.model import Calibration
 
 if TYPE_CHECKING:
-    from mrsim.validation.observe import Profiler
+    from mrsim.analysis.validation.observe import Profiler
 
 PARTS = ("launch", "report", "aux", "heartbeat", "stalls", "launchers", "backups")
 YARN_NOTE = ("calibration: not applied (a YARN trace: its task lags are mostly waits for containers, which come from "
@@ -30,8 +30,8 @@ class CalibrationChoice:
 
 
 def is_yarn_trace(profiler: "Profiler") -> bool:
-    """Whether the profiled inputs come from a YARN cluster (:mod:`mrsim.profiler.provenance`)."""
-    from mrsim.profiler.provenance import is_yarn_trace as from_yarn
+    """Whether the profiled inputs come from a YARN cluster (:mod:`mrsim.ingest.provenance`)."""
+    from mrsim.ingest.provenance import is_yarn_trace as from_yarn
 
     if any(r.format in ("jhist", "sls") for r in profiler.inputs):
         return True
@@ -43,7 +43,7 @@ def measure(path: str, fmt=None) -> tuple[Calibration | None, bool]:  # type: ig
     records no attempt times)."""
     if Path(path).suffix.lower() == ".toml":
         return Calibration.load(path), False
-    from mrsim.validation.ingest import profile_input
+    from mrsim.analysis.validation.ingest import profile_input
 
     profiler = profile_input(path, fmt)  # the trace cache when it has the file
     return profiler.measured_calibration(), is_yarn_trace(profiler)

@@ -26,7 +26,7 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
   original (``JobInProgress.findSpeculativeTask``) could not finish before the backup's start plus its run. The
   template keeps, per such task, the time from the original's start to the backup's; the engine replays the
   original for that long before the successful attempt (through the failed-attempt
-  replay, ``mrsim.tracker.failures``: the slot time counts as wasted).
+  replay, ``mrsim.engine.features.failures``: the slot time counts as wasted).
 
 Sampling uses the named streams ``calibration-launch`` and ``calibration-report`` of the replay's seed, drawn in
 launch (report) order: results are deterministic per seed, and turning one term off leaves the other's draws as
@@ -43,8 +43,8 @@ from mrsim.calibration.model import KIND_INDEX, KINDS, Calibration, Distribution
 from mrsim.rng import stream
 
 if TYPE_CHECKING:
-    from mrsim.tracker.jobtracker import JobTracker
-    from mrsim.tracker.state import JobState, TrackerState
+    from mrsim.engine.jobtracker import JobTracker
+    from mrsim.engine.state import JobState, TrackerState
 
 _BATCH = 4096
 REUSE_KEYS = ("mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks")
@@ -103,7 +103,7 @@ class CalibrationFeature:
             jt.aux_duration = self.aux_duration
 
     def describe_run(self) -> tuple[str, dict, dict]:
-        """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.tracker.results``)."""
+        """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.engine.results``)."""
         c = self.calibration
         spec = {"source": c.source, "heartbeat_source": c.heartbeat_source, "jvm_reuse": c.jvm_reuse,
                 "launch_lag": self.use_launch, "report_lag": self.use_report, "setup_cleanup_task_time": self.use_aux,

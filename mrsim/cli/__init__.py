@@ -6,7 +6,7 @@ subcommand never touches this file. User mistakes raise :class:`mrsim.errors.Inp
 single ``mrsim: error: ...`` line on stderr: exit code 1 for a bad input file, 2 for a bad flag (see
 :func:`mrsim.errors.exit_code_for`). Four global flags are accepted anywhere on the line: ``--strict`` (warnings
 become errors), ``--no-verify`` (skip trace-store checksums), ``--no-cache`` (neither read nor write the trace
-cache, :mod:`mrsim.profiler.cache`) and ``--limit NAME=N`` (raise a size limit of :mod:`mrsim.io.limits`).
+cache, :mod:`mrsim.ingest.cache`) and ``--limit NAME=N`` (raise a size limit of :mod:`mrsim.io.limits`).
 """
 
 from __future__ import annotations

@@ -82,8 +82,8 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
     needs_trace = wants_background or not (getattr(args, "no_calibration", False) or getattr(args, "calibration_from", None))
     fmt = getattr(args, "format", None)
     if needs_trace and (fmt is None or str(fmt).lower() not in ("swim", "jobspec")):
-        from mrsim.validation.ingest import profile_input
-        from mrsim.validation.observe import Profiler
+        from mrsim.analysis.validation.ingest import profile_input
+        from mrsim.analysis.validation.observe import Profiler
 
         try:
             kind = Profiler().input_format(trace)
@@ -101,7 +101,7 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
     if wants_background:
         estimate = None
         if profiler is not None:
-            from mrsim.tracker.replay import effective_interval
+            from mrsim.engine.replay import effective_interval
 
             estimate = profiler.measured_background(cluster.map_slots, effective_interval(options, conf, len(cluster)))
         background, note = resolve_background(args, estimate)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from mrsim.cluster import ClusterSpec, cluster_from_rumen_topology, load_cluster_file, uniform_cluster
+from mrsim.engine.replay import ReplayOptions
 from mrsim.errors import InputError, UsageError
-from mrsim.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site, validate_conf
-from mrsim.profiler.rumen import read_rumen_topology
-from mrsim.tracker.replay import ReplayOptions
+from mrsim.ingest.rumen import read_rumen_topology
+from mrsim.model.cluster import ClusterSpec, cluster_from_rumen_topology, load_cluster_file, uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site, validate_conf
 
 #: One day: a longer heartbeat is a typo, and ``inf`` would break the phase draw.
 MAX_HEARTBEAT_INTERVAL_S = 86400.0
@@ -163,7 +163,7 @@ def scheduler_config(args: argparse.Namespace) -> dict:
 
 def load_replay_workload(args: argparse.Namespace, trace: str):
     """The workload for a replay: any format, plus service demands when ``--demands`` asks for them."""
-    from mrsim.workloads import load_workload
+    from mrsim.ingest.workloads import load_workload
 
     return attach_demands(args, load_workload(trace, getattr(args, "format", None)), trace)
 
@@ -175,7 +175,7 @@ def attach_demands(args: argparse.Namespace, workload, trace: str):
         if getattr(args, "disk_mb_s", None) is not None:
             raise InputError("--disk-mb-s needs --demands counters")
         return workload
-    from mrsim.demands import DEFAULT_DISK_MB_S, apply_demand_table, apply_trace_demands, load_demand_table
+    from mrsim.model.demands import DEFAULT_DISK_MB_S, apply_demand_table, apply_trace_demands, load_demand_table
 
     tables = [d for d in demands if d != "counters"]
     if len(tables) > 1:
@@ -210,7 +210,7 @@ def apply_placement(args: argparse.Namespace, workload, cluster: ClusterSpec):
     ``report`` is None on one-site clusters (nothing to place); ``--placement`` other than auto, ``--rack-map``
     or ``--placement-skew`` there are errors, as are a skew without zipf and a rack map without racks.
     """
-    from mrsim.federation.placement import PlacementPolicy, PlacementSpec, parse_rack_map, place_workload
+    from mrsim.studies.federation.placement import PlacementPolicy, PlacementSpec, parse_rack_map, place_workload
 
     policy = PlacementPolicy.parse(getattr(args, "placement", "auto") or "auto")
     skew = getattr(args, "placement_skew", None)

@@ -6,7 +6,7 @@ import contextlib
 import sys
 from typing import Callable, Iterator
 
-from mrsim.tracker.results import ReplayResult
+from mrsim.engine.results import ReplayResult
 
 
 #: Seconds a run must last before its progress bar appears.

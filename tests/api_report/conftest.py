@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mrsim.profiler.rumen_writer import write_rumen_trace
-from mrsim.synth import template_to_logged_job
-from mrsim.templates import JobTemplate
+from mrsim.ingest.rumen_writer import write_rumen_trace
+from mrsim.ingest.synth import template_to_logged_job
+from mrsim.model.templates import JobTemplate
 
 
 def real_like_trace(path: Path) -> Path:

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import mrsim
-from mrsim.assumptions import zero_slot_notes
 from mrsim.cli import main
-from mrsim.cluster import ClusterSpec, TrackerSpec, uniform_cluster
+from mrsim.ingest.assumptions import zero_slot_notes
+from mrsim.model.cluster import ClusterSpec, TrackerSpec, uniform_cluster
 
 RUN_DEPENDENT = {"wall_s", "events_per_s"}
 
@@ -67,12 +67,12 @@ def test_unknown_option_is_a_type_error():
 
 def test_plugin_class_and_module_class_from_cwd(tmp_path, monkeypatch, capsys, real_trace):
     (tmp_path / "my_sched.py").write_text(
-        "from schedulers.fifo import FifoScheduler\n\nclass Mine(FifoScheduler):\n    name = 'mine'\n")
+        "from mrsim.schedulers.fifo import FifoScheduler\n\nclass Mine(FifoScheduler):\n    name = 'mine'\n")
     monkeypatch.chdir(tmp_path)
     trace = str(real_trace)
     run = mrsim.replay(trace, scheduler="my_sched:Mine", quiet=True)
     assert run.result.scheduler == "mine"
-    from schedulers.fifo import FifoScheduler
+    from mrsim.schedulers.fifo import FifoScheduler
 
     by_class = mrsim.replay(trace, scheduler=FifoScheduler, quiet=True)
     assert _stable(by_class.summary) == _stable(mrsim.replay(trace, quiet=True).summary)
@@ -146,10 +146,10 @@ def test_zero_slot_notes_count_both_kinds():
 
 
 def test_compare_is_the_api_function_and_its_machinery_lives_apart():
-    import mrsim.comparison  # the comparison machinery: importing it leaves mrsim.compare the API function
+    import mrsim.analysis.comparison  # the comparison machinery: importing it leaves mrsim.compare the API function
 
     assert callable(mrsim.compare) and mrsim.compare is mrsim.api.compare
-    assert hasattr(mrsim.comparison, "plot_comparison")
+    assert hasattr(mrsim.analysis.comparison, "plot_comparison")
     run = mrsim.compare(mrsim.load(), schedulers="fifo", cluster=ClusterSpec((TrackerSpec("n", 64, 64),)),
                         quiet=True)
     assert list(run.table["scheduler"]) == ["fifo"]

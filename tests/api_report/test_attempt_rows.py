@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mrsim.timeseries import attempts_frame
+from mrsim.analysis.timeseries import attempts_frame
 from tests.engine.helpers import job, one_node, run
 
 

@@ -97,7 +97,7 @@ def test_gantt_groups_thousands_of_jobs():
     import numpy as np
     import pandas as pd
 
-    from mrsim.report import GANTT_MAX_BARS, gantt_figure
+    from mrsim.analysis.report import GANTT_MAX_BARS, gantt_figure
 
     n = 4000
     jobs = pd.DataFrame({"job_id": [f"j{i}" for i in range(n)], "queue": "q", "submit_s": np.arange(n, dtype=float),
@@ -112,7 +112,7 @@ def test_gantt_groups_thousands_of_jobs():
 def test_sweep_report_shows_spread_across_replications(tmp_path):
     import pandas as pd
 
-    from mrsim.report import sweep_report
+    from mrsim.analysis.report import sweep_report
 
     rows = [{"cell_id": f"c{s}{x}{r}", "model": "slots", "workload": "w", "cluster": "16 nodes", "scheduler": s,
              "interarrival_scale": x, "replication": r, "seed": r, "mean_completion_s": 10.0 * x + r,
@@ -126,7 +126,7 @@ def test_sweep_report_shows_spread_across_replications(tmp_path):
 
 
 def test_error_decomposition_terms_sum_to_the_error(real_trace):
-    from mrsim.report import _decomposition
+    from mrsim.analysis.report import _decomposition
 
     jobs = mrsim.validate(str(real_trace), quiet=True).jobs
     terms = _decomposition(jobs)
@@ -147,7 +147,7 @@ def test_error_decomposition_terms_sum_to_the_error(real_trace):
 def test_fair_shares_by_hand(demand, weights, mins, maxes, capacity, expected):
     import numpy as np
 
-    from mrsim.report import fair_shares
+    from mrsim.analysis.report import fair_shares
 
     got = fair_shares(np.array([demand]), np.array(weights, float), np.array(mins, float),
                       np.array([np.inf if m is None else m for m in maxes], float), capacity)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mrsim.analysis.timeseries import CLUSTER, attempts_frame, queue_timeseries
 from mrsim.cli import main
-from mrsim.timeseries import CLUSTER, attempts_frame, queue_timeseries
-from mrsim.tracker.results import ReplayResult
+from mrsim.engine.results import ReplayResult
 
 
 def _result() -> ReplayResult:

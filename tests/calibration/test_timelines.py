@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mrsim.calibration.background import Background, estimate_background
 from mrsim.calibration.model import Calibration, Distribution, TrackerOutlier
-from mrsim.cluster import ClusterSpec, TrackerSpec
+from mrsim.model.cluster import ClusterSpec, TrackerSpec
 from tests.engine.helpers import finishes, job, job_finish, one_node, run, starts
 
 
@@ -73,10 +73,10 @@ def test_a_stalled_tracker_starts_nothing_before_its_stall_ends():
 
 
 def test_report_lag_delays_the_out_of_band_heartbeat():
-    from mrsim.hadoop_conf import HadoopConf
-    from mrsim.scheduling import create_scheduler
-    from mrsim.templates import Workload
-    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.model.hadoop_conf import HadoopConf
+    from mrsim.model.templates import Workload
 
     # Out-of-band heartbeats, interval 100 s: m0 ends at 10, its heartbeat leaves 0.5 s later -> m1 at 10.5.
     cal = Calibration(report_lag={"map": Distribution.constant(0.5)}, source="hand")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mrsim.cluster import ClusterSpec, TrackerSpec, uniform_cluster
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.model.cluster import ClusterSpec, TrackerSpec, uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
 import numpy as np
 
-from mrsim.templates import JobTemplate, Priority, Workload
-from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
+from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
+from mrsim.model.templates import JobTemplate, Priority, Workload
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_DATA = Path(os.environ.get("MRSIM_SHARED_DATA", REPO.parent / "shared" / "data"))

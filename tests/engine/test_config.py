@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.cluster import load_cluster_file, uniform_cluster
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site
+from mrsim.model.cluster import load_cluster_file, uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site
 
 
 @pytest.mark.parametrize("version,n,expected", [
@@ -88,7 +88,7 @@ def test_fifo_padding_worked_example():
     # docs/hadoop-behaviour.md §7, JobQueueTaskScheduler.exceededPadding:
     # 10 TTs, map capacity 40, 38 maps running, jobs with reduces want 300 maps ->
     # padding = min(4, trunc(300 * 0.01)) = 3 -> 38 + 3 >= 40 -> exceeded. With 36 running: 39 < 40 -> not.
-    from schedulers.fifo import FifoScheduler
+    from mrsim.schedulers.fifo import FifoScheduler
 
     fifo = FifoScheduler()
     fifo.pad, fifo.padding_enabled, fifo.with_reduces = 0.01, True, [object()]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.cluster import uniform_cluster
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.synth import FacebookLikeSpec, facebook_like_workload
-from mrsim.templates import JobTemplate, Priority, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Priority, Workload
 from tests.engine.helpers import random_workload
 
 
@@ -44,7 +44,7 @@ def test_invariants_hold_after_every_event(seed, interval, oob):
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("version", ["1.2", "0.20"])
 def test_parked_heartbeats_equal_naive_heartbeats(seed, version):
-    from mrsim.hadoop_conf import HadoopVersion
+    from mrsim.model.hadoop_conf import HadoopVersion
 
     w = random_workload(100 + seed, jobs=30)
     conf = HadoopConf(version=HadoopVersion.parse(version))
@@ -68,9 +68,9 @@ def test_same_seed_same_result_and_seed_changes_phases():
 
 def test_parked_equals_naive_with_real_locality():
     # The zombie trace on its own topology: split locations name the cluster's hosts (node/rack/off-switch).
-    from mrsim.cluster import cluster_from_rumen_topology
-    from mrsim.profiler.rumen import read_rumen_topology
-    from mrsim.workloads import load_workload
+    from mrsim.ingest.rumen import read_rumen_topology
+    from mrsim.ingest.workloads import load_workload
+    from mrsim.model.cluster import cluster_from_rumen_topology
     from tests.engine.helpers import SHARED_DATA
 
     trace = SHARED_DATA / "rumen" / "zombie" / "input-trace.json"
@@ -87,7 +87,7 @@ def test_parked_equals_naive_with_real_locality():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_parked_equals_naive_with_speculation_on_heterogeneous_nodes(seed):
-    from mrsim.cluster import ClusterSpec, TrackerSpec
+    from mrsim.model.cluster import ClusterSpec, TrackerSpec
 
     rng = np.random.default_rng(seed)
     cluster = ClusterSpec(tuple(TrackerSpec(f"n{i}", map_slots=2, reduce_slots=1, speed=float(rng.choice([0.3, 1.0, 1.5])))
@@ -102,7 +102,7 @@ def test_parked_equals_naive_with_speculation_on_heterogeneous_nodes(seed):
 
 
 def test_parked_equals_naive_with_setup_and_cleanup_tasks():
-    from mrsim.workloads import load_workload
+    from mrsim.ingest.workloads import load_workload
     from tests.engine.helpers import SHARED_DATA
 
     trace = SHARED_DATA / "gridmix-system-branch-1" / "trace_10m.json.gz"
@@ -119,7 +119,7 @@ def test_parked_equals_naive_with_setup_and_cleanup_tasks():
 
 
 def test_parked_equals_naive_with_replayed_failed_attempts():
-    from mrsim.workloads import load_workload
+    from mrsim.ingest.workloads import load_workload
     from tests.engine.helpers import SHARED_DATA
 
     trace = SHARED_DATA / "rumen" / "small-trace-test" / "job-tracker-logs-trace-output.gz"

@@ -7,13 +7,13 @@ import re
 
 import pytest
 
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import Workload
-from mrsim.tracker.jobtracker import JobTracker
-from mrsim.tracker.kernel import Kernel
-from mrsim.tracker.replay import ReplayOptions
-from mrsim.tracker.results import collect_result
+from mrsim.engine.jobtracker import JobTracker
+from mrsim.engine.kernel import Kernel
+from mrsim.engine.replay import ReplayOptions
+from mrsim.engine.results import collect_result
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import Workload
 from tests.engine.helpers import REPO, job, one_node
 
 

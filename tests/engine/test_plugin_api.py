@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import NarrowPolicy, NarrowPolicyScheduler, available_schedulers, create_scheduler
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import NarrowPolicy, NarrowPolicyScheduler, available_schedulers, create_scheduler
-from mrsim.templates import Workload
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import Workload
 from tests.engine.helpers import job, job_finish, one_node, starts
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.cluster import uniform_cluster
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.profiler.detect import Format, detect_format
-from mrsim.scheduling import create_scheduler
-from mrsim.tracker.replay import ReplayOptions, replay
-from mrsim.workloads import load_workload
+from mrsim.ingest.detect import Format, detect_format
+from mrsim.ingest.workloads import load_workload
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
 from tests.engine.helpers import SHARED_DATA
 
 pytestmark = pytest.mark.skipif(not SHARED_DATA.exists(), reason="../shared/data not present")

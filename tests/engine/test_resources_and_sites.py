@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.cluster import ClusterSpec, TrackerSpec, cluster_from_mapping, load_cluster_file, write_cluster_file
+from mrsim.engine.placement import proportional_split, task_datacenters, task_request
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import available_schedulers, create_scheduler
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import available_schedulers, create_scheduler
-from mrsim.templates import Workload
-from mrsim.tracker.placement import proportional_split, task_datacenters, task_request
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.model.cluster import ClusterSpec, TrackerSpec, cluster_from_mapping, load_cluster_file, write_cluster_file
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import Workload
 from tests.engine.helpers import finishes, job, job_finish, random_workload, run, starts
 
 # ------------------------------------------------------------------------------------------ cluster files
@@ -147,7 +147,7 @@ def test_request_that_fits_no_node_is_a_clear_error():
 
 
 def test_kill_gives_resources_back():
-    from schedulers.fifo import FifoScheduler
+    from mrsim.schedulers.fifo import FifoScheduler
 
     class Killer(FifoScheduler):
         def start(self, jt):
@@ -302,7 +302,7 @@ def test_reduces_holding_every_container_are_preempted_after_the_delay():
     # deadlock. At t=300 (last map launch 0 + the 300 s delay) the newest reduce (r1) is preempted (290 s wasted),
     # reduces are held until every map has launched: m2 runs 300-310, then r1 310-315 and r0 (waiting since 10)
     # shuffles from 310 and ends at 315.
-    from mrsim.scheduling import Locality, TaskScheduler
+    from mrsim.engine.scheduling import Locality, TaskScheduler
 
     class ReducesFirst(TaskScheduler):
         name = "reduces-first"
@@ -347,7 +347,7 @@ def test_the_documented_resource_cluster_example_parses_as_described():
 @pytest.mark.parametrize("kind", ["res", "slots-with-locality"])
 @pytest.mark.parametrize("seed", range(3))
 def test_fifo_resuming_its_walk_makes_the_same_decisions_as_restarting_at_the_head(seed, kind):
-    from schedulers.fifo import FifoScheduler
+    from mrsim.schedulers.fifo import FifoScheduler
 
     class RestartAtHead(FifoScheduler):
         """The literal JobQueueTaskScheduler walk: from the head of the queue after every launch."""
@@ -358,7 +358,7 @@ def test_fifo_resuming_its_walk_makes_the_same_decisions_as_restarting_at_the_he
         cluster = cluster_from_mapping(RES, "res")
         w = decorate(random_workload(40 + seed, jobs=30), seed, (), True)
     else:
-        from mrsim.cluster import uniform_cluster
+        from mrsim.model.cluster import uniform_cluster
 
         cluster = uniform_cluster(6, 3, 1, racks=2)
         base = random_workload(40 + seed, jobs=30)

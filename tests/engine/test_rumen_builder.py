@@ -7,9 +7,9 @@ import gzip
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.profiler.builder import template_from_logged_job, workload_from_logged_jobs
-from mrsim.profiler.rumen import iter_rumen_jobs
-from mrsim.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
+from mrsim.ingest.builder import template_from_logged_job, workload_from_logged_jobs
+from mrsim.ingest.rumen import iter_rumen_jobs
+from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
 
 
 def attempt(start, finish, result="SUCCESS", shuffle=-1, sort=-1):
@@ -58,7 +58,7 @@ def test_success_job_without_tasks_is_an_error_and_failed_one_is_skipped():
 
 
 def test_synthetic_round_trip_through_rumen(tmp_path):
-    from mrsim.profiler.rumen_writer import write_rumen_trace
+    from mrsim.ingest.rumen_writer import write_rumen_trace
 
     w = facebook_like_workload(FacebookLikeSpec(jobs=8, seed=1))
     path = tmp_path / "t.json.gz"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.cluster import uniform_cluster
-from mrsim.templates import Priority
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.templates import Priority
 from tests.engine.helpers import finishes, job, job_finish, one_node, run, starts
 
 
@@ -86,7 +86,7 @@ def test_first_shuffle_never_ends_before_the_map_stage_is_known():
 
 
 def test_node_speed_scales_durations():
-    from mrsim.cluster import ClusterSpec, TrackerSpec
+    from mrsim.model.cluster import ClusterSpec, TrackerSpec
 
     cluster = ClusterSpec((TrackerSpec("fast", map_slots=1, reduce_slots=1, speed=2.0),))
     r = run([job("j", 0.0, maps=[10, 10])], cluster)
@@ -95,10 +95,10 @@ def test_node_speed_scales_durations():
 
 def test_out_of_band_heartbeat_reports_immediately():
     # With OOB heartbeats the completion at 10 triggers a heartbeat at 10 (not at the grid time 12).
-    from mrsim.hadoop_conf import HadoopConf
-    from mrsim.scheduling import create_scheduler
-    from mrsim.templates import Workload
-    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.model.hadoop_conf import HadoopConf
+    from mrsim.model.templates import Workload
 
     conf = HadoopConf(outofband_heartbeat=True)
     w = Workload.of([job("j", 0.0, maps=[10, 10])])
@@ -156,11 +156,11 @@ def test_several_local_maps_in_one_heartbeat():
 
 def test_kill_task_requeues_and_counts_wasted_work():
     # A scheduler that kills job A's newest map at t=4 (once) and otherwise behaves like FIFO.
-    from mrsim.cluster import uniform_cluster
-    from mrsim.hadoop_conf import HadoopConf
-    from mrsim.templates import Workload
-    from mrsim.tracker.replay import ReplayOptions, replay
-    from schedulers.fifo import FifoScheduler
+    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.model.cluster import uniform_cluster
+    from mrsim.model.hadoop_conf import HadoopConf
+    from mrsim.model.templates import Workload
+    from mrsim.schedulers.fifo import FifoScheduler
 
     class Killer(FifoScheduler):
         def start(self, jt):
@@ -184,11 +184,11 @@ def test_locality_node_local_first_then_off_switch_with_slowdown():
     # Hosts A, B on /r1 and C on /r2, one map slot each; aligned heartbeats in tracker order A, B, C at t=0.
     # m0's split is on A, m1's on C. A takes m0 node-local. B has nothing node- or rack-local (m0 taken), so
     # FIFO's non-local call gives it m1 off-switch (JobQueueTaskScheduler has no delay): 10 s x 2 (slowdown).
-    from mrsim.cluster import ClusterSpec, TrackerSpec
-    from mrsim.hadoop_conf import HadoopConf
-    from mrsim.scheduling import create_scheduler
-    from mrsim.templates import Workload
-    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.model.cluster import ClusterSpec, TrackerSpec
+    from mrsim.model.hadoop_conf import HadoopConf
+    from mrsim.model.templates import Workload
 
     cluster = ClusterSpec((TrackerSpec("A", "/r1", 1, 1), TrackerSpec("B", "/r1", 1, 1), TrackerSpec("C", "/r2", 1, 1)))
     j = job("j", 0.0, maps=[10, 10], map_locations=(("/r1/A",), ("/r2/C",)))
@@ -216,11 +216,11 @@ def test_speculative_backup_on_a_faster_node_wins():
     # From t=100 the fast node is free: the job has no pending map, m0's progress is 0.25 while the job's average
     # is (1 + 0.25) / 2 = 0.625 >= 0.25 + 0.2 and 60 s have passed -> a backup of m0 starts on "fast" at 100
     # and ends at 200, before the original (400): the backup wins, the original is killed (200 s wasted).
-    from mrsim.cluster import ClusterSpec, TrackerSpec
-    from mrsim.hadoop_conf import HadoopConf
-    from mrsim.scheduling import create_scheduler
-    from mrsim.templates import Workload
-    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.model.cluster import ClusterSpec, TrackerSpec
+    from mrsim.model.hadoop_conf import HadoopConf
+    from mrsim.model.templates import Workload
 
     cluster = ClusterSpec((TrackerSpec("slow", map_slots=1, reduce_slots=1, speed=0.25),
                            TrackerSpec("fast", map_slots=1, reduce_slots=1)))

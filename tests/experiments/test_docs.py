@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from mrsim.analysis.sweeps import load_spec, plan_cells
 from mrsim.cli import main
-from mrsim.experiments import load_spec, plan_cells
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "sweeps.md"

@@ -12,11 +12,12 @@ import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
 
+from mrsim.analysis.plots import (Scale, Spread, box_figure, cdf_figure, lines_figure, save_figure, scatter_figure,
+                                  timeline_figure)
+from mrsim.analysis.plots.inputs import load_input, load_tasks
+from mrsim.analysis.plots.timeline import assign_lanes
+from mrsim.analysis.sweeps import ExecutorKind, ExecutorOptions, load_spec, read_results, run_sweep
 from mrsim.errors import InputError
-from mrsim.experiments import ExecutorKind, ExecutorOptions, load_spec, read_results, run_sweep
-from mrsim.plots import Scale, Spread, box_figure, cdf_figure, lines_figure, save_figure, scatter_figure, timeline_figure
-from mrsim.plots.inputs import load_input, load_tasks
-from mrsim.plots.timeline import assign_lanes
 from tests.experiments.helpers import FLUID_SPEC, write_spec
 
 
@@ -36,11 +37,11 @@ def fluid_results(tmp_path_factory) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def replay_dir(tmp_path_factory) -> Path:
-    from mrsim.cluster import uniform_cluster
-    from mrsim.hadoop_conf import HadoopConf
-    from mrsim.scheduling import create_scheduler
-    from mrsim.synth import FacebookLikeSpec, facebook_like_workload
-    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+    from mrsim.model.cluster import uniform_cluster
+    from mrsim.model.hadoop_conf import HadoopConf
 
     d = tmp_path_factory.mktemp("replay")
     result = replay(facebook_like_workload(FacebookLikeSpec(jobs=8, seed=2)), uniform_cluster(4), HadoopConf(),

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from mrsim.analysis.sweeps import Model, Param, load_spec, plan_cells
 from mrsim.errors import InputError
-from mrsim.experiments import Model, Param, load_spec, plan_cells
 from tests.experiments.helpers import FLUID_SPEC, SLOTS_SPEC, write_spec
 
 

@@ -13,11 +13,11 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
+from mrsim.analysis.sweeps import (TIMING_METRICS, ExecutorKind, ExecutorOptions, deterministic_view, load_spec,
+                                   open_sweep, plan_cells, read_results, run_cell, run_sweep)
+from mrsim.analysis.sweeps.batching import ChunkSizer
+from mrsim.analysis.sweeps.journal import journal_path
 from mrsim.errors import InputError
-from mrsim.experiments import (TIMING_METRICS, ExecutorKind, ExecutorOptions, deterministic_view, load_spec,
-                               open_sweep, plan_cells, read_results, run_cell, run_sweep)
-from mrsim.experiments.batching import ChunkSizer
-from mrsim.experiments.journal import journal_path
 from tests.experiments.helpers import FLUID_SPEC, SLOTS_SPEC, write_spec, write_swim
 
 LOCAL2 = ExecutorOptions(ExecutorKind.LOCAL, workers=2)

@@ -8,14 +8,14 @@ import orjson
 import pytest
 
 from mrsim.cli import main
-from mrsim.cluster import load_cluster_file
-from mrsim.federation.placement import PlacementPolicy, PlacementSpec, place_workload
-from mrsim.geo.policies import Policy
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import Workload
-from mrsim.tracker.replay import ReplayOptions, replay
-from mrsim.workloads import load_workload
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.ingest.workloads import load_workload
+from mrsim.model.cluster import load_cluster_file
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import Workload
+from mrsim.studies.federation.placement import PlacementPolicy, PlacementSpec, place_workload
+from mrsim.studies.geo.policies import Policy
 from tests.engine.helpers import SHARED_DATA
 
 DATA = Path(__file__).parent / "data"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mrsim.federation.figures import main, run_cell
-from mrsim.geo.placement import Placement, PlacementKind
-from mrsim.geo.workloads import Scenario, TraceType
+from mrsim.studies.federation.figures import main, run_cell
+from mrsim.studies.geo.placement import Placement, PlacementKind
+from mrsim.studies.geo.workloads import Scenario, TraceType
 
 
 @pytest.mark.parametrize("trace", list(TraceType), ids=lambda t: t.value)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.cluster import ClusterSpec, TrackerSpec
-from mrsim.federation.placement import PlacementPolicy, PlacementSpec, place_workload
-from mrsim.geo.policies import Policy
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.model.cluster import ClusterSpec, TrackerSpec
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.studies.federation.placement import PlacementPolicy, PlacementSpec, place_workload
+from mrsim.studies.geo.policies import Policy
 from tests.engine.helpers import random_workload
 
 POLICIES = [p.value for p in Policy]
@@ -83,7 +83,7 @@ def test_policies_differ_and_swag_helps_on_a_skewed_federation() -> None:
 
 
 def test_one_site_cluster_degenerates_to_one_datacenter() -> None:
-    from mrsim.cluster import uniform_cluster
+    from mrsim.model.cluster import uniform_cluster
 
     w = random_workload(3, jobs=15)
     r = replay(w, uniform_cluster(4, 2, 1), HadoopConf(), create_scheduler("swag"),

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.federation.placement import (PlacementPolicy, PlacementSpec, parse_rack_map, place_workload, rack_of)
+from mrsim.model.templates import JobTemplate, Workload
 from mrsim.rng import stream
-from mrsim.templates import JobTemplate, Workload
+from mrsim.studies.federation.placement import (PlacementPolicy, PlacementSpec, parse_rack_map, place_workload, rack_of)
 from tests.federation.test_equivalence import federation
 
 
@@ -93,7 +93,7 @@ def test_rack_map_parsing_and_errors() -> None:
 
 
 def test_errors_on_one_site_clusters_and_bad_parameters() -> None:
-    from mrsim.cluster import uniform_cluster
+    from mrsim.model.cluster import uniform_cluster
 
     w = Workload.of([job("a", 3)])
     same, report = place_workload(w, uniform_cluster(2), PlacementSpec())

@@ -1,7 +1,7 @@
 """The paper's worked example through the heartbeat engine, against the standalone simulator and the paper.
 
 Three jobs, three one-slot datacenters, unit tasks, task-completion mode (``--heartbeat-interval off``): the
-engine's per-datacenter schedules and completion times must be exactly those of ``mrsim.geo`` (pinned to the
+engine's per-datacenter schedules and completion times must be exactly those of ``mrsim.studies.geo`` (pinned to the
 paper's Figure 3 in tests/geo/test_simulator.py) for every policy.
 """
 
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from mrsim.cluster import load_cluster_file
-from mrsim.geo.policies import Policy, Snapshot, reorder, split, swag, global_srpt, independent_srpt
-from mrsim.geo.simulator import simulate
-from mrsim.geo.spec import load_spec
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
-from mrsim.workloads import load_workload
+from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.ingest.workloads import load_workload
+from mrsim.model.cluster import load_cluster_file
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.studies.geo.policies import Policy, Snapshot, reorder, split, swag, global_srpt, independent_srpt
+from mrsim.studies.geo.simulator import simulate
+from mrsim.studies.geo.spec import load_spec
 from tests.geo.test_simulator import schedule as standalone_schedule
 
 DATA = Path(__file__).parent / "data"

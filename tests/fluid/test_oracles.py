@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.fluid import FluidPolicy, FluidWorkload, simulate
-from mrsim.fluid.naive import naive_simulate
+from mrsim.studies.fluid import FluidPolicy, FluidWorkload, simulate
+from mrsim.studies.fluid.naive import naive_simulate
 
 # Three jobs: A (t=0, 3 s), B (t=1, 1 s), C (t=2, 2 s).
 ABC = FluidWorkload.from_sizes([0.0, 1.0, 2.0], [3.0, 1.0, 2.0], ["A", "B", "C"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.fluid import run_fluid
+from mrsim.studies.fluid import run_fluid
 from tests.engine.helpers import SHARED_DATA
 
 FB09_0 = SHARED_DATA / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"

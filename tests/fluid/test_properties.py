@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mrsim.fluid import FluidPolicy, FluidWorkload, simulate
-from mrsim.fluid.naive import naive_simulate
+from mrsim.studies.fluid import FluidPolicy, FluidWorkload, simulate
+from mrsim.studies.fluid.naive import naive_simulate
 
 TOL = 1e-9
 

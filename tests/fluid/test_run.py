@@ -11,9 +11,9 @@ import numpy as np
 import orjson
 import pytest
 
-import mrsim.fluid
 from mrsim.errors import InputError
-from mrsim.fluid import FluidPolicy, FluidWorkload, estimate_sizes, run_fluid, simulate
+import mrsim.studies.fluid
+from mrsim.studies.fluid import FluidPolicy, FluidWorkload, estimate_sizes, run_fluid, simulate
 from tests.engine.helpers import SHARED_DATA
 
 DATA = SHARED_DATA / "swim"
@@ -131,7 +131,7 @@ def test_fb2009_fast_matches_invariant_checked_run_on_a_prefix() -> None:
 
 
 def test_package_doctest() -> None:
-    assert doctest.testmod(mrsim.fluid, raise_on_error=False).failed == 0
+    assert doctest.testmod(mrsim.studies.fluid, raise_on_error=False).failed == 0
 
 
 def test_docs_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:

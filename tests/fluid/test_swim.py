@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.profiler.swim import (MB, SwimTaskModel, read_swim, swim_job_sizes, swim_task_counts,
-                                 swim_to_templates)
+from mrsim.ingest.swim import (MB, SwimTaskModel, read_swim, swim_job_sizes, swim_task_counts,
+                               swim_to_templates)
 from tests.engine.helpers import SHARED_DATA
 
 DATA = SHARED_DATA / "swim"

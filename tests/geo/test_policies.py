@@ -7,17 +7,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mrsim.errors import InputError
-from mrsim.geo.policies import (
-    Policy,
-    Snapshot,
-    fcfs,
-    global_srpt,
-    independent_srpt,
-    local_orders,
-    reorder,
-    split,
-    swag,
-)
+from mrsim.studies.geo.policies import (
+            Policy,
+            Snapshot,
+            fcfs,
+            global_srpt,
+            independent_srpt,
+            local_orders,
+            reorder,
+            split,
+            swag,
+        )
 
 # Remaining tasks of jobs A, B, C (arrival order) in datacenters 1, 2, 3: the paper's example.
 EXAMPLE = [[1, 10, 1], [3, 8, 0], [7, 0, 6]]

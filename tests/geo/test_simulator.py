@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mrsim.geo.metrics import isolated_completion, jobs_in_system, list_makespan, slowdowns, summarize
-from mrsim.geo.model import Federation, GeoJob, GeoWorkload
-from mrsim.geo.placement import Placement, PlacementKind
-from mrsim.geo.policies import Policy
-from mrsim.geo.simulator import SizeMeasure, simulate
-from mrsim.geo.spec import load_spec
-from mrsim.geo.workloads import DurationModel, Scenario, TraceType, synthesize
+from mrsim.studies.geo.metrics import isolated_completion, jobs_in_system, list_makespan, slowdowns, summarize
+from mrsim.studies.geo.model import Federation, GeoJob, GeoWorkload
+from mrsim.studies.geo.placement import Placement, PlacementKind
+from mrsim.studies.geo.policies import Policy
+from mrsim.studies.geo.simulator import SizeMeasure, simulate
+from mrsim.studies.geo.spec import load_spec
+from mrsim.studies.geo.workloads import DurationModel, Scenario, TraceType, synthesize
 
 EXAMPLE = Path(__file__).parent / "data" / "paper_example.toml"
 

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.geo.spec import load_spec, parse_spec
+from mrsim.studies.geo.spec import load_spec, parse_spec
 
 EXAMPLE = Path(__file__).parent / "data" / "paper_example.toml"
 

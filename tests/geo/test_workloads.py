@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.geo.placement import Placement, PlacementKind, from_templates, split_counts
-from mrsim.geo.model import Federation
-from mrsim.geo.streams import named_rng
-from mrsim.geo.workloads import Scenario, TraceType, size_distribution, synthesize
-from mrsim.templates import JobTemplate, Workload
+from mrsim.model.templates import JobTemplate, Workload
+from mrsim.studies.geo.model import Federation
+from mrsim.studies.geo.placement import Placement, PlacementKind, from_templates, split_counts
+from mrsim.studies.geo.streams import named_rng
+from mrsim.studies.geo.workloads import Scenario, TraceType, size_distribution, synthesize
 
 
 @pytest.mark.parametrize(

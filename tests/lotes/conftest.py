@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from mrsim.lotes.spec import Cluster, JobClass, MachineConfig, Workload
-from mrsim.lotes.workload import UNITS_PER
+from mrsim.studies.lotes.spec import Cluster, JobClass, MachineConfig, Workload
+from mrsim.studies.lotes.workload import UNITS_PER
 
 
 def units(*xs: float) -> list[int]:

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mrsim.lotes.bins import nondominated_bins
+from mrsim.studies.lotes.bins import nondominated_bins
 
 
 def brute_force(capacity, requests):

@@ -7,11 +7,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mrsim.lotes.allocation import solve_allocation
-from mrsim.lotes.assignment import LotesPlan
-from mrsim.lotes.policies import GreedyDispatcher, LotesDispatcher
-from mrsim.lotes.state import ClusterState
-from mrsim.lotes.workload import Uniforms, stream
+from mrsim.studies.lotes.allocation import solve_allocation
+from mrsim.studies.lotes.assignment import LotesPlan
+from mrsim.studies.lotes.policies import GreedyDispatcher, LotesDispatcher
+from mrsim.studies.lotes.state import ClusterState
+from mrsim.studies.lotes.workload import Uniforms, stream
 
 from .conftest import units
 

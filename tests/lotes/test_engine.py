@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from mrsim.lotes.assignment import build_plan
-from mrsim.lotes.engine import simulate
-from mrsim.lotes.experiment import RunSpec, System, run_replication
-from mrsim.lotes.google import table1_cluster, table3_workload
-from mrsim.lotes.policies import Policy
-from mrsim.lotes.spec import Cluster, JobClass, MachineConfig, Workload
+from mrsim.studies.lotes.assignment import build_plan
+from mrsim.studies.lotes.engine import simulate
+from mrsim.studies.lotes.experiment import RunSpec, System, run_replication
+from mrsim.studies.lotes.google import table1_cluster, table3_workload
+from mrsim.studies.lotes.policies import Policy
+from mrsim.studies.lotes.spec import Cluster, JobClass, MachineConfig, Workload
 
 from .conftest import ScriptedSource
 
@@ -64,7 +64,7 @@ def _checked_run(policy: Policy, load: float, workload: Workload, horizon: float
     """Events checked and the longest total backlog seen (so the test knows queues were exercised)."""
     cluster = table1_cluster(2)
     plan = build_plan(cluster, workload) if policy is Policy.LOTES else None
-    from mrsim.lotes.allocation import solve_allocation
+    from mrsim.studies.lotes.allocation import solve_allocation
 
     rate = load * solve_allocation(cluster, workload).lam
     n = [0, 0]

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from mrsim.lotes.fittree import FitTree
-from mrsim.lotes.qindex import QueueIndex
+from mrsim.studies.lotes.fittree import FitTree
+from mrsim.studies.lotes.qindex import QueueIndex
 
 
 @pytest.mark.parametrize("n_res", [1, 2, 3])

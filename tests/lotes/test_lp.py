@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.lotes.allocation import solve_allocation
-from mrsim.lotes.assignment import build_plan, largest_remainder
-from mrsim.lotes.google import table1_cluster, table3_workload
-from mrsim.lotes.spec import Cluster, JobClass, MachineConfig, Workload
+from mrsim.studies.lotes.allocation import solve_allocation
+from mrsim.studies.lotes.assignment import build_plan, largest_remainder
+from mrsim.studies.lotes.google import table1_cluster, table3_workload
+from mrsim.studies.lotes.spec import Cluster, JobClass, MachineConfig, Workload
 
 
 def _fragmentation_system() -> tuple[Cluster, Workload]:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from mrsim.lotes.metrics import PER_DECADE, StreamStat, steady_state
+from mrsim.studies.lotes.metrics import PER_DECADE, StreamStat, steady_state
 
 
 def test_mean_is_exact_and_quantiles_are_within_the_bin_bound():

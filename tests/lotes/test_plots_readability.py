@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from mrsim.lotes import plots as P
+from mrsim.studies.lotes import plots as P
 
 
 def _point(policy, load, wait, flow, fraction=1.0, steady=True, series=None, mpc=None, mapreduce=False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from mrsim.cli import main
-from mrsim.templates import JobTemplate, Outcome, Priority
+from mrsim.model.templates import JobTemplate, Outcome, Priority
 from tests.engine.helpers import SHARED_DATA
 from mrsim.errors import InputError, exit_code_for
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.profiler.kl import (Phase, compare_phases, kl_divergence, phase_durations, sample_symmetric_kl, smoothed_pmf,
-                               symmetric_kl)
-from mrsim.templates import JobTemplate
+from mrsim.ingest.kl import (Phase, compare_phases, kl_divergence, phase_durations, sample_symmetric_kl, smoothed_pmf,
+                             symmetric_kl)
+from mrsim.model.templates import JobTemplate
 
 
 def test_discrete_kl_oracle():

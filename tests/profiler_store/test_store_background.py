@@ -17,10 +17,10 @@ import numpy as np
 import orjson
 import pytest
 
+from mrsim.analysis.validation import ingest as ingest_mod
+from mrsim.analysis.validation.observe import Profiler
 from mrsim.calibration.background import BackgroundCollector
-from mrsim.profiler.store import FORMAT_VERSION, add_to_store, load_background_inputs, read_manifest
-from mrsim.validation import ingest as ingest_mod
-from mrsim.validation.observe import Profiler
+from mrsim.ingest.store import FORMAT_VERSION, add_to_store, load_background_inputs, read_manifest
 from tests.engine.helpers import SHARED_DATA
 from tests.profiler_store.helpers import full_template, run_cli
 

@@ -8,13 +8,13 @@ import pytest
 
 from mrsim.cli.calibration_options import measure_from
 
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.profiler.rumen_writer import write_rumen_trace
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import Workload
-from mrsim.tracker.replay import ReplayOptions, replay
-from mrsim.validation import error_pct, isolate_cluster
-from mrsim.workloads import default_trace_path, load_workload
+from mrsim.analysis.validation import error_pct, isolate_cluster
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.ingest.rumen_writer import write_rumen_trace
+from mrsim.ingest.workloads import default_trace_path, load_workload
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import Workload
 from tests.profiler_store.helpers import DISPATCH_GOLD, GRIDMIX, assert_one_line_error, run_cli
 
 CONTRACT_JOB_KEYS = {"job_id", "submit_s", "start_s", "finish_s", "completion_s", "maps", "reduces", "actual_completion_s"}
@@ -162,7 +162,7 @@ def test_engine_keys_come_from_the_trace_unless_the_user_sets_them(capsys):
 
 
 def test_tables_of_validation_results(tmp_path, capsys):
-    from mrsim.validation import tables
+    from mrsim.analysis.validation import tables
 
     _hand_trace(tmp_path / "t.json")
     out = tmp_path / "base"

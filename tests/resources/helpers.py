@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mrsim.cluster import ClusterSpec, cluster_from_mapping
-from schedulers.greedy import GreedyScheduler
+from mrsim.model.cluster import ClusterSpec, cluster_from_mapping
+from mrsim.schedulers.greedy import GreedyScheduler
 
 REPO = Path(__file__).resolve().parents[2]
 CLUSTERS = REPO / "examples" / "clusters"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.cluster import load_cluster_file
-from mrsim.lotes import solve_allocation, table1_cluster, table3_workload
-from mrsim.lotes.bridge import configurations, lotes_cluster
+from mrsim.model.cluster import load_cluster_file
+from mrsim.studies.lotes import solve_allocation, table1_cluster, table3_workload
+from mrsim.studies.lotes.bridge import configurations, lotes_cluster
 from tests.resources.helpers import CLUSTERS, TABLE1
 
 # sums over Table 1's ten configurations

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.cluster import cluster_from_mapping
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.lotes.bridge import GoogleTraceSpec, google_workload
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.model.cluster import cluster_from_mapping
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Workload
+from mrsim.studies.lotes.bridge import GoogleTraceSpec, google_workload
 from tests.engine.helpers import SHARED_DATA
 from tests.resources.helpers import table1
 
@@ -120,14 +120,14 @@ def test_some_tasks_queue_in_the_overloaded_system():
 
 def test_unsupported_setups_are_input_errors():
     w = cpu_and_memory_jobs()
-    from mrsim.cluster import uniform_cluster
+    from mrsim.model.cluster import uniform_cluster
 
     with pytest.raises(InputError, match="resource-vector cluster"):
         replay(w, uniform_cluster(2), HadoopConf(), create_scheduler("lotes"), ReplayOptions())
     with pytest.raises(InputError, match="failed attempts"):
         trace = SHARED_DATA / "rumen" / "zombie" / "input-trace.json"
         if trace.exists():
-            from mrsim.workloads import load_workload
+            from mrsim.ingest.workloads import load_workload
 
             replay(load_workload(trace), table1(2), HadoopConf(), create_scheduler("lotes"), ReplayOptions())
         else:
@@ -140,7 +140,7 @@ def test_unsupported_setups_are_input_errors():
 def test_real_trace_on_a_resource_cluster(name):
     # Rumen's zombie trace has no memory settings: every task gets the cluster default (1024 MB, 1 vcore),
     # so LoTES plans with one class per distinct request vector (one here).
-    from mrsim.workloads import load_workload
+    from mrsim.ingest.workloads import load_workload
 
     trace = SHARED_DATA / "rumen" / "zombie" / "input-trace.json"
     if not trace.exists():

@@ -7,9 +7,9 @@ import math
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.models.aria import (Bound, CompletionModel, JobProfile, completion_model, estimate_completion,
-                               min_slots_for_deadline, phase_bounds)
-from mrsim.templates import JobTemplate
+from mrsim.model.aria import (Bound, CompletionModel, JobProfile, completion_model, estimate_completion,
+                              min_slots_for_deadline, phase_bounds)
+from mrsim.model.templates import JobTemplate
 
 # maps 10, 20, 30 (avg 20, max 30); reduces 4, 8 (avg 6, max 8); typical shuffle 2, 4 (avg 3, max 4);
 # first shuffle 1 (avg 1, max 1).

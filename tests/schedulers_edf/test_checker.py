@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from mrsim.checker import (FailureKind, Mode, Shape, check_scheduler, generate_cases, run_case)
+from mrsim.analysis.checker import (FailureKind, Mode, Shape, check_scheduler, generate_cases, run_case)
 from mrsim.cli import main
-from mrsim.cluster import load_cluster_file
-from mrsim.scheduling import Locality, create_scheduler
-from mrsim.workloads import load_workload
-from schedulers.maxedf import MaxEdfScheduler
+from mrsim.engine.scheduling import Locality, create_scheduler
+from mrsim.ingest.workloads import load_workload
+from mrsim.model.cluster import load_cluster_file
+from mrsim.schedulers.maxedf import MaxEdfScheduler
 
 
 class GreedyScheduler(MaxEdfScheduler):

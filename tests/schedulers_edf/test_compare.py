@@ -1,4 +1,4 @@
-"""``mrsim compare`` and :mod:`mrsim.comparison`: same inputs for every scheduler, the JSON contract, the table, the
+"""``mrsim compare`` and :mod:`mrsim.analysis.comparison`: same inputs for every scheduler, the JSON contract, the table, the
 plot, and a plug-in that fails to load as a one-line error."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
+from mrsim.analysis.comparison import compare, mean_slot_share, slot_share_series
 from mrsim.cli import main
-from mrsim.cluster import uniform_cluster
-from mrsim.comparison import compare, mean_slot_share, slot_share_series
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import BUILTIN_SCHEDULERS
-from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions
+from mrsim.engine.replay import ReplayOptions
+from mrsim.engine.scheduling import BUILTIN_SCHEDULERS
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Workload
 
 REPLAY_KEYS = {"scheduler", "jobs", "summary", "spec"}
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.cluster import uniform_cluster
-from mrsim.deadlines import ISOLATED_KEY, assign_deadlines, isolated_completion_times
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Workload
+from mrsim.studies.deadlines import ISOLATED_KEY, assign_deadlines, isolated_completion_times
 from tests.schedulers_edf.helpers import random_workload
 
 CLUSTER = uniform_cluster(4, 2, 2)

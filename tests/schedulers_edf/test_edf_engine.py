@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.cluster import uniform_cluster
-from mrsim.deadlines import assign_deadlines
-from mrsim.hadoop_conf import HadoopConf, HadoopVersion
-from mrsim.tracker.replay import ReplayOptions, replay
-from schedulers.maxedf import MaxEdfScheduler
-from schedulers.minedf import MinEdfScheduler
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion
+from mrsim.schedulers.maxedf import MaxEdfScheduler
+from mrsim.schedulers.minedf import MinEdfScheduler
+from mrsim.studies.deadlines import assign_deadlines
 from tests.schedulers_edf.helpers import peak_concurrency, random_workload
 
 SCHEDULERS = {"maxedf": MaxEdfScheduler, "minedf": MinEdfScheduler}
@@ -66,7 +66,7 @@ def test_minedf_never_exceeds_a_jobs_wanted_slots(seed):
 
 def test_first_launch_follows_deadline_order_when_jobs_queue():
     # Everything arrives at once on a one-slot cluster: jobs start strictly in (deadline, submit) order.
-    from mrsim.templates import JobTemplate, Workload
+    from mrsim.model.templates import JobTemplate, Workload
 
     deadlines = [50.0, 10.0, None, 30.0, 10.0]
     jobs = [JobTemplate(f"j{i}", 0.0, [1.0], [], deadline_s=d) for i, d in enumerate(deadlines)]

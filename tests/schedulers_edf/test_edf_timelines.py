@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from mrsim.cluster import uniform_cluster
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
-from schedulers.maxedf import MaxEdfScheduler
-from schedulers.minedf import MinEdfScheduler
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Workload
+from mrsim.schedulers.maxedf import MaxEdfScheduler
+from mrsim.schedulers.minedf import MinEdfScheduler
 from tests.schedulers_edf.helpers import peak_concurrency
 
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.cluster import uniform_cluster
-from mrsim.deadlines import assign_deadlines, isolated_completion_times
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.synth import FacebookLikeSpec, facebook_like_workload
-from mrsim.tracker.replay import ReplayOptions, replay
-from schedulers.maxedf import MaxEdfScheduler
-from schedulers.minedf import MinEdfScheduler
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.schedulers.maxedf import MaxEdfScheduler
+from mrsim.schedulers.minedf import MinEdfScheduler
+from mrsim.studies.deadlines import assign_deadlines, isolated_completion_times
 
 CLUSTER = uniform_cluster(16, 2, 2)
 SEEDS = range(4)

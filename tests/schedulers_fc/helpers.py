@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mrsim.cluster import ClusterSpec, TrackerSpec
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import JobTemplate, Priority, Workload
-from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
+from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.model.cluster import ClusterSpec, TrackerSpec
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Priority, Workload
 
 REPO = Path(__file__).resolve().parents[2]
 

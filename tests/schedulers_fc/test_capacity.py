@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.templates import Priority
-from schedulers.capacity import user_limit
+from mrsim.model.templates import Priority
+from mrsim.schedulers.capacity import user_limit
 from tests.schedulers_fc.helpers import job, nodes, peak, run, running_at, starts
 
 Q = "mapred.capacity-scheduler.queue."

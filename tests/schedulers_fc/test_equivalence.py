@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.cluster import uniform_cluster
-from mrsim.hadoop_conf import HadoopConf, HadoopVersion
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import JobTemplate, Priority, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion
+from mrsim.model.templates import JobTemplate, Priority, Workload
 from tests.schedulers_fc.helpers import REPO
 
 Q = "mapred.capacity-scheduler.queue."

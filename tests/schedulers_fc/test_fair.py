@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from mrsim.errors import InputError
-from schedulers.fair import compute_fair_shares
+from mrsim.schedulers.fair import compute_fair_shares
 from tests.schedulers_fc.helpers import job, nodes, peak, run, running_at, starts
 
 
@@ -179,7 +179,7 @@ def test_fair_share_preemption_after_its_timeout(tmp_path):
 def test_pool_names_and_undeclared_pools(tmp_path):
     """PoolManager.getPoolName: explicit mapred.fairscheduler.pool (JobTemplate.extra) beats poolnameproperty;
     allow.undeclared.pools = false rejects a job whose pool is not in the file."""
-    from mrsim.scheduling import create_scheduler
+    from mrsim.engine.scheduling import create_scheduler
 
     s = create_scheduler("fair", {"mapred.fairscheduler.poolnameproperty": "mapred.job.queue.name"})
     r = run([job("J", 0.0, [1.0], queue="q1", extra={"mapred.fairscheduler.pool": "special"}),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from mrsim.cluster import ClusterSpec, TrackerSpec
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
-from schedulers._sizebased import SizeBasedScheduler
+from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
+from mrsim.model.cluster import ClusterSpec, TrackerSpec
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Workload
+from mrsim.schedulers._sizebased import SizeBasedScheduler
 
 
 def job(job_id: str, submit: float, maps=(), reduces=(), typical=()) -> JobTemplate:

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.fluid import FluidWorkload, estimate_sizes
-from mrsim.profiler.swim import swim_to_templates
-from schedulers._sizebased import LateTreatment, SizeBasedConfig, VirtualPS, draw_order, error_factors, job_work
-from schedulers.fsp import FspScheduler
-from schedulers.srpt import SrptScheduler
+from mrsim.ingest.swim import swim_to_templates
+from mrsim.schedulers._sizebased import LateTreatment, SizeBasedConfig, VirtualPS, draw_order, error_factors, job_work
+from mrsim.schedulers.fsp import FspScheduler
+from mrsim.schedulers.srpt import SrptScheduler
+from mrsim.studies.fluid import FluidWorkload, estimate_sizes
 from tests.sizebased_slots.helpers import job
 
 
@@ -22,7 +22,7 @@ def test_job_work_counts_maps_reduces_and_cycled_typical_shuffles():
     t = job("j", 0, [3, 4], [5, 6, 7], [1, 2])
     assert job_work(t) == 3 + 4 + 5 + 6 + 7 + 1 + 2 + 1
     # no typical array: the first-wave array stands in; none at all: no shuffle.
-    from mrsim.templates import JobTemplate
+    from mrsim.model.templates import JobTemplate
 
     only_first = JobTemplate(job_id="k", submit_s=0, map_durations=[1], reduce_durations=[2, 2],
                              first_shuffle_durations=[3])

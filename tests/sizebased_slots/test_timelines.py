@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from schedulers.fsp import FspScheduler
-from schedulers.las import LasScheduler
-from schedulers.srpt import SrptScheduler
+from mrsim.schedulers.fsp import FspScheduler
+from mrsim.schedulers.las import LasScheduler
+from mrsim.schedulers.srpt import SrptScheduler
 from tests.sizebased_slots.helpers import finish, job, map_starts, node, run, with_factors
 
 

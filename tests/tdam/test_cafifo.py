@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from mrsim.contention import NodeSpec, predicted_utilization
+from mrsim.engine.scheduling import create_scheduler
 from mrsim.errors import InputError
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import JobTemplate
-from schedulers.cafifo import DEFAULT_THRESHOLDS, parse_thresholds
+from mrsim.model.templates import JobTemplate
+from mrsim.schedulers.cafifo import DEFAULT_THRESHOLDS, parse_thresholds
 from tests.tdam.helpers import cluster, demand_job, node, peak_concurrency, run
 
 # Section 6.7.2's setting: 100-s CPU map tasks (no disk) on a 4-core TaskTracker with more map slots than cores.
@@ -109,8 +109,8 @@ def test_threshold_defaults_and_overrides():
 def test_parked_cafifo_equals_polling_every_heartbeat(seed, interval):
     # Each job's tasks share one demand shape: the parked tracker is woken at every event that can change
     # CA-FIFO's answer, so the schedule equals the naive mode's heartbeat-by-heartbeat polling.
-    from mrsim.hadoop_conf import HadoopConf
-    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.model.hadoop_conf import HadoopConf
     from tests.tdam.test_invariants import mixed_cluster, random_workload
 
     w = random_workload(200 + seed)

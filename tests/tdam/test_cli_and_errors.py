@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from mrsim.cli import main
-from mrsim.cluster import ClusterSpec, TrackerSpec
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.model.cluster import ClusterSpec, TrackerSpec
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Workload
 from tests.tdam.helpers import EXAMPLES
 
 

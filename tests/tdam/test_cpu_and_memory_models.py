@@ -9,15 +9,15 @@ import json
 import pytest
 
 from mrsim.cli import main
-from mrsim.cluster import ClusterSpec, TrackerSpec, load_cluster_file, uniform_cluster, write_cluster_file
 from mrsim.contention import MixCache, NodeSpec
 from mrsim.contention.multicore import MemoryDemands, two_layer_multiclass
 from mrsim.contention.node import layout_vector
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.engine.scheduling import create_scheduler
 from mrsim.errors import InputError
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.profiler.jobspec import load_jobspec
-from mrsim.scheduling import create_scheduler
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.ingest.jobspec import load_jobspec
+from mrsim.model.cluster import ClusterSpec, TrackerSpec, load_cluster_file, uniform_cluster, write_cluster_file
+from mrsim.model.hadoop_conf import HadoopConf
 from tests.tdam.helpers import EXAMPLES, REPO
 
 JOB30 = EXAMPLES / "cafifo_30_tasks.toml"
@@ -200,7 +200,7 @@ def test_cluster_file_keys_parse_write_and_refuse(tmp_path):
 def test_the_documented_cluster_file_parses_with_the_contention_keys():
     import tomllib
 
-    from mrsim.cluster import cluster_from_mapping
+    from mrsim.model.cluster import cluster_from_mapping
 
     text = (REPO / "docs" / "cluster.md").read_text()
     block = text.split("```toml", 1)[1].split("```", 1)[0]

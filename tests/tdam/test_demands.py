@@ -8,20 +8,20 @@ import json
 import numpy as np
 import pytest
 
-from mrsim.demands import (
-    DEFAULT_DISK_MB_S,
-    TaskDemand,
-    TaskKind,
-    apply_demand_table,
-    apply_trace_demands,
-    demand_rows,
-    load_demand_table,
-    parse_demand,
-)
 from mrsim.contention.node import NodeSpec, layout_vector
 from mrsim.errors import InputError
-from mrsim.templates import JobTemplate, Workload
-from mrsim.workloads import load_workload, load_workload_with_demands
+from mrsim.ingest.workloads import load_workload, load_workload_with_demands
+from mrsim.model.demands import (
+          DEFAULT_DISK_MB_S,
+          TaskDemand,
+          TaskKind,
+          apply_demand_table,
+          apply_trace_demands,
+          demand_rows,
+          load_demand_table,
+          parse_demand,
+      )
+from mrsim.model.templates import JobTemplate, Workload
 from tests.tdam.helpers import EXAMPLES, SHARED_DATA
 
 GRIDMIX_CPU = SHARED_DATA / "gridmix-system-branch-1" / "cpu_emul_case1.json.gz"

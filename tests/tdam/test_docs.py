@@ -18,11 +18,12 @@ def test_tdam_md_tutorial_runs(monkeypatch):
 
 
 def test_docs_name_only_existing_api():
-    import mrsim.demands as demands
-    import mrsim.workloads as workloads
-    import mrsim.profiler.jobspec as jobspec
-    import schedulers.cafifo as cafifo
-    from mrsim.tracker import contention, jobtracker
+    from mrsim.engine import jobtracker
+    from mrsim.engine.features import contention
+    import mrsim.ingest.jobspec as jobspec
+    import mrsim.ingest.workloads as workloads
+    import mrsim.model.demands as demands
+    import mrsim.schedulers.cafifo as cafifo
 
     places = [demands, workloads, jobspec, cafifo, contention, contention.ContentionFeature, contention.NodeMix,
               jobtracker.JobTracker]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.profiler.jobspec import is_jobspec, load_jobspec
-from mrsim.templates import Priority
+from mrsim.ingest.jobspec import is_jobspec, load_jobspec
+from mrsim.model.templates import Priority
 from tests.tdam.helpers import EXAMPLES, SHARED_DATA, cluster, finish, node, run
 
 SPECS = sorted(p for p in EXAMPLES.glob("*.toml") if is_jobspec(p))

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.scheduling import create_scheduler
-from mrsim.tracker.contention import ContentionFeature
-from mrsim.tracker.jobtracker import JobTracker
-from mrsim.tracker.replay import ReplayOptions
-from mrsim.tracker.results import collect_result
-from schedulers.fifo import FifoScheduler
+from mrsim.engine.features.contention import ContentionFeature
+from mrsim.engine.jobtracker import JobTracker
+from mrsim.engine.replay import ReplayOptions
+from mrsim.engine.results import collect_result
+from mrsim.engine.scheduling import create_scheduler
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.schedulers.fifo import FifoScheduler
 from tests.tdam.test_invariants import KillingFifo, mixed_cluster, random_workload
 
 

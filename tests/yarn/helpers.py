@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.cluster import uniform_cluster
-from mrsim.templates import JobTemplate, Workload
-from mrsim.yarn.config import YarnConf
-from mrsim.yarn.nodemanager import Container, NodeManager
-from mrsim.yarn.schedulers.base import SchedulerApp
+from mrsim.engine.yarn.config import YarnConf
+from mrsim.engine.yarn.nodemanager import Container, NodeManager
+from mrsim.engine.yarn.schedulers.base import SchedulerApp
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.templates import JobTemplate, Workload
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_DATA = Path(os.environ.get("MRSIM_SHARED_DATA", REPO.parent / "shared" / "data"))

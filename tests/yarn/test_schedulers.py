@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
+from mrsim.engine.yarn.schedulers.base import PRIORITY_MAP, SchedulerApp
 from mrsim.errors import InputError
-from mrsim.yarn import create_yarn_scheduler, replay_yarn
-from mrsim.yarn.schedulers.base import PRIORITY_MAP, SchedulerApp
 from tests.yarn.helpers import StubRM, capacity_xml, cluster, conf, job, workload, write
 
 P = "yarn.scheduler.capacity."

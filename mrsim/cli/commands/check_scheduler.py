@@ -8,10 +8,10 @@ from pathlib import Path
 
 import orjson
 
-from mrsim.checker import (CheckReport, Failure, Mode, Shape, check_scheduler, failure_trace, reproduce_command,
-                           scheduler_factory)
-from mrsim.cluster import write_cluster_file
+from mrsim.analysis.checker import (CheckReport, Failure, Mode, Shape, check_scheduler, failure_trace,
+                                    reproduce_command, scheduler_factory)
 from mrsim.errors import InputError
+from mrsim.model.cluster import write_cluster_file
 
 NAME = "check-scheduler"
 HELP = "check a scheduler plug-in on small generated traces (invariants, slots, stalls, parked == naive, speed)"
@@ -85,7 +85,7 @@ def _file_stem(failure: Failure, index: int) -> str:
 
 
 def _write_failures(report: CheckReport, out: str, scheduler: str) -> dict[int, tuple[str, str]]:
-    from mrsim.profiler.rumen_writer import write_rumen_trace
+    from mrsim.ingest.rumen_writer import write_rumen_trace
 
     directory = Path(out)
     written = {}

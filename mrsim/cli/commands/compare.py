@@ -7,11 +7,11 @@ import sys
 
 import orjson
 
+from mrsim.analysis.comparison import Comparison, plot_comparison
 from mrsim.api import ComparisonRun, announce, execute_compare
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_placement_arguments, check_report_path, stderr_level)
-from mrsim.comparison import Comparison, plot_comparison
 from mrsim.errors import InputError
 
 NAME = "compare"
@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    from mrsim.yarn.engine import add_engine_choice
+    from mrsim.engine.yarn.engine import add_engine_choice
 
     add_engine_choice(p)
     p.add_argument("--plot", metavar="FILE.png", help="write a comparison figure (PNG, atomically)")

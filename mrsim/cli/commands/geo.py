@@ -23,14 +23,14 @@ from typing import Any, Sequence
 import orjson
 
 from mrsim.errors import InputError
-from mrsim.geo.experiments import improvements, run_workload
-from mrsim.geo.model import Federation, GeoWorkload
-from mrsim.geo.placement import Placement, PlacementKind, from_templates
-from mrsim.geo.policies import Policy
-from mrsim.geo.simulator import SizeMeasure
-from mrsim.geo.spec import load_spec
-from mrsim.geo.workloads import DurationModel, Scenario, TraceType, synthesize
 from mrsim.io import atomic_write
+from mrsim.studies.geo.experiments import improvements, run_workload
+from mrsim.studies.geo.model import Federation, GeoWorkload
+from mrsim.studies.geo.placement import Placement, PlacementKind, from_templates
+from mrsim.studies.geo.policies import Policy
+from mrsim.studies.geo.simulator import SizeMeasure
+from mrsim.studies.geo.spec import load_spec
+from mrsim.studies.geo.workloads import DurationModel, Scenario, TraceType, synthesize
 
 NAME = "geo"
 HELP = "simulate job scheduling across geo-distributed datacenters (FCFS, SRPT, Reordering, SWAG)"
@@ -189,11 +189,11 @@ def _scenarios(args: argparse.Namespace) -> list[Scenario]:
 def _trace_workload(args: argparse.Namespace) -> GeoWorkload:
     try:
         if args.trace_format == "rumen":
-            from mrsim.profiler.builder import load_rumen_workload
+            from mrsim.ingest.builder import load_rumen_workload
 
             templates = load_rumen_workload(args.trace)
         else:
-            from mrsim.profiler.swim import swim_to_templates
+            from mrsim.ingest.swim import swim_to_templates
 
             templates = swim_to_templates(args.trace)
     except (ImportError, AttributeError) as exc:
@@ -308,7 +308,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     result = {"rows": rows, "improvements": imp}
     _write_out(args.out, result)
     if args.plot:
-        from mrsim.geo import plots
+        from mrsim.studies.geo import plots
 
         if len(workloads) > 1:
             plots.line_plot(rows, "utilization", lambda r: r["mean_completion_s"], args.plot,
@@ -333,10 +333,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _engine_figures(args: argparse.Namespace, seeds: tuple[int, ...]) -> int:
-    """``--engine heartbeat``: the figure families through the JobTracker emulation (mrsim.federation.figures)."""
+    """``--engine heartbeat``: the figure families through the JobTracker emulation (mrsim.studies.federation.figures)."""
     from dataclasses import replace
 
-    from mrsim.federation.figures import EnginePlan, make_figures, quick_plan as engine_quick_plan
+    from mrsim.studies.federation.figures import EnginePlan, make_figures, quick_plan as engine_quick_plan
 
     modes = tuple(m.strip() for m in str(args.modes).split(",") if m.strip())
     if not modes or set(modes) - {"heartbeat", "task"}:
@@ -356,7 +356,7 @@ def _engine_figures(args: argparse.Namespace, seeds: tuple[int, ...]) -> int:
 def _cmd_figures(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from mrsim.geo.figures import FigurePlan, make_figures, quick_plan
+    from mrsim.studies.geo.figures import FigurePlan, make_figures, quick_plan
 
     try:
         seeds = tuple(int(s) for s in args.seeds.split(",") if s.strip())
@@ -374,7 +374,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.buffer.write(_dump(result) + b"\n")
         return 0
-    from mrsim.geo.figures import summary_markdown
+    from mrsim.studies.geo.figures import summary_markdown
 
     print(summary_markdown(result["improvements"]["utilization"]), end="")
     print(f"wrote {len(result['files'])} files to {args.output}")

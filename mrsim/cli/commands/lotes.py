@@ -37,7 +37,7 @@ def _floats(text: str) -> list[float]:
 
 
 def _policies(text: str) -> list[Any]:
-    from mrsim.lotes.policies import Policy
+    from mrsim.studies.lotes.policies import Policy
 
     out = []
     for name in text.split(","):
@@ -119,8 +119,8 @@ def _emit(obj: dict[str, Any], args: argparse.Namespace) -> None:
 
 
 def _spec(args: argparse.Namespace, **over: Any):
-    from mrsim.lotes.experiment import RunSpec
-    from mrsim.lotes.policies import Policy
+    from mrsim.studies.lotes.experiment import RunSpec
+    from mrsim.studies.lotes.policies import Policy
 
     kw = dict(
         horizon=args.horizon,
@@ -138,9 +138,9 @@ def _spec(args: argparse.Namespace, **over: Any):
 
 
 def _run_plan(args: argparse.Namespace) -> int:
-    from mrsim.lotes.experiment import RunSpec, System
-    from mrsim.lotes.assignment import build_plan
-    from mrsim.lotes.allocation import solve_allocation
+    from mrsim.studies.lotes.allocation import solve_allocation
+    from mrsim.studies.lotes.assignment import build_plan
+    from mrsim.studies.lotes.experiment import RunSpec, System
 
     spec = RunSpec(machines_per_config=args.machines_per_config, mapreduce=args.mapreduce,
                    machines_fraction=args.machines_fraction)
@@ -214,8 +214,8 @@ def _point_rows(points: list[dict[str, Any]]) -> None:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from mrsim.lotes.experiment import run_point
-    from mrsim.lotes.plots import plot_jobs_in_system
+    from mrsim.studies.lotes.experiment import run_point
+    from mrsim.studies.lotes.plots import plot_jobs_in_system
 
     spec = _spec(args)
     point = run_point(spec, progress=_progress)
@@ -241,8 +241,8 @@ def statistics_line(point: dict[str, Any]) -> str:
 
 
 def _run_sweep(args: argparse.Namespace) -> int:
-    from mrsim.lotes.experiment import sweep, sweep_specs
-    from mrsim.lotes.plots import plot_flow_ratio, plot_jobs_in_system, plot_wait_vs_load
+    from mrsim.studies.lotes.experiment import sweep, sweep_specs
+    from mrsim.studies.lotes.plots import plot_flow_ratio, plot_jobs_in_system, plot_wait_vs_load
 
     if args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")

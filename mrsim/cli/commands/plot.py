@@ -87,7 +87,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mrsim.plots.output import check_output, save_figure
+    from mrsim.analysis.plots.output import check_output, save_figure
 
     check_output(args.output)
     fig = args._plot(args)
@@ -97,45 +97,45 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _scale(name: str):  # -> Scale
-    from mrsim.plots.labels import Scale
+    from mrsim.analysis.plots.labels import Scale
 
     return Scale(name)
 
 
 def _box(args: argparse.Namespace):
-    from mrsim.plots.box import box_figure
-    from mrsim.plots.inputs import load_results
+    from mrsim.analysis.plots.box import box_figure
+    from mrsim.analysis.plots.inputs import load_results
 
     return box_figure(load_results(args.results), args.metric, args.across, args.by, facet=args.facet,
                       where=args.where, yscale=_scale(args.yscale))
 
 
 def _lines(args: argparse.Namespace):
-    from mrsim.plots.inputs import load_results
-    from mrsim.plots.lines import Spread, lines_figure
+    from mrsim.analysis.plots.inputs import load_results
+    from mrsim.analysis.plots.lines import Spread, lines_figure
 
     return lines_figure(load_results(args.results), args.metric, args.x, args.by, facet=args.facet, where=args.where,
                         spread=Spread(args.spread), xscale=_scale(args.xscale), yscale=_scale(args.yscale))
 
 
 def _cdf(args: argparse.Namespace):
-    from mrsim.plots.cdf import cdf_figure
-    from mrsim.plots.inputs import load_input
+    from mrsim.analysis.plots.cdf import cdf_figure
+    from mrsim.analysis.plots.inputs import load_input
 
     return cdf_figure([load_input(p) for p in args.inputs], args.metric, args.by, where=args.where,
                       labels=args.label, xscale=_scale(args.xscale))
 
 
 def _scatter(args: argparse.Namespace):
-    from mrsim.plots.inputs import load_input
-    from mrsim.plots.scatter import scatter_figure
+    from mrsim.analysis.plots.inputs import load_input
+    from mrsim.analysis.plots.scatter import scatter_figure
 
     return scatter_figure(load_input(args.input), scale=_scale(args.scale))
 
 
 def _timeline(args: argparse.Namespace):
-    from mrsim.plots.inputs import load_tasks
-    from mrsim.plots.timeline import timeline_figure
+    from mrsim.analysis.plots.inputs import load_tasks
+    from mrsim.analysis.plots.timeline import timeline_figure
 
     tasks, jobs = load_tasks(args.input)
     return timeline_figure(tasks, jobs, title=args.title)

@@ -13,8 +13,8 @@ from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_
                                add_placement_arguments, add_scheduler_argument, check_report_path, stderr_level)
 from mrsim.cli.render import print_replay_table
 from mrsim.errors import InputError
+from mrsim.ingest.workloads import default_trace_path
 from mrsim.io.policy import enforce
-from mrsim.workloads import default_trace_path
 
 NAME = "replay"
 HELP = "replay a trace (Rumen, JobHistory, .jhist, SLS, SWIM) under a scheduler"
@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    from mrsim.yarn.engine import add_engine_choice
+    from mrsim.engine.yarn.engine import add_engine_choice
 
     add_engine_choice(p)
     add_output_arguments(p, out="write jobs.csv, tasks.csv, attempts.csv, timeseries.csv and, in YARN mode, queues.csv "
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     result = replayed.result
     enforce(result.warnings)  # --strict: before anything is written
     if args.out:
-        from mrsim.outputs import write_replay_outputs
+        from mrsim.analysis.outputs import write_replay_outputs
 
         write_replay_outputs(replayed, args.out)
     if args.report:
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print_replay_table(result, out_dir=args.out)
         print_federation(result.summary)
         if result.spec.get("engine") == "yarn":
-            from mrsim.yarn.engine import print_queue_summary
+            from mrsim.engine.yarn.engine import print_queue_summary
 
             print_queue_summary(result)
         if args.report:
@@ -103,7 +103,7 @@ def print_federation(summary: dict) -> None:
 
 
 def _run_fluid(args: argparse.Namespace, trace: str) -> int:
-    from mrsim.fluid import run_fluid
+    from mrsim.studies.fluid import run_fluid
 
     if args.out or args.report:
         raise InputError("--out and --report are not supported with --model fluid (use --json)")

@@ -45,9 +45,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mrsim.analysis.sweeps import ExecutorKind, ExecutorOptions, load_spec, open_sweep
     from mrsim.cli.render import progress_bar
     from mrsim.errors import InputError
-    from mrsim.experiments import ExecutorKind, ExecutorOptions, load_spec, open_sweep
 
     for flag in ("max_cells", "chunk_size"):
         value = getattr(args, flag)
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if stats.complete:
         text += "\nwrote " + ", ".join(stats.written)
         if args.report:
-            from mrsim.report import sweep_report
+            from mrsim.analysis.report import sweep_report
 
             sweep_report(_read_table(args.output), args.report, title=f"mrsim sweep: {spec.name}")
             text += f"\nwrote {args.report}"

@@ -7,11 +7,11 @@ import sys
 
 import orjson
 
+from mrsim.analysis.validation.report import ValidationReport
 from mrsim.api import announce, execute_validate
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_scheduler_argument, check_report_path, stderr_level)
-from mrsim.validation.report import ValidationReport
 
 NAME = "validate"
 HELP = "replay a trace as it ran and compare simulated with actual job completion times"
@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_cluster_arguments(p)
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="trace")
-    from mrsim.yarn.engine import add_engine_choice
+    from mrsim.engine.yarn.engine import add_engine_choice
 
     add_engine_choice(p)
     p.add_argument("--ignore-trace-conf", action="store_true",
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     validated = execute_validate(args)
     report = validated.report
     if args.plot:
-        from mrsim.validation.plot import plot_validation
+        from mrsim.analysis.validation.plot import plot_validation
 
         plot_validation(report, args.plot, title=args.trace.rstrip("/").rsplit("/", 1)[-1])
     if args.report:

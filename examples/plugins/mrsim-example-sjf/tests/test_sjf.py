@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from mrsim.checker import check_scheduler
-from mrsim.cluster import uniform_cluster
-from mrsim.hadoop_conf import HadoopConf
-from mrsim.templates import JobTemplate, Workload
-from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.analysis.checker import check_scheduler
+from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.model.cluster import uniform_cluster
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate, Workload
 from mrsim_example_sjf import SmallestJobFirstScheduler
 
 

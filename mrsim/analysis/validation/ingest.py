@@ -1,0 +1,388 @@
+"""One pass over one input for every command that reads it, kept in the trace cache for the next run.
+
+``replay`` and ``compare`` used to read a trace twice (the workload and its hosts, then again for the calibration
+and the background), and a second run read it all again. :func:`ingest` reads a log or trace file (or a directory
+of logs) **once** and keeps everything the commands derive from it:
+
+* the workload view of :func:`mrsim.ingest.workloads.load_workload` and :func:`mrsim.ingest.assumptions.load_with_hosts` (the same
+  templates, warnings in their order, the hosts the cluster is inferred from, or ``mrsim synth``'s placeholder);
+* the :class:`~mrsim.analysis.validation.observe.Profiler` view that ``validate``, the calibration and the background read
+  (observations, slot usage, the job confs' engine keys, the calibration measured with the trace's own
+  out-of-band setting, the background's waits and usage, the profiler's warnings in its order).
+
+Both views are built from the same per-job steps as the two readers they replace (the builder, the duplicate-id
+rule, the limits, :func:`~mrsim.analysis.validation.observe.observe_job`, the collectors), in the same order, so they are
+equal to what those readers give; tests compare them on every real trace.
+
+The result is memoised for the process (keyed by the path as given and the file's identity) and saved in the trace
+cache (:mod:`mrsim.ingest.cache`) as a trace store plus ``entry.json`` (warnings, hosts, the input report); a hit
+rebuilds the same two views from it. Trace stores, job specs and SWIM files are not cached (a store is already
+one; the other two are cheap to read).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mrsim.analysis.validation.observe import InputReport, JobObservation, Profiler
+from mrsim.calibration.background import BackgroundCollector
+from mrsim.calibration.extract import CalibrationCollector
+from mrsim.calibration.model import Calibration
+from mrsim.errors import InputError
+from mrsim.ingest.cache import CacheUse
+from mrsim.ingest.detect import Format, detect_format, iter_logged_jobs
+from mrsim.model.templates import JobTemplate, Workload
+
+#: The host every attempt of a ``mrsim synth`` trace names (kept equal to ``mrsim.ingest.assumptions.SYNTHETIC_HOST``).
+SYNTHETIC_HOST = "synthetic-host"
+_STORE = "store"
+
+
+@dataclass
+class SingleInput:
+    """Everything one pass over one input yields (see the module docstring)."""
+
+    path: str
+    format: str
+    templates: list[JobTemplate]
+    workload_warnings: list[str]
+    workload_hosts: list[dict[str, Any]] | None
+    profiler_skipped: frozenset[int]  # template indexes the profiler drops (an id repeated after renaming)
+    observations: dict[str, JobObservation]
+    profiled_hosts: list[dict[str, Any]] | None
+    conf_counts: dict[str, dict[str, int]]
+    calibration: Calibration | None
+    background_waits: list[tuple[str, float, float]]
+    background_times: "np.ndarray"  # BackgroundCollector.usage as two columns: epoch s (float64), +1/-1 (int8)
+    background_deltas: "np.ndarray"
+    report: InputReport
+    profiler_warnings: list[str]
+    seen_without_work: frozenset[str]
+    cache: CacheUse = field(default_factory=lambda: CacheUse("off"))
+
+    def workload(self) -> Workload:
+        """Exactly :func:`mrsim.ingest.builder.workload_from_logged_jobs` over the input, reader warnings first."""
+        if not self.templates:
+            raise InputError(f"{self.path}: no replayable job (every job failed or was killed before doing any work)")
+        return Workload.of(self.templates, source=self.path, warnings=self.workload_warnings)
+
+    def background(self) -> BackgroundCollector:
+        """The background collector of the pass (its usage is kept as columns: 9 bytes a point, not 72)."""
+        collector = BackgroundCollector()
+        collector.waits = list(self.background_waits)
+        collector.usage = list(zip(self.background_times.tolist(), self.background_deltas.tolist()))
+        return collector
+
+    def profiler(self, fmt: Format | None = None) -> Profiler:
+        """A :class:`Profiler` in the state ``Profiler(fmt).add(path)`` leaves."""
+        p = Profiler(fmt=fmt)
+        kept = [t for i, t in enumerate(self.templates) if i not in self.profiler_skipped]
+        p.templates = kept
+        p.observations = dict(self.observations)
+        p._seen = {t.job_id for t in kept}
+        p._seen_without_work = set(self.seen_without_work)
+        p.stored_hosts = list(self.profiled_hosts or ())
+        p.trace_conf.add_counts(self.conf_counts)
+        p.stored_calibration = self.calibration
+        background = self.background()
+        if background.usage or background.waits:
+            p.stored_backgrounds = [background]
+        p.inputs = [dataclasses.replace(self.report)]
+        p.warnings = list(self.profiler_warnings)
+        p.cache_use = self.cache
+        return p
+
+
+def cacheable(path: str | os.PathLike[str], fmt: str | None) -> bool:
+    """Whether :func:`ingest` handles ``path``: a log or trace with ``LoggedJob`` records (not a store, job spec
+    or SWIM file)."""
+    from mrsim.ingest.jobspec import is_jobspec
+    from mrsim.ingest.store import is_store
+
+    p = Path(path)
+    kind = (fmt or "").strip().lower()
+    if kind in ("store", "jobspec", "swim") or not p.exists():
+        return False
+    if kind:
+        return kind.upper() in Format.__members__
+    if is_store(p) or is_jobspec(p):
+        return False
+    try:
+        return detect_format(p) is not Format.SWIM
+    except InputError:
+        return False
+
+
+#: The last few inputs read by this process (a replay reads its trace, then maybe a --calibration-from input).
+_memo: dict[tuple[str, str, str], SingleInput] = {}
+_MEMO_SIZE = 2
+#: What the cache did for each path this process read (announced after the run, whatever the memo dropped).
+_uses: dict[str, CacheUse] = {}
+
+
+def ingest(path: str | os.PathLike[str], fmt: str | None = None) -> SingleInput:
+    """The :class:`SingleInput` of ``path`` (call :func:`cacheable` first): from this process's memo, else the trace
+    cache, else one pass over the input (then saved in the cache)."""
+    from mrsim.ingest import cache
+    from mrsim.io.safe_open import check_input_file
+
+    p = Path(path)
+    check_input_file(p, allow_dir=True)
+    format_ = _format(p, fmt)
+    use_cache = cache.cache_enabled()
+    digest = cache.content_digest(p)
+    memo_key = (str(p), format_.value, digest)
+    found = _memo.get(memo_key)
+    if found is not None:
+        _uses[str(p)] = found.cache
+        return found
+    if not use_cache:
+        result = _read(p, format_)
+        result.cache = CacheUse("off", notes=["trace cache: off (--no-cache or MRSIM_NO_CACHE)"])
+    else:
+        key = cache.entry_key(digest, {"format": format_.value})
+        result = _from_cache(p, format_, key)
+    while len(_memo) >= _MEMO_SIZE:  # a sweep or a notebook does not pile up traces
+        del _memo[next(iter(_memo))]
+    _memo[memo_key] = result
+    _uses[str(p)] = result.cache
+    while len(_uses) > 64:
+        del _uses[next(iter(_uses))]
+    return result
+
+
+def forget() -> None:
+    """Empty this process's memo (tests; a long-lived process that wants the memory back)."""
+    _memo.clear()
+    _uses.clear()
+
+
+def cache_use_of(path: str | os.PathLike[str]) -> CacheUse | None:
+    """What the cache did for ``path`` in this process (None when :func:`ingest` did not read it)."""
+    return _uses.get(str(Path(path)))
+
+
+def profile_input(path: str | os.PathLike[str], fmt: Format | str | None = None) -> Profiler:
+    """``Profiler(fmt).add(path)``, through :func:`ingest` (memo and cache) when the input is cacheable."""
+    if isinstance(fmt, str):
+        fmt = _format(Path(path), fmt)
+    text = fmt.value if fmt is not None else None
+    if cacheable(path, text):
+        return ingest(path, text).profiler(fmt)
+    profiler = Profiler(fmt=fmt)
+    profiler.add(path)
+    return profiler
+
+
+def _format(p: Path, fmt: str | None) -> Format:
+    if fmt:
+        try:
+            return Format[fmt.strip().upper()]
+        except KeyError:
+            names = ", ".join(f.name.lower() for f in Format)
+            raise InputError(f"unknown --format {fmt!r} (expected one of {names})") from None
+    return detect_format(p)
+
+
+def _from_cache(p: Path, format_: Format, key: str) -> SingleInput:
+    from mrsim.ingest import cache
+
+    warning: list[str] = []
+    entry = cache.find(key)
+    if entry is not None:
+        try:
+            result = _load_entry(entry, p)
+        except Exception as exc:  # noqa: BLE001 - any damage means: rebuild, never a wrong result
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warning.append(f"mrsim: warning: trace cache: entry {entry} is unreadable ({reason}); ignored, "
+                           "rebuilt from the input")
+            cache.discard(entry)
+        else:
+            result.cache = CacheUse("hit", key, str(entry), [f"trace cache: hit {key[:12]} ({entry}); "
+                                                             "--no-cache parses the input instead"])
+            return result
+    result = _read(p, format_)
+    if len(set(t.job_id for t in result.templates)) != len(result.templates):
+        result.cache = CacheUse("miss", key, None, [*warning, "trace cache: miss; not saved (repeated job ids "
+                                                     "after renaming)"])
+        return result
+    saved, notes, evicted = cache.publish(key, lambda tmp: _save_entry(result, tmp))
+    where = f"saved as {saved}" if saved is not None and saved.exists() else "not saved"
+    result.cache = CacheUse("miss", key, str(saved) if saved is not None else None,
+                            [*warning, f"trace cache: miss {key[:12]}; {where}", *notes], evicted)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------ the pass
+
+
+def _read(p: Path, format_: Format) -> SingleInput:
+    """One pass: the steps of ``load_with_hosts`` and of ``Profiler.logged_jobs``, per job, in their order."""
+    from mrsim.analysis.validation.observe import observe_job
+    from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.ingest.builder import template_from_logged_job
+    from mrsim.ingest.logged_check import check_logged_job
+    from mrsim.ingest.store import merge_hosts
+    from mrsim.ingest.topology_infer import SlotUsage, attempt_host, iter_attempt_windows
+    from mrsim.io.limits import check_limit
+
+    source = str(p)
+    reader_warnings: list[str] = []
+    builder_warnings: list[str] = []  # workload_from_logged_jobs' own list
+    profiler_warnings: list[str] = []  # the profiler's single list: reader and builder warnings interleaved
+    copied = 0
+    usage, trace_conf = SlotUsage(), TraceConf()
+    calibration, background = CalibrationCollector(), BackgroundCollector()
+    observations: dict[str, JobObservation] = {}
+    templates: list[JobTemplate] = []
+    skipped: set[int] = set()
+    taken: set[str] = set()
+    occurrences: dict[str, int] = {}
+    without_work: set[str] = set()
+    only_workload: list[dict[str, Any]] = []  # jobs load_with_hosts counts in the hosts but the profiler does not
+    synthetic: list[bool] = []
+    report = InputReport(source, format_.value)
+    total_tasks = 0
+    for logged in iter_logged_jobs(p, format_, warnings=reader_warnings):
+        profiler_warnings.extend(reader_warnings[copied:])
+        copied = len(reader_warnings)
+        report.jobs_read += 1
+        try:
+            windows = list(iter_attempt_windows(logged))  # once per job, for every collector below
+            if not synthetic:
+                names = {where[1] for _, attempt, _, _ in windows if (where := attempt_host(attempt)) is not None}
+                if names:
+                    synthetic.append(names == {SYNTHETIC_HOST})
+        except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
+            check_logged_job(logged, source)
+            raise
+        job_warnings: list[str] = []
+        template = template_from_logged_job(logged, source=source, warnings=job_warnings)
+        builder_warnings.extend(job_warnings)
+        profiler_warnings.extend(job_warnings)
+        if template is None:
+            report.jobs_without_work += 1
+            raw_id = str(logged.get("jobID"))
+            if raw_id in without_work:
+                only_workload.append(logged)
+                continue
+            without_work.add(raw_id)
+            _add_usage(usage, logged, source, windows)
+            calibration.add_job(logged)
+            background.add_job(logged, raw_id)
+            continue
+        count = occurrences.get(template.job_id, 0) + 1
+        occurrences[template.job_id] = count
+        if count > 1:  # the builder's rule for folded traces (workload_from_logged_jobs)
+            new_id = f"{template.job_id}#{count}"
+            line = f"job {template.job_id}: duplicate job id; occurrence {count} replayed as {new_id}"
+            builder_warnings.append(line)
+            profiler_warnings.append(line)
+            template = template.with_changes(job_id=new_id)
+        templates.append(template)
+        check_limit("jobs", len(templates), source or "workload")
+        total_tasks += len(template.map_durations) + len(template.reduce_durations)
+        check_limit("tasks", total_tasks, source or "workload")
+        if template.job_id in taken:  # a renamed id that the file also uses: the profiler keeps the first
+            skipped.add(len(templates) - 1)
+            report.duplicates_skipped += 1
+            only_workload.append(logged)
+            continue
+        taken.add(template.job_id)
+        observations[template.job_id] = observe_job(logged, windows)
+        _add_usage(usage, logged, source, windows)
+        trace_conf.add_job(logged)
+        calibration.add_job(logged)
+        background.add_job(logged, template.job_id)
+        report.jobs_added += 1
+    profiler_warnings.extend(reader_warnings[copied:])
+    report.warnings = len(profiler_warnings)
+    inferred = [h.as_dict() for h in usage.hosts()]
+    if synthetic and synthetic[0]:
+        workload_hosts: list[dict[str, Any]] | None = [{"rack": "default-rack", "host": SYNTHETIC_HOST}]
+    elif only_workload:
+        for logged in only_workload:
+            _add_usage(usage, logged, source)
+        workload_hosts = [h.as_dict() for h in usage.hosts()] or None
+    else:
+        workload_hosts = inferred or None
+    measured = calibration.result(source, None) if calibration.attempts else None
+    return SingleInput(
+        path=source, format=format_.value, templates=templates,
+        workload_warnings=[*reader_warnings, *builder_warnings], workload_hosts=workload_hosts,
+        profiler_skipped=frozenset(skipped), observations=observations,
+        profiled_hosts=merge_hosts(None, inferred or None), conf_counts=trace_conf.as_counts(),
+        calibration=measured, background_waits=background.waits,
+        background_times=np.array([t for t, _d in background.usage], dtype=np.float64),
+        background_deltas=np.array([d for _t, d in background.usage], dtype=np.int8),
+        report=report, profiler_warnings=profiler_warnings,
+        seen_without_work=frozenset(without_work))
+
+
+def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None) -> None:
+    from mrsim.ingest.logged_check import check_logged_job
+
+    try:
+        usage.add_job(logged, windows)
+    except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
+        check_logged_job(logged, source)  # a malformed job: the precise one-line InputError
+        raise
+
+
+# ------------------------------------------------------------------------------------------------ entries
+
+
+def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
+    """Write ``result`` into a new entry directory: a trace store plus what ``entry.json`` keeps."""
+    from mrsim.ingest.store import add_to_store
+
+    kept = [t for i, t in enumerate(result.templates) if i not in result.profiler_skipped]
+    add_to_store(directory / _STORE, kept,
+                 observations={jid: obs.as_dict() for jid, obs in result.observations.items()},
+                 hosts=result.profiled_hosts, sources=[result.report.as_dict()], conf_values=result.conf_counts,
+                 calibration_toml=result.calibration.to_toml() if result.calibration is not None else None,
+                 background_inputs=[result.background().stored()])
+    # The store's background inputs are complete (store format 2): the entry needs nothing beside them.
+    return {"path": result.path, "format": result.format,
+            "workload_warnings": result.workload_warnings,
+            "workload_hosts": result.workload_hosts, "report": result.report.as_dict(),
+            "profiler_warnings": result.profiler_warnings, "seen_without_work": sorted(result.seen_without_work),
+            "has_calibration": result.calibration is not None}
+
+
+def _load_entry(entry: Path, p: Path) -> SingleInput:
+    """The :class:`SingleInput` an entry holds, named after ``p`` (the same bytes may have moved)."""
+    from mrsim.ingest import cache
+    from mrsim.ingest.store import (load_background_inputs, load_hosts, load_observations, load_store,
+                                    read_manifest)
+
+    meta = cache.read_meta(entry)
+    store = entry / _STORE
+    manifest = read_manifest(store)
+    templates = list(load_store(store).jobs)
+    observations = {jid: JobObservation.from_dict(values) for jid, values in load_observations(store).items()}
+    source, old = str(p), str(meta["path"])
+    calibration = None
+    if meta.get("has_calibration"):
+        calibration = Calibration.from_toml(str(manifest["calibration_toml"]), f"{entry} (calibration)")
+        calibration = dataclasses.replace(calibration, source=source)
+    backgrounds = load_background_inputs(store)
+    if len(backgrounds) != 1 or backgrounds[0].approximate:
+        raise ValueError(f"the entry's store holds {len(backgrounds)} background inputs, not one exact one")
+    waits = list(backgrounds[0].waits)
+    times, deltas = backgrounds[0].usage_s, backgrounds[0].usage_delta
+    report = InputReport(**{**meta["report"], "path": source})
+    rename = (lambda lines: [line.replace(old, source) for line in lines]) if old != source else list
+    return SingleInput(
+        path=source, format=str(meta["format"]), templates=templates,
+        workload_warnings=rename(meta["workload_warnings"]), workload_hosts=meta["workload_hosts"],
+        profiler_skipped=frozenset(), observations=observations, profiled_hosts=load_hosts(store),
+        conf_counts=manifest.get("conf_values", {}), calibration=calibration,
+        background_waits=waits, background_times=times, background_deltas=deltas, report=report,
+        profiler_warnings=rename(meta["profiler_warnings"]), seen_without_work=frozenset(meta["seen_without_work"]))

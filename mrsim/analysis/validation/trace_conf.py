@@ -1,0 +1,106 @@
+"""The engine settings a trace recorded: Hadoop keys found in its jobs' ``jobProperties`` (the job conf snapshot).
+
+``mrsim validate`` replays a trace "on the cluster it ran on", so the JobTracker/TaskTracker keys the engine
+models are taken from the trace when its jobs carry them (Rumen traces built with job confs, e.g. the Gridmix
+system-test traces), unless the user sets them (flags or ``--mapred-site`` win) or passes
+``--ignore-trace-conf``. Keys read (old and new names, as :mod:`mrsim.model.hadoop_conf` defines them):
+
+* ``mapred.reduce.slowstart.completed.maps`` / ``mapreduce.job.reduce.slowstart.completedmaps``;
+* ``mapred.heartbeats.in.second`` / ``mapreduce.jobtracker.heartbeats.in.second``;
+* ``mapreduce.jobtracker.heartbeats.scaling.factor``;
+* ``mapreduce.tasktracker.outofband.heartbeat``;
+* ``mapred.{map,reduce}.tasks.speculative.execution`` / ``mapreduce.{map,reduce}.speculative``.
+
+Slot counts (``*.tasks.maximum``) are **not** taken from the job conf: they are the client's view of the
+TaskTracker setting, while the inferred cluster uses the peaks the trace shows (``docs/validation.md`` compares
+both). When jobs disagree on a key, the value of most jobs wins and the disagreement is reported. Slow start is
+a per-job setting in Hadoop but one engine-wide value in mrsim, which is the same simplification.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mrsim.model.hadoop_conf import (KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW, KEY_HB_SCALING, KEY_MAP_SPECULATIVE,
+                                     KEY_OOB_HEARTBEAT, KEY_REDUCE_SPECULATIVE, KEY_SLOWSTART, KEY_SLOWSTART_NEW,
+                                     HadoopConf, validate_conf)
+
+KEY_MAP_SPECULATIVE_NEW = "mapreduce.map.speculative"
+KEY_REDUCE_SPECULATIVE_NEW = "mapreduce.reduce.speculative"
+
+
+def _bool(text: str) -> bool:
+    return text.strip().lower() == "true"
+
+
+#: Hadoop key -> (HadoopConf field, parser).
+TRACE_KEYS: dict[str, tuple[str, Callable[[str], object]]] = {
+    KEY_SLOWSTART: ("slowstart_completed_maps", float),
+    KEY_SLOWSTART_NEW: ("slowstart_completed_maps", float),
+    KEY_HB_PER_SECOND: ("heartbeats_in_second", float),
+    KEY_HB_PER_SECOND_NEW: ("heartbeats_in_second", float),
+    KEY_HB_SCALING: ("heartbeat_scaling_factor", float),
+    KEY_OOB_HEARTBEAT: ("outofband_heartbeat", _bool),
+    KEY_MAP_SPECULATIVE: ("map_speculative", _bool),
+    KEY_MAP_SPECULATIVE_NEW: ("map_speculative", _bool),
+    KEY_REDUCE_SPECULATIVE: ("reduce_speculative", _bool),
+    KEY_REDUCE_SPECULATIVE_NEW: ("reduce_speculative", _bool),
+}
+
+
+class TraceConf:
+    """Counts the values each modelled key takes over the jobs seen (cost: O(keys) per job)."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Counter[str]] = {}
+
+    def add_job(self, job: Mapping[str, Any]) -> None:
+        props = job.get("jobProperties")
+        if not (type(props) is dict or isinstance(props, Mapping)):
+            return
+        for key in TRACE_KEYS:
+            value = props.get(key)
+            if value is not None:
+                self.values.setdefault(key, Counter())[str(value)] += 1
+
+    def add_counts(self, counts: Mapping[str, Mapping[str, int]]) -> None:
+        """Add counts saved earlier (a trace store keeps them in its manifest)."""
+        for key, values in counts.items():
+            if key in TRACE_KEYS:
+                for value, n in values.items():
+                    self.values.setdefault(key, Counter())[str(value)] += int(n)
+
+    def as_counts(self) -> dict[str, dict[str, int]]:
+        return {key: dict(counts) for key, counts in self.values.items()}
+
+    def changes(self) -> tuple[dict[str, object], dict[str, str], list[str]]:
+        """``(HadoopConf changes, {key: value used}, warnings)``; unparsable values are skipped with a warning."""
+        changes: dict[str, object] = {}
+        used: dict[str, str] = {}
+        warnings: list[str] = []
+        for key, counts in sorted(self.values.items()):
+            value, _ = counts.most_common(1)[0]
+            if len(counts) > 1:
+                warnings.append(f"trace conf: jobs disagree on {key} ({dict(counts)}); using {value}")
+            name, parse = TRACE_KEYS[key]
+            try:
+                changes[name] = parse(value)
+            except ValueError:
+                warnings.append(f"trace conf: {key} = {value!r} is not a number; ignored")
+                continue
+            used[key] = value
+        return changes, used, warnings
+
+
+def apply_trace_conf(conf: HadoopConf, trace: TraceConf, locked: set[str]) -> tuple[HadoopConf, dict[str, str], list[str]]:
+    """``conf`` with the trace's values for every field not in ``locked`` (fields the user set)."""
+    changes, used, warnings = trace.changes()
+    kept = {k: v for k, v in changes.items() if k not in locked}
+    used = {k: v for k, v in used.items() if TRACE_KEYS[k][0] in kept}
+    if not kept:
+        return conf, {}, warnings
+    result = conf.with_overrides(**kept)
+    validate_conf(result, "trace jobProperties")
+    return result, used, warnings

@@ -1,0 +1,76 @@
+"""Map locality: per-job host and rack caches of pending maps, and the pick of a map for a tracker
+(``JobInProgress.findNewMapTask``'s cache walk: node-local, rack-local, then any). Helpers of the JobTracker core
+(``mrsim/engine/jobtracker.py``), built when a job with split locations known to the cluster arrives."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mrsim.engine.scheduling import Locality
+from mrsim.engine.state import JobState, TrackerState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.engine.jobtracker import JobTracker
+
+
+def pop_unlaunched(candidates: list[int] | None, launched: bytearray) -> int:
+    """Pop the first not-yet-launched index from a locality cache (lazy deletion). Amortised O(1)."""
+    if not candidates:
+        return -1
+    while candidates:
+        i = candidates[-1]
+        if not launched[i]:
+            candidates.pop()
+            return i
+        candidates.pop()
+    return -1
+
+
+def pick_local_map(job: JobState, tracker: TrackerState, locality: Locality) -> tuple[int, int]:
+    launched = job.map_launched
+    assert launched is not None and job.host_cache is not None and job.rack_cache is not None
+    if locality != Locality.NON_LOCAL:
+        i = pop_unlaunched(job.host_cache.get(tracker.host), launched)
+        if i >= 0:
+            return i, 1
+        if locality == Locality.NODE:
+            return -1, 0
+        i = pop_unlaunched(job.rack_cache.get(tracker.rack), launched)
+        if i >= 0:
+            return i, 2
+        if locality == Locality.RACK:
+            return -1, 0
+    n = job.n_maps
+    c = job.any_cursor
+    while c < n and launched[c]:
+        c += 1
+    job.any_cursor = c
+    if c >= n:
+        return -1, 0
+    return c, 3
+
+
+def setup_locality(jt: "JobTracker", job: JobState) -> None:
+    """Build the job's host and rack caches when its split locations name hosts of this cluster."""
+    locations = job.template.map_locations
+    if locations is None or jt.locality_mode.value == "off":
+        return
+    hosts = jt.host_racks
+    known = any(loc.rsplit("/", 1)[-1] in hosts for locs in locations for loc in locs)
+    if not known and jt.locality_mode.value == "auto":
+        return
+    host_cache: dict[str, list[int]] = {}
+    rack_cache: dict[str, list[int]] = {}
+    for i in range(len(locations) - 1, -1, -1):  # reversed: lists are popped from the end
+        racks_seen = set()
+        for loc in locations[i]:
+            rack, _, host = loc.rpartition("/")
+            host_cache.setdefault(host, []).append(i)
+            rack = hosts.get(host, rack or "/default-rack")
+            if rack not in racks_seen:
+                racks_seen.add(rack)
+                rack_cache.setdefault(rack, []).append(i)
+    job.host_cache = host_cache
+    job.rack_cache = rack_cache
+    job.map_launched = bytearray(job.n_maps)
+    job.map_locality = [0] * job.n_maps

@@ -1,0 +1,221 @@
+"""Live replay state: one small object per job and per TaskTracker, counters only, no per-task objects.
+
+A task is identified by an integer *gid*: ``(job_index << 25) | (is_reduce << 24) | task_index``
+(up to 16.7 million tasks of each kind per job). Per-task results live in flat per-job lists that are
+allocated once, when the job arrives.
+
+Schedulers may read every attribute documented here; only the JobTracker writes them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mrsim.model.templates import JobTemplate
+
+JOB_SHIFT = 25
+REDUCE_BIT = 1 << 24
+TASK_MASK = REDUCE_BIT - 1
+
+INF = float("inf")
+
+
+class JobState:
+    """A job in the JobTracker (Hadoop's ``JobInProgress``, counters only).
+
+    Attributes read by schedulers:
+        index: position in the workload (submit order); also the final FIFO tie-break.
+        job_id, user, queue, priority (int, lower first), submit (s, replay clock), deadline (absolute s or INF).
+        n_maps, n_reduces: desired task counts.
+        next_map / next_reduce: how many distinct tasks were ever launched (without locality, also the next
+            never-launched index).
+        maps_pending / reduces_pending: tasks waiting for a slot (never launched, or killed and requeued).
+        running_maps, finished_maps, running_reduces, finished_reduces: as the JobTracker knows them
+            (finished counts include only completions already reported by a heartbeat).
+        reduces_ready: slow start met (``finished_maps >= slowstart_threshold``).
+        map_stage_done: every map reported finished.
+        map_req / reduce_req: per-task resource request (resource-vector clusters; else None).
+        map_dc / reduce_dc, dc_maps_pending / dc_reduces_pending: federations only (else None): each task's
+            datacenter index, and the pending tasks per datacenter.
+    """
+
+    __slots__ = (
+        "index", "template", "job_id", "user", "queue", "priority", "submit", "deadline",
+        "n_maps", "n_reduces", "next_map", "next_reduce", "running_maps", "running_reduces",
+        "finished_maps", "finished_reduces", "slowstart_threshold", "reduces_ready", "map_stage_done",
+        "last_map_finish", "waiting_reduces", "first_wave_count", "typical_count",
+        "map_dur", "reduce_dur", "first_shuffle", "typical_shuffle",
+        "start_time", "finish_time", "map_start", "map_finish", "map_tracker",
+        "reduce_start", "reduce_shuffle_end", "reduce_finish", "reduce_tracker", "sched",
+        "maps_pending", "reduces_pending", "requeued_maps", "requeued_reduces", "killed_tasks", "wasted_s",
+        "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running", "live_maps", "live_reduces", "fail_plan", "failing",
+        "map_req", "reduce_req", "last_map_launch", "hang_check", "reduces_held", "map_dc", "reduce_dc", "dc_maps", "dc_reduces", "dc_maps_pending", "dc_reduces_pending",
+    )
+
+    def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
+        self.index = index
+        self.template = template
+        self.job_id = template.job_id
+        self.user = template.user
+        self.queue = template.queue
+        self.priority = int(template.priority)
+        self.submit = submit
+        self.deadline = submit + template.deadline_s if template.deadline_s is not None else INF
+        self.n_maps = template.n_maps
+        self.n_reduces = template.n_reduces
+        self.next_map = 0
+        self.next_reduce = 0
+        self.running_maps = 0
+        self.running_reduces = 0
+        self.finished_maps = 0
+        self.finished_reduces = 0
+        # JobInProgress.initTasks: completedMapsForReduceSlowstart = ceil(fraction * numMapTasks)
+        self.slowstart_threshold = int(math.ceil(slowstart * self.n_maps))
+        self.reduces_ready = False
+        self.map_stage_done = self.n_maps == 0
+        self.last_map_finish = submit
+        self.waiting_reduces: list[int] = []
+        self.first_wave_count = 0
+        self.typical_count = 0
+        self.map_dur: list[float] = []
+        self.reduce_dur: list[float] = []
+        self.first_shuffle: list[float] = []
+        self.typical_shuffle: list[float] = []
+        self.start_time = -1.0
+        self.finish_time = -1.0
+        self.map_start: list[float] = []
+        self.map_finish: list[float] = []
+        self.map_tracker: list[int] = []
+        self.reduce_start: list[float] = []
+        self.reduce_shuffle_end: list[float] = []
+        self.reduce_finish: list[float] = []
+        self.reduce_tracker: list[int] = []
+        self.sched: object = None  # free slot for the scheduler's own per-job data
+        self.maps_pending = self.n_maps  # not yet launched, or killed and back in the queue
+        self.reduces_pending = self.n_reduces
+        self.requeued_maps: list[int] = []  # killed tasks waiting to run again (relaunched first)
+        self.requeued_reduces: list[int] = []
+        self.killed_tasks = 0
+        self.wasted_s = 0.0  # slot-seconds of killed attempts
+        # Locality (None when the job's maps are rack-local everywhere): split host / rack -> map indices.
+        self.host_cache: dict[str, list[int]] | None = None
+        self.rack_cache: dict[str, list[int]] | None = None
+        self.map_launched: bytearray | None = None
+        self.any_cursor = 0
+        self.map_locality: list[int] = []  # per map: 1 node-local, 2 rack-local, 3 off-switch (0 = not tracked)
+        self.spec: dict[int, tuple[int, float, float, float]] | None = None  # gid -> backup (tracker, start, finish, shuffle end)
+        self.spec_running = 0  # running backup attempts (they hold tracker slots, not job counts)
+        # Indices of launched, not yet reported tasks: kept only when speculation is on (candidate scans).
+        self.live_maps: set[int] | None = None
+        self.live_reduces: set[int] | None = None
+        # Failed attempts to replay before a task succeeds (gid -> durations, s) and the gids now running one.
+        self.fail_plan: dict[int, list[float]] | None = None
+        self.failing: set[int] | None = None
+        # Resource-vector clusters: one request per task type, in ``JobTracker.resource_names`` order (else None).
+        self.map_req: tuple[float, ...] | None = None
+        self.reduce_req: tuple[float, ...] | None = None
+        # Reducer preemption for hanging maps (resource clusters; JobTracker._on_hanging_maps).
+        self.last_map_launch = submit  # when the job last got a map container (or became RUNNING)
+        self.hang_check = False  # a check event is queued
+        self.reduces_held = False  # reduces were preempted: none launch again until every map has launched
+        # Federations: each task's datacenter index, the unlaunched task indices per datacenter (popped from the
+        # end) and the pending counts per datacenter (never launched or requeued). None on one-site clusters.
+        self.map_dc: list[int] | None = None
+        self.reduce_dc: list[int] | None = None
+        self.dc_maps: list[list[int]] | None = None
+        self.dc_reduces: list[list[int]] | None = None
+        self.dc_maps_pending: list[int] | None = None
+        self.dc_reduces_pending: list[int] | None = None
+
+    def materialize(self) -> None:
+        """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""
+        t = self.template
+        self.map_dur = t.map_durations.tolist()
+        self.reduce_dur = t.reduce_durations.tolist()
+        first = t.first_shuffle_durations.tolist()
+        typical = t.typical_shuffle_durations.tolist()
+        # Documented fallback (mrsim.model.templates): one shuffle array stands in for the other; none means 0 s.
+        self.first_shuffle = first or typical or [0.0]
+        self.typical_shuffle = typical or first or [0.0]
+        n, r = self.n_maps, self.n_reduces
+        self.map_start = [-1.0] * n
+        self.map_finish = [-1.0] * n
+        self.map_tracker = [-1] * n
+        self.reduce_start = [-1.0] * r
+        self.reduce_shuffle_end = [-1.0] * r
+        self.reduce_finish = [-1.0] * r
+        self.reduce_tracker = [-1] * r
+
+    @property
+    def pending_maps(self) -> int:
+        return self.maps_pending
+
+    @property
+    def pending_reduces(self) -> int:
+        return self.reduces_pending
+
+    @property
+    def done(self) -> bool:
+        return self.finish_time >= 0.0
+
+    def __repr__(self) -> str:
+        return f"<JobState {self.job_id} maps {self.finished_maps}/{self.n_maps} reduces {self.finished_reduces}/{self.n_reduces}>"
+
+
+class TrackerState:
+    """A TaskTracker as the JobTracker sees it.
+
+    Attributes read by schedulers:
+        index, name, host, rack, map_slots, reduce_slots, speed.
+        datacenter: index into ``JobTracker.datacenters`` (0 when the cluster is one site).
+        capacity / free: per resource (``JobTracker.resource_names`` order) on resource-vector clusters, else None.
+        running_maps / running_reduces: tasks occupying slots now, including ones launched in this heartbeat.
+        status_maps / status_reduces: the counts the TaskTracker reported in its last heartbeat (Hadoop's
+            ``TaskTrackerStatus.countMapTasks``): what Hadoop's schedulers see during ``assignTasks``.
+    """
+
+    __slots__ = (
+        "index", "name", "host", "rack", "map_slots", "reduce_slots", "speed", "cores", "datacenter", "capacity", "free",
+        "running_maps", "running_reduces", "status_maps", "status_reduces",
+        "reports", "aux_reports", "next_hb", "phase", "hb_k", "hb_stamp", "hb_requested", "waiting_change", "busy_map_time", "busy_reduce_time",
+    )
+
+    def __init__(self, index: int, name: str, rack: str, map_slots: int, reduce_slots: int, speed: float,
+                 cores: int, phase: float) -> None:
+        self.index = index
+        self.name = name
+        self.host = name
+        self.rack = rack
+        self.map_slots = map_slots
+        self.reduce_slots = reduce_slots
+        self.speed = speed
+        self.cores = cores
+        self.running_maps = 0
+        self.running_reduces = 0
+        self.status_maps = 0
+        self.status_reduces = 0
+        self.reports: list[int] = []
+        self.aux_reports: list[int] = []  # setup/cleanup completions to report
+        self.next_hb = INF
+        self.phase = phase
+        self.hb_stamp = 0
+        self.hb_k = 0
+        self.hb_requested = False
+        self.waiting_change = False
+        self.busy_map_time = 0.0
+        self.busy_reduce_time = 0.0
+        self.datacenter = 0  # index into JobTracker.datacenters (0 on one-site clusters)
+        # Resource-vector clusters: capacity and what is free now, per resource (JobTracker.resource_names order).
+        self.capacity: tuple[float, ...] | None = None
+        self.free: list[float] | None = None
+
+    @property
+    def free_map_slots(self) -> int:
+        return self.map_slots - self.running_maps
+
+    @property
+    def free_reduce_slots(self) -> int:
+        return self.reduce_slots - self.running_reduces
+
+    def __repr__(self) -> str:
+        return f"<TrackerState {self.name} maps {self.running_maps}/{self.map_slots} reduces {self.running_reduces}/{self.reduce_slots}>"

@@ -1,0 +1,17 @@
+"""YARN mode: an emulated ResourceManager, NodeManagers and MR ApplicationMasters for Hadoop 2/3 (``docs/yarn.md``).
+
+* :mod:`mrsim.engine.yarn.config` - YARN / MR-on-YARN keys and the container launch lag;
+* :mod:`mrsim.engine.yarn.rm` - the ResourceManager event loop (NodeManager heartbeats, submissions, container exits);
+* :mod:`mrsim.engine.yarn.nodemanager` - nodes and containers;
+* :mod:`mrsim.engine.yarn.appmaster` - the MR ApplicationMaster's allocate protocol and ``RMContainerAllocator`` rules;
+* :mod:`mrsim.engine.yarn.schedulers` - FIFO, Capacity and Fair, container by container;
+* :mod:`mrsim.engine.yarn.timeseries` - per-queue metrics per second (SLS style);
+* :mod:`mrsim.engine.yarn.replay` - one replay in, a ``ReplayResult`` out;
+* :mod:`mrsim.engine.yarn.engine` - choosing the engine (``--engine yarn|mr1|auto``).
+"""
+
+from mrsim.engine.yarn.config import LaunchLag, YarnConf, build_yarn_conf
+from mrsim.engine.yarn.replay import replay_yarn
+from mrsim.engine.yarn.schedulers import create_yarn_scheduler
+
+__all__ = ["LaunchLag", "YarnConf", "build_yarn_conf", "create_yarn_scheduler", "replay_yarn"]

@@ -1,0 +1,353 @@
+"""The MapReduce ApplicationMaster of one job (``MRAppMaster`` with ``RMContainerAllocator``), as the RM sees it.
+
+Protocol (times in seconds; ``docs/yarn.md`` has a worked timeline):
+
+* The AM starts in its own container at ``max(allocation + AM launch lag, submit + logged launch delay)``: the
+  trace's ``launchTime`` is when the real AM started, so it is kept unless the emulated cluster makes the AM
+  container itself wait longer.
+* Its allocator thread sleeps first, then heartbeats (``allocate``) every
+  ``yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms``: at ``start + k * interval``, k >= 1. An allocate sends
+  the asks made since the previous one, and receives the containers the RM allocated since then and the containers
+  that NodeManagers reported complete since then. Asks made *during* an allocate (reduce ramp-up) go with the next.
+* All map requests are made at start (with their split hosts and racks, priority 20). Reduces (priority 10) are
+  requested once ``completed maps >= ceil(mapreduce.job.reduce.slowstart.completedmaps x maps)``, in the amounts
+  ``RMContainerAllocator.scheduleReduces`` allows: all at once when no map request is outstanding, else ramped up
+  to ``min(completed-map fraction, yarn.app.mapreduce.am.job.reduce.rampup.limit)`` of the AM's memory limit
+  (headroom + assigned containers), and ramped down when that limit shrinks; once every reduce is asked for, the
+  AM no longer recomputes (``numPendingReduces == 0``).
+* ``preemptReducesIfNeeded``: when maps are outstanding but headroom plus the memory of running maps cannot hold
+  one map, the AM kills up to ``max(one map, preemption.limit x memory limit)`` worth of its newest reduces; they
+  are requested again later.
+* A container is matched to a map node-local first, then rack-local, then any (``assignMapsWithLocality``).
+* Task durations follow the templates and SimMR's reduce model, as in the MR1 engine (``mrsim.engine``).
+* A task's completion reaches the AM when the task ends (``TaskUmbilicalProtocol.done``: the task reports to its
+  AM directly, not through the RM): completed-map counts, slow start and the map-stage end use that instant, and
+  the job finishes when its last task does (job commit and unregistration are not modelled; in the ``.jhist``
+  fixtures the job finished 1 ms after its last attempt). The *container's* completion reaches the RM in the
+  node's next heartbeat, which is when its resources become free for any application.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from mrsim.engine.yarn.nodemanager import MAP, REDUCE, Container
+from mrsim.engine.yarn.schedulers.base import NODE_LOCAL, PRIORITY_MAP, PRIORITY_REDUCE, RACK_LOCAL, SchedulerApp
+from mrsim.model.templates import JobTemplate
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.engine.yarn.rm import ResourceManager
+
+INF = float("inf")
+
+
+class MRAppMaster:
+    """Per-job AM state: requests, assignments, completions, the reduce model. Arrays are per task index."""
+
+    def __init__(self, app: SchedulerApp, template: JobTemplate, sizes: dict[str, tuple[float, float]],
+                 slowstart: float, hosts: set[str], host_rack: dict[str, str]) -> None:
+        self.app = app
+        self.template = template
+        self.n_maps = template.n_maps
+        self.n_reduces = template.n_reduces
+        self.map_size = sizes["map"]
+        self.reduce_size = sizes["reduce"]
+        self.slowstart = slowstart
+        self.start = -1.0  # AM start
+        self.next_alloc = INF
+        self.alloc_k = 0
+        self.stamp = 0
+        self.first_task_start = INF
+        self.finish = -1.0
+        # per-task results
+        n, r = self.n_maps, self.n_reduces
+        self.map_start = [-1.0] * n
+        self.map_finish = [-1.0] * n
+        self.map_node = [-1] * n
+        self.map_locality = [0] * n
+        self.reduce_start = [-1.0] * r
+        self.reduce_shuffle_end = [-1.0] * r
+        self.reduce_finish = [-1.0] * r
+        self.reduce_node = [-1] * r
+        # split locations that name cluster hosts
+        self.map_hosts: list[tuple[str, ...]] = [()] * n
+        self.map_racks: list[tuple[str, ...]] = [()] * n
+        if template.map_locations is not None:
+            for i, locs in enumerate(template.map_locations):
+                hs = tuple(dict.fromkeys(h for h in (loc.rsplit("/", 1)[-1] for loc in locs) if h in hosts))
+                self.map_hosts[i] = hs
+                self.map_racks[i] = tuple(dict.fromkeys(host_rack[h] for h in hs))
+        # pending (unassigned) maps, lazily deleted via ``map_assigned``
+        self.map_assigned = bytearray(n)
+        self.by_host: dict[str, list[int]] = {}
+        self.by_rack: dict[str, list[int]] = {}
+        for i in range(n - 1, -1, -1):  # reversed: popped from the end, lowest index first
+            for h in self.map_hosts[i]:
+                self.by_host.setdefault(h, []).append(i)
+            for rk in self.map_racks[i]:
+                self.by_rack.setdefault(rk, []).append(i)
+        self.any_maps = list(range(n - 1, -1, -1))
+        self.requeued_maps: list[int] = []
+        self.scheduled_maps = 0  # requested, not yet assigned
+        self.assigned_maps = 0  # running
+        self.completed_maps = 0
+        self.pending_reduces = r  # not yet requested
+        self.scheduled_reduces = 0
+        self.assigned_reduces = 0
+        self.completed_reduces = 0
+        self.next_reduce = 0
+        self.requeued_reduces: list[int] = []
+        self.reduce_started = False
+        self.map_stage_done = False
+        self.last_map_finish = 0.0
+        self.first_wave_count = 0
+        self.typical_count = 0
+        self.waiting_reduces: list[Container] = []
+        self.running_reduces: list[Container] = []
+        # protocol mailboxes
+        self.outbox: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]] = []  # (priority, delta, hosts, racks)
+        self.allocated: list[Container] = []
+        self.killed = 0
+        self.wasted_s = 0.0
+
+    # ------------------------------------------------------------------------------------------ requests
+
+    def request_all_maps(self) -> None:
+        for i in range(self.n_maps):
+            self.outbox.append((PRIORITY_MAP, 1, self.map_hosts[i], self.map_racks[i]))
+        self.scheduled_maps = self.n_maps
+
+    def maps_done_trivially(self, rm: "ResourceManager", now: float) -> None:
+        """A job without maps: its map stage is complete at start."""
+        if self.n_maps == 0:
+            self.map_stage_done = True
+            self.reduce_started = True
+
+    @property
+    def must_poll(self) -> bool:
+        """Reduce preemption is possible (maps asked, reduces running, no map running): the AM checks it at every
+        allocate, since it depends on headroom that other applications change without telling this AM."""
+        return self.finish < 0 and self.scheduled_maps > 0 and self.assigned_reduces > 0 and self.assigned_maps == 0
+
+    @property
+    def ramping(self) -> bool:
+        """Reduces are waiting for the ramp-up limit, which grows with headroom."""
+        return self.finish < 0 and self.reduce_started and self.pending_reduces > 0
+
+    # ------------------------------------------------------------------------------------------ allocate
+
+    def allocate(self, rm: "ResourceManager", now: float) -> None:
+        """One ``RMContainerAllocator.heartbeat``: send asks, take containers, then plan reduces."""
+        if self.outbox:
+            rm.apply_asks(self.app, self.outbox, self.map_size, self.reduce_size)
+            self.outbox = []
+        if self.allocated:
+            allocated, self.allocated = self.allocated, []
+            for c in allocated:
+                self._assign(rm, c, now)
+        if self.scheduled_maps and self.assigned_reduces:  # the guard of _preempt_reduces_if_needed
+            self._preempt_reduces_if_needed(rm, now)
+        if self.pending_reduces:  # the guard of _schedule_reduces
+            self._schedule_reduces(rm)
+
+    def task_done(self, rm: "ResourceManager", c: Container, now: float) -> None:
+        """Task ``c.task`` ended at ``now`` and told its AM (umbilical); the job ends with its last task."""
+        if c.kind == MAP:
+            self.assigned_maps -= 1
+            self.completed_maps += 1
+            if c.finish > self.last_map_finish:
+                self.last_map_finish = c.finish
+            if self.completed_maps == self.n_maps:
+                self._map_stage_done(rm, now)
+        else:
+            self.assigned_reduces -= 1
+            self.completed_reduces += 1
+            self.running_reduces.remove(c)
+        if self.completed_maps == self.n_maps and self.completed_reduces == self.n_reduces:
+            self.finish = now
+            rm.app_finished(self, now)
+        elif self.next_alloc == INF:  # else its next allocate is already queued
+            rm.wake_am(self)
+
+    def _pop_map(self, host: str, rack: str) -> tuple[int, int]:
+        """A pending map for a container on ``host``: (index, locality) or (-1, 0)."""
+        assigned = self.map_assigned
+        if self.requeued_maps:
+            return self.requeued_maps.pop(), 3
+        for stack, loc in ((self.by_host.get(host), NODE_LOCAL), (self.by_rack.get(rack), RACK_LOCAL),
+                           (self.any_maps, 3)):
+            if not stack:
+                continue
+            while stack and assigned[stack[-1]]:
+                stack.pop()
+            if stack:
+                i = stack.pop()
+                if self.map_hosts[i] and loc == 3:
+                    loc = 3
+                elif not self.map_hosts[i]:
+                    loc = 0  # no split location known
+                return i, loc
+        return -1, 0
+
+    def _assign(self, rm: "ResourceManager", c: Container, now: float) -> None:
+        node = rm.nodes[c.node]
+        if c.kind == MAP:
+            i, loc = self._pop_map(node.name, node.rack)
+            if i < 0:
+                rm.release_unused(self, c, now)
+                return
+            self.map_assigned[i] = 1
+            rm.running_tasks += 1
+            self.scheduled_maps -= 1
+            self.assigned_maps += 1
+            # Asks for this map's other hosts and racks are withdrawn with the next allocate (the RM already took
+            # one from the container's host and rack when it allocated node- or rack-locally).
+            if self.map_hosts[i]:
+                hosts = tuple(h for h in self.map_hosts[i] if not (c.locality == NODE_LOCAL and h == node.name))
+                racks = tuple(r for r in self.map_racks[i] if not (c.locality <= RACK_LOCAL and r == node.rack))
+                if hosts or racks:
+                    self.outbox.append((PRIORITY_MAP, 0, hosts, racks))
+            start = now + (rm.lag_constant if rm.lag_constant is not None else rm.task_lag())
+            speed = node.speed
+            dur = float(self.template.map_durations[i]) / speed
+            if loc == RACK_LOCAL:
+                dur *= rm.rack_local_slowdown
+            elif loc == 3 and self.map_hosts[i]:
+                dur *= rm.off_switch_slowdown
+            c.task = i
+            c.start = start
+            c.finish = start + dur
+            self.map_start[i], self.map_finish[i], self.map_node[i] = start, c.finish, c.node
+            self.map_locality[i] = loc
+            if start < self.first_task_start:
+                self.first_task_start = start
+            rm.container_runs(c)
+        else:
+            if self.scheduled_reduces <= 0:
+                rm.release_unused(self, c, now)
+                return
+            self.scheduled_reduces -= 1
+            self.assigned_reduces += 1
+            rm.running_tasks += 1
+            i = self.requeued_reduces.pop() if self.requeued_reduces else self._next_reduce()
+            start = now + rm.task_lag()
+            c.task = i
+            c.start = start
+            self.reduce_start[i], self.reduce_node[i] = start, c.node
+            self._started(start)
+            self.running_reduces.append(c)
+            if self.map_stage_done:
+                typical = self.template.typical_shuffle_durations
+                if not typical.size:
+                    typical = self.template.first_shuffle_durations
+                shuffle = float(typical[self.typical_count % typical.size]) if typical.size else 0.0
+                self.typical_count += 1
+                self._finish_reduce(rm, c, start + shuffle / node.speed)
+            else:
+                self.waiting_reduces.append(c)
+
+    def _next_reduce(self) -> int:
+        i = self.next_reduce
+        self.next_reduce += 1
+        return i
+
+    def _started(self, start: float) -> None:
+        if start < self.first_task_start:
+            self.first_task_start = start
+
+    def _finish_reduce(self, rm: "ResourceManager", c: Container, shuffle_end: float) -> None:
+        i = c.task
+        node = rm.nodes[c.node]
+        c.finish = shuffle_end + float(self.template.reduce_durations[i]) / node.speed
+        self.reduce_shuffle_end[i] = shuffle_end
+        self.reduce_finish[i] = c.finish
+        rm.container_runs(c)
+
+    def _map_stage_done(self, rm: "ResourceManager", now: float) -> None:
+        """First-wave reduces get their shuffle end: ``first_shuffle`` after the last map finished (SimMR III-B),
+        never before the AM knows the map stage is complete."""
+        self.map_stage_done = True
+        first = self.template.first_shuffle_durations
+        if not first.size:
+            first = self.template.typical_shuffle_durations
+        for c in self.waiting_reduces:
+            node = rm.nodes[c.node]
+            shuffle = float(first[self.first_wave_count % first.size]) if first.size else 0.0
+            self.first_wave_count += 1
+            end = max(now, self.last_map_finish + shuffle / node.speed)
+            self._finish_reduce(rm, c, end)
+        self.waiting_reduces = []
+
+    # ------------------------------------------------------------------------------------------ reduces
+
+    def _mem_limit(self, rm: "ResourceManager") -> float:
+        """``getMemLimit``: headroom + memory of the containers the job holds."""
+        return (rm.headroom(self.app) + self.assigned_maps * self.map_size[0]
+                + self.assigned_reduces * self.reduce_size[0])
+
+    def _schedule_reduces(self, rm: "ResourceManager") -> None:
+        """``RMContainerAllocator.scheduleReduces`` (memory, as Hadoop 2.x): nothing once every reduce is asked for;
+        slow start at ``completed maps >= ceil(slowstart x maps)``; all reduces once no map request is outstanding;
+        else ramp up or down to the limit (container counts truncated toward zero, as Java's int division)."""
+        if self.pending_reduces == 0:
+            return
+        if not self.reduce_started:
+            if self.completed_maps < math.ceil(self.slowstart * self.n_maps - 1e-9):  # 0.05 x 60 is 3.0000000000000004
+                return
+            self.reduce_started = True
+        if self.scheduled_maps == 0:
+            self._ask_reduces(self.pending_reduces)
+            return
+        done = self.completed_maps / self.n_maps if self.n_maps else 1.0
+        map_mem, reduce_mem = self.map_size[0], self.reduce_size[0]
+        total = self._mem_limit(rm)
+        ideal_reduce = total * min(done, rm.conf.rampup_limit)
+        ideal_map = total - ideal_reduce
+        net_map = (self.scheduled_maps + self.assigned_maps) * map_mem
+        if int(ideal_map // map_mem) >= self.scheduled_maps + self.assigned_maps:
+            final_reduce = ideal_reduce + (ideal_map - net_map)
+        else:
+            final_reduce = ideal_reduce
+        net_reduce = (self.scheduled_reduces + self.assigned_reduces) * reduce_mem
+        ramp = int((final_reduce - net_reduce) / reduce_mem)  # truncated toward zero
+        if ramp > 0:
+            self._ask_reduces(min(ramp, self.pending_reduces))
+        elif ramp < 0 and self.scheduled_reduces > 0:
+            down = min(-ramp, self.scheduled_reduces)
+            self.scheduled_reduces -= down
+            self.pending_reduces += down
+            self.outbox.append((PRIORITY_REDUCE, -down, (), ()))
+
+    def _ask_reduces(self, n: int) -> None:
+        self.pending_reduces -= n
+        self.scheduled_reduces += n
+        self.outbox.append((PRIORITY_REDUCE, n, (), ()))
+
+    def _preempt_reduces_if_needed(self, rm: "ResourceManager", now: float) -> None:
+        """``RMContainerAllocator.preemptReducesIfNeeded`` (Hadoop 2.x rule, no preemption delays)."""
+        if not self.scheduled_maps or not self.assigned_reduces:
+            return
+        limit = self._mem_limit(rm)
+        available_for_maps = limit - self.assigned_reduces * self.reduce_size[0]
+        map_mem = self.map_size[0]
+        if available_for_maps >= map_mem:
+            return
+        preempt_limit = max(map_mem, rm.conf.preemption_limit * limit)
+        preempt_mem = min(self.scheduled_maps * map_mem, preempt_limit)
+        count = min(-(-int(preempt_mem) // int(self.reduce_size[0])), self.assigned_reduces)
+        # AssignedRequests.preemptReduce picks the reduces with the least progress: the newest.
+        victims = sorted(self.running_reduces, key=lambda c: c.start, reverse=True)[:count]
+        for c in victims:
+            self.running_reduces.remove(c)
+            if c in self.waiting_reduces:
+                self.waiting_reduces.remove(c)
+            c.killed = True
+            self.assigned_reduces -= 1
+            self.pending_reduces += 1
+            i = c.task
+            self.requeued_reduces.append(i)
+            self.reduce_start[i] = self.reduce_finish[i] = self.reduce_shuffle_end[i] = -1.0
+            self.killed += 1
+            self.wasted_s += max(0.0, now - c.start)
+            rm.kill_container(c, now)

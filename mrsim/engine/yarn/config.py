@@ -1,0 +1,234 @@
+"""YARN and MR-on-YARN settings of a replay: ResourceManager, NodeManagers, the MR ApplicationMaster.
+
+Every key below is read with Hadoop's default beside it (``yarn-default.xml`` / ``mapred-default.xml`` of Hadoop
+2.x; where Hadoop 3 differs the docstring of the field says so). Values come from, later winning:
+
+1. the defaults;
+2. the job confs a trace recorded (``jobProperties`` / ``*_conf.xml``; the value most jobs carry);
+3. ``--mapred-site`` and ``--yarn-site`` files;
+4. explicit overrides (flags, tests).
+
+Per-job keys (``mapreduce.{map,reduce}.memory.mb``, ``...cpu.vcores``, ``yarn.app.mapreduce.am.resource.*``,
+``mapreduce.job.reduce.slowstart.completedmaps``) are read from each job's own conf first (:meth:`YarnConf.job_sizes`).
+
+Keys of a *file* the user gave that mrsim does not model are reported, one warning per key naming the file
+(:func:`unmodelled_keys`); keys of the trace's job confs are not (a job conf carries hundreds of client keys).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+
+from mrsim.engine.schedconf.xmlfile import read_properties
+from mrsim.errors import InputError
+
+NM_HEARTBEAT = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"  # 1000
+NM_MEMORY = "yarn.nodemanager.resource.memory-mb"  # 8192
+NM_VCORES = "yarn.nodemanager.resource.cpu-vcores"  # 8
+MIN_MB = "yarn.scheduler.minimum-allocation-mb"  # 1024
+MAX_MB = "yarn.scheduler.maximum-allocation-mb"  # 8192
+MIN_VCORES = "yarn.scheduler.minimum-allocation-vcores"  # 1
+MAX_VCORES = "yarn.scheduler.maximum-allocation-vcores"  # 4 (Hadoop 2.x and 3.x)
+SCHEDULER_CLASS = "yarn.resourcemanager.scheduler.class"  # CapacityScheduler
+AM_HEARTBEAT = "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms"  # 1000
+AM_MB = "yarn.app.mapreduce.am.resource.mb"  # 1536
+AM_VCORES = "yarn.app.mapreduce.am.resource.cpu-vcores"  # 1
+MAP_MB = "mapreduce.map.memory.mb"  # 1024
+REDUCE_MB = "mapreduce.reduce.memory.mb"  # 1024
+MAP_VCORES = "mapreduce.map.cpu.vcores"  # 1
+REDUCE_VCORES = "mapreduce.reduce.cpu.vcores"  # 1
+SLOWSTART = "mapreduce.job.reduce.slowstart.completedmaps"  # 0.05
+RAMPUP_LIMIT = "yarn.app.mapreduce.am.job.reduce.rampup.limit"  # 0.5
+PREEMPTION_LIMIT = "yarn.app.mapreduce.am.job.reduce.preemption.limit"  # 0.5
+
+#: Keys this module honours (the scheduler modules list their own).
+HONOURED = frozenset({NM_HEARTBEAT, NM_MEMORY, NM_VCORES, MIN_MB, MAX_MB, MIN_VCORES, MAX_VCORES, SCHEDULER_CLASS,
+                      AM_HEARTBEAT, AM_MB, AM_VCORES, MAP_MB, REDUCE_MB, MAP_VCORES, REDUCE_VCORES, SLOWSTART,
+                      RAMPUP_LIMIT, PREEMPTION_LIMIT})
+
+_SCHEDULER_CLASSES = {"FifoScheduler": "fifo", "CapacityScheduler": "capacity", "FairScheduler": "fair"}
+
+
+@dataclass(frozen=True)
+class LaunchLag:
+    """Seconds between the MR AM launching a container and the task attempt's logged start (NM ``startContainer``).
+
+    A constant, or an empirical distribution (``samples``, drawn uniformly with the replay's seeded stream) so a
+    calibration object (e.g. one fitted from traces) can be plugged in later. The default is **0 s**: the attempt
+    start a ``.jhist`` or Rumen trace logs is the ContainerLauncher's launch time, and the template durations run
+    from it, so the JVM start is already inside every task duration.
+    """
+
+    constant_s: float = 0.0
+    samples: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not (self.constant_s >= 0 and math.isfinite(self.constant_s)) or any(not (s >= 0) for s in self.samples):
+            raise InputError("container launch lag must be finite and non-negative")
+
+    def describe(self) -> dict:
+        if self.samples:
+            return {"distribution": "empirical", "samples": len(self.samples),
+                    "mean_s": sum(self.samples) / len(self.samples)}
+        return {"constant_s": self.constant_s}
+
+
+@dataclass(frozen=True)
+class YarnConf:
+    """Engine-wide YARN settings. Times in seconds, memory in MB."""
+
+    nm_heartbeat_s: float = 1.0
+    nm_memory_mb: float = 8192.0
+    nm_vcores: float = 8.0
+    min_mb: float = 1024.0
+    max_mb: float = 8192.0
+    min_vcores: float = 1.0
+    max_vcores: float = 4.0
+    am_heartbeat_s: float = 1.0
+    am_mb: float = 1536.0
+    am_vcores: float = 1.0
+    map_mb: float = 1024.0
+    reduce_mb: float = 1024.0
+    map_vcores: float = 1.0
+    reduce_vcores: float = 1.0
+    slowstart: float = 0.05
+    rampup_limit: float = 0.5
+    preemption_limit: float = 0.5
+    scheduler: str | None = None  # from yarn.resourcemanager.scheduler.class, when some file set it
+    task_launch_lag: LaunchLag = field(default_factory=LaunchLag)
+    am_launch_lag: LaunchLag = field(default_factory=LaunchLag)
+    sources: tuple[str, ...] = ()
+    from_trace: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("nm_heartbeat_s", "am_heartbeat_s", "nm_memory_mb", "nm_vcores", "min_mb", "max_mb", "am_mb",
+                     "map_mb", "reduce_mb"):
+            if not getattr(self, name) > 0:
+                raise InputError(f"YARN setting {name} must be positive, got {getattr(self, name)}")
+        if self.max_mb < self.min_mb or self.max_vcores < self.min_vcores:
+            raise InputError(f"{MAX_MB} / {MAX_VCORES} must not be below the minimum allocation")
+        if not 0.0 <= self.slowstart <= 1.0:
+            raise InputError(f"{SLOWSTART} must be in [0, 1], got {self.slowstart}")
+
+    def normalise(self, mb: float, vcores: float) -> tuple[float, float]:
+        """``SchedulerUtils.normalizeRequest``: round up to a multiple of the minimum allocation, cap at the maximum."""
+        m = max(self.min_mb, math.ceil(mb / self.min_mb) * self.min_mb)
+        v = max(self.min_vcores, math.ceil(vcores / self.min_vcores) * self.min_vcores) if self.min_vcores > 0 else vcores
+        return min(m, self.max_mb), min(v, self.max_vcores)
+
+    def job_sizes(self, properties: Mapping[str, str] | None, extra: Mapping[str, object]) -> dict[str, tuple[float, float]]:
+        """Normalised (MB, vcores) of the job's AM, map and reduce containers: its own conf first, then this conf."""
+        props = properties or {}
+
+        def num(key: str, fallback: float) -> float:
+            try:
+                value = float(props[key])
+            except (KeyError, TypeError, ValueError):
+                return fallback
+            return value if value > 0 else fallback
+
+        map_mb = num(MAP_MB, num("mapred.job.map.memory.mb", float(extra.get("map_mb", 0) or 0) or self.map_mb))
+        reduce_mb = num(REDUCE_MB, num("mapred.job.reduce.memory.mb", float(extra.get("reduce_mb", 0) or 0) or self.reduce_mb))
+        return {
+            "am": self.normalise(num(AM_MB, self.am_mb), num(AM_VCORES, self.am_vcores)),
+            "map": self.normalise(map_mb, num(MAP_VCORES, self.map_vcores)),
+            "reduce": self.normalise(reduce_mb, num(REDUCE_VCORES, self.reduce_vcores)),
+        }
+
+    def job_slowstart(self, properties: Mapping[str, str] | None) -> float:
+        try:
+            value = float((properties or {})[SLOWSTART])
+        except (KeyError, TypeError, ValueError):
+            return self.slowstart
+        return value if 0.0 <= value <= 1.0 else self.slowstart
+
+    def describe(self) -> dict:
+        return {
+            "nm_heartbeat_s": self.nm_heartbeat_s, "nm_memory_mb": self.nm_memory_mb, "nm_vcores": self.nm_vcores,
+            "minimum_allocation": [self.min_mb, self.min_vcores], "maximum_allocation": [self.max_mb, self.max_vcores],
+            "am_heartbeat_s": self.am_heartbeat_s, "am_resource": [self.am_mb, self.am_vcores],
+            "map_resource": [self.map_mb, self.map_vcores], "reduce_resource": [self.reduce_mb, self.reduce_vcores],
+            "slowstart": self.slowstart, "reduce_rampup_limit": self.rampup_limit,
+            "reduce_preemption_limit": self.preemption_limit,
+            "task_launch_lag": self.task_launch_lag.describe(), "am_launch_lag": self.am_launch_lag.describe(),
+            "sources": list(self.sources), "from_trace": dict(self.from_trace),
+        }
+
+
+_FIELDS: dict[str, tuple[str, float]] = {
+    NM_HEARTBEAT: ("nm_heartbeat_s", 1e-3), NM_MEMORY: ("nm_memory_mb", 1.0), NM_VCORES: ("nm_vcores", 1.0),
+    MIN_MB: ("min_mb", 1.0), MAX_MB: ("max_mb", 1.0), MIN_VCORES: ("min_vcores", 1.0),
+    MAX_VCORES: ("max_vcores", 1.0), AM_HEARTBEAT: ("am_heartbeat_s", 1e-3), AM_MB: ("am_mb", 1.0),
+    AM_VCORES: ("am_vcores", 1.0), MAP_MB: ("map_mb", 1.0), REDUCE_MB: ("reduce_mb", 1.0),
+    MAP_VCORES: ("map_vcores", 1.0), REDUCE_VCORES: ("reduce_vcores", 1.0), SLOWSTART: ("slowstart", 1.0),
+    RAMPUP_LIMIT: ("rampup_limit", 1.0), PREEMPTION_LIMIT: ("preemption_limit", 1.0),
+}
+
+
+def _apply(conf: YarnConf, values: Mapping[str, str], where: str) -> YarnConf:
+    changes: dict[str, object] = {}
+    for key, text in values.items():
+        if key == SCHEDULER_CLASS:
+            short = str(text).strip().rsplit(".", 1)[-1]
+            if short not in _SCHEDULER_CLASSES:
+                raise InputError(f"{where}: {SCHEDULER_CLASS} = {text!r} is not FifoScheduler, CapacityScheduler or "
+                                 "FairScheduler")
+            changes["scheduler"] = _SCHEDULER_CLASSES[short]
+            continue
+        if key not in _FIELDS:
+            continue
+        name, scale = _FIELDS[key]
+        try:
+            value = float(str(text).strip())
+        except ValueError:
+            raise InputError(f"{where}: {key} = {text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise InputError(f"{where}: {key} = {text!r} is not finite")
+        changes[name] = value * scale
+    try:
+        return replace(conf, **changes)  # type: ignore[arg-type]
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def trace_values(job_properties: list[Mapping[str, str]]) -> dict[str, str]:
+    """The value most jobs carry for each engine-wide key (ties: the first seen)."""
+    counts: dict[str, dict[str, int]] = {}
+    for props in job_properties:
+        for key in (NM_HEARTBEAT, NM_MEMORY, NM_VCORES, MIN_MB, MAX_MB, MIN_VCORES, MAX_VCORES, AM_HEARTBEAT,
+                    SCHEDULER_CLASS):
+            if key in props:
+                bucket = counts.setdefault(key, {})
+                bucket[str(props[key])] = bucket.get(str(props[key]), 0) + 1
+    return {key: max(vals.items(), key=lambda kv: kv[1])[0] for key, vals in counts.items()}
+
+
+def build_yarn_conf(*, trace_props: Mapping[str, str] | None = None, files: tuple[str | os.PathLike[str], ...] = (),
+                    overrides: Mapping[str, object] | None = None) -> YarnConf:
+    """Defaults < the trace's job confs < ``files`` (Hadoop ``<configuration>`` XML) < ``overrides`` (field names)."""
+    conf = YarnConf()
+    if trace_props:
+        conf = _apply(conf, trace_props, "trace job conf")
+        conf = replace(conf, from_trace=tuple(sorted(trace_props.items())))
+    for path in files:
+        props = read_properties(path)
+        conf = _apply(conf, {k: p.value for k, p in props.items()}, str(path))
+        conf = replace(conf, sources=conf.sources + (str(path),))
+    if overrides:
+        conf = replace(conf, **{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
+    return conf
+
+
+def unmodelled_keys(path: str | os.PathLike[str], honoured: frozenset[str] | set[str]) -> list[str]:
+    """One warning per ``yarn.*`` / ``mapreduce.*`` / ``mapred.*`` key of ``path`` mrsim does not honour."""
+    props = read_properties(path)
+    out = []
+    for key in sorted(props):
+        if key in honoured or key in HONOURED:
+            continue
+        if key.startswith(("yarn.", "mapreduce.", "mapred.")):
+            out.append(f"{path}:{props[key].line}: {key} is not modelled (ignored)")
+    return out

@@ -1,0 +1,488 @@
+"""The emulated ResourceManager: application submission, NodeManager heartbeats, AM allocates, container exits.
+
+Events (one :class:`mrsim.engine.kernel.Kernel`, the MR1 engine's event core, reused by composition) and their
+same-instant order: application submissions, container exits, AM starts and allocates, then
+NodeManager heartbeats in node order. So a container allocated in a NodeManager heartbeat at time *t* reaches its
+AM at the AM's first allocate *after* t, and asks sent in an allocate at *t* can be served by heartbeats at *t*.
+
+NodeManager heartbeats that cannot change anything are not simulated (as the MR1 engine parks TaskTrackers): a node
+is parked unless it has exited containers to report, or some application has outstanding asks and the node has
+room for a minimum allocation. New asks wake parked nodes with room; an exiting container wakes its node. Schedulers
+count missed scheduling opportunities only in heartbeats that offer room to an app with asks, so parking does not
+change their decisions. AM allocates are parked the same way: an AM with nothing to send or receive skips its allocates until a task
+completion (reported to it at once) or a new container wakes it for its next regular allocate. Two decisions depend
+on headroom, which other applications change: reduce preemption (possible only while the AM has maps asked, reduces
+running and no map running; such an AM allocates every interval, :attr:`MRAppMaster.must_poll`) and the reduce
+ramp-up limit (:attr:`MRAppMaster.ramping`): a ramping AM is parked until the cluster's free memory rises by at
+least one minimum allocation above its lowest level since the AM parked. That is an approximation of polling every
+second (ramp-down on a falling headroom is seen at the AM's next wake-up); ``poll_ams=True`` polls instead.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+import numpy as np
+
+from mrsim.engine.kernel import Kernel
+from mrsim.engine.yarn.appmaster import MRAppMaster
+from mrsim.engine.yarn.config import YarnConf
+from mrsim.engine.yarn.nodemanager import AM, INF, MAP, REDUCE, Container, NodeManager
+from mrsim.engine.yarn.schedulers.base import (PRIORITY_AM, PRIORITY_MAP, PRIORITY_REDUCE, Ask, SchedulerApp,
+                                               YarnScheduler)
+from mrsim.engine.yarn.timeseries import QueueSeries
+from mrsim.errors import InputError
+from mrsim.model.cluster import ClusterSpec
+from mrsim.model.templates import Workload
+from mrsim.rng import stream
+
+EV_SAMPLE, EV_SUBMIT, EV_EXIT, EV_AM_START, EV_ALLOCATE, EV_NM_HEARTBEAT = 0, 1, 2, 3, 4, 5
+ORDER_SAMPLE, ORDER_SUBMIT, ORDER_EXIT, ORDER_AM, ORDER_NM = -1, 0, 1, 2, 3
+_PROGRESS_KINDS = frozenset({EV_SUBMIT, EV_EXIT, EV_AM_START})  # events that can make progress (kernel_busy)
+
+
+class ResourceManager:
+    """One YARN replay's live state. Build and run with :func:`mrsim.engine.yarn.replay.replay_yarn`."""
+
+    keeps_pending = True  # SchedulerApp.pending_mb is kept at every change (schedulers may rely on it)
+
+    def __init__(self, workload: Workload, cluster: ClusterSpec, conf: YarnConf, scheduler: YarnScheduler, *,
+                 seed: int = 0, aligned_heartbeats: bool = False, job_overheads: bool = True,
+                 queue_series: bool = True, rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
+                 locality: str = "auto", poll_ams: bool = False) -> None:
+        self.workload = workload
+        self.cluster = cluster
+        self.conf = conf
+        self.scheduler = scheduler
+        self.kernel = Kernel()
+        self.job_overheads = job_overheads
+        self.rack_local_slowdown = rack_local_slowdown
+        self.off_switch_slowdown = off_switch_slowdown
+        n = len(cluster.trackers)
+        interval = conf.nm_heartbeat_s
+        phases = [0.0] * n if aligned_heartbeats else stream(seed, "nm-heartbeat-phases").uniform(0.0, interval, n).tolist()
+        names = cluster.resource_names
+        self.nodes: list[NodeManager] = []
+        for i, t in enumerate(cluster.trackers):
+            mem = t.capacity("memory_mb") if "memory_mb" in names else conf.nm_memory_mb
+            vcores = t.capacity("vcores") if "vcores" in names else conf.nm_vcores
+            self.nodes.append(NodeManager(i, t.name, t.rack, float(mem), float(vcores), phases[i], t.speed))
+        self.cluster_mem = sum(nd.mem for nd in self.nodes)
+        self.cluster_vcores = sum(nd.vcores for nd in self.nodes)
+        self.free_mem = self.cluster_mem
+        self.free_vcores = self.cluster_vcores
+        hosts = {nd.name for nd in self.nodes}
+        host_rack = {nd.name: nd.rack for nd in self.nodes}
+        self.use_locality = locality != "off"
+        self.lag_rng = stream(seed, "container-launch-lag")
+        # the task launch lag when it is a constant (no draw from the seeded stream), read without a call
+        self.lag_constant: float | None = None if conf.task_launch_lag.samples else conf.task_launch_lag.constant_s
+        self.apps: list[SchedulerApp] = []
+        self.ams: list[MRAppMaster] = []
+        origin = workload.origin_s
+        for i, tmpl in enumerate(workload.jobs):
+            props = tmpl.extra.get("properties") if isinstance(tmpl.extra.get("properties"), dict) else None
+            sizes = conf.job_sizes(props, tmpl.extra)
+            for kind in ("am", "map", "reduce"):
+                mem, vc = sizes[kind]
+                if not any(nd.mem >= mem and nd.vcores >= vc for nd in self.nodes):
+                    raise InputError(f"job {tmpl.job_id}: its {kind} container needs {mem:g} MB and {vc:g} vcores, "
+                                     f"which no NodeManager has")
+            app = SchedulerApp(i, tmpl.job_id, tmpl.user or "default", tmpl.queue or "default",
+                               tmpl.submit_s - origin, sizes["am"])
+            if locality == "off":
+                tmpl_hosts: set[str] = set()
+            elif locality == "on":
+                tmpl_hosts = hosts
+            else:  # auto: only jobs whose splits name cluster hosts
+                tmpl_hosts = hosts
+            self.apps.append(app)
+            self.ams.append(MRAppMaster(app, tmpl, sizes, conf.job_slowstart(props), tmpl_hosts, host_rack))
+        self.outstanding = 0  # containers asked for and not yet allocated, over all apps
+        self.min_mem, self.min_vcores = conf.min_mb, conf.min_vcores
+        self.memory_only = scheduler.memory_only
+        self.apps_done = 0
+        self.heartbeats = 0
+        self.allocates = 0
+        self.containers = 0
+        self.killed = 0
+        self.wasted_s = 0.0
+        self.released_unused = 0
+        self._exiting: dict[int, Container] = {}
+        self._exit_seq = 0
+        self.am_containers: dict[int, Container] = {}
+        self.poll_ams = poll_ams
+        self.running_tasks = 0  # map/reduce containers held (AMs not counted)
+        self.last_progress = 0.0  # last allocation or task exit
+        # no allocation or task exit for this long, and nothing queued that could change that: a deadlock (delay
+        # scheduling waits at most one missed opportunity per heartbeat, far less than this)
+        self.stall_after = 600.0 * max(conf.nm_heartbeat_s, conf.am_heartbeat_s)
+        self.stalled = False
+        self.ramp_waiters: list[MRAppMaster] = []
+        self.free_low = INF  # lowest free cluster memory since the ramp waiters parked
+        # per queue: allocated MB, vcores, pending MB, vcores, running containers, pending containers, running apps,
+        # pending apps (kept at every change, read by the time series)
+        self.qstats: dict[str, list] = {}
+        self.series = QueueSeries(self) if queue_series else None
+        self.progress: Callable[[int], None] | None = None
+
+    # ------------------------------------------------------------------------------------------ running
+
+    def run(self, after_event: Callable[[], None] | None = None) -> None:
+        for app in self.apps:
+            self.kernel.schedule(app.submit, ORDER_SUBMIT, EV_SUBMIT, app.index, 0)
+        self.scheduler.start(self)
+        handlers = (self._on_sample, self._on_submit, self._on_exit, self._on_am_start, self._on_allocate,
+                    self._on_nm_heartbeat)
+        self.kernel.run(handlers, after_event)
+        if self.series is not None:
+            self.series.finish(self.kernel.now)
+
+    @property
+    def now(self) -> float:
+        return self.kernel.now
+
+    def task_lag(self) -> float:
+        lag = self.conf.task_launch_lag
+        if lag.samples:
+            return float(lag.samples[int(self.lag_rng.integers(len(lag.samples)))])
+        return lag.constant_s
+
+    def am_lag(self) -> float:
+        lag = self.conf.am_launch_lag
+        if lag.samples:
+            return float(lag.samples[int(self.lag_rng.integers(len(lag.samples)))])
+        return lag.constant_s
+
+    # ------------------------------------------------------------------------------------------ heartbeats
+
+    def _next_k(self, phase: float, interval: float, now: float, order: int) -> int:
+        k = max(0, math.ceil((now - phase) / interval))
+        while phase + k * interval < now:
+            k += 1
+        while k > 0 and phase + (k - 1) * interval >= now:
+            k -= 1
+        if phase + k * interval == now and order <= self.kernel.order and self.kernel.now == now:
+            k += 1
+        return k
+
+    def _schedule_nm(self, node: NodeManager, k: int) -> None:
+        node.hb_k = k
+        node.stamp += 1
+        t = node.phase + k * self.conf.nm_heartbeat_s
+        node.next_hb = t
+        self.kernel.schedule(t, ORDER_NM + node.index, EV_NM_HEARTBEAT, node.index, node.stamp)
+
+    def wake_node(self, node: NodeManager) -> None:
+        if node.next_hb != INF:
+            return
+        self._schedule_nm(node, self._next_k(node.phase, self.conf.nm_heartbeat_s, self.kernel.now,
+                                             ORDER_NM + node.index))
+
+    def kernel_busy(self) -> bool:
+        """Whether an event that can make progress is queued: a submission, a container exit or an AM start
+        (heartbeats and allocates alone only poll). O(queued events); called only after ``stall_after`` seconds
+        without an allocation or a task exit."""
+        return self.kernel.has_pending(_PROGRESS_KINDS)
+
+    def has_room(self, node: NodeManager) -> bool:
+        """Room for a minimum allocation (by memory alone under a memory-only scheduler)."""
+        return node.free_mem >= self.min_mem and (self.memory_only or node.free_vcores >= self.min_vcores)
+
+    def wake_nodes_with_room(self) -> None:
+        for node in self.nodes:
+            if node.next_hb == INF and self.has_room(node):
+                self.wake_node(node)
+
+    def _schedule_allocate(self, am: MRAppMaster, k: int) -> None:
+        am.alloc_k = k
+        am.stamp += 1
+        t = am.start + k * self.conf.am_heartbeat_s
+        am.next_alloc = t
+        self.kernel.schedule(t, ORDER_AM, EV_ALLOCATE, am.app.index, am.stamp)
+
+    def wake_am(self, am: MRAppMaster) -> None:
+        if am.next_alloc != INF or am.start < 0 or am.finish >= 0:
+            return
+        k = max(1, self._next_k(am.start, self.conf.am_heartbeat_s, self.kernel.now, ORDER_AM))
+        self._schedule_allocate(am, k)
+
+    # ------------------------------------------------------------------------------------------ handlers
+
+    def _on_sample(self, now: float, order: int, a: int, b: int) -> None:  # pragma: no cover - kind kept free
+        pass
+
+    def _on_submit(self, now: float, order: int, index: int, _b: int) -> None:
+        """``RMAppImpl`` accepted: the scheduler places the app; the RM asks for its AM container (priority 0)."""
+        app = self.apps[index]
+        if self.series is not None:
+            self.series.touch(now)
+        self.scheduler.add_app(app)
+        q = app.stats = self.qstats.setdefault(str(app.queue), [0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0])
+        q[7] += 1
+        q[2] += app.am_mem
+        q[3] += app.am_vcores
+        q[5] += 1
+        ask = app.ask(PRIORITY_AM, app.am_mem, app.am_vcores)
+        ask.total += 1
+        app.pending_mb += app.am_mem
+        if app.runnable:
+            self.outstanding += 1
+            if self.outstanding == 1:
+                self.wake_nodes_with_room()
+
+    def runnable_changed(self, app: SchedulerApp) -> None:
+        """The scheduler may now (no longer) serve ``app``: its asks count (no longer count) as outstanding."""
+        pending = app.pending_containers
+        if not pending:
+            return
+        before = self.outstanding
+        self.outstanding += pending if app.runnable else -pending
+        if before == 0 and self.outstanding > 0:
+            self.wake_nodes_with_room()
+
+    def _on_exit(self, now: float, order: int, seq: int, _b: int) -> None:
+        """A container exited (task done, killed, or the AM unregistered): its node reports it next heartbeat."""
+        c = self._exiting.pop(seq)
+        if c.exit_seq != seq:
+            return  # superseded: the container was killed before this exit
+        if c.kind != AM:
+            self.running_tasks -= 1
+            self.last_progress = now
+            if not c.killed:
+                self.ams[c.app].task_done(self, c, now)
+        node = self.nodes[c.node]
+        node.exited.append(c)
+        if node.next_hb == INF:  # else its next heartbeat is already queued
+            self.wake_node(node)
+
+    def _on_am_start(self, now: float, order: int, index: int, _b: int) -> None:
+        am = self.ams[index]
+        am.start = now
+        am.app.am_running = True
+        am.request_all_maps()
+        am.maps_done_trivially(self, now)
+        self._schedule_allocate(am, 1)  # the allocator thread sleeps one interval before its first heartbeat
+
+    def _on_allocate(self, now: float, order: int, index: int, stamp: int) -> None:
+        am = self.ams[index]
+        if stamp != am.stamp or am.finish >= 0:
+            return
+        am.next_alloc = INF
+        self.allocates += 1
+        am.allocate(self, now)
+        if am.finish >= 0:
+            return
+        if am.outbox or am.allocated or am.must_poll or (self.poll_ams and am.ramping):
+            if now - self.last_progress > self.stall_after and not am.outbox and not am.allocated \
+                    and not self.kernel_busy():
+                self.stalled = True  # polling that can change nothing: stop (see replay_yarn)
+                return
+            self._schedule_allocate(am, am.alloc_k + 1)
+        elif am.ramping:
+            self.ramp_waiters.append(am)
+            if self.free_mem < self.free_low:
+                self.free_low = self.free_mem
+
+    def _on_nm_heartbeat(self, now: float, order: int, index: int, stamp: int) -> None:
+        node = self.nodes[index]
+        if stamp != node.stamp:
+            return
+        node.next_hb = INF
+        self.heartbeats += 1
+        if node.exited:
+            exited, node.exited = node.exited, []
+            for c in exited:
+                self._release(node, c)
+        if self.outstanding > 0 and self.has_room(node):
+            before = self.containers
+            self.scheduler.node_update(node)
+            if self.containers != before:
+                self.last_progress = now
+            if self.outstanding > 0 and self.has_room(node):
+                if now - self.last_progress > self.stall_after and not self.kernel_busy():
+                    self.stalled = True  # nothing runs, nothing can be allocated: stop polling (see replay_yarn)
+                    return
+                self._schedule_nm(node, node.hb_k + 1)
+        if self.ramp_waiters:
+            if self.free_mem >= self.free_low + self.min_mem:
+                waiters, self.ramp_waiters = self.ramp_waiters, []
+                self.free_low = INF
+                for am in waiters:
+                    self.wake_am(am)
+            elif self.free_mem < self.free_low:
+                self.free_low = self.free_mem
+
+    # ------------------------------------------------------------------------------------------ containers
+
+    def allocate(self, app: SchedulerApp, ask: Ask, node: NodeManager, locality: int) -> Container:
+        """Called by schedulers: one container of ``ask`` on ``node`` at ``locality``."""
+        if not self.use_locality:
+            locality = 3
+        ask.take(node.name, node.rack, locality)
+        if app.runnable:
+            self.outstanding -= 1
+        kind = AM if ask.priority == PRIORITY_AM else (REDUCE if ask.priority == PRIORITY_REDUCE else MAP)
+        c = Container(app.index, node.index, ask.mem, ask.vcores, kind, ask.priority, locality)
+        node.hold(c)
+        self.free_mem -= c.mem
+        self.free_vcores -= c.vcores
+        series = self.series
+        if series is not None and self.kernel.now >= series.next_second:
+            series.touch(self.kernel.now)
+        app.used_mem += c.mem
+        app.used_vcores += c.vcores
+        app.pending_mb -= c.mem
+        app.live += 1
+        q = app.stats
+        q[0] += c.mem
+        q[1] += c.vcores
+        q[4] += 1
+        q[2] -= c.mem
+        q[3] -= c.vcores
+        q[5] -= 1
+        if kind == AM:
+            q[6] += 1
+            q[7] -= 1
+        self.containers += 1
+        self.scheduler.charge(app, c.mem, c.vcores, kind == AM)
+        now = self.kernel.now
+        if kind == AM:
+            app.am_allocated = True
+            tmpl = self.ams[app.index].template
+            delay = tmpl.extra.get("launch_delay_s") if self.job_overheads else None
+            start = now + self.am_lag()
+            if delay:
+                start = max(start, app.submit + float(delay))
+            c.start = start
+            self.am_containers[app.index] = c
+            self.kernel.schedule(start, ORDER_AM, EV_AM_START, app.index, 0)
+        else:
+            am = self.ams[app.index]
+            am.allocated.append(c)
+            if am.next_alloc == INF:  # else its next allocate is already queued
+                self.wake_am(am)
+        return c
+
+    def container_runs(self, c: Container) -> None:
+        """The AM launched ``c`` with its finish time known (a reduce waiting for the map stage: when it is known):
+        queue its exit."""
+        self._push_exit(c, c.finish)
+
+    def _push_exit(self, c: Container, t: float) -> None:
+        self._exit_seq += 1
+        self._exiting[self._exit_seq] = c
+        c.exit_seq = self._exit_seq  # a later exit (a kill) supersedes a queued one
+        self.kernel.schedule(t, ORDER_EXIT, EV_EXIT, self._exit_seq, 0)
+
+    def release_unused(self, am: MRAppMaster, c: Container, now: float) -> None:
+        """The AM got a container it has no task for and releases it (the RM frees it on the allocate)."""
+        self.released_unused += 1
+        c.killed = True
+        self._release(self.nodes[c.node], c)
+        self.wake_node(self.nodes[c.node])
+
+    def kill_container(self, c: Container, now: float) -> None:
+        """The AM stops ``c`` (reduce preemption): it exits now and is reported at its node's next heartbeat."""
+        self.killed += 1
+        self.wasted_s += max(0.0, now - c.start)
+        c.finish = now
+        self._push_exit(c, now)
+
+    def _release(self, node: NodeManager, c: Container) -> None:
+        node.release(c)
+        self.free_mem += c.mem
+        self.free_vcores += c.vcores
+        app = self.apps[c.app]
+        series = self.series
+        if series is not None and self.kernel.now >= series.next_second:
+            series.touch(self.kernel.now)
+        app.used_mem -= c.mem
+        app.used_vcores -= c.vcores
+        app.live -= 1
+        q = app.stats
+        q[0] -= c.mem
+        q[1] -= c.vcores
+        q[4] -= 1
+        self.scheduler.charge(app, -c.mem, -c.vcores, c.kind == AM)
+        if self.free_mem >= self.cluster_mem - 1e-6:
+            self.free_mem, self.free_vcores = self.cluster_mem, self.cluster_vcores
+
+    def apply_asks(self, app: SchedulerApp, outbox: list, map_size: tuple[float, float],
+                   reduce_size: tuple[float, float]) -> None:
+        """The asks an AM sends in one allocate (deltas per priority, host and rack)."""
+        before = self.outstanding
+        series = self.series
+        if series is not None and self.kernel.now >= series.next_second:
+            series.touch(self.kernel.now)
+        for priority, delta, hosts, racks in outbox:
+            size = map_size if priority == PRIORITY_MAP else reduce_size
+            ask = app.ask(priority, size[0], size[1])
+            if delta:
+                new = max(0, ask.total + delta)
+                change = new - ask.total
+                if app.runnable:
+                    self.outstanding += change
+                ask.total = new
+                app.pending_mb += change * ask.mem
+                q = app.stats
+                q[2] += change * ask.mem
+                q[3] += change * ask.vcores
+                q[5] += change
+            step = 1 if delta > 0 else -1
+            for h in hosts:
+                ask.by_host[h] = max(0, ask.by_host.get(h, 0) + step)
+            for r in racks:
+                ask.by_rack[r] = max(0, ask.by_rack.get(r, 0) + step)
+        if before == 0 and self.outstanding > 0:  # otherwise every node with room is already heartbeating
+            self.wake_nodes_with_room()
+
+    def headroom(self, app: SchedulerApp) -> float:
+        """Memory (MB) the scheduler reports as the app's headroom in an allocate response."""
+        return self.scheduler.headroom(app)
+
+    def check_invariants(self) -> None:
+        """Resource and ask accounting agree (for tests; O(nodes + apps) per call)."""
+        assert self.outstanding == sum(a.pending_containers for a in self.apps if a.runnable and not a.finished), \
+            "outstanding asks out of sync"
+        used = sum(nd.mem - nd.free_mem for nd in self.nodes)
+        assert abs(used - (self.cluster_mem - self.free_mem)) < 1e-6, "cluster free memory out of sync"
+        for nd in self.nodes:
+            assert nd.free_mem >= -1e-6, f"{nd.name}: memory over-committed"
+        for name, q in self.qstats.items():
+            apps = [a for a in self.apps if a.stats is q]
+            assert abs(q[0] - sum(a.used_mem for a in apps)) < 1e-6, f"queue {name}: allocated memory out of sync"
+            assert q[4] == sum(a.live for a in apps), f"queue {name}: running containers out of sync"
+            assert q[5] == sum(a.pending_containers for a in apps if not a.finished), f"queue {name}: pending"
+        for a in self.apps:
+            assert abs(a.pending_mb - sum(k.total * k.mem for k in a.asks)) < 1e-6, f"{a.app_id}: pending memory"
+
+    def app_finished(self, am: MRAppMaster, now: float) -> None:
+        """The AM unregistered: the app leaves the scheduler; its AM container exits now."""
+        app = am.app
+        if self.series is not None:
+            self.series.touch(now)
+        app.finished = True
+        if app.runnable:
+            self.outstanding -= app.pending_containers
+        q = app.stats
+        for a in app.asks:
+            q[2] -= a.total * a.mem
+            q[3] -= a.total * a.vcores
+            q[5] -= a.total
+            a.total = 0
+        app.pending_mb = 0.0
+        q[6] -= 1
+        for c in am.allocated:  # allocated but never received: given back
+            self.release_unused(am, c, now)
+        am.allocated = []
+        self.scheduler.remove_app(app)
+        c = self.am_containers.get(app.index)
+        if c is not None:
+            c.finish = now
+            self._push_exit(c, now)
+        self.apps_done += 1
+        if self.progress is not None:
+            self.progress(self.apps_done)

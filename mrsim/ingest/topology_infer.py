@@ -1,0 +1,239 @@
+"""Infer the cluster a trace ran on: racks, hosts, and map/reduce slots per host from observed concurrency.
+
+Rules (documented in ``docs/trace-store.md``):
+
+* **Hosts** are the hosts that ran at least one map or reduce attempt (any result: failed and killed attempts
+  held a slot too). Split locations (``preferredLocations``) name DataNodes, not necessarily TaskTrackers, and
+  are not used. SETUP/CLEANUP attempts (``otherTasks``) are not counted: the engine does not model them.
+* **Names** come from the attempt's ``location.layers`` ``[rack, host]``, else its ``hostName`` ``/rack/host``.
+  They keep Rumen's JobHistory escapes (``cluster1396\\.secondleveldomain\\.com``) so that they match
+  :func:`mrsim.model.cluster.cluster_from_rumen_topology`. A bare host name (0.20 logs name failed attempts without a
+  rack) is merged into the same host seen with a rack by another attempt, else placed in the rack a split
+  location names it in; a host never seen with a rack goes to ``/default-rack``.
+* **Slots**: a host's map (reduce) slots are the maximum number of its map (reduce) attempts running at the same
+  instant. Attempt windows are half-open ``[start, finish)`` in ms, at least 1 ms long, so an attempt that
+  starts exactly when another finishes reuses its slot. Attempts without a valid start and finish are skipped.
+  On 0.20/1.x logs attempt times come from the TaskTracker's own clock, which is the same clock for every
+  attempt of one host: per-host concurrency is free of the JobTracker/TaskTracker clock skew.
+* The result is a **lower bound** on the configured slots (``mapred.tasktracker.*.tasks.maximum``): a host
+  whose slots were never all busy at once in the trace shows fewer. A host that ran only maps gets 0 reduce
+  slots, and vice versa.
+
+Per-job peaks (:func:`job_slot_peaks`) apply the same sweep to one job's attempts across all hosts: the map
+and reduce slots the job actually held at its busiest (used by ``mrsim validate --isolate``). Across hosts the
+0.20 TaskTracker clocks may disagree by their skew, which this cannot correct.
+
+Cost: O(a log a) for a attempts (one sort per host and kind); memory two int64 per attempt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from mrsim.ingest.logged import parse_host, strip_slash
+from mrsim.model.cluster import DEFAULT_RACK, ClusterSpec, TrackerSpec
+
+MAP, REDUCE = 0, 1
+_KINDS = (("mapTasks", "MAP", MAP), ("reduceTasks", "REDUCE", REDUCE))
+
+
+def _ms(value: object) -> int:
+    if type(value) is int:  # nearly every value: one test instead of three
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return -1
+    return int(value)
+
+
+def attempt_host(attempt: Mapping[str, Any]) -> tuple[str | None, str] | None:
+    """``(rack, host)`` of an attempt without leading slashes; rack None for a bare host; None if unnamed."""
+    loc = attempt.get("location")
+    layers = loc.get("layers") if (type(loc) is dict or isinstance(loc, Mapping)) else None
+    if layers and len(layers) >= 2:
+        return strip_slash(str(layers[0])), strip_slash(str(layers[1]))
+    name = attempt.get("hostName")
+    if not name:
+        return None
+    parsed = parse_host(str(name))
+    if parsed is not None:
+        return strip_slash(parsed[0]), strip_slash(parsed[1])
+    return None, strip_slash(str(name))
+
+
+def iter_attempt_windows(job: Mapping[str, Any]) -> Iterator[tuple[int, Mapping[str, Any], int, int]]:
+    """``(kind, attempt, start_ms, finish_ms)`` for every map/reduce attempt with a valid window (min 1 ms).
+
+    Malformed parts (a task list that is not a list, a task or attempt that is not an object) are skipped here:
+    the template builder reports them as input errors naming the job and field."""
+    for key, task_type, kind in _KINDS:
+        tasks = job.get(key)
+        if not isinstance(tasks, list):
+            continue
+        for task in tasks:
+            if not (type(task) is dict or isinstance(task, Mapping)) or \
+                    (task.get("taskType") or task_type) != task_type:
+                continue
+            attempts = task.get("attempts")
+            if not isinstance(attempts, list):
+                continue
+            for attempt in attempts:
+                if not (type(attempt) is dict or isinstance(attempt, Mapping)):
+                    continue
+                start, finish = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
+                if start <= 0 or finish < start:
+                    continue
+                yield kind, attempt, start, max(finish, start + 1)
+
+
+def peak_concurrency(starts: np.ndarray, finishes: np.ndarray) -> int:
+    """The maximum number of half-open intervals ``[start, finish)`` overlapping at one instant.
+
+    Finishes sort before starts at the same instant, so back-to-back intervals count once. Cost: O(n log n).
+    """
+    if starts.size == 0:
+        return 0
+    times = np.concatenate([finishes, starts])
+    deltas = np.concatenate([np.full(finishes.size, -1, np.int64), np.ones(starts.size, np.int64)])
+    order = np.lexsort((deltas, times))
+    return int(np.cumsum(deltas[order]).max())
+
+
+#: What :func:`iter_attempt_windows` yields for one job, computed once and shared by the collectors of a pass.
+Windows = "list[tuple[int, Mapping[str, Any], int, int]]"
+
+
+def job_slot_peaks(job: Mapping[str, Any], windows: Windows | None = None) -> tuple[int, int]:
+    """``(peak concurrent map attempts, peak concurrent reduce attempts)`` of one job, across all hosts
+    (``windows``: the job's :func:`iter_attempt_windows`, when the caller has them)."""
+    starts: tuple[list[int], list[int]] = ([], [])
+    ends: tuple[list[int], list[int]] = ([], [])
+    for kind, _attempt, start, finish in (iter_attempt_windows(job) if windows is None else windows):
+        starts[kind].append(start)
+        ends[kind].append(finish)
+    return tuple(peak_concurrency(np.asarray(starts[k], np.int64), np.asarray(ends[k], np.int64))
+                 for k in (MAP, REDUCE))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class HostSlots:
+    """One inferred TaskTracker: rack and host as logged (escapes kept, no leading slash) and peak slots."""
+
+    rack: str
+    host: str
+    map_slots: int
+    reduce_slots: int
+    attempts: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rack": self.rack, "host": self.host, "map_slots": self.map_slots,
+                "reduce_slots": self.reduce_slots, "attempts": self.attempts}
+
+
+class SlotUsage:
+    """Collects attempt windows per host from jobs as they stream past; :meth:`hosts` infers the slots.
+
+    ``for job in usage.observe(iter_logged_jobs(path)): ...`` leaves the usage filled.
+    """
+
+    def __init__(self) -> None:
+        self._windows: dict[str, tuple[list[int], list[int], list[int], list[int]]] = {}
+        self._rack: dict[str, str] = {}
+        self._split_rack: dict[str, str] = {}
+        self.attempts = 0
+        self.unnamed = 0  # attempts with a window but no host name
+
+    def add_job(self, job: Mapping[str, Any], windows: Windows | None = None) -> None:
+        """Add one job's attempts (``windows``: its :func:`iter_attempt_windows`, when the caller has them)."""
+        for key in ("mapTasks", "reduceTasks"):  # split locations name racks of hosts logged bare
+            for task in job.get(key) or ():
+                for loc in task.get("preferredLocations") or ():
+                    layers = loc.get("layers") if (type(loc) is dict or isinstance(loc, Mapping)) else None
+                    if layers and len(layers) >= 2:
+                        self._split_rack.setdefault(strip_slash(str(layers[1])), strip_slash(str(layers[0])))
+        for kind, attempt, start, finish in (iter_attempt_windows(job) if windows is None else windows):
+            where = attempt_host(attempt)
+            if where is None:
+                self.unnamed += 1
+                continue
+            rack, host = where
+            if rack is not None:
+                self._rack.setdefault(host, rack)
+            lists = self._windows.setdefault(host, ([], [], [], []))
+            lists[2 * kind].append(start)
+            lists[2 * kind + 1].append(finish)
+            self.attempts += 1
+
+    def observe(self, jobs: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+        for job in jobs:
+            self.add_job(job)
+            yield job
+
+    def hosts(self) -> list[HostSlots]:
+        """Inferred hosts sorted by (rack, host)."""
+        out = []
+        default_rack = strip_slash(DEFAULT_RACK)
+        for host, (ms, mf, rs, rf) in self._windows.items():
+            out.append(HostSlots(
+                rack=self._rack.get(host) or self._split_rack.get(host, default_rack), host=host,
+                map_slots=peak_concurrency(np.asarray(ms, np.int64), np.asarray(mf, np.int64)),
+                reduce_slots=peak_concurrency(np.asarray(rs, np.int64), np.asarray(rf, np.int64)),
+                attempts=len(ms) + len(rs),
+            ))
+        return sorted(out, key=lambda h: (h.rack, h.host))
+
+
+def cluster_from_hosts(hosts: Iterable[HostSlots | Mapping[str, Any]], source: str = "inferred from trace",
+                       map_slots: int | None = None, reduce_slots: int | None = None) -> ClusterSpec:
+    """A :class:`ClusterSpec` with one TaskTracker per host (racks as ``/rack``, like Rumen topologies).
+
+    ``map_slots``/``reduce_slots`` replace the inferred per-host counts when given (the user's flags).
+    """
+    trackers = []
+    for h in hosts:
+        d = h.as_dict() if isinstance(h, HostSlots) else h
+        trackers.append(TrackerSpec(
+            name=str(d["host"]), rack="/" + str(d["rack"]).strip("/"),
+            map_slots=int(d["map_slots"]) if map_slots is None else map_slots,
+            reduce_slots=int(d["reduce_slots"]) if reduce_slots is None else reduce_slots,
+        ))
+    return ClusterSpec(tuple(trackers), source=source)
+
+
+def write_cluster(hosts: Iterable[HostSlots | Mapping[str, Any]], path: str, sources: Iterable[str] = ()) -> ClusterSpec:
+    """Write the inferred cluster as an mrsim cluster file (``mrsim replay --cluster PATH``), atomically.
+
+    TOML (``[[nodes]]`` tables, ``docs/cluster.md``) unless ``path`` ends in ``.json`` (the same structure as
+    JSON). Each node notes how many attempts its slot counts were inferred from. Returns the cluster written.
+    """
+    import json
+
+    import orjson
+
+    from mrsim.io import atomic_write
+
+    rows = [h.as_dict() if isinstance(h, HostSlots) else dict(h) for h in hosts]
+    cluster = cluster_from_hosts(rows, source=path)
+    nodes = [{"name": t.name, "rack": t.rack, "map_slots": t.map_slots, "reduce_slots": t.reduce_slots}
+             for t in cluster.trackers]
+    if path.endswith(".json"):
+        with atomic_write(path, "wb") as fh:
+            fh.write(orjson.dumps({"nodes": nodes}, option=orjson.OPT_INDENT_2) + b"\n")
+        return cluster
+    lines = [
+        "# mrsim cluster file inferred by `mrsim profile --topology` (see docs/trace-store.md):",
+        "# one node per host that ran map/reduce attempts; slots = the most attempts of each kind running at once",
+        "# on that host in the trace (a lower bound on mapred.tasktracker.{map,reduce}.tasks.maximum).",
+        *(f"# source: {s}" for s in sources),
+        "",
+    ]
+    for node, row in zip(nodes, rows):
+        lines += ["[[nodes]]", f"name = {json.dumps(node['name'])}", f"rack = {json.dumps(node['rack'])}",
+                  f"map_slots = {node['map_slots']}", f"reduce_slots = {node['reduce_slots']}",
+                  f"# {int(row.get('attempts', 0))} attempts observed", ""]
+    with atomic_write(path) as fh:
+        fh.write("\n".join(lines))
+    return cluster
