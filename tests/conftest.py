@@ -76,8 +76,15 @@ def _item_reads_data(item: pytest.Item) -> bool:
 @pytest.fixture(autouse=True)
 def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test gets its own empty trace cache (mrsim.ingest.cache): the suite never writes to the user's home,
-    and no test sees another's entries or this process's memo of them."""
+    and no test sees another's entries or this process's memo of them. The process-wide input policy that CLI
+    flags set (``--no-cache``, ``--strict``, ``--no-verify``: mrsim.io.policy) starts at its defaults, so a test
+    that ran the CLI with one of them cannot change what a later test sees."""
     from mrsim.analysis.validation import ingest
+    from mrsim.io import policy
+
+    policy.set_cache(True)
+    policy.set_strict(False)
+    policy.set_verify(True)
 
     monkeypatch.setenv("MRSIM_CACHE_DIR", str(tmp_path_factory.mktemp("mrsim-cache")))
     monkeypatch.delenv("MRSIM_NO_CACHE", raising=False)
