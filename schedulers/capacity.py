@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from sortedcontainers import SortedList
 
+from mrsim.engine.plugin_helpers import keep_polling, rekey
 from mrsim.engine.schedconf.capacity_conf import QueueConf, load_capacity_conf
 from mrsim.engine.schedconf.livecounts import JobMirror, LiveCounts
 from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
@@ -281,14 +282,9 @@ class CapacityScheduler(TaskScheduler):
     def _rekey_queue(self, q: CapQueue, kind: int) -> None:
         new = q.sort_key(kind) if q.jobs[kind] else None
         old = q.key[kind]
-        if new == old:
-            return
-        order = self.order[kind]
-        if old is not None:
-            order.remove(old)
-        if new is not None:
-            order.add(new)
-        q.key[kind] = new
+        if new != old:
+            rekey(self.order[kind], old, new)
+            q.key[kind] = new
 
     def _reserve(self, cj: CapJob, kind: int, tracker: "TrackerState") -> None:
         self.reservations[kind][tracker.index] = cj
@@ -416,13 +412,7 @@ class CapacityScheduler(TaskScheduler):
                 cj, _ = got
                 self._launched(cj, REDUCE, tracker)
                 assigned += 1
-        if self.off_switch_refused:
-            # Missed-opportunity counters grow only with lookups: keep every free tracker heartbeating meanwhile.
-            jt.request_heartbeat(tracker)
-            if not self.waiting:
-                self.waiting = True
-                jt.wake_all()
-        else:
-            self.waiting = False
+        # Missed-opportunity counters grow only with lookups: keep every free tracker heartbeating meanwhile.
+        self.waiting = keep_polling(jt, tracker, self.off_switch_refused, self.waiting)
         self._flush_loosened()
         return assigned

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 
 from sortedcontainers import SortedList
 
+from mrsim.engine.plugin_helpers import keep_polling, rekey
 from mrsim.engine.schedconf.fair_alloc import Dialect, PlacementKind, PlacementRule, SchedulingMode
 from mrsim.engine.schedconf.fair_conf import KEY_POOL, FairSchedulerConf, load_fair_conf
 from mrsim.engine.schedconf.livecounts import JobMirror, LiveCounts
@@ -335,24 +336,15 @@ class FairScheduler(TaskScheduler):
     def _rekey_pool(self, pool: Pool, kind: int) -> None:
         old = pool.key[kind]
         new = pool.sort_key(kind) if pool.queue[kind] and pool.running[kind] < pool.max_share[kind] else None
-        if old == new:
-            return
-        order = self.order[kind]
-        if old is not None:
-            order.remove(old)
-        if new is not None:
-            order.add(new)
-        pool.key[kind] = new
+        if old != new:
+            rekey(self.order[kind], old, new)
+            pool.key[kind] = new
 
     def _rekey_job(self, fj: FairJob, kind: int) -> None:
         old = fj.key[kind]
         new = self._job_key(fj, kind) if fj.runnable and not fj.removed and self._pending(fj.job, kind) else None
         if old != new:
-            queue = fj.pool.queue[kind]
-            if old is not None:
-                queue.remove(old)
-            if new is not None:
-                queue.add(new)
+            rekey(fj.pool.queue[kind], old, new)
             fj.key[kind] = new
         self._rekey_pool(fj.pool, kind)
 
@@ -754,15 +746,9 @@ class FairScheduler(TaskScheduler):
         for fj in visited:
             if fj not in launched:
                 self.skipped.add(fj)
-        if self.skipped:
-            # A job waits for locality: its wait grows only through later assignTasks calls, so every tracker with
-            # a free slot keeps heartbeating, as the naive engine (and Hadoop) would.
-            jt.request_heartbeat(tracker)
-            if not self.waiting:
-                self.waiting = True
-                jt.wake_all()
-        else:
-            self.waiting = False
+        # A job waits for locality: its wait grows only through later assignTasks calls, so every tracker with
+        # a free slot keeps heartbeating, as the naive engine (and Hadoop) would.
+        self.waiting = keep_polling(jt, tracker, bool(self.skipped), self.waiting)
         if blocked_by_totals:
             jt.request_heartbeat(tracker)
         self._flush_reopened()

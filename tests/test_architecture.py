@@ -13,11 +13,18 @@
 * **One event loop**: only the kernel (``mrsim/engine/kernel.py``) takes events off a heap in a loop; the fluid
   model (a different model by design) is the documented exception. The study simulators (``mrsim/studies/geo/simulator.py``,
   ``mrsim/studies/lotes/engine.py``) schedule their events on the kernel.
+* **No copied blocks between plug-ins or between features**: no six code lines (comments, blank lines, imports and
+  lone brackets dropped, white space folded) stand in the same order in two scheduler plug-ins, or in two engine
+  features; shared steps go into a helper (``mrsim/engine/plugin_helpers.py``). Repeats inside one file, and
+  repeats that differ only in names, are not checked: that needs a judgement a test cannot make.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
+from collections import defaultdict
 from pathlib import Path
 
 
@@ -301,3 +308,62 @@ def test_only_the_kernel_touches_its_heap() -> None:
             touches[rel] = lines
     assert not touches, f"modules pushing onto or reading the kernel's heap: {touches}"
     assert _heap_touches(ast.parse("k = self.kernel\nheappush(k.heap, ev)\nself.kernel.heap.clear()\n")) == [2, 3]
+
+
+#: How many code lines in a row make a copied block (issue 17's target).
+REPEAT_LINES = 6
+#: Groups of files that must not share a block: the scheduler plug-ins, YARN's scheduler plug-ins, the features.
+REPEAT_GROUPS = {
+    "scheduler plug-ins": sorted((REPO / "schedulers").glob("*.py")),
+    "YARN scheduler plug-ins": sorted((PACKAGE / "engine" / "yarn" / "schedulers").glob("*.py")),
+    "engine features": sorted((PACKAGE / "engine" / "features").glob("*.py"))
+    + [REPO / (m.replace(".", "/") + ".py") for m in FEATURE_MODULES if not m.startswith("mrsim.engine.features.")],
+}
+
+
+def code_lines(source: str) -> list[tuple[int, str]]:
+    """``(line number, text)`` of the lines that count: comments cut, white space folded; blank lines, import lines
+    and lines of brackets and commas alone dropped (they repeat everywhere and carry no logic)."""
+    comment_at = {tok.start[0]: tok.start[1] for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+                  if tok.type == tokenize.COMMENT}
+    out = []
+    for number, line in enumerate(source.splitlines(), 1):
+        text = " ".join(line[:comment_at.get(number, len(line))].split())
+        if text and not text.startswith(("import ", "from ")) and text.strip("()[]{},:"):
+            out.append((number, text))
+    return out
+
+
+def repeated_blocks(sources: dict[str, str], size: int = REPEAT_LINES) -> list[str]:
+    """Places where ``size`` code lines in a row stand again in another of ``sources`` (name -> text), one line
+    per block: ``a.py:10-17 = b.py:40-47``. Overlapping windows of one long copy give one line per window start."""
+    seen: dict[tuple[str, ...], list[tuple[str, int, int]]] = defaultdict(list)
+    for name, source in sources.items():
+        lines = code_lines(source)
+        for k in range(len(lines) - size + 1):
+            window = tuple(text for _, text in lines[k:k + size])
+            seen[window].append((name, lines[k][0], lines[k + size - 1][0]))
+    return [" = ".join(f"{name}:{first}-{last}" for name, first, last in places)
+            for places in seen.values() if len({name for name, _, _ in places}) > 1]
+
+
+def test_no_block_is_repeated_between_plugins_or_features() -> None:
+    found = {}
+    for group, paths in REPEAT_GROUPS.items():
+        assert paths, f"no files for {group}: the layout changed, update REPEAT_GROUPS"
+        blocks = repeated_blocks({p.relative_to(REPO).as_posix(): p.read_text() for p in paths})
+        if blocks:
+            found[group] = blocks
+    assert not found, (f"blocks of {REPEAT_LINES} code lines repeated between files (factor them into a helper, "
+                       "e.g. mrsim/engine/plugin_helpers.py):\n"
+                       + "\n".join(f"{group}: {block}" for group, blocks in found.items() for block in blocks))
+
+
+def test_repeated_block_finder() -> None:
+    body = "".join(f"    x{i} = f(x{i - 1})  # step {i}\n" for i in range(1, 7))
+    first = "import os\n\ndef a(x0):\n" + body + "    return x6\n"
+    second = "def b(x0):\n    y = 1\n\n" + body.replace("  # step", "  # other note on step") + "    return y\n"
+    assert repeated_blocks({"a.py": first, "b.py": second}) == ["a.py:4-9 = b.py:4-9"]
+    five_lines = body.split("\n", 1)[1]  # one line fewer: not a block
+    assert repeated_blocks({"a.py": first, "c.py": "def c(x0):\n" + five_lines}) == []
+    assert repeated_blocks({"a.py": first + first.replace("def a", "def a2")}) == []  # inside one file: allowed
