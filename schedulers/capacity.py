@@ -316,7 +316,7 @@ class CapacityScheduler(TaskScheduler):
                             if w == t and (finishes[i] > now or (kind == REDUCE and finishes[i] < 0.0)))
                 if count == 0:
                     del hm[cj]
-                # The engine already counts the job's own conf width (mrsim.engine.memory_slots) in running_*.
+                # The engine already counts the job's own conf width (mrsim.model.memory_slots) in running_*.
                 width = job.map_width if kind == MAP else job.reduce_width
                 used += count * max(0, cj.slots[kind] - width)
         return used

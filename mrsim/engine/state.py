@@ -68,7 +68,7 @@ class JobState:
         self.next_reduce = 0
         self.running_maps = 0
         self.running_reduces = 0
-        # Tracker slots one map / reduce attempt holds (Hadoop 1 memory-based scheduling, engine/memory_slots.py).
+        # Tracker slots one map / reduce attempt holds (Hadoop 1 memory-based scheduling, model/memory_slots.py).
         self.map_width = 1
         self.reduce_width = 1
         self.finished_maps = 0

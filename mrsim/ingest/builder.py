@@ -179,7 +179,7 @@ KEPT_PROPERTY_PREFIXES = ("mapred.fairscheduler.", "mapred.job.queue.name", "map
                           "mapreduce.map.cpu.vcores", "mapreduce.reduce.cpu.vcores",
                           "mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks",
                           "user.name", "pool.name",
-                          # Hadoop 1 memory-based scheduling (mrsim.engine.memory_slots): slot memory, cluster maximum
+                          # Hadoop 1 memory-based scheduling (mrsim.model.memory_slots): slot memory, cluster maximum
                           "mapred.cluster.map.memory.mb", "mapred.cluster.reduce.memory.mb",
                           "mapred.cluster.max.map.memory.mb", "mapred.cluster.max.reduce.memory.mb",
                           "mapreduce.cluster.mapmemory.mb", "mapreduce.cluster.reducememory.mb",

@@ -35,6 +35,9 @@ KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
                ("mapred.cluster.max.reduce.memory.mb", "mapreduce.jobtracker.maxreducememory.mb")),
 }
 
+#: Every key above (what a trace's reader keeps of a job conf for this module).
+ALL_KEYS = frozenset(k for triple in KEYS.values() for names in triple for k in names)
+
 
 def _mb(props: Mapping[str, str], names: tuple[str, ...]) -> float | None:
     """The first of ``names`` that ``props`` holds as a positive number (MB), else None."""
