@@ -56,3 +56,20 @@ def test_cluster_slot_memory_ignores_confs_the_cluster_could_not_have_admitted()
     assert cluster_slot_mb([copied, native], "map") == 1536.0
     assert cluster_slot_mb([copied], "map") is None
     assert cluster_slot_mb([{}], "map") is None
+
+
+def test_inferred_slots_count_the_slots_high_ram_attempts_held():
+    from mrsim.ingest.topology_infer import SlotUsage
+
+    def logged(job_id, props, windows):
+        tasks = [{"taskType": "MAP", "attempts": [{"hostName": "/r1/h1", "startTime": s, "finishTime": f}]}
+                 for s, f in windows]
+        return {"jobID": job_id, "jobProperties": props, "mapTasks": tasks, "reduceTasks": []}
+
+    usage = SlotUsage()
+    # Two 2-slot maps at once on h1: 4 slots held, not 2 (the engine then runs 2 at once again).
+    usage.add_job(logged("job_1", HIGH, [(1000, 2000), (1000, 2000)]))
+    assert [h.map_slots for h in usage.hosts()] == [4]
+    plain = SlotUsage()
+    plain.add_job(logged("job_1", {}, [(1000, 2000), (1000, 2000)]))
+    assert [h.map_slots for h in plain.hosts()] == [2]
