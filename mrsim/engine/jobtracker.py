@@ -125,6 +125,8 @@ class JobTracker:
                                                       min((t.reduce_slots for t in self.trackers), default=1))
         for job, (map_width, reduce_width) in zip(self.jobs, widths):
             job.map_width, job.reduce_width = map_width, reduce_width
+        self.wide_maps = any(m > 1 for m, _ in widths)  # the slot checks below run only when some task is wide
+        self.wide_reduces = any(r > 1 for _, r in widths)
         self.running_jobs: dict[int, JobState] = {}
         self.locality_mode = locality or LocalityMode.AUTO
         self.host_racks = {t.name: t.rack for t in self.trackers}
@@ -647,8 +649,10 @@ class JobTracker:
         req = job.map_req
         if req is not None and not self.fits(tracker, req):
             return 0
-        if job.map_width > tracker.map_slots - tracker.running_maps:
-            return 0  # a high-RAM map needs map_width free slots (CapacityTaskScheduler's MemoryMatcher)
+        if self.wide_maps and job.map_width > tracker.map_slots - tracker.running_maps:
+            # A high-RAM map needs map_width free slots (CapacityTaskScheduler's MemoryMatcher); with wide tasks
+            # about, a scheduler's own count of free slots (tasks) can be stale, so every map is checked then.
+            return 0
         level = 2
         if job.dc_maps is not None:
             if locality == Locality.NODE or locality == Locality.NON_LOCAL:
@@ -721,8 +725,8 @@ class JobTracker:
         req = job.reduce_req
         if req is not None and (job.reduces_held or not self.fits(tracker, req)):
             return False
-        if job.reduce_width > tracker.reduce_slots - tracker.running_reduces:
-            return False  # a high-RAM reduce needs reduce_width free slots
+        if self.wide_reduces and job.reduce_width > tracker.reduce_slots - tracker.running_reduces:
+            return False  # a high-RAM reduce needs reduce_width free slots (as for maps)
         if job.dc_reduces is not None:
             i = placement.pick_in_datacenter(job, tracker, True)
             if i < 0:
