@@ -343,6 +343,11 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
             result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
         result.spec["engine"] = "mr1"
         result.spec["notes"] = list(calibration_notes)
+        memory = result.spec.get("memory_slots")
+        if memory and memory["jobs"]:
+            notes.append(f"mrsim: note: memory-based scheduling from the job confs (slot {memory['map_slot_mb']} MB map, "
+                         f"{memory['reduce_slot_mb']} MB reduce): {len(memory['jobs'])} job(s) take more than one "
+                         f"slot per task (Hadoop 1 JobConf.computeNumSlotsPerMap)")
     if placement is not None:
         result.spec["placement"] = placement.to_json()
         notes.append(placement.describe())

@@ -312,7 +312,9 @@ class CapacityScheduler(TaskScheduler):
                             if w == t and (finishes[i] > now or (kind == REDUCE and finishes[i] < 0.0)))
                 if count == 0:
                     del hm[cj]
-                used += count * (cj.slots[kind] - 1)
+                # The engine already counts the job's own conf width (mrsim.model.memory_slots) in running_*.
+                width = job.map_width if kind == MAP else job.reduce_width
+                used += count * max(0, cj.slots[kind] - width)
         return used
 
     # ------------------------------------------------------------------------------------------- heartbeat

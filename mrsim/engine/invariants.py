@@ -34,8 +34,8 @@ def check_invariants(jt: "JobTracker") -> None:
         assert job.maps_pending == job.n_maps - job.next_map + len(job.requeued_maps), f"{job}: pending maps"
         assert job.reduces_pending == job.n_reduces - job.next_reduce + len(job.requeued_reduces), f"{job}: pending reduces"
         assert job.next_reduce == 0 or job.reduces_ready, f"{job}: reduce launched before slow start"
-        jm += job.running_maps
-        jr += job.running_reduces
+        jm += job.running_maps * job.map_width  # trackers count slots (memory-based scheduling)
+        jr += job.running_reduces * job.reduce_width
         remaining += job.n_maps - job.finished_maps
         if job.reduces_ready:
             ready += job.n_reduces - job.finished_reduces

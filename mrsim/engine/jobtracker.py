@@ -44,6 +44,7 @@ from mrsim.engine import locality as locality_caches
 from mrsim.engine.events import (EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
                                  EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
 from mrsim.engine.kernel import Kernel
+from mrsim.model import memory_slots
 from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 from mrsim.model.cluster import ClusterSpec
@@ -120,6 +121,12 @@ class JobTracker:
         origin = workload.origin_s
         self.jobs = [JobState(i, tmpl, tmpl.submit_s - origin, conf.slowstart_completed_maps)
                      for i, tmpl in enumerate(workload.jobs)]
+        widths, self.memory_slots = memory_slots.plan(workload.jobs, min((t.map_slots for t in self.trackers), default=1),
+                                                      min((t.reduce_slots for t in self.trackers), default=1))
+        for job, (map_width, reduce_width) in zip(self.jobs, widths):
+            job.map_width, job.reduce_width = map_width, reduce_width
+        self.wide_maps = any(m > 1 for m, _ in widths)  # the slot checks below run only when some task is wide
+        self.wide_reduces = any(r > 1 for _, r in widths)
         self.running_jobs: dict[int, JobState] = {}
         self.locality_mode = locality or LocalityMode.AUTO
         self.host_racks = {t.name: t.rack for t in self.trackers}
@@ -530,7 +537,7 @@ class JobTracker:
         if gid & REDUCE_BIT:
             if job.live_reduces is not None:
                 job.live_reduces.discard(gid & TASK_MASK)
-            tracker.running_reduces -= 1
+            tracker.running_reduces -= job.reduce_width
             job.running_reduces -= 1
             job.finished_reduces += 1
             self.remaining_ready_reduces -= 1
@@ -539,7 +546,7 @@ class JobTracker:
         else:
             if job.live_maps is not None:
                 job.live_maps.discard(gid & TASK_MASK)
-            tracker.running_maps -= 1
+            tracker.running_maps -= job.map_width
             job.running_maps -= 1
             job.finished_maps += 1
             self.remaining_maps -= 1
@@ -642,6 +649,10 @@ class JobTracker:
         req = job.map_req
         if req is not None and not self.fits(tracker, req):
             return 0
+        if self.wide_maps and job.map_width > tracker.map_slots - tracker.running_maps:
+            # A high-RAM map needs map_width free slots (CapacityTaskScheduler's MemoryMatcher); with wide tasks
+            # about, a scheduler's own count of free slots (tasks) can be stale, so every map is checked then.
+            return 0
         level = 2
         if job.dc_maps is not None:
             if locality == Locality.NODE or locality == Locality.NON_LOCAL:
@@ -691,7 +702,7 @@ class JobTracker:
         if job.live_maps is not None:
             job.live_maps.add(i)
         job.running_maps += 1
-        tracker.running_maps += 1
+        tracker.running_maps += job.map_width
         if req is not None:
             self.hold(tracker, req)
         if job.start_time < 0.0:
@@ -714,6 +725,8 @@ class JobTracker:
         req = job.reduce_req
         if req is not None and (job.reduces_held or not self.fits(tracker, req)):
             return False
+        if self.wide_reduces and job.reduce_width > tracker.reduce_slots - tracker.running_reduces:
+            return False  # a high-RAM reduce needs reduce_width free slots (as for maps)
         if job.dc_reduces is not None:
             i = placement.pick_in_datacenter(job, tracker, True)
             if i < 0:
@@ -732,7 +745,7 @@ class JobTracker:
         if job.live_reduces is not None:
             job.live_reduces.add(i)
         job.running_reduces += 1
-        tracker.running_reduces += 1
+        tracker.running_reduces += job.reduce_width
         if req is not None:
             self.hold(tracker, req)
             if job.maps_pending and not job.hang_check:
@@ -810,7 +823,7 @@ class JobTracker:
         now = self.kernel.now
         self.lost_attempts.append((job.index, i, reduce, tracker.index, now - wasted, now, result))
         if reduce:
-            tracker.running_reduces -= 1
+            tracker.running_reduces -= job.reduce_width
             job.running_reduces -= 1
             job.reduces_pending += 1
             job.requeued_reduces.append(i)
@@ -819,7 +832,7 @@ class JobTracker:
             if job.dc_reduces_pending is not None and job.reduce_dc is not None:
                 job.dc_reduces_pending[job.reduce_dc[i]] += 1
         else:
-            tracker.running_maps -= 1
+            tracker.running_maps -= job.map_width
             job.running_maps -= 1
             job.maps_pending += 1
             job.requeued_maps.append(i)

@@ -241,6 +241,9 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "scheduler": jt.scheduler.describe(),
         "trace": jt.workload.source,
     }
+    memory = jt.memory_slots
+    if memory.map_slot_mb is not None or memory.reduce_slot_mb is not None:
+        spec["memory_slots"] = memory.describe()  # only for traces whose confs set slot memory (golden specs)
     for feature in jt.features:
         describe = getattr(feature, "describe_run", None)
         if describe is not None:

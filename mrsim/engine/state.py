@@ -50,6 +50,7 @@ class JobState:
         "maps_pending", "reduces_pending", "requeued_maps", "requeued_reduces", "killed_tasks", "wasted_s",
         "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running", "live_maps", "live_reduces", "fail_plan", "failing",
         "map_req", "reduce_req", "last_map_launch", "hang_check", "reduces_held", "map_dc", "reduce_dc", "dc_maps", "dc_reduces", "dc_maps_pending", "dc_reduces_pending",
+        "map_width", "reduce_width",
     )
 
     def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
@@ -67,6 +68,9 @@ class JobState:
         self.next_reduce = 0
         self.running_maps = 0
         self.running_reduces = 0
+        # Tracker slots one map / reduce attempt holds (Hadoop 1 memory-based scheduling, model/memory_slots.py).
+        self.map_width = 1
+        self.reduce_width = 1
         self.finished_maps = 0
         self.finished_reduces = 0
         # JobInProgress.initTasks: completedMapsForReduceSlowstart = ceil(fraction * numMapTasks)
@@ -169,7 +173,8 @@ class TrackerState:
         index, name, host, rack, map_slots, reduce_slots, speed.
         datacenter: index into ``JobTracker.datacenters`` (0 when the cluster is one site).
         capacity / free: per resource (``JobTracker.resource_names`` order) on resource-vector clusters, else None.
-        running_maps / running_reduces: tasks occupying slots now, including ones launched in this heartbeat.
+        running_maps / running_reduces: slots occupied now, including by tasks launched in this heartbeat (a task
+            of a high-RAM job holds ``JobState.map_width`` / ``reduce_width`` slots, ``countOccupiedMapSlots``).
         status_maps / status_reduces: the counts the TaskTracker reported in its last heartbeat (Hadoop's
             ``TaskTrackerStatus.countMapTasks``): what Hadoop's schedulers see during ``assignTasks``.
     """

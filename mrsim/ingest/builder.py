@@ -179,6 +179,11 @@ KEPT_PROPERTY_PREFIXES = ("mapred.fairscheduler.", "mapred.job.queue.name", "map
                           "mapreduce.map.cpu.vcores", "mapreduce.reduce.cpu.vcores",
                           "mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks",
                           "user.name", "pool.name",
+                          # Hadoop 1 memory-based scheduling (mrsim.model.memory_slots): slot memory, cluster maximum
+                          "mapred.cluster.map.memory.mb", "mapred.cluster.reduce.memory.mb",
+                          "mapred.cluster.max.map.memory.mb", "mapred.cluster.max.reduce.memory.mb",
+                          "mapreduce.cluster.mapmemory.mb", "mapreduce.cluster.reducememory.mb",
+                          "mapreduce.jobtracker.maxmapmemory.mb", "mapreduce.jobtracker.maxreducememory.mb",
                           # YARN mode (mrsim.engine.yarn.config): container sizes, AM, slow start, RM/NM settings
                           "yarn.app.mapreduce.am.resource.", "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms",
                           "yarn.scheduler.minimum-allocation-", "yarn.scheduler.maximum-allocation-",

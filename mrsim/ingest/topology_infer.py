@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from mrsim.ingest.logged import parse_host, strip_slash
+from mrsim.model import memory_slots
 from mrsim.model.cluster import DEFAULT_RACK, ClusterSpec, TrackerSpec
 
 MAP, REDUCE = 0, 1
@@ -89,15 +90,17 @@ def iter_attempt_windows(job: Mapping[str, Any]) -> Iterator[tuple[int, Mapping[
                 yield kind, attempt, start, max(finish, start + 1)
 
 
-def peak_concurrency(starts: np.ndarray, finishes: np.ndarray) -> int:
-    """The maximum number of half-open intervals ``[start, finish)`` overlapping at one instant.
+def peak_concurrency(starts: np.ndarray, finishes: np.ndarray, weights: np.ndarray | None = None) -> int:
+    """The maximum number of half-open intervals ``[start, finish)`` overlapping at one instant (each counted
+    ``weights[i]`` times when given: the slots a high-RAM attempt held, :mod:`mrsim.model.memory_slots`).
 
     Finishes sort before starts at the same instant, so back-to-back intervals count once. Cost: O(n log n).
     """
     if starts.size == 0:
         return 0
     times = np.concatenate([finishes, starts])
-    deltas = np.concatenate([np.full(finishes.size, -1, np.int64), np.ones(starts.size, np.int64)])
+    w = np.ones(starts.size, np.int64) if weights is None else np.asarray(weights, np.int64)
+    deltas = np.concatenate([-w, w])
     order = np.lexsort((deltas, times))
     return int(np.cumsum(deltas[order]).max())
 
@@ -145,6 +148,11 @@ class SlotUsage:
         self._split_rack: dict[str, str] = {}
         self.attempts = 0
         self.unnamed = 0  # attempts with a window but no host name
+        # Memory-based scheduling: per host and kind, the index of each attempt's job into _job_mb, and per job
+        # its (map MB, reduce MB) and memory keys; the slots an attempt held are only known once every conf is
+        # read (the cluster's slot memory, mrsim.model.memory_slots), so weights are applied in hosts().
+        self._jobs: dict[str, tuple[list[int], list[int]]] = {}
+        self._confs: list[dict[str, str]] = []
 
     def add_job(self, job: Mapping[str, Any], windows: Windows | None = None) -> None:
         """Add one job's attempts (``windows``: its :func:`iter_attempt_windows`, when the caller has them)."""
@@ -154,6 +162,10 @@ class SlotUsage:
                     layers = loc.get("layers") if (type(loc) is dict or isinstance(loc, Mapping)) else None
                     if layers and len(layers) >= 2:
                         self._split_rack.setdefault(strip_slash(str(layers[1])), strip_slash(str(layers[0])))
+        props = job.get("jobProperties")
+        conf = {k: str(v) for k, v in props.items() if k in memory_slots.ALL_KEYS} if isinstance(props, Mapping) else {}
+        job_index = len(self._confs)
+        self._confs.append(conf)
         for kind, attempt, start, finish in (iter_attempt_windows(job) if windows is None else windows):
             where = attempt_host(attempt)
             if where is None:
@@ -165,6 +177,7 @@ class SlotUsage:
             lists = self._windows.setdefault(host, ([], [], [], []))
             lists[2 * kind].append(start)
             lists[2 * kind + 1].append(finish)
+            self._jobs.setdefault(host, ([], []))[kind].append(job_index)
             self.attempts += 1
 
     def observe(self, jobs: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
@@ -176,11 +189,19 @@ class SlotUsage:
         """Inferred hosts sorted by (rack, host)."""
         out = []
         default_rack = strip_slash(DEFAULT_RACK)
+        # Slots per attempt of each job (1 unless the confs configure memory-based scheduling).
+        slot_mb = [memory_slots.cluster_slot_mb(self._confs, kind) for kind in ("map", "reduce")]
+        widths = [np.array([memory_slots.slots_per_task(c, kind, slot_mb[k]) for c in self._confs] or [1], np.int64)
+                  for k, kind in enumerate(("map", "reduce"))]
+        wide = [bool((w > 1).any()) for w in widths]
         for host, (ms, mf, rs, rf) in self._windows.items():
+            jobs = self._jobs.get(host, ([], []))
+            mw = widths[MAP][np.asarray(jobs[MAP], np.int64)] if wide[MAP] else None
+            rw = widths[REDUCE][np.asarray(jobs[REDUCE], np.int64)] if wide[REDUCE] else None
             out.append(HostSlots(
                 rack=self._rack.get(host) or self._split_rack.get(host, default_rack), host=host,
-                map_slots=peak_concurrency(np.asarray(ms, np.int64), np.asarray(mf, np.int64)),
-                reduce_slots=peak_concurrency(np.asarray(rs, np.int64), np.asarray(rf, np.int64)),
+                map_slots=peak_concurrency(np.asarray(ms, np.int64), np.asarray(mf, np.int64), mw),
+                reduce_slots=peak_concurrency(np.asarray(rs, np.int64), np.asarray(rf, np.int64), rw),
                 attempts=len(ms) + len(rs),
             ))
         return sorted(out, key=lambda h: (h.rack, h.host))

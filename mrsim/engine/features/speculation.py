@@ -216,6 +216,8 @@ class SpeculationFeature:
                 return False
         elif not self.maps or not (locality == Locality.ANY or locality == Locality.NON_LOCAL):
             return False
+        if (job.reduce_width if reduce else job.map_width) > 1:
+            return False  # backups of multi-slot (high-RAM) tasks are not modelled (docs/hadoop-behaviour.md)
         jt = self.jt
         req = job.reduce_req if reduce else job.map_req
         if req is not None and not jt.fits(tracker, req):
