@@ -44,9 +44,9 @@ from mrsim.engine import locality as locality_caches
 from mrsim.engine.events import (EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
                                  EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
 from mrsim.engine.kernel import Kernel
-from mrsim.model import memory_slots
 from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+from mrsim.model import memory_slots
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
