@@ -13,13 +13,9 @@ What happens, in Hadoop terms (``JobTracker.heartbeat``, ``TaskTracker.offerServ
 Same-instant order (documented and tested): job arrivals, then task completions, then heartbeats in tracker
 order. Each event class has its own ``order`` value in the kernel (0, 1 and 2 + tracker index).
 
-**Heartbeat timing.** Tracker *i* heartbeats at ``phase_i + k * interval`` (phases drawn once from a seeded
-stream). Most heartbeats change nothing, so by default they are not simulated (``docs/engine.md``,
-"Heartbeats without the cost"):
-a tracker is *parked* (no event queued) unless it has completions to report or it just launched tasks and still
-has free slots; anything that can make a parked tracker useful (a job arrival, slow start being met, one of its
-own tasks finishing) computes its next grid time arithmetically and queues just that heartbeat. The naive mode
-(``naive_heartbeats=True``) emits every heartbeat; tests check that both give identical results.
+**Heartbeat timing** (``mrsim/engine/heartbeats.py``). Tracker *i* heartbeats on the grid ``phase_i + k *
+interval``; a tracker with nothing to report or launch is *parked* (no event queued) until something can make it
+useful, and then only its next grid heartbeat is queued. ``naive_heartbeats=True`` emits every heartbeat.
 
 With ``interval = 0`` (``--heartbeat-interval off``) the engine runs SimMR's task-completion-driven mode: a
 completion is applied at once and the tracker is offered work at the same instant, repeatedly while the
@@ -35,16 +31,16 @@ node's speed factor.
 
 from __future__ import annotations
 
-import enum
-import math
 from typing import Callable
 
 from mrsim.engine import invariants, placement
 from mrsim.engine import locality as locality_caches
 from mrsim.engine.events import (EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
                                  EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
+from mrsim.engine.heartbeats import next_grid_k
 from mrsim.engine.hooks import EngineHooks
 from mrsim.engine.kernel import Kernel
+from mrsim.engine.locality import LocalityMode
 from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 from mrsim.model import memory_slots
@@ -54,20 +50,6 @@ from mrsim.model.templates import Workload
 from mrsim.rng import stream
 
 
-class LocalityMode(enum.Enum):
-    """Whether map split locations are honoured (``--locality``).
-
-    AUTO: for jobs whose split locations name at least one host of the cluster (e.g. a Rumen topology or a
-    cluster inferred from the trace); other jobs' maps are rack-local everywhere. ON: always (maps on unknown
-    hosts are then off-switch everywhere). OFF: never (every map rack-local everywhere, SimMR's behaviour).
-    """
-
-    AUTO = "auto"
-    ON = "on"
-    OFF = "off"
-
-
-
 class JobTracker(EngineHooks):
     """One replay's live state and event handlers. Build with :func:`mrsim.engine.replay.replay`.
 
@@ -75,7 +57,7 @@ class JobTracker(EngineHooks):
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
-                 aligned_heartbeats: bool = False, locality: "LocalityMode | None" = None,
+                 aligned_heartbeats: bool = False, locality: LocalityMode | None = None,
                  rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0) -> None:
         self.workload = workload
         self.cluster = cluster
@@ -203,22 +185,6 @@ class JobTracker(EngineHooks):
         tracker.next_hb = time
         self.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, stamp)
 
-    def _next_grid_k(self, tracker: TrackerState, now: float) -> int:
-        """Index of the first heartbeat of ``tracker`` not before ``now`` that has not already passed in this
-        instant (a heartbeat at exactly ``now`` is still ahead only if its order comes after the current event)."""
-        interval = self.interval
-        phase = tracker.phase
-        k = math.ceil((now - phase) / interval)
-        if k < 0:
-            k = 0
-        if phase + k * interval < now:
-            k += 1
-        elif k > 0 and phase + (k - 1) * interval >= now:
-            k -= 1
-        if phase + k * interval == now and ORDER_HEARTBEAT + tracker.index <= self.kernel.order:
-            k += 1
-        return k
-
     def wake(self, tracker: TrackerState) -> None:
         """Make sure ``tracker`` has a heartbeat queued (its next grid time, or now in task mode)."""
         if tracker.next_hb != INF:
@@ -227,7 +193,8 @@ class JobTracker(EngineHooks):
         if self.task_mode:
             self._schedule_heartbeat(tracker, now)
         else:
-            self._schedule_heartbeat_k(tracker, self._next_grid_k(tracker, now))
+            k = next_grid_k(tracker.phase, self.interval, now, ORDER_HEARTBEAT + tracker.index, self.kernel.order)
+            self._schedule_heartbeat_k(tracker, k)
 
     def wake_for_maps(self) -> None:
         if self.scheduler_wakes:
