@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from mrsim.engine import invariants, placement
+from mrsim.engine import invariants, placement, preemption, resources
 from mrsim.engine import locality as locality_caches
 from mrsim.engine.events import (EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
                                  EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
@@ -43,7 +43,6 @@ from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
 from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
-from mrsim.model import memory_slots
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
@@ -81,34 +80,19 @@ class JobTracker(EngineHooks):
         ]
         # Federations: datacenter names; each tracker knows its index (docs/cluster.md).
         self.datacenters: tuple[str, ...] = cluster.datacenters
+        self.site_slots = placement.tracker_sites(self.trackers, cluster)
         # Resource-vector clusters: resource names (sorted); trackers get capacity and free vectors in this order.
         self.resource_names: tuple[str, ...] = cluster.resource_names
-        dc_index = {name: d for d, name in enumerate(self.datacenters)}
-        for state, spec in zip(self.trackers, cluster.trackers):
-            state.datacenter = dc_index.get(spec.datacenter, 0)
-            if self.resource_names:
-                state.capacity = tuple(spec.capacity(r) for r in self.resource_names)
-                state.free = list(state.capacity)
+        self.node_kinds = resources.tracker_resources(self.trackers, cluster, self.resource_names)
         self.default_requests = (cluster.default_request(False), cluster.default_request(True))
-        # Distinct (capacity, datacenter) pairs: a job's "fits on some node" check is O(configurations), not O(nodes).
-        self.node_kinds = tuple(dict.fromkeys((t.capacity, t.datacenter) for t in self.trackers
-                                              if t.capacity is not None))
         self.reducer_preempt_delay = float(conf.reducer_preempt_delay_s)
-        self.scheduler_wakes = bool(getattr(scheduler, "wakes_own_trackers", False))  # see TaskScheduler
         self.reduces_preempted = 0
-        self.site_slots: tuple[list[int], list[int]] = ([0] * max(1, len(self.datacenters)), [0] * max(1, len(self.datacenters)))
-        for state in self.trackers:
-            self.site_slots[0][state.datacenter] += state.map_slots
-            self.site_slots[1][state.datacenter] += state.reduce_slots
+        self.scheduler_wakes = bool(getattr(scheduler, "wakes_own_trackers", False))  # see TaskScheduler
         origin = workload.origin_s
         self.jobs = [JobState(i, tmpl, tmpl.submit_s - origin, conf.slowstart_completed_maps)
                      for i, tmpl in enumerate(workload.jobs)]
-        widths, self.memory_slots = memory_slots.plan(workload.jobs, min((t.map_slots for t in self.trackers), default=1),
-                                                      min((t.reduce_slots for t in self.trackers), default=1))
-        for job, (map_width, reduce_width) in zip(self.jobs, widths):
-            job.map_width, job.reduce_width = map_width, reduce_width
-        self.wide_maps = any(m > 1 for m, _ in widths)  # the slot checks below run only when some task is wide
-        self.wide_reduces = any(r > 1 for _, r in widths)
+        # High-RAM jobs' tasks hold several slots; the per-launch slot checks run only when some task is wide.
+        self.memory_slots, self.wide_maps, self.wide_reduces = resources.plan_widths(self.jobs, self.trackers)
         self.running_jobs: dict[int, JobState] = {}
         self.locality_mode = locality or LocalityMode.AUTO
         self.host_racks = {t.name: t.rack for t in self.trackers}
@@ -300,7 +284,7 @@ class JobTracker(EngineHooks):
             self.held_maps -= 1
             req = job.map_req
         if req is not None:
-            self.release(tracker, req)
+            resources.release(tracker, req)
 
     def report_completion(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
         """Task ``gid`` ended on ``tracker`` at ``now`` by a feature's own event (a speculative backup; with
@@ -424,7 +408,7 @@ class JobTracker(EngineHooks):
             job.finished_reduces += 1
             self.remaining_ready_reduces -= 1
             if job.reduce_req is not None:
-                self.release(tracker, job.reduce_req)
+                resources.release(tracker, job.reduce_req)
         else:
             if job.live_maps is not None:
                 job.live_maps.discard(gid & TASK_MASK)
@@ -433,7 +417,7 @@ class JobTracker(EngineHooks):
             job.finished_maps += 1
             self.remaining_maps -= 1
             if job.map_req is not None:
-                self.release(tracker, job.map_req)
+                resources.release(tracker, job.map_req)
             finish = job.map_finish[gid & TASK_MASK]
             if finish > job.last_map_finish:
                 job.last_map_finish = finish
@@ -529,7 +513,7 @@ class JobTracker(EngineHooks):
                 return 3
             return 0
         req = job.map_req
-        if req is not None and not self.fits(tracker, req):
+        if req is not None and not resources.fits(tracker, req):
             return 0
         if self.wide_maps and job.map_width > tracker.map_slots - tracker.running_maps:
             # A high-RAM map needs map_width free slots (CapacityTaskScheduler's MemoryMatcher); with wide tasks
@@ -586,7 +570,7 @@ class JobTracker(EngineHooks):
         job.running_maps += 1
         tracker.running_maps += job.map_width
         if req is not None:
-            self.hold(tracker, req)
+            resources.hold(tracker, req)
         if job.start_time < 0.0:
             job.start_time = now
         if self.finish_model is None:
@@ -605,7 +589,7 @@ class JobTracker(EngineHooks):
                 return self.offer_backup(job, tracker, True, Locality.ANY)
             return False
         req = job.reduce_req
-        if req is not None and (job.reduces_held or not self.fits(tracker, req)):
+        if req is not None and (job.reduces_held or not resources.fits(tracker, req)):
             return False
         if self.wide_reduces and job.reduce_width > tracker.reduce_slots - tracker.running_reduces:
             return False  # a high-RAM reduce needs reduce_width free slots (as for maps)
@@ -629,9 +613,9 @@ class JobTracker(EngineHooks):
         job.running_reduces += 1
         tracker.running_reduces += job.reduce_width
         if req is not None:
-            self.hold(tracker, req)
+            resources.hold(tracker, req)
             if job.maps_pending and not job.hang_check:
-                self._arm_hang_check(job, now)
+                preemption.arm_hang_check(self, job, now)
         if job.start_time < 0.0:
             job.start_time = now
         lost = self.attempt_length(job, gid) if self.attempt_length is not None else -1.0
@@ -665,151 +649,21 @@ class JobTracker(EngineHooks):
                 hook(job, tracker, gid)
         return True
 
-    # ----------------------------------------------------------------------------------------- resources, sites
+    # ----------------------------------------------------------------------------------------- kills
 
-    @staticmethod
-    def fits(tracker: TrackerState, req: tuple[float, ...]) -> bool:
-        """Whether a task requesting ``req`` fits in ``tracker``'s free resources now (resource clusters)."""
-        free = tracker.free
-        assert free is not None
-        for r in range(len(req)):
-            if req[r] > free[r] + 1e-9:
-                return False
-        return True
-
-    @staticmethod
-    def hold(tracker: TrackerState, req: tuple[float, ...]) -> None:
-        free = tracker.free
-        assert free is not None
-        for r in range(len(req)):
-            free[r] -= req[r]
-
-    @staticmethod
-    def release(tracker: TrackerState, req: tuple[float, ...]) -> None:
-        """Give ``req`` back; an idle tracker is reset to its exact capacity (no floating-point drift)."""
-        free = tracker.free
-        assert free is not None and tracker.capacity is not None
-        if tracker.running_maps == 0 and tracker.running_reduces == 0:
-            free[:] = tracker.capacity
-            return
-        for r in range(len(req)):
-            free[r] += req[r]
+    def kill_task(self, job: JobState, reduce: bool) -> float:
+        """Kill the job's newest running map (or reduce) and requeue it; the wasted seconds, or -1.0 when none
+        runs (``mrsim/engine/preemption.py``). For schedulers that preempt."""
+        return preemption.kill_task(self, job, reduce)
 
     def requeue_task(self, tracker: TrackerState, job: JobState, i: int, reduce: bool, wasted: float,
                      result: str = "KILLED") -> None:
-        """The tail shared by every path that stops task ``i``'s running attempt on ``tracker`` and puts the task
-        back at the front of its job's queue (a kill, a replayed failed attempt): free the slot and the resources,
-        count the task pending again (in its datacenter too), charge ``wasted`` seconds, tell the scheduler and
-        wake the trackers that may now run it. The attempt is recorded in :attr:`lost_attempts` as ``result``.
-        Cost O(1) plus the wake-ups."""
-        now = self.kernel.now
-        self.lost_attempts.append((job.index, i, reduce, tracker.index, now - wasted, now, result))
-        if reduce:
-            tracker.running_reduces -= job.reduce_width
-            job.running_reduces -= 1
-            job.reduces_pending += 1
-            job.requeued_reduces.append(i)
-            job.reduce_start[i] = job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
-            live, req = job.live_reduces, job.reduce_req
-            if job.dc_reduces_pending is not None and job.reduce_dc is not None:
-                job.dc_reduces_pending[job.reduce_dc[i]] += 1
-        else:
-            tracker.running_maps -= job.map_width
-            job.running_maps -= 1
-            job.maps_pending += 1
-            job.requeued_maps.append(i)
-            job.map_start[i] = job.map_finish[i] = -1.0
-            live, req = job.live_maps, job.map_req
-            if job.dc_maps_pending is not None and job.map_dc is not None:
-                job.dc_maps_pending[job.map_dc[i]] += 1
-        if live is not None:
-            live.discard(i)
-        if req is not None:
-            self.release(tracker, req)
-        job.wasted_s += wasted
-        self.wasted_s += wasted
-        self.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
-        if self.change_waiters:
-            self._wake_change_waiters()
-        if reduce:
-            self.wake_for_reduces()
-        else:
-            self.wake_for_maps()
-
-    def _arm_hang_check(self, job: JobState, now: float) -> None:
-        job.hang_check = True
-        self.kernel.schedule(max(now, job.last_map_launch + self.reducer_preempt_delay), ORDER_TIMER,
-                             EV_HANGING_MAPS, job.index, 0)
+        """Stop task ``i``'s running attempt on ``tracker`` and requeue the task, charging ``wasted`` seconds and
+        recording the attempt as ``result`` (``mrsim/engine/preemption.py``). For features (failed attempts)."""
+        preemption.requeue_task(self, tracker, job, i, reduce, wasted, result)
 
     def _on_hanging_maps(self, now: float, order: int, index: int, _b: int) -> None:
-        """Reducer preemption for hanging map requests (Hadoop 2.8+ ``RMContainerAllocator
-        .preemptReducersForHangingMapRequests``; resource clusters only, where maps and reduces share containers).
-
-        A job whose reduces hold containers while its maps got none for ``reducer_preempt_delay`` seconds
-        (``mapreduce.job.reducer.unconditional-preempt.delay.sec``, 300) kills its newest reduces, one per pending
-        map at most, and launches no reduce again until every map has launched (simplification of the AM's ramp-up
-        rules, documented). Without it, first-wave reduces waiting for maps can fill every container: a deadlock
-        that real clusters break the same way. Armed only while a job has reduces running and maps pending, so it
-        costs one event per delay per such job.
-        """
-        job = self.jobs[index]
-        job.hang_check = False
-        if job.finish_time >= 0.0 or index not in self.running_jobs or not job.maps_pending or not job.running_reduces:
-            return
-        due = job.last_map_launch + self.reducer_preempt_delay
-        if now < due:
-            self._arm_hang_check(job, now)
-            return
-        job.reduces_held = True
-        for _ in range(min(job.maps_pending, job.running_reduces)):
-            if self.kill_task(job, reduce=True) < 0.0:
-                break
-            self.reduces_preempted += 1
-
-    def kill_task(self, job: JobState, reduce: bool) -> float:
-        """Kill the job's most recently launched running map (or reduce) and put it back in the job's queue.
-
-        Used for preemption (the Fair Scheduler kills the newest tasks of over-share pools). The slot is free at
-        once (Hadoop frees it when the TaskTracker confirms the kill in its next heartbeat; approximation), the
-        attempt's slot time so far is counted as wasted, and the task will run again from scratch. Returns the
-        wasted seconds, or -1.0 when the job has no running task of that kind. Cost: O(tasks of the job) in the
-        worst case (scans from the newest launch backwards); preemption is rare.
-        """
-        for hook in self.before_kill:
-            hook()
-        now = self.kernel.now
-        starts = job.reduce_start if reduce else job.map_start
-        finishes = job.reduce_finish if reduce else job.map_finish
-        if reduce:
-            top = job.n_reduces if job.dc_reduces is not None else job.next_reduce
-        else:
-            top = job.n_maps if job.map_launched is not None or job.dc_maps is not None else job.next_map
-        requeued = job.requeued_reduces if reduce else job.requeued_maps  # skipped: not running
-        victim = -1
-        newest = -1.0
-        for i in range(top - 1, -1, -1):
-            start = starts[i]
-            if start > newest and start >= 0.0 and (finishes[i] > now or (reduce and finishes[i] < 0.0)):
-                if i in requeued:
-                    continue
-                victim, newest = i, start
-        if victim < 0:
-            return -1.0
-        i = victim
-        victim_gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
-        tracker_list = job.reduce_tracker if reduce else job.map_tracker
-        tracker = self.trackers[tracker_list[i]]
-        for hook in self.on_kill:
-            hook(job, victim_gid, tracker.index)
-        wasted = now - starts[i]
-        tracker_list[i] = -1
-        if reduce and victim_gid in job.waiting_reduces:
-            job.waiting_reduces.remove(victim_gid)
-        job.killed_tasks += 1
-        self.killed_tasks += 1
-        self.requeue_task(tracker, job, i, reduce, wasted)  # resets start/finish: tombstones the completion event
-        self.wake(tracker)
-        return wasted
+        preemption.on_hanging_maps(self, now, order, index, _b)
 
     # ----------------------------------------------------------------------------------------- invariants
 
