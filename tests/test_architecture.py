@@ -262,7 +262,8 @@ def event_loop_owners() -> dict[str, list[int]]:
 CORE_MODULES = ("mrsim.engine.kernel", "mrsim.engine.jobtracker", "mrsim.engine.hooks", "mrsim.engine.state",
                 "mrsim.engine.events",
                 "mrsim.engine.locality", "mrsim.engine.placement", "mrsim.engine.invariants", "mrsim.engine.heartbeats",
-                "mrsim.engine.resources", "mrsim.engine.preemption",
+                "mrsim.engine.resources", "mrsim.engine.preemption", "mrsim.engine.stages",
+                "mrsim.engine.assignment",
                 "mrsim.engine.scheduling")  # the plug-in API the core calls
 #: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
 FEATURE_MODULES = ("mrsim.engine.features.contention", "mrsim.engine.features.speculation",

@@ -21,20 +21,21 @@ With ``interval = 0`` (``--heartbeat-interval off``) the engine runs SimMR's tas
 completion is applied at once and the tracker is offered work at the same instant, repeatedly while the
 scheduler keeps launching.
 
-**Reduce model** (SimMR III-B). A reduce occupies its slot from launch. If it launched before its job's map
-stage ended, its shuffle ends ``first_shuffle`` seconds after the job's last map *finished* (not after the
-heartbeat that reported it: the profiled first-shuffle is measured from the last map's own finish, so it already
-contains the reporting delay; the end is never earlier than the moment the map stage is known to be complete).
-Later reduces take ``typical_shuffle`` from launch. Then the reduce phase. Durations are divided by the
-node's speed factor.
+**Reduce model** (SimMR III-B, ``mrsim/engine/stages.py``): a reduce holds its slot from launch; first-wave
+reduces learn when their shuffle ends when the job's map stage ends.
+
+Where the rest lives: hooks (``hooks.py``), task selection and launch (``assignment.py``), job-stage transitions
+(``stages.py``), resource vectors and high-RAM tasks (``resources.py``), kills and reducer preemption
+(``preemption.py``), the heartbeat grid (``heartbeats.py``), datacenter placement (``placement.py``), locality
+caches (``locality.py``), invariants (``invariants.py``).
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from mrsim.engine import invariants, placement, preemption, resources
-from mrsim.engine import locality as locality_caches
+from mrsim.engine import invariants, placement, preemption, resources, stages
+from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
                                  EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
 from mrsim.engine.heartbeats import next_grid_k
@@ -203,35 +204,15 @@ class JobTracker(EngineHooks):
     # ----------------------------------------------------------------------------------------- handlers
 
     def _on_job_arrival(self, now: float, order: int, index: int, _b: int) -> None:
-        job = self.jobs[index]
-        job.materialize()
-        if self.on_job_arrival:
-            for hook in self.on_job_arrival:
-                hook(job)
-        if self.datacenters:
-            placement.setup_datacenters(self, job)
-        elif job.template.map_locations is not None:
-            locality_caches.setup_locality(self, job)
-        if self.resource_names:
-            placement.setup_requests(self, job)
-        if self.hold_job_start is None or not self.hold_job_start(job, now):
-            self.job_running(job, now)
+        stages.job_arrived(self, self.jobs[index], now)
 
     def job_running(self, job: JobState, now: float) -> None:
-        """The job is RUNNING: the scheduler sees it from now on."""
-        index = job.index
-        self.running_jobs[index] = job
-        job.last_map_launch = now
-        self.remaining_maps += job.n_maps
-        self.scheduler.job_added(job)
-        if self.change_waiters:
-            self._wake_change_waiters()
-        if job.finished_maps >= job.slowstart_threshold and job.n_reduces:
-            self._reduces_ready(job)
-        if job.n_maps:
-            self.wake_for_maps()
-        if job.n_maps == 0 and job.n_reduces == 0:  # nothing to run (builders reject this; be safe)
-            self._tasks_done(job, now)
+        """The job is RUNNING: the scheduler sees it from now on (for features that held its start)."""
+        stages.job_running(self, job, now)
+
+    def finish_job(self, job: JobState, now: float) -> None:
+        """The job is done (for features that held its finish, e.g. after its cleanup task)."""
+        stages.finish_job(self, job, now)
 
     def _on_task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
         job = self.jobs[gid >> JOB_SHIFT]
@@ -422,78 +403,16 @@ class JobTracker(EngineHooks):
             if finish > job.last_map_finish:
                 job.last_map_finish = finish
             if job.finished_maps == job.n_maps:
-                self._map_stage_done(job, now)
+                stages.map_stage_done(self, job, now)
             if not job.reduces_ready and job.n_reduces and job.finished_maps >= job.slowstart_threshold:
-                self._reduces_ready(job)
+                stages.reduces_ready(self, job)
         if self.task_hook is not None:
             self.task_hook(job, tracker, bool(gid & REDUCE_BIT))
         if self.on_task_finished:
             for hook in self.on_task_finished:
                 hook(job, tracker, gid)
         if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:
-            self._tasks_done(job, now)
-
-    def _map_stage_done(self, job: JobState, now: float) -> None:
-        """Release first-wave reduces (SimMR's filler reduce gets its real first-shuffle duration)."""
-        job.map_stage_done = True
-        base = job.last_map_finish
-        first = job.first_shuffle
-        n_first = len(first)
-        trackers = self.trackers
-        schedule = self.schedule
-        finish_model = self.finish_model
-        for gid in job.waiting_reduces:
-            i = gid & TASK_MASK
-            tracker = trackers[job.reduce_tracker[i]]
-            speed = tracker.speed
-            shuffle_end = base + first[job.first_wave_count % n_first] / speed
-            job.first_wave_count += 1
-            if shuffle_end < now:
-                shuffle_end = now
-            if shuffle_end < job.reduce_shuffle_end[i]:  # a launch lag still running (see obtain_new_reduce_task)
-                shuffle_end = job.reduce_shuffle_end[i]
-            finish = shuffle_end + job.reduce_dur[i] / speed
-            job.reduce_shuffle_end[i] = shuffle_end
-            job.reduce_finish[i] = finish
-            if finish_model is None:
-                schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
-            else:
-                finish_model(job, tracker, gid)
-        job.waiting_reduces = []
-
-    def _reduces_ready(self, job: JobState) -> None:
-        job.reduces_ready = True
-        self.remaining_ready_reduces += job.n_reduces - job.finished_reduces
-        self.scheduler.job_updated(job, JobChange.REDUCES_READY)
-        if self.change_waiters:
-            self._wake_change_waiters()
-        self.wake_for_reduces()
-
-    def _tasks_done(self, job: JobState, now: float) -> None:
-        """Every map and reduce is reported: the scheduler forgets the job; it runs its cleanup task if the trace
-        had one (``JobInProgress`` launches it once all TIPs are complete), else it is done."""
-        if job.reduces_ready:
-            self.remaining_ready_reduces -= job.n_reduces - job.finished_reduces
-        self.remaining_maps -= job.n_maps - job.finished_maps
-        del self.running_jobs[job.index]
-        self.scheduler.job_removed(job)
-        if self.change_waiters:
-            self._wake_change_waiters()
-        if self.hold_job_finish is None or not self.hold_job_finish(job, now):
-            self.finish_job(job, now)
-
-    def finish_job(self, job: JobState, now: float) -> None:
-        job.finish_time = now
-        self.jobs_done += 1
-        if self.progress is not None:
-            self.progress(self.jobs_done)
-        for hook in self.on_job_done:
-            hook(job)
-        if self.jobs_done == len(self.jobs):
-            # Only idle heartbeats can remain (naive mode): the replay is over.
-            self.kernel.clear()
-            for t in self.trackers:
-                t.next_hb = INF
+            stages.tasks_done(self, job, now)
 
     # ----------------------------------------------------------------------------------------- scheduler API
 
@@ -506,148 +425,14 @@ class JobTracker(EngineHooks):
         have rack-local maps on every node (Hadoop's default single-rack topology): NODE and NON_LOCAL requests
         get nothing for them. Returns the locality level achieved, truthy when a map was launched: 1 node-local,
         2 rack-local (also every map of a job without known locations), 3 off-switch or a speculative backup;
-        0 when nothing was launched. Cost: O(log events) amortised.
+        0 when nothing was launched. Cost: O(log events) amortised
+        (``mrsim/engine/assignment.py``).
         """
-        if job.maps_pending == 0:
-            if self.offer_backup is not None and self.offer_backup(job, tracker, False, locality):
-                return 3
-            return 0
-        req = job.map_req
-        if req is not None and not resources.fits(tracker, req):
-            return 0
-        if self.wide_maps and job.map_width > tracker.map_slots - tracker.running_maps:
-            # A high-RAM map needs map_width free slots (CapacityTaskScheduler's MemoryMatcher); with wide tasks
-            # about, a scheduler's own count of free slots (tasks) can be stale, so every map is checked then.
-            return 0
-        level = 2
-        if job.dc_maps is not None:
-            if locality == Locality.NODE or locality == Locality.NON_LOCAL:
-                return 0  # within its datacenter every map is rack-local (no split locations there)
-            i = placement.pick_in_datacenter(job, tracker, False)
-            if i < 0:
-                return 0
-        elif job.requeued_maps:
-            i = job.requeued_maps.pop()
-        elif job.host_cache is None:
-            if locality == Locality.NODE or locality == Locality.NON_LOCAL:
-                return 0
-            i = job.next_map
-            job.next_map = i + 1
-        else:
-            i, level = locality_caches.pick_local_map(job, tracker, locality)
-            if i < 0:
-                return 0
-            job.next_map += 1
-        job.maps_pending -= 1
-        if job.map_launched is not None:
-            job.map_launched[i] = 1
-            job.map_locality[i] = level
-        now = self.kernel.now
-        duration = job.map_dur[i] / tracker.speed
-        if self.attempt_length is not None:
-            lost = self.attempt_length(job, (job.index << JOB_SHIFT) | i)
-            if lost >= 0.0:
-                duration = lost / tracker.speed
-        if level != 2 or job.host_cache is not None:
-            if level == 2:
-                duration *= self.rack_local_slowdown
-            elif level == 3:
-                duration *= self.off_switch_slowdown
-        if self.launch_lag is not None:
-            duration += self.launch_lag(job, tracker, 0)
-        finish = now + duration
-        self.last_task = i
-        if req is not None:
-            job.last_map_launch = now
-            if job.reduces_held and job.maps_pending == 0:
-                job.reduces_held = False  # every map has a container: the preempted reduces may ramp up again
-                self.wake_for_reduces()
-        job.map_start[i] = now
-        job.map_finish[i] = finish
-        job.map_tracker[i] = tracker.index
-        if job.live_maps is not None:
-            job.live_maps.add(i)
-        job.running_maps += 1
-        tracker.running_maps += job.map_width
-        if req is not None:
-            resources.hold(tracker, req)
-        if job.start_time < 0.0:
-            job.start_time = now
-        if self.finish_model is None:
-            self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i)
-        else:
-            self.finish_model(job, tracker, (job.index << JOB_SHIFT) | i)
-        if self.on_launch:
-            for hook in self.on_launch:
-                hook(job, tracker, (job.index << JOB_SHIFT) | i)
-        return level
+        return launch_map(self, job, tracker, locality)
 
     def obtain_new_reduce_task(self, job: JobState, tracker: TrackerState) -> bool:
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
-        if job.reduces_pending == 0 or not job.reduces_ready:
-            if self.offer_backup is not None and job.reduces_ready:
-                return self.offer_backup(job, tracker, True, Locality.ANY)
-            return False
-        req = job.reduce_req
-        if req is not None and (job.reduces_held or not resources.fits(tracker, req)):
-            return False
-        if self.wide_reduces and job.reduce_width > tracker.reduce_slots - tracker.running_reduces:
-            return False  # a high-RAM reduce needs reduce_width free slots (as for maps)
-        if job.dc_reduces is not None:
-            i = placement.pick_in_datacenter(job, tracker, True)
-            if i < 0:
-                return False
-        elif job.requeued_reduces:
-            i = job.requeued_reduces.pop()
-        else:
-            i = job.next_reduce
-            job.next_reduce = i + 1
-        job.reduces_pending -= 1
-        now = self.kernel.now
-        self.last_task = i
-        gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
-        job.reduce_start[i] = now
-        job.reduce_tracker[i] = tracker.index
-        if job.live_reduces is not None:
-            job.live_reduces.add(i)
-        job.running_reduces += 1
-        tracker.running_reduces += job.reduce_width
-        if req is not None:
-            resources.hold(tracker, req)
-            if job.maps_pending and not job.hang_check:
-                preemption.arm_hang_check(self, job, now)
-        if job.start_time < 0.0:
-            job.start_time = now
-        lost = self.attempt_length(job, gid) if self.attempt_length is not None else -1.0
-        lag = self.launch_lag(job, tracker, 1) if self.launch_lag is not None else 0.0
-        if lost >= 0.0:  # a replayed failed attempt: holds the slot for its logged duration, then fails
-            finish = now + lag + lost / tracker.speed
-            job.reduce_shuffle_end[i] = finish
-            job.reduce_finish[i] = finish
-            if self.finish_model is None:
-                self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
-            else:
-                self.finish_model(job, tracker, gid)
-        elif job.map_stage_done:
-            speed = tracker.speed
-            typical = job.typical_shuffle
-            shuffle_end = now + lag + typical[job.typical_count % len(typical)] / speed
-            job.typical_count += 1
-            finish = shuffle_end + job.reduce_dur[i] / speed
-            job.reduce_shuffle_end[i] = shuffle_end
-            job.reduce_finish[i] = finish
-            if self.finish_model is None:
-                self.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
-            else:
-                self.finish_model(job, tracker, gid)
-        else:
-            job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
-            if lag > 0.0:
-                job.reduce_shuffle_end[i] = now + lag  # the shuffle cannot end before the attempt has started
-        if self.on_launch:
-            for hook in self.on_launch:
-                hook(job, tracker, gid)
-        return True
+        return launch_reduce(self, job, tracker)
 
     # ----------------------------------------------------------------------------------------- kills
 
