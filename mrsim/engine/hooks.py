@@ -14,6 +14,7 @@ from typing import Callable, TypeVar
 
 from mrsim.engine.events import EV_FIRST_FEATURE
 from mrsim.engine.kernel import Kernel
+from mrsim.engine.resources import release
 from mrsim.engine.scheduling import Locality
 from mrsim.engine.state import JobState, TrackerState
 
@@ -108,3 +109,18 @@ class EngineHooks:
             if isinstance(feature, kind):
                 return feature
         return None
+
+    def release_held(self, tracker: TrackerState, job: JobState, reduce: bool) -> None:
+        """Free a slot a feature held on ``tracker`` for work of ``job`` (a setup/cleanup task, a backup attempt):
+        the tracker's running count, :attr:`held_maps` / :attr:`held_reduces` and, on resource clusters, the job's
+        container size. O(resources)."""
+        if reduce:
+            tracker.running_reduces -= 1
+            self.held_reduces -= 1
+            req = job.reduce_req
+        else:
+            tracker.running_maps -= 1
+            self.held_maps -= 1
+            req = job.map_req
+        if req is not None:
+            release(tracker, req)

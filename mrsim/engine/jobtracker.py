@@ -38,7 +38,8 @@ from mrsim.engine import invariants, placement, preemption, resources, stages
 from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
                                  EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
-from mrsim.engine.heartbeats import next_grid_k
+from mrsim.engine.heartbeats import (next_grid_k, refresh_status, report, schedule_at, schedule_grid,
+                                     wake_change_waiters)
 from mrsim.engine.hooks import EngineHooks
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
@@ -132,7 +133,7 @@ class JobTracker(EngineHooks):
             kernel.schedule(job.submit, ORDER_JOB_ARRIVAL, EV_JOB_ARRIVAL, job.index, 0)
         if self.naive:
             for t in self.trackers:
-                self._schedule_heartbeat_k(t, 0)
+                schedule_grid(self, t, 0)
         self.scheduler.start(self)
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
                               (EV_HEARTBEAT, self._on_heartbeat), (EV_TIMER, self._on_timer),
@@ -156,30 +157,16 @@ class JobTracker(EngineHooks):
 
     # ----------------------------------------------------------------------------------------- heartbeats
 
-    def _schedule_heartbeat(self, tracker: TrackerState, time: float) -> None:
-        tracker.hb_stamp += 1
-        tracker.next_hb = time
-        self.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, tracker.hb_stamp)
-
-    def _schedule_heartbeat_k(self, tracker: TrackerState, k: int) -> None:
-        """Queue the heartbeat at grid point ``k``: ``phase + k * interval`` (always computed the same way, so
-        parked and naive modes produce bit-identical times)."""
-        tracker.hb_k = k
-        time = tracker.phase + k * self.interval
-        stamp = tracker.hb_stamp = tracker.hb_stamp + 1
-        tracker.next_hb = time
-        self.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, stamp)
-
     def wake(self, tracker: TrackerState) -> None:
         """Make sure ``tracker`` has a heartbeat queued (its next grid time, or now in task mode)."""
         if tracker.next_hb != INF:
             return
         now = self.kernel.now
         if self.task_mode:
-            self._schedule_heartbeat(tracker, now)
+            schedule_at(self, tracker, now)
         else:
             k = next_grid_k(tracker.phase, self.interval, now, ORDER_HEARTBEAT + tracker.index, self.kernel.order)
-            self._schedule_heartbeat_k(tracker, k)
+            schedule_grid(self, tracker, k)
 
     def wake_for_maps(self) -> None:
         if self.scheduler_wakes:
@@ -221,57 +208,17 @@ class JobTracker(EngineHooks):
         if self.on_attempt_end:
             for hook in self.on_attempt_end:
                 hook(job, gid, now)
-        self._completed_on(self.trackers[tracker_index], gid, now)
+        report(self, self.trackers[tracker_index], gid, now)
 
     #: ``(now, order, tracker index, gid)``: task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry
     #: must equal ``now``, else it is a stale completion); for a feature that set :attr:`finish_model`.
     task_done = _on_task_done
 
-    def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
-        """Task ``gid`` (or, with an ``aux_kind`` of 2 or 3, a feature's setup/cleanup task ``gid``, applied by
-        :attr:`apply_aux`) finished on ``tracker`` at ``now``: report it, at once in task mode, else in the
-        tracker's next (or an out-of-band) heartbeat."""
-        if self.task_mode:
-            if aux_kind >= 0:
-                self.apply_aux(tracker, gid, now)  # type: ignore[misc]
-            else:
-                self._apply_completion(tracker, gid, now)
-            self._refresh_status(tracker)
-            self.wake(tracker)
-            return
-        (tracker.aux_reports if aux_kind >= 0 else tracker.reports).append(gid)
-        if self.oob:
-            when = now
-            if self.report_lag is not None:
-                kind = aux_kind if aux_kind >= 0 else (1 if gid & REDUCE_BIT else 0)
-                when = now + self.report_lag(tracker, kind)
-                if tracker.next_hb <= when:
-                    return  # an earlier queued heartbeat reports it
-            tracker.phase = when  # the TaskTracker's wait restarts from this heartbeat
-            self._schedule_heartbeat_k(tracker, 0)  # supersedes a queued one (tombstoned by hb_stamp)
-        elif not self.naive:
-            self.wake(tracker)
-
-    def release_held(self, tracker: TrackerState, job: JobState, reduce: bool) -> None:
-        """Free a slot a feature held on ``tracker`` for work of ``job`` (a setup/cleanup task, a backup attempt):
-        the tracker's running count, :attr:`held_maps` / :attr:`held_reduces` and, on resource clusters, the job's
-        container size. O(resources)."""
-        if reduce:
-            tracker.running_reduces -= 1
-            self.held_reduces -= 1
-            req = job.reduce_req
-        else:
-            tracker.running_maps -= 1
-            self.held_maps -= 1
-            req = job.map_req
-        if req is not None:
-            resources.release(tracker, req)
-
     def report_completion(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
         """Task ``gid`` ended on ``tracker`` at ``now`` by a feature's own event (a speculative backup; with
         ``aux_kind`` 2 or 3 a setup / cleanup task, code ``gid``, applied by :attr:`apply_aux`): report it as any
         completion (at once in task mode, else in the tracker's next or an out-of-band heartbeat)."""
-        self._completed_on(tracker, gid, now, aux_kind)
+        report(self, tracker, gid, now, aux_kind)
 
     def schedule_timer(self, time: float, token: int = 0) -> None:
         """Call ``scheduler.on_timer(now, token)`` at ``time`` (before any other event of that instant).
@@ -283,24 +230,6 @@ class JobTracker(EngineHooks):
 
     def _on_timer(self, now: float, order: int, token: int, _b: int) -> None:
         self.scheduler.on_timer(now, token)
-
-    def _refresh_status(self, tracker: TrackerState) -> None:
-        dm = tracker.running_maps - tracker.status_maps
-        dr = tracker.running_reduces - tracker.status_reduces
-        if dm or dr:
-            self.cluster_status_maps += dm
-            self.cluster_status_reduces += dr
-            tracker.status_maps = tracker.running_maps
-            tracker.status_reduces = tracker.running_reduces
-            if (dm < 0 or dr < 0) and self.change_waiters:
-                self._wake_change_waiters()
-
-    def _wake_change_waiters(self) -> None:
-        waiters = self.change_waiters
-        self.change_waiters = []
-        for t in waiters:
-            t.waiting_change = False
-            self.wake(t)
 
     def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
         tracker = self.trackers[tracker_index]
@@ -324,7 +253,7 @@ class JobTracker(EngineHooks):
         running_maps = tracker.running_maps
         running_reduces = tracker.running_reduces
         if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
-            self._refresh_status(tracker)
+            refresh_status(self, tracker)
         tracker.hb_requested = False
         if self.before_assign and (running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots):
             for hook in self.before_assign:
@@ -332,7 +261,7 @@ class JobTracker(EngineHooks):
             running_maps = tracker.running_maps
             running_reduces = tracker.running_reduces
             if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
-                self._refresh_status(tracker)
+                refresh_status(self, tracker)
         if running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots:
             if self.assign_first is not None and self.assign_first(tracker, now):
                 assigned = 1  # e.g. Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
@@ -344,7 +273,7 @@ class JobTracker(EngineHooks):
             return
         if self.naive:
             if self.jobs_done < len(self.jobs):
-                self._schedule_heartbeat_k(tracker, tracker.hb_k + 1)
+                schedule_grid(self, tracker, tracker.hb_k + 1)
             return
         # After launching, the next heartbeat is still needed even with every slot busy: it reports the new
         # tasks as running (cluster status counts that other trackers' scheduling reads). A scheduler that
@@ -353,9 +282,9 @@ class JobTracker(EngineHooks):
             tracker.hb_requested = False
             if self.task_mode:
                 if assigned:
-                    self._schedule_heartbeat(tracker, now)
+                    schedule_at(self, tracker, now)
             else:
-                self._schedule_heartbeat_k(tracker, tracker.hb_k + 1)
+                schedule_grid(self, tracker, tracker.hb_k + 1)
 
     def park_until_change(self, tracker: TrackerState) -> None:
         """Called by a scheduler inside ``assign_tasks`` when it declined only because of cluster-wide state:

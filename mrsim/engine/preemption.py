@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrsim.engine.events import EV_HANGING_MAPS, ORDER_TIMER
+from mrsim.engine.heartbeats import wake_change_waiters
 from mrsim.engine.resources import release
 from mrsim.engine.scheduling import JobChange
 from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState, TrackerState
@@ -61,7 +62,7 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
     jt.wasted_s += wasted
     jt.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)
     if jt.change_waiters:
-        jt._wake_change_waiters()
+        wake_change_waiters(jt)
     if reduce:
         jt.wake_for_reduces()
     else:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from mrsim.engine import placement
 from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
+from mrsim.engine.heartbeats import wake_change_waiters
 from mrsim.engine.locality import setup_locality
 from mrsim.engine.scheduling import JobChange
 from mrsim.engine.state import INF, TASK_MASK, JobState
@@ -55,7 +56,7 @@ def job_running(jt: "JobTracker", job: JobState, now: float) -> None:
     jt.remaining_maps += job.n_maps
     jt.scheduler.job_added(job)
     if jt.change_waiters:
-        jt._wake_change_waiters()
+        wake_change_waiters(jt)
     if job.finished_maps >= job.slowstart_threshold and job.n_reduces:
         reduces_ready(jt, job)
     if job.n_maps:
@@ -99,7 +100,7 @@ def reduces_ready(jt: "JobTracker", job: JobState) -> None:
     jt.remaining_ready_reduces += job.n_reduces - job.finished_reduces
     jt.scheduler.job_updated(job, JobChange.REDUCES_READY)
     if jt.change_waiters:
-        jt._wake_change_waiters()
+        wake_change_waiters(jt)
     jt.wake_for_reduces()
 
 
@@ -112,7 +113,7 @@ def tasks_done(jt: "JobTracker", job: JobState, now: float) -> None:
     del jt.running_jobs[job.index]
     jt.scheduler.job_removed(job)
     if jt.change_waiters:
-        jt._wake_change_waiters()
+        wake_change_waiters(jt)
     if jt.hold_job_finish is None or not jt.hold_job_finish(job, now):
         finish_job(jt, job, now)
 
