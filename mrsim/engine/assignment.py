@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 from mrsim.engine import placement
 from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
 from mrsim.engine.locality import pick_local_map
-from mrsim.engine.preemption import arm_hang_check
 from mrsim.engine.resources import fits, hold
 from mrsim.engine.scheduling import Locality
 from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState, TrackerState
@@ -86,11 +85,6 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
         duration += jt.launch_lag(job, tracker, 0)
     finish = now + duration
     jt.last_task = i
-    if req is not None:
-        job.last_map_launch = now
-        if job.reduces_held and job.maps_pending == 0:
-            job.reduces_held = False  # every map has a container: the preempted reduces may ramp up again
-            jt.wake_for_reduces()
     job.map_start[i] = now
     job.map_finish[i] = finish
     job.map_tracker[i] = tracker.index
@@ -145,8 +139,6 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     tracker.running_reduces += job.reduce_width
     if req is not None:
         hold(tracker, req)
-        if job.maps_pending and not job.hang_check:
-            arm_hang_check(jt, job, now)
     if job.start_time < 0.0:
         job.start_time = now
     lost = jt.attempt_length(job, gid) if jt.attempt_length is not None else -1.0

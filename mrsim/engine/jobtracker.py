@@ -36,14 +36,13 @@ from typing import Callable
 
 from mrsim.engine import invariants, placement, preemption, resources, stages
 from mrsim.engine.assignment import launch_map, launch_reduce
-from mrsim.engine.events import (EV_HANGING_MAPS, EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE,
-                                 EV_TIMER, ORDER_HEARTBEAT, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_TIMER)
-from mrsim.engine.heartbeats import (next_grid_k, refresh_status, report, schedule_at, schedule_grid,
-                                     wake_change_waiters)
+from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
+                                 ORDER_JOB_ARRIVAL, ORDER_TIMER)
+from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid
 from mrsim.engine.hooks import EngineHooks
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
-from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.engine.scheduling import Locality, TaskScheduler
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
@@ -87,8 +86,7 @@ class JobTracker(EngineHooks):
         self.resource_names: tuple[str, ...] = cluster.resource_names
         self.node_kinds = resources.tracker_resources(self.trackers, cluster, self.resource_names)
         self.default_requests = (cluster.default_request(False), cluster.default_request(True))
-        self.reducer_preempt_delay = float(conf.reducer_preempt_delay_s)
-        self.reduces_preempted = 0
+        self.reduces_preempted = 0  # by the reducer preemption feature (kept here: the summary's key order)
         self.scheduler_wakes = bool(getattr(scheduler, "wakes_own_trackers", False))  # see TaskScheduler
         origin = workload.origin_s
         self.jobs = [JobState(i, tmpl, tmpl.submit_s - origin, conf.slowstart_completed_maps)
@@ -136,8 +134,7 @@ class JobTracker(EngineHooks):
                 schedule_grid(self, t, 0)
         self.scheduler.start(self)
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
-                              (EV_HEARTBEAT, self._on_heartbeat), (EV_TIMER, self._on_timer),
-                              (EV_HANGING_MAPS, self._on_hanging_maps)):
+                              (EV_HEARTBEAT, self._on_heartbeat), (EV_TIMER, self._on_timer)):
             kernel.register(kind, handler)
         hooks = tuple(self.after_event)
         if hooks:
@@ -375,9 +372,6 @@ class JobTracker(EngineHooks):
         """Stop task ``i``'s running attempt on ``tracker`` and requeue the task, charging ``wasted`` seconds and
         recording the attempt as ``result`` (``mrsim/engine/preemption.py``). For features (failed attempts)."""
         preemption.requeue_task(self, tracker, job, i, reduce, wasted, result)
-
-    def _on_hanging_maps(self, now: float, order: int, index: int, _b: int) -> None:
-        preemption.on_hanging_maps(self, now, order, index, _b)
 
     # ----------------------------------------------------------------------------------------- invariants
 

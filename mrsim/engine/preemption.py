@@ -1,13 +1,13 @@
-"""Stopping running attempts: kills, requeues, and reducer preemption for hanging maps (helpers of the JobTracker
-core; ``JobTracker.kill_task`` and ``JobTracker.requeue_task`` are the public entry points plug-ins and features
-call).
+"""Stopping running attempts: kills and requeues (helpers of the JobTracker core; ``JobTracker.kill_task`` and
+``JobTracker.requeue_task`` are the public entry points plug-ins and features call).
 
 * :func:`kill_task`: a scheduler preempts (the Fair Scheduler's and the size-based schedulers' kills), the newest
   running attempt of a job goes.
 * :func:`requeue_task`: the tail every stop shares (a kill, a replayed failed attempt): the slot and resources
   come back, the task is pending again and relaunched first.
-* :func:`on_hanging_maps`: resource clusters only (maps and reduces share containers), the MapReduce AM's
-  preemption of reduces that hold containers while the job's maps wait.
+
+The reducer preemption of resource clusters kills through :func:`kill_task` too; it is a feature
+(``mrsim/engine/features/reducer_preemption.py``).
 
 All of it is off the heartbeat path: a replay that kills nothing never calls in here. Cancellation of a killed
 attempt's queued completion is by tombstone (its start and finish are reset, so the event no longer matches).
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mrsim.engine.events import EV_HANGING_MAPS, ORDER_TIMER
 from mrsim.engine.heartbeats import wake_change_waiters
 from mrsim.engine.resources import release
 from mrsim.engine.scheduling import JobChange
@@ -69,38 +68,6 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
         jt.wake_for_maps()
 
 
-def arm_hang_check(jt: "JobTracker", job: JobState, now: float) -> None:
-    """Queue the job's hanging-maps check for when its maps will have waited ``reducer_preempt_delay``."""
-    job.hang_check = True
-    jt.schedule(max(now, job.last_map_launch + jt.reducer_preempt_delay), ORDER_TIMER, EV_HANGING_MAPS, job.index, 0)
-
-
-def on_hanging_maps(jt: "JobTracker", now: float, order: int, index: int, _b: int) -> None:
-    """Reducer preemption for hanging map requests (Hadoop 2.8+ ``RMContainerAllocator
-    .preemptReducersForHangingMapRequests``; resource clusters only, where maps and reduces share containers).
-
-    A job whose reduces hold containers while its maps got none for ``reducer_preempt_delay`` seconds
-    (``mapreduce.job.reducer.unconditional-preempt.delay.sec``, 300) kills its newest reduces, one per pending
-    map at most, and launches no reduce again until every map has launched (simplification of the AM's ramp-up
-    rules, documented). Without it, first-wave reduces waiting for maps can fill every container: a deadlock
-    that real clusters break the same way. Armed only while a job has reduces running and maps pending, so it
-    costs one event per delay per such job.
-    """
-    job = jt.jobs[index]
-    job.hang_check = False
-    if job.finish_time >= 0.0 or index not in jt.running_jobs or not job.maps_pending or not job.running_reduces:
-        return
-    due = job.last_map_launch + jt.reducer_preempt_delay
-    if now < due:
-        arm_hang_check(jt, job, now)
-        return
-    job.reduces_held = True
-    for _ in range(min(job.maps_pending, job.running_reduces)):
-        if kill_task(jt, job, reduce=True) < 0.0:
-            break
-        jt.reduces_preempted += 1
-
-
 def kill_task(jt: "JobTracker", job: JobState, reduce: bool) -> float:
     """Kill the job's most recently launched running map (or reduce) and put it back in the job's queue.
 
@@ -110,8 +77,8 @@ def kill_task(jt: "JobTracker", job: JobState, reduce: bool) -> float:
     wasted seconds, or -1.0 when the job has no running task of that kind. Cost: O(tasks of the job) in the
     worst case (scans from the newest launch backwards); preemption is rare.
     """
-    for hook in jt.before_kill:
-        hook()
+    for before in jt.before_kill:
+        before()
     now = jt.kernel.now
     starts = job.reduce_start if reduce else job.map_start
     finishes = job.reduce_finish if reduce else job.map_finish

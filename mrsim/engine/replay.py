@@ -101,6 +101,10 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
     jt.progress = progress
+    if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
+        from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
+
+        jt.attach(ReducerPreemptionFeature())
     if options.job_overheads:
         from mrsim.engine.features.overheads import JobOverheadsFeature
 
