@@ -360,6 +360,11 @@ class JobTracker(EngineHooks):
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
         return launch_reduce(self, job, tracker)
 
+    @staticmethod
+    def fits(tracker: TrackerState, req: tuple[float, ...]) -> bool:
+        """Whether a task requesting ``req`` fits in ``tracker``'s free resources now (``resources.fits``)."""
+        return resources.fits(tracker, req)
+
     # ----------------------------------------------------------------------------------------- kills
 
     def kill_task(self, job: JobState, reduce: bool) -> float:
