@@ -57,7 +57,8 @@ class ReplayOptions:
             ``report`` (report lags with out-of-band heartbeats), ``aux`` (setup/cleanup task times) and
             ``heartbeat`` (the interval the trace shows), ``stalls`` (outlier trackers' stall windows), ``launchers``
             (a stall window belongs to the map-slot or the reduce-slot launcher, ``TaskTracker.TaskLauncher``),
-            ``backups`` (a speculative backup that won starts when it was launched).
+            ``backups`` (a speculative backup that won starts when it was launched), ``localize`` (a job's first
+            task on a TaskTracker localises it there, ``TaskTracker.localizeJob``: cold and warm launch lags).
         background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
     """
 
@@ -74,7 +75,7 @@ class ReplayOptions:
     off_switch_slowdown: float = 1.0
     calibration: "Calibration | None" = None
     calibration_parts: frozenset[str] = frozenset({"launch", "report", "aux", "heartbeat", "stalls", "launchers",
-                                                          "backups"})
+                                                          "backups", "localize"})
     background: "Background | None" = None
 
 
@@ -124,7 +125,7 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         jt.attach(CalibrationFeature(calibration, options.seed, launch_lag="launch" in parts,
                                      report_lag="report" in parts, aux_task_time="aux" in parts,
                                      stalls="stalls" in parts, launchers="launchers" in parts,
-                                     backups="backups" in parts))
+                                     backups="backups" in parts, localize="localize" in parts))
     if options.background is not None and not options.background.is_empty():
         if cluster.resource_names:
             raise InputError("--background trace: outside work is estimated in map slots; it cannot run on a "

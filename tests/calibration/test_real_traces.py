@@ -45,8 +45,10 @@ def test_gridmix_trace_10m_calibrated_and_not(capsys):
     assert doc["summary"]["launch_lags"] > 0
     # The stalled tracker (host254) hits another job in the replay than in the trace (docs/calibration.md);
     # without the stall windows the other terms bring the trace to within 8 %.
-    no_stalls = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--calibration-parts", "launch,report,aux,heartbeat")
+    no_stalls = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--calibration-parts",
+                         "launch,report,aux,heartbeat,localize")
     assert no_stalls["summary"]["mean_abs_error_pct"] <= 8.0
+    assert no_stalls["spec"]["heartbeat_interval_s"] == 3.009  # measured from the gaps before regular heartbeats
     old = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--no-calibration", "--background", "none")["summary"]
     assert round(old["mean_abs_error_pct"], 1) == 20.3 and round(old["max_abs_error_pct"], 1) == 73.4
 
