@@ -125,3 +125,15 @@ interarrival_scale = [1.0]
     on, plain = pd.read_parquet(tmp_path / "on.parquet"), pd.read_parquet(tmp_path / "off.parquet")
     assert on["launch_lags"].iloc[0] > 0 and "launch_lags" not in plain.columns
     assert on["mean_completion_s"].iloc[0] > plain["mean_completion_s"].iloc[0]
+
+
+def test_memory_slots_off_is_the_engine_before_memory_based_scheduling(capsys):
+    # distcache_case2: its first job asks 2048 MB per map on 1536-MB slots. docs/validation.md's table of the
+    # engine before calibration and memory-based scheduling: 20.2 / 35.7 % (mean / max absolute error).
+    old = ("--no-calibration", "--background", "none", "--engine", "mr1")
+    off = validate(GRIDMIX / "distcache_case2_trace.json.gz", capsys, *old, "--memory-slots", "off")
+    assert (round(off["summary"]["mean_abs_error_pct"], 1), round(off["summary"]["max_abs_error_pct"], 1)) == (20.2, 35.7)
+    assert "memory_slots" not in off["spec"]
+    on = validate(GRIDMIX / "distcache_case2_trace.json.gz", capsys, *old)
+    assert on["spec"]["memory_slots"]["jobs"]  # on by default: the 2048-MB job takes two slots per map
+    assert on["summary"]["mean_abs_error_pct"] < off["summary"]["mean_abs_error_pct"]
