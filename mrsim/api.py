@@ -496,7 +496,8 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
             raise InputError(f"{args.trace}: the trace names no hosts to infer the cluster from; "
                              "give --cluster, --topology or --nodes")
         cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
-                                     map_slots=args.map_slots, reduce_slots=args.reduce_slots)
+                                     map_slots=args.map_slots, reduce_slots=args.reduce_slots,
+                                     memory_slots=options.memory_slots)
         choice = ClusterChoice(cluster, f"inferred from the trace's task attempts: {len(cluster.trackers)} hosts, "
                                "slots = peak concurrent attempts per host", True, zero_slot_notes(cluster))
     else:

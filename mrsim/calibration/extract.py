@@ -12,6 +12,21 @@ For every *successful* attempt of a task of kind *k* (map, reduce, setup, cleanu
   (``extra["backup_*_waits"]``).
 * **report lag** = task finish - attempt finish: the completion reaching the JobTracker.
 
+**Cold and warm launches** (``TaskTracker.localizeJob``). The first task of a job that a TaskTracker starts
+localises the job there (job conf, jar, distributed cache, the job's directories) while holding the job's lock;
+later tasks of the job on that tracker skip it. So each launch lag above is also classed by the job's state on its
+host (all of the job's attempts counted, any result, the SETUP task included): *cold* (the attempt that started
+first there), *in flight* (assigned before that start, so it waited on the lock: on the Gridmix traces such a lag
+equals the wait for the cold attempt's start within 0.01 s at the 90th percentile) and *warm* (assigned after it).
+The cold and warm lags make two more laws per kind; in-flight lags are in neither, since the replay produces them
+from the cold launch it waits for. Neither law holds a *slot wait* either: a launch whose attempt started within
+``SLOT_WAIT_S`` of the end of another attempt in a slot of the same type on its host that was still running when
+the task was assigned. The JobTracker counts a task that is done but not yet committed (COMMIT_PENDING) or in its
+cleanup phase as no longer holding its slot (``TaskTrackerStatus.countOccupiedMapSlots`` / ``...ReduceSlots``) and
+hands the slot on; the TaskTracker's launcher then waits for the slot to be free (``TaskTracker.TaskLauncher``).
+On the Gridmix traces 1,009 of the 2,087 lags above 0.5 s are such waits. The replay frees a slot only when its
+task's end is reported and hands it on then, so it has no such wait to sample.
+
 **Stalled trackers.** An attempt whose launch lag exceeds the cluster's 99th percentile and is at least
 ``OUTLIER_MIN_EXCESS_S`` above the cluster's median is a *stall* of its host (with at least ``STALL_MIN_LAGS``
 lags measured, so that percentiles mean something): the host is an outlier with a stall window from the stalled
@@ -25,9 +40,22 @@ heartbeat, so report lags are the wait to the next grid point, uniform on [0, in
 random instants: the median report lag is half the interval. The estimate is ``2 x median`` of map and reduce
 report lags, used when (a) at least ``MIN_REPORT_SAMPLES`` are known, (b) fewer than ``MAX_NEGATIVE_FRACTION`` are
 negative (one clock, or negligible skew), and (c) the trace does not record out-of-band heartbeats (with them a
-report lag says nothing about the interval). Otherwise Hadoop's cluster-size formula stays, and the notes say why.
+report lag says nothing about the interval).
 
-Cost: linear in the attempts; memory: one float per attempt until :meth:`CalibrationCollector.result`.
+With out-of-band heartbeats the interval shows in the *assignments* instead (``TaskTracker.offerService``: the next
+regular heartbeat leaves ``interval`` after the previous one, a finishing task sends one at once). Per host, every
+task assignment (task start, JobTracker clock) more than ``OOB_WINDOW_S`` after the host's previous heartbeat (an
+attempt's end, which an out-of-band heartbeat reports at once, or an earlier assignment) is a regular heartbeat
+that found work, and its gap to that previous heartbeat is a multiple of the interval (or the interval itself when
+the tracker was idle one heartbeat earlier). The interval is the mode of those gaps: the densest ``GAP_BIN_S`` bin
+between ``MIN_INTERVAL_S`` (no Hadoop 1 JobTracker runs faster) and ``MAX_GAP_S``, refined to the median of the gaps within one bin of its centre, used
+when at least ``MIN_GAP_PEAK`` gaps and ``MIN_GAP_PEAK_FRACTION`` of them fall there and they are as regular as a
+timer's (interquartile range at most ``MAX_PEAK_IQR_S``). On the Gridmix traces 504 of
+1,770 such gaps lie in 3.00-3.25 s (median 3.006 s): the 3 s ``HEARTBEAT_INTERVAL_MIN`` of Hadoop 0.20.203-1.0
+and 0.21/0.22 (``docs/hadoop-behaviour.md`` §1.3), not the 0.3 s of 1.1+. Otherwise Hadoop's cluster-size formula
+stays, and the notes say why.
+
+Cost: linear in the attempts; memory: three floats per attempt until :meth:`CalibrationCollector.result`.
 """
 
 from __future__ import annotations
@@ -45,8 +73,18 @@ STALL_MIN_LAGS = 20
 OUTLIER_MIN_EXCESS_S = 30.0
 MIN_REPORT_SAMPLES = 20
 MAX_NEGATIVE_FRACTION = 0.02
+OOB_WINDOW_S = 0.15
+SLOT_WAIT_S = 0.1
+MIN_INTERVAL_S = 0.3  # the smallest HEARTBEAT_INTERVAL_MIN of any Hadoop 1 version (1.1+)
+GAP_BIN_S = 0.1
+MAX_GAP_S = 10.0
+MIN_GAP_PEAK = 10
+MIN_GAP_PEAK_FRACTION = 0.1
+MAX_PEAK_IQR_S = 0.05  # a timer's heartbeats are regular to the RPC time (Gridmix: 3.004-3.079 s, p10-p90)
 REUSE_KEYS = ("mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks")
 OOB_KEY = "mapreduce.tasktracker.outofband.heartbeat"
+#: A launch's state of its job on its TaskTracker (``TaskTracker.localizeJob``, see the module docstring).
+COLD, IN_FLIGHT, WARM = 0, 1, 2
 
 
 def rumen_ms(value: object) -> int:
@@ -106,7 +144,11 @@ class CalibrationCollector:
         self.host_launch: dict[str, list[tuple[str, float]]] = defaultdict(list)  # (host, lag)
         self.windows: dict[str, list[tuple[float, float]]] = defaultdict(list)  # (assignment, attempt start), s
         self.reduce_side: dict[str, list[bool]] = defaultdict(list)  # launched by the reduce-slot launcher
+        self.phase: dict[str, list[int]] = defaultdict(list)  # COLD, IN_FLIGHT or WARM (TaskTracker.localizeJob)
+        self.slot_ends: dict[tuple[str, bool], list[float]] = defaultdict(list)  # (host, reduce slot) -> attempt ends, s
         self.init_delays: list[float] = []
+        # host -> (time s, is an assignment) of task assignments and attempt ends (the heartbeat estimate with OOB)
+        self.host_events: dict[str, list[tuple[float, bool]]] = defaultdict(list)
         self.negative_launch = 0
         self.negative_report = 0
         self.reuse: Counter[str] = Counter()
@@ -129,6 +171,7 @@ class CalibrationCollector:
             if OOB_KEY in props:
                 self.oob[str(props[OOB_KEY]).strip().lower()] += 1
         launches: list[tuple[int, int, str, str, bool]] = []  # (attempt start, task start, host, kind, reduce slot)
+        localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
             tasks = job.get(key)
             if not isinstance(tasks, list):
@@ -143,9 +186,20 @@ class CalibrationCollector:
                     continue
                 first = _first_start(attempts)
                 for attempt in attempts:
-                    if not (type(attempt) is dict or isinstance(attempt, Mapping)) or attempt.get("result") != "SUCCESS":
+                    if not (type(attempt) is dict or isinstance(attempt, Mapping)):
                         continue
-                    a_start, a_end = rumen_ms(attempt.get("startTime")), rumen_ms(attempt.get("finishTime"))
+                    a_start = rumen_ms(attempt.get("startTime"))
+                    if a_start > 0:
+                        host = _host(attempt)
+                        if a_start < localised.get(host, a_start + 1):
+                            localised[host] = a_start
+                        a_finish = rumen_ms(attempt.get("finishTime"))
+                        if a_finish > 0:
+                            self.host_events[host].append((a_finish / _MS, False))
+                            self.slot_ends[host, _reduce_slot(attempt, kind)].append(a_finish / _MS)
+                    if attempt.get("result") != "SUCCESS":
+                        continue
+                    a_end = rumen_ms(attempt.get("finishTime"))
                     self.attempts += 1
                     if a_start > first > 0:
                         # Not the task's first attempt (a retry or a speculative backup): the task start is the
@@ -165,6 +219,9 @@ class CalibrationCollector:
             self.host_launch[kind].append((host, lag))
             self.windows[kind].append((start / _MS, a_start / _MS))
             self.reduce_side[kind].append(reduce_slot)
+            self.host_events[host].append((start / _MS, True))
+            ready = localised.get(host, a_start)
+            self.phase[kind].append(COLD if a_start <= ready else IN_FLIGHT if start < ready else WARM)
 
     def result(self, source: str = "", oob_heartbeat: bool | None = None,
                slots: tuple[int | None, int | None] = (None, None)) -> Calibration:
@@ -176,10 +233,18 @@ class CalibrationCollector:
                          "JobTracker's) and were counted as 0")
         outliers, stalled, stall_threshold = self._outliers()
         launch: dict[str, Distribution] = {}
+        by_phase: tuple[dict[str, Distribution], dict[str, Distribution]] = ({}, {})  # cold, warm
+        waits = self._slot_waits()
         for kind in KINDS:
             values = [lag for n, (_h, lag) in enumerate(self.host_launch.get(kind, ())) if (kind, n) not in stalled]
             if values:
                 launch[kind] = Distribution.of(values)
+            phases = self.phase.get(kind, [])
+            for law, phase in zip(by_phase, (COLD, WARM)):
+                values = [lag for n, (_h, lag) in enumerate(self.host_launch.get(kind, ()))
+                          if phases[n] == phase and (kind, n) not in stalled and (kind, n) not in waits]
+                if values:
+                    law[kind] = Distribution.of(values)
         report = {kind: Distribution.of(self.report[kind]) for kind in KINDS if self.report.get(kind)}
         if oob_heartbeat is None and self.oob:
             oob_heartbeat = self.oob.most_common(1)[0][0] == "true"
@@ -194,12 +259,27 @@ class CalibrationCollector:
             if reuse == 0 or reuse < -1:
                 reuse = 1
         return Calibration(
-            launch_lag=launch, report_lag=report,
+            launch_lag=launch, report_lag=report, cold_launch_lag=by_phase[0], warm_launch_lag=by_phase[1],
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold, source=source, jobs=self.jobs,
             attempts=self.attempts, hosts=len({h for rows in self.host_launch.values() for h, _l in rows if h}),
             notes=tuple(notes))
+
+    def _slot_waits(self) -> set[tuple[str, int]]:
+        """``(kind, n)`` of the launches that waited for their slot to be free (see the module docstring)."""
+        ends = {key: np.sort(np.asarray(v)) for key, v in self.slot_ends.items()}
+        waits: set[tuple[str, int]] = set()
+        for kind in KINDS:
+            for n, (host, _lag) in enumerate(self.host_launch.get(kind, ())):
+                side = ends.get((host, self.reduce_side[kind][n]))
+                if side is None:
+                    continue
+                assigned, started = self.windows[kind][n]
+                lo = np.searchsorted(side, max(started - SLOT_WAIT_S, assigned), side="right")
+                if lo < side.size and side[lo] <= started + SLOT_WAIT_S:
+                    waits.add((kind, n))
+        return waits
 
     def _outliers(self) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
         everything = [max(lag, 0.0) for kind in KINDS for _h, lag in self.host_launch.get(kind, ())]
@@ -228,7 +308,7 @@ class CalibrationCollector:
         if not values:
             return None, "formula: the trace records no report lags"
         if oob:
-            return None, "formula: out-of-band heartbeats report completions at once, so report lags do not show the interval"
+            return self._heartbeat_from_assignments()
         if len(values) < MIN_REPORT_SAMPLES:
             return None, f"formula: only {len(values)} report lags (fewer than {MIN_REPORT_SAMPLES})"
         negative = sum(1 for v in values if v < 0) / len(values)
@@ -239,3 +319,28 @@ class CalibrationCollector:
         if median <= 0.0:
             return None, "formula: report lags are zero (no heartbeat wait recorded)"
         return round(2.0 * median, 6), f"trace: 2 x median report lag of {len(values)} map/reduce attempts"
+
+    def _heartbeat_from_assignments(self) -> tuple[float | None, str]:
+        """The interval as the mode of the gaps before regular heartbeats that assigned a task (module docstring)."""
+        gaps: list[float] = []
+        for events in self.host_events.values():
+            last = None
+            for t, assignment in sorted(events):
+                if assignment and last is not None and t - last > OOB_WINDOW_S:
+                    gaps.append(t - last)
+                last = t
+        kept = np.asarray([g for g in gaps if MIN_INTERVAL_S <= g < MAX_GAP_S])
+        why = "out-of-band heartbeats report completions at once, so report lags do not show the interval"
+        if kept.size < MIN_GAP_PEAK:
+            return None, f"formula: {why}, and only {kept.size} regular heartbeats assigned a task"
+        counts, edges = np.histogram(kept, bins=np.arange(MIN_INTERVAL_S, MAX_GAP_S + GAP_BIN_S, GAP_BIN_S))
+        peak = int(np.argmax(counts))
+        centre = 0.5 * (edges[peak] + edges[peak + 1])
+        near = kept[np.abs(kept - centre) <= GAP_BIN_S]
+        iqr = float(np.subtract(*np.percentile(near, [75, 25]))) if near.size else 0.0
+        if near.size < MIN_GAP_PEAK or near.size < MIN_GAP_PEAK_FRACTION * kept.size or iqr > MAX_PEAK_IQR_S:
+            return None, (f"formula: {why}, and the {kept.size} gaps before regular heartbeats have no clear mode "
+                          f"({near.size} near {centre:.2f} s, interquartile range {iqr:.3f} s)")
+        return round(float(np.median(near)), 3), (f"trace: mode of the gaps before {kept.size} regular heartbeats "
+                                                   f"that assigned a task ({near.size} near it; out-of-band "
+                                                   "heartbeats on)")

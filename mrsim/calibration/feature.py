@@ -7,6 +7,12 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
   reused (``mapred.job.reuse.jvm.num.tasks`` != 1, the job's conf first, else the calibration's) starts a new JVM
   only for every N-th task of a kind on a tracker (N = the reuse count; with -1, only for the first): the others
   start at once.
+* **Job localisation** (``localize``): the first task of a job that a TaskTracker starts localises the job there
+  (``TaskTracker.localizeJob``: job conf, jar, distributed cache, under the job's lock) and samples the *cold* law;
+  a task of the job assigned to that tracker before the localisation ends waits for it (its lag is the rest of the
+  cold one); a later one samples the *warm* law. A job's SETUP task localises the job on its tracker (its task
+  time holds the cold lag: task time - attempt time). Without this part, or with a calibration that has no cold
+  and warm laws, every task samples the one law of its kind, as before.
 * **SETUP/CLEANUP tasks** (``JobTracker.aux_duration`` hook): take their *task* time, JobTracker clock (the trace's
   ``otherTasks`` task start to finish, which contains the JVM start and the report), when the template has it
   (``setup_task_s`` / ``cleanup_task_s``); otherwise, or when their own lag was a stall (above the calibration's
@@ -35,6 +41,7 @@ they were. Cost: O(1) per launch (one table look-up and one interpolation).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -55,7 +62,7 @@ class CalibrationFeature:
 
     def __init__(self, calibration: Calibration, seed: int = 0, *, launch_lag: bool = True, report_lag: bool = True,
                  aux_task_time: bool = True, stalls: bool = True, launchers: bool = True,
-                 backups: bool = True) -> None:
+                 backups: bool = True, localize: bool = True) -> None:
         self.calibration = calibration
         self.use_launch = launch_lag and bool(calibration.launch_lag)
         self.use_report = report_lag and bool(calibration.report_lag)
@@ -63,6 +70,7 @@ class CalibrationFeature:
         self.use_stalls = stalls
         self.use_launchers = launchers
         self.use_backups = backups
+        self.use_localize = self.use_launch and localize and bool(calibration.cold_launch_lag)
         # One stream per term, so that switching a term off (ablations) leaves the others' draws unchanged.
         self._launch_draws = _Draws(stream(seed, "calibration-launch"))
         self._report_draws = _Draws(stream(seed, "calibration-report"))
@@ -73,6 +81,12 @@ class CalibrationFeature:
             if kind not in calibration.launch_lag and "map" in calibration.launch_lag:
                 self._launch[KIND_INDEX[kind]] = calibration.launch_lag["map"]
         self._report: list[Distribution] = [calibration.report_lag.get(k, none) for k in KINDS]
+        # Cold / warm laws per kind (localize): a kind without its own law uses the map one, else its plain law.
+        self._cold = [_law(calibration.cold_launch_lag, k, self._launch[i]) for i, k in enumerate(KINDS)]
+        self._warm = [_law(calibration.warm_launch_lag, k, self._launch[i]) for i, k in enumerate(KINDS)]
+        # job index * trackers + tracker index -> when the job's localisation on that tracker ends (replay clock)
+        self._localized: dict[int, float] = {}
+        self._trackers = 1
         # tracker index -> windows (replay clock) of its map-slot [0] and reduce-slot [1] launcher; without the
         # launchers part both hold every window (the whole tracker stalls).
         self._stalls: dict[int, tuple[tuple[tuple[float, float], ...], tuple[tuple[float, float], ...]]] = {}
@@ -91,6 +105,7 @@ class CalibrationFeature:
                 self._stalls[state.index] = tuple(  # type: ignore[assignment]
                     tuple((a - origin, b - origin) for a, b in side) for side in sides)
         self._now = lambda: jt.kernel.now
+        self._trackers = max(1, len(jt.trackers))
         for job in jt.jobs:
             reuse = _job_reuse(job.template.extra.get("properties"), self.calibration.jvm_reuse)
             if reuse != 1:
@@ -108,6 +123,7 @@ class CalibrationFeature:
         spec = {"source": c.source, "heartbeat_source": c.heartbeat_source, "jvm_reuse": c.jvm_reuse,
                 "launch_lag": self.use_launch, "report_lag": self.use_report, "setup_cleanup_task_time": self.use_aux,
                 "stalls_per_launcher": self.use_launchers, "backup_waits": self.use_backups,
+                "job_localization": self.use_localize,
                 "outlier_trackers": sorted(o.host for o in c.outliers.values()),
                 "outlier_trackers_in_cluster": self.outlier_hosts_matched(),
                 "mean_launch_lag_s": {k: round(d.mean, 4) for k, d in c.launch_lag.items()}}
@@ -143,11 +159,28 @@ class CalibrationFeature:
             if n > 0 and (reuse == -1 or n % reuse != 0):
                 return 0.0  # the job's conf says this task runs in a warm, reused JVM
         lag = self.stall_wait(tracker, on_reduce)  # the launcher starts nothing before its stall ends
-        if lag <= 0.0:
+        if self.use_localize:
+            lag = self._localize(job, tracker, kind, lag)
+        elif lag <= 0.0:
             lag = self._launch[kind].sample(self._launch_draws.next())
         self.launches += 1
         self.lag_s += lag
         return lag
+
+    def _localize(self, job: "JobState", tracker: "TrackerState", kind: int, stall: float) -> float:
+        """The launch lag of a task of ``job`` handed to ``tracker`` now (``TaskTracker.localizeJob``): cold for the
+        job's first task there, the rest of that localisation for a task assigned before it ended, else warm;
+        ``stall``: the launcher's own wait (a stall window), which the task waits in any case."""
+        now = self._now()
+        key = job.index * self._trackers + tracker.index
+        ready = self._localized.get(key)
+        if ready is None:
+            lag = stall if stall > 0.0 else self._cold[kind].sample(self._launch_draws.next())
+            self._localized[key] = now + lag
+            return lag
+        if now < ready:
+            return max(stall, ready - now)  # blocked on the job's lock until its files are local
+        return stall if stall > 0.0 else self._warm[kind].sample(self._launch_draws.next())
 
     def report_lag(self, tracker: "TrackerState", kind: int) -> float:
         return self._report[kind].sample(self._report_draws.next())
@@ -161,11 +194,24 @@ class CalibrationFeature:
         threshold = self.calibration.stall_threshold_s
         if task_time is not None and not (self.use_stalls and threshold is not None and attempt is not None
                                           and float(task_time) - float(attempt) > threshold):
+            if self.use_localize and kind == 2 and attempt is not None:
+                # The SETUP task is its job's first task: it localises the job on this tracker, within its task time.
+                key = job.index * self._trackers + tracker.index
+                self._localized.setdefault(key, self._now() + max(0.0, float(task_time) - float(attempt)))
             return float(task_time)
         # No task time, or its lag was a stall (replayed by the stalled tracker's window instead of here).
         if attempt is None:
             return None
         return float(attempt) + (self._lag(job, tracker, kind, bool(on_reduce)) if self.use_launch else 0.0)
+
+
+def _law(laws: Mapping[str, Distribution], kind: str, plain: Distribution) -> Distribution:
+    """``laws[kind]``, else (setup/cleanup) ``laws["map"]``, else the kind's plain launch law."""
+    if kind in laws:
+        return laws[kind]
+    if kind in ("setup", "cleanup") and "map" in laws:
+        return laws["map"]
+    return plain
 
 
 def _job_reuse(properties: object, default: int) -> int:

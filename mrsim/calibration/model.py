@@ -23,6 +23,8 @@ from mrsim.errors import InputError
 KINDS = ("map", "reduce", "setup", "cleanup")
 KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
 QUANTILES = 101
+#: Tables of per-kind laws in a calibration TOML (``[launch_lag.map]`` ...).
+LAW_TABLES = ("launch_lag", "cold_launch_lag", "warm_launch_lag", "report_lag")
 OUTLIER_KEYS = ("host", "reason", "stalls", "map_stalls", "reduce_stalls")
 
 
@@ -127,6 +129,11 @@ class Calibration:
     Attributes:
         launch_lag: per task kind, the time from the JobTracker assigning a task (task start, JobTracker clock)
             to its attempt starting (TaskTracker clock): JVM start, localisation. The slot is held meanwhile.
+        cold_launch_lag / warm_launch_lag: per task kind, the launch lags of the first attempt of a job that
+            started on a TaskTracker (it localised the job there, ``TaskTracker.localizeJob``) and of attempts
+            assigned after it had started (the job's files already local); tasks assigned in between waited for the
+            cold one and are in neither law. Empty in calibrations written before they were told apart: the
+            ``localize`` part then replays ``launch_lag`` for every task.
         report_lag: per task kind, the time from an attempt's end to the JobTracker recording its task's end.
             Replayed only with out-of-band heartbeats (then it is the TaskTracker's own delay before its
             out-of-band heartbeat); without them the heartbeat grid itself produces the wait, and the interval
@@ -150,6 +157,8 @@ class Calibration:
 
     launch_lag: Mapping[str, Distribution] = field(default_factory=dict)
     report_lag: Mapping[str, Distribution] = field(default_factory=dict)
+    cold_launch_lag: Mapping[str, Distribution] = field(default_factory=dict)
+    warm_launch_lag: Mapping[str, Distribution] = field(default_factory=dict)
     job_init_delay: Distribution | None = None
     heartbeat_interval_s: float | None = None
     heartbeat_source: str = "formula"
@@ -191,6 +200,8 @@ class Calibration:
             else (small.heartbeat_interval_s, small.heartbeat_source)
         return Calibration(
             launch_lag=mix_all(self.launch_lag, other.launch_lag), report_lag=mix_all(self.report_lag, other.report_lag),
+            cold_launch_lag=mix_all(self.cold_launch_lag, other.cold_launch_lag),
+            warm_launch_lag=mix_all(self.warm_launch_lag, other.warm_launch_lag),
             job_init_delay=mix(self.job_init_delay, other.job_init_delay), heartbeat_interval_s=interval,
             heartbeat_source=source, jvm_reuse=big.jvm_reuse, map_slots=big.map_slots, reduce_slots=big.reduce_slots,
             outliers={**small.outliers, **big.outliers}, stall_threshold_s=big.stall_threshold_s, source=f"{self.source}; {other.source}",
@@ -204,6 +215,10 @@ class Calibration:
         for kind in KINDS:
             if kind in self.launch_lag:
                 lines.append(f"  launch lag  {kind:8s} {self.launch_lag[kind].describe()}")
+        for label, laws in (("cold", self.cold_launch_lag), ("warm", self.warm_launch_lag)):
+            for kind in KINDS:
+                if kind in laws:
+                    lines.append(f"  launch lag  {kind:8s} {label}: {laws[kind].describe()}")
         for kind in KINDS:
             if kind in self.report_lag:
                 lines.append(f"  report lag  {kind:8s} {self.report_lag[kind].describe()}")
@@ -240,7 +255,7 @@ class Calibration:
             out.append(f"reduce_slots = {self.reduce_slots}")
         if self.notes:
             out.append("notes = [" + ", ".join(_toml_str(n) for n in self.notes) + "]")
-        for table, dists in (("launch_lag", self.launch_lag), ("report_lag", self.report_lag)):
+        for table, dists in ((t, getattr(self, t)) for t in LAW_TABLES):
             for kind in KINDS:
                 if kind in dists:
                     out += ["", f"[{table}.{kind}]", *_dist_lines(dists[kind])]
@@ -266,12 +281,12 @@ class Calibration:
     @classmethod
     def from_mapping(cls, doc: Mapping[str, Any], source: str) -> "Calibration":
         known = {"source", "jobs", "attempts", "hosts", "heartbeat_source", "jvm_reuse", "heartbeat_interval_s", "map_slots",
-                 "reduce_slots", "notes", "launch_lag", "report_lag", "stall_threshold_s", "job_init_delay", "outliers"}
+                 "reduce_slots", "notes", *LAW_TABLES, "stall_threshold_s", "job_init_delay", "outliers"}
         for key in doc:
             if key not in known:
                 raise InputError(f"{source}: unknown calibration key {key!r} (known: {', '.join(sorted(known))})")
         dists: dict[str, dict[str, Distribution]] = {}
-        for table in ("launch_lag", "report_lag"):
+        for table in LAW_TABLES:
             section = doc.get(table, {})
             if not isinstance(section, Mapping):
                 raise InputError(f"{source}: {table}: expected a table of task kinds")
@@ -321,6 +336,7 @@ class Calibration:
         if not isinstance(notes, list) or not all(isinstance(x, str) for x in notes):
             raise InputError(f"{source}: notes: expected an array of strings")
         return cls(launch_lag=dists["launch_lag"], report_lag=dists["report_lag"],
+                   cold_launch_lag=dists["cold_launch_lag"], warm_launch_lag=dists["warm_launch_lag"],
                    job_init_delay=None if init is None else _dist_from(init, f"{source}: job_init_delay"),
                    heartbeat_interval_s=interval, heartbeat_source=str(doc.get("heartbeat_source", "file")),
                    jvm_reuse=reuse, map_slots=slots["map_slots"], reduce_slots=slots["reduce_slots"],

@@ -49,6 +49,9 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="out-of-band heartbeat when a task finishes (mapreduce.tasktracker.outofband.heartbeat)")
     g.add_argument("--no-job-overheads", action="store_true",
                    help="ignore the trace's job launch delays and setup/cleanup tasks (SimMR's task-only replay)")
+    g.add_argument("--memory-slots", choices=("on", "off"), default="on",
+                   help="memory-based scheduling: a high-RAM job's task takes ceil(job MB / slot MB) slots when the "
+                        "job confs set slot memory (default on; off: one slot per task, also in the inferred cluster)")
     g.add_argument("--no-failed-attempts", action="store_true",
                    help="do not replay the trace's failed/killed attempts (by default they hold slots, then fail)")
     g.add_argument("--speculative", action="store_true",
@@ -139,7 +142,8 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
     return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
                          contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
                          off_switch_slowdown=args.off_switch_slowdown, job_overheads=not args.no_job_overheads,
-                         failed_attempts=not args.no_failed_attempts)
+                         failed_attempts=not args.no_failed_attempts,
+                         memory_slots=getattr(args, "memory_slots", "on") != "off")
 
 
 def scheduler_config(args: argparse.Namespace) -> dict:

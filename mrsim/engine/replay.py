@@ -58,8 +58,12 @@ class ReplayOptions:
             ``report`` (report lags with out-of-band heartbeats), ``aux`` (setup/cleanup task times) and
             ``heartbeat`` (the interval the trace shows), ``stalls`` (outlier trackers' stall windows), ``launchers``
             (a stall window belongs to the map-slot or the reduce-slot launcher, ``TaskTracker.TaskLauncher``),
-            ``backups`` (a speculative backup that won starts when it was launched).
+            ``backups`` (a speculative backup that won starts when it was launched), ``localize`` (a job's first
+            task on a TaskTracker localises it there, ``TaskTracker.localizeJob``: cold and warm launch lags).
         background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
+        memory_slots: Hadoop 1 memory-based scheduling (:mod:`mrsim.model.memory_slots`): a high-RAM job's task
+            takes ceil(job MB / slot MB) slots when the job confs set slot memory. False counts one slot per
+            task, the engine before memory-based scheduling (with a cluster inferred one slot per attempt too).
     """
 
     heartbeat_interval_s: float | None = None
@@ -75,8 +79,9 @@ class ReplayOptions:
     off_switch_slowdown: float = 1.0
     calibration: "Calibration | None" = None
     calibration_parts: frozenset[str] = frozenset({"launch", "report", "aux", "heartbeat", "stalls", "launchers",
-                                                          "backups"})
+                                                          "backups", "localize"})
     background: "Background | None" = None
+    memory_slots: bool = True
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -101,6 +106,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
     jt.progress = progress
+    if not options.memory_slots:
+        _one_slot_per_task(jt)
     if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
         from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
 
@@ -129,7 +136,7 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         jt.attach(CalibrationFeature(calibration, options.seed, launch_lag="launch" in parts,
                                      report_lag="report" in parts, aux_task_time="aux" in parts,
                                      stalls="stalls" in parts, launchers="launchers" in parts,
-                                     backups="backups" in parts))
+                                     backups="backups" in parts, localize="localize" in parts))
     if options.background is not None and not options.background.is_empty():
         if cluster.resource_names:
             raise InputError("--background trace: outside work is estimated in map slots; it cannot run on a "
@@ -147,6 +154,17 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
             f"scheduler {scheduler.name!r} stopped assigning tasks"
         )
     return collect_result(jt, options, wall)
+
+
+def _one_slot_per_task(jt: JobTracker) -> None:
+    """Memory-based scheduling off: every task holds one slot (the JobTracker planned the widths from the job
+    confs when it was built; nothing has run yet, so resetting them here is the engine without the feature)."""
+    from mrsim.model.memory_slots import MemorySlots
+
+    for job in jt.jobs:
+        job.map_width = job.reduce_width = 1
+    jt.wide_maps = jt.wide_reduces = False
+    jt.memory_slots = MemorySlots(None, None, ())
 
 
 def _replayed_calibration(options: ReplayOptions) -> "Calibration | None":

@@ -167,7 +167,8 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
         return ClusterChoice(build_cluster(args, conf), "--nodes and slot flags")
     if hosts and not is_synthetic(hosts):
         cluster = cluster_from_hosts(hosts, source=f"inferred from {trace}",
-                                     map_slots=args.map_slots, reduce_slots=args.reduce_slots)
+                                     map_slots=args.map_slots, reduce_slots=args.reduce_slots,
+                                     memory_slots=getattr(args, "memory_slots", "on") != "off")
         origin = (f"inferred from the trace's task attempts: {len(cluster.trackers)} hosts, slots = peak concurrent "
                   "attempts per host, as validate does")
         return ClusterChoice(cluster, origin, inferred=True, notes=zero_slot_notes(cluster))

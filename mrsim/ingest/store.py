@@ -615,7 +615,9 @@ def load_observations(path: str | os.PathLike[str]) -> dict[str, dict[str, float
 def load_hosts(path: str | os.PathLike[str]) -> list[dict[str, Any]] | None:
     """The stored cluster hosts (rack, host, map_slots, reduce_slots, attempts), or None when none was stored."""
     _, _, hosts = _current(Path(path))
-    return None if hosts is None else hosts.to_pylist()
+    if hosts is None:
+        return None
+    return [{k: v for k, v in row.items() if v is not None} for row in hosts.to_pylist()]
 
 
 # ------------------------------------------------------------------------------------------- update
@@ -668,13 +670,19 @@ def _prepare_dir(store: Path) -> bool:
 
 def _hosts_table(hosts: Iterable[Mapping[str, Any]]) -> pa.Table:
     rows = list(hosts)
-    return pa.table({
+    columns = {
         "rack": pa.array([str(h["rack"]) for h in rows], type=pa.string()),
         "host": pa.array([str(h["host"]) for h in rows], type=pa.string()),
         "map_slots": pa.array([int(h["map_slots"]) for h in rows], type=pa.int32()),
         "reduce_slots": pa.array([int(h["reduce_slots"]) for h in rows], type=pa.int32()),
         "attempts": pa.array([int(h.get("attempts", 0)) for h in rows], type=pa.int64()),
-    })
+    }
+    # Peak attempts one slot each, where high-RAM attempts made them differ (optional columns, null elsewhere:
+    # mrsim.ingest.topology_infer.HostSlots; stores written before them have neither).
+    for key in ("map_tasks", "reduce_tasks"):
+        if any(key in h for h in rows):
+            columns[key] = pa.array([h.get(key) for h in rows], type=pa.int32())
+    return pa.table(columns)
 
 
 def merge_hosts(old: Iterable[Mapping[str, Any]] | None, new: Iterable[Mapping[str, Any]] | None) -> list[dict[str, Any]] | None:
@@ -687,9 +695,16 @@ def merge_hosts(old: Iterable[Mapping[str, Any]] | None, new: Iterable[Mapping[s
             key = (str(h["rack"]), str(h["host"]))
             cur = merged.get(key)
             if cur is None:
-                merged[key] = {"rack": key[0], "host": key[1], "map_slots": int(h["map_slots"]),
-                               "reduce_slots": int(h["reduce_slots"]), "attempts": int(h.get("attempts", 0))}
+                cur = merged[key] = {"rack": key[0], "host": key[1], "map_slots": int(h["map_slots"]),
+                                     "reduce_slots": int(h["reduce_slots"]), "attempts": int(h.get("attempts", 0))}
+                for kind in ("map", "reduce"):
+                    if h.get(f"{kind}_tasks") is not None:
+                        cur[f"{kind}_tasks"] = int(h[f"{kind}_tasks"])
             else:
+                for kind in ("map", "reduce"):  # one-slot-per-attempt peaks: the maximum of both sides' values
+                    tasks = [int(x.get(f"{kind}_tasks") or x[f"{kind}_slots"]) for x in (cur, h)]
+                    if any(x.get(f"{kind}_tasks") is not None for x in (cur, h)):
+                        cur[f"{kind}_tasks"] = max(tasks)
                 cur["map_slots"] = max(cur["map_slots"], int(h["map_slots"]))
                 cur["reduce_slots"] = max(cur["reduce_slots"], int(h["reduce_slots"]))
                 cur["attempts"] += int(h.get("attempts", 0))

@@ -130,10 +130,19 @@ class HostSlots:
     map_slots: int
     reduce_slots: int
     attempts: int
+    # Peak concurrent attempts, one per attempt, where memory-based scheduling made the slots differ (else None):
+    # the cluster of ``--memory-slots off``.
+    map_tasks: int | None = None
+    reduce_tasks: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"rack": self.rack, "host": self.host, "map_slots": self.map_slots,
-                "reduce_slots": self.reduce_slots, "attempts": self.attempts}
+        d = {"rack": self.rack, "host": self.host, "map_slots": self.map_slots,
+             "reduce_slots": self.reduce_slots, "attempts": self.attempts}
+        for key, value, slots in (("map_tasks", self.map_tasks, self.map_slots),
+                                  ("reduce_tasks", self.reduce_tasks, self.reduce_slots)):
+            if value is not None and value != slots:
+                d[key] = value
+        return d
 
 
 class SlotUsage:
@@ -198,28 +207,37 @@ class SlotUsage:
             jobs = self._jobs.get(host, ([], []))
             mw = widths[MAP][np.asarray(jobs[MAP], np.int64)] if wide[MAP] else None
             rw = widths[REDUCE][np.asarray(jobs[REDUCE], np.int64)] if wide[REDUCE] else None
+            starts_ends = [(np.asarray(ms, np.int64), np.asarray(mf, np.int64)),
+                           (np.asarray(rs, np.int64), np.asarray(rf, np.int64))]
             out.append(HostSlots(
                 rack=self._rack.get(host) or self._split_rack.get(host, default_rack), host=host,
-                map_slots=peak_concurrency(np.asarray(ms, np.int64), np.asarray(mf, np.int64), mw),
-                reduce_slots=peak_concurrency(np.asarray(rs, np.int64), np.asarray(rf, np.int64), rw),
+                map_slots=peak_concurrency(*starts_ends[MAP], mw),
+                reduce_slots=peak_concurrency(*starts_ends[REDUCE], rw),
                 attempts=len(ms) + len(rs),
+                map_tasks=peak_concurrency(*starts_ends[MAP]) if mw is not None else None,
+                reduce_tasks=peak_concurrency(*starts_ends[REDUCE]) if rw is not None else None,
             ))
         return sorted(out, key=lambda h: (h.rack, h.host))
 
 
 def cluster_from_hosts(hosts: Iterable[HostSlots | Mapping[str, Any]], source: str = "inferred from trace",
-                       map_slots: int | None = None, reduce_slots: int | None = None) -> ClusterSpec:
+                       map_slots: int | None = None, reduce_slots: int | None = None,
+                       memory_slots: bool = True) -> ClusterSpec:
     """A :class:`ClusterSpec` with one TaskTracker per host (racks as ``/rack``, like Rumen topologies).
 
     ``map_slots``/``reduce_slots`` replace the inferred per-host counts when given (the user's flags).
+    ``memory_slots`` False: the peak concurrent attempts, one slot each (``map_tasks`` / ``reduce_tasks`` where
+    high-RAM attempts made them differ), as inferred before memory-based scheduling.
     """
     trackers = []
     for h in hosts:
         d = h.as_dict() if isinstance(h, HostSlots) else h
+        inferred_maps = d["map_slots"] if memory_slots else d.get("map_tasks") or d["map_slots"]
+        inferred_reduces = d["reduce_slots"] if memory_slots else d.get("reduce_tasks") or d["reduce_slots"]
         trackers.append(TrackerSpec(
             name=str(d["host"]), rack="/" + str(d["rack"]).strip("/"),
-            map_slots=int(d["map_slots"]) if map_slots is None else map_slots,
-            reduce_slots=int(d["reduce_slots"]) if reduce_slots is None else reduce_slots,
+            map_slots=int(inferred_maps) if map_slots is None else map_slots,
+            reduce_slots=int(inferred_reduces) if reduce_slots is None else reduce_slots,
         ))
     return ClusterSpec(tuple(trackers), source=source)
 

@@ -49,9 +49,15 @@ def test_heartbeat_interval_is_twice_the_median_report_lag():
 
 def test_heartbeat_falls_back_to_the_formula_when_the_trace_cannot_tell():
     oob = CalibrationCollector()
-    oob.add_job(_job(_many_maps([100 * k for k in range(21)]),
-                     props={"mapreduce.tasktracker.outofband.heartbeat": "true"}))
-    assert oob.result("x").heartbeat_interval_s is None  # out-of-band: reports come at once
+    # Out-of-band heartbeats: reports come at once, so report lags say nothing, and the 20 gaps between an attempt's
+    # end and the next assignment (0.5, 0.8, ..., 6.2 s) have no mode: at most one lies within 0.1 s of another.
+    maps, t = [], 10_000
+    for i in range(21):
+        maps.append(_task("MAP", t, t + 1_010, t, t + 1_000))
+        t += 1_000 + 500 + 300 * i
+    oob.add_job(_job(maps, props={"mapreduce.tasktracker.outofband.heartbeat": "true"}))
+    cal = oob.result("x")
+    assert cal.heartbeat_interval_s is None and "no clear mode" in cal.heartbeat_source
     few = CalibrationCollector()
     few.add_job(_job(_many_maps([500] * 5)))
     assert few.result("x", oob_heartbeat=False).heartbeat_interval_s is None  # 5 < 20 samples
@@ -110,3 +116,54 @@ def test_launch_lags_come_from_first_attempts_only():
     cal = c.result("hand")
     assert cal.launch_lag["map"].quantiles == (1.0,)
     assert cal.attempts == 2
+
+
+def test_heartbeat_with_out_of_band_heartbeats_is_the_mode_of_the_gaps_before_regular_heartbeats():
+    # Out-of-band heartbeats: a finished attempt is reported at once, so report lags say nothing. One host runs
+    # maps of 2 s back to back; each next map is assigned 3.006 s after the previous attempt's end (the next
+    # regular heartbeat), except every 4th, assigned 0.05 s after it (the out-of-band heartbeat itself: not a
+    # regular gap). 15 regular gaps of 3.006 s -> interval 3.006 s.
+    maps, t = [], 10_000
+    for i in range(20):
+        maps.append(_task("MAP", t, t + 2_010, t, t + 2_000))
+        t += 2_000 + (50 if i % 4 == 3 else 3_006)
+    c = CalibrationCollector()
+    c.add_job(_job(maps, props={"mapreduce.tasktracker.outofband.heartbeat": "true"}))
+    cal = c.result("hand")
+    assert cal.heartbeat_interval_s == pytest.approx(3.006)
+    assert cal.heartbeat_source.startswith("trace: mode of the gaps")
+
+
+def test_cold_in_flight_and_warm_launches_of_a_job_on_a_tracker():
+    # TaskTracker.localizeJob. h1: the SETUP task (assigned 4 s, starts 5 s: cold setup lag 1.0), then a map
+    # assigned at 10 s that starts at 10.01 s (warm 0.01). h2: a map assigned at 10 s starts at 11.7 s (cold 1.7);
+    # one assigned at 10.5 s starts at 11.71 s (in flight: it waited for the cold one; in neither law); one
+    # assigned at 20 s starts at 20.01 s (warm 0.01). The plain map law holds all four map lags.
+    maps = [_task("MAP", 10_000, 15_000, 10_010, 14_000, "/r/h1"), _task("MAP", 10_000, 15_000, 11_700, 14_000, "/r/h2"),
+            _task("MAP", 10_500, 16_000, 11_710, 15_000, "/r/h2"), _task("MAP", 20_000, 25_000, 20_010, 24_000, "/r/h2")]
+    c = CalibrationCollector()
+    c.add_job(_job(maps, other=[_task("SETUP", 4_000, 6_000, 5_000, 5_900, "/r/h1")]))
+    cal = c.result("hand")
+    assert cal.cold_launch_lag["map"].quantiles == (1.7,)
+    assert cal.cold_launch_lag["setup"].quantiles == (1.0,)
+    assert cal.warm_launch_lag["map"].quantiles == (0.01,) and cal.warm_launch_lag["map"].samples == 2
+    assert cal.launch_lag["map"].samples == 4
+    text = cal.to_toml()
+    assert "[cold_launch_lag.map]" in text and "[warm_launch_lag.map]" in text
+    from mrsim.calibration.model import Calibration
+    assert Calibration.from_toml(text, "again").cold_launch_lag == cal.cold_launch_lag
+
+
+def test_a_launch_that_waited_for_its_slot_is_in_neither_law():
+    # h1 runs map A (attempt 10..20 s, still running when B is assigned). Map B of the same job is assigned to
+    # h1 at 15 s (the JobTracker saw A's slot free: A was committing) and starts at 20.05 s, when A ended: a slot
+    # wait (within 0.1 s of A's end), in neither the cold nor the warm law. Map C, assigned at 30 s, starts at
+    # 30.2 s: warm 0.2.
+    maps = [_task("MAP", 9_000, 20_010, 10_000, 20_000, "/r/h1"), _task("MAP", 15_000, 30_010, 20_050, 30_000, "/r/h1"),
+            _task("MAP", 30_000, 35_010, 30_200, 35_000, "/r/h1")]
+    c = CalibrationCollector()
+    c.add_job(_job(maps))
+    cal = c.result("hand")
+    assert cal.cold_launch_lag["map"].quantiles == (1.0,)
+    assert cal.warm_launch_lag["map"].quantiles == (0.2,) and cal.warm_launch_lag["map"].samples == 1
+    assert cal.launch_lag["map"].samples == 3

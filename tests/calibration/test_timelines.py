@@ -137,3 +137,35 @@ def test_a_backup_that_won_starts_when_it_was_launched():
     off = run([template], one_node(1, 1), interval=1.0, calibration=cal, calibration_parts=frozenset({"launch"}))
     assert job_finish(off, "j") == 20
     assert job_finish(run([template], one_node(1, 1), interval=1.0), "j") == 20
+
+
+def _localizing(**kw) -> Calibration:
+    # Plain law 2 s (used without the part); cold 2 s, warm 0.5 s (TaskTracker.localizeJob).
+    return _cal(cold_launch_lag={"map": Distribution.constant(2.0)}, warm_launch_lag={"map": Distribution.constant(0.5)},
+                **kw)
+
+
+def test_a_job_is_localized_once_per_tracker():
+    # One tracker, 2 map slots. t=0: m0 is the job's first task there (cold 2 s: localised at 2, ends 12); m1,
+    # assigned at 0 too (or at the heartbeat at 1), waits for that localisation (ends 12). Both reported at 12; m2
+    # assigned at 12 is warm: 12.5 + 10 = 22.5, reported at 23. With the plain law every map pays 2 s: m2 ends 24.
+    r = run([job("j", 0.0, maps=[10, 10, 10])], one_node(2, 1), interval=1.0, calibration=_localizing())
+    assert finishes(r, "j") == [12, 12, 22.5]
+    assert job_finish(r, "j") == 23
+    plain = run([job("j", 0.0, maps=[10, 10, 10])], one_node(2, 1), interval=1.0, calibration=_localizing(),
+                calibration_parts=frozenset({"launch"}))
+    assert finishes(plain, "j") == [12, 12, 24]
+
+
+def test_the_setup_task_localizes_its_job_on_its_tracker():
+    # Setup task: attempt 1 s, task 3 s (its 2 s cold lag inside): slot 0..3, the job localised on h1 at 2. The
+    # map, assigned at 3 on the same tracker, is warm: 3.5 + 10 = 13.5, reported at 14; cleanup task 4 s: 14..18.
+    # Without the part: map 3 + 2 + 10 = 15, cleanup 15..19.
+    template = job("j", 0.0, maps=[10], extra={"setup_s": 1.0, "cleanup_s": 1.0, "setup_task_s": 3.0,
+                                               "cleanup_task_s": 4.0})
+    r = run([template], one_node(1, 1), interval=1.0, calibration=_localizing())
+    assert finishes(r, "j") == [13.5]
+    assert job_finish(r, "j") == 18
+    off = run([template], one_node(1, 1), interval=1.0, calibration=_localizing(),
+              calibration_parts=frozenset({"launch", "aux"}))
+    assert job_finish(off, "j") == 19

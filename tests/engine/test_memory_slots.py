@@ -73,3 +73,28 @@ def test_inferred_slots_count_the_slots_high_ram_attempts_held():
     plain = SlotUsage()
     plain.add_job(logged("job_1", {}, [(1000, 2000), (1000, 2000)]))
     assert [h.map_slots for h in plain.hosts()] == [2]
+
+
+def test_memory_slots_off_counts_one_slot_per_task():
+    # --memory-slots off: the same 2-slot maps as above fill the 4 slots at once (the engine before the feature).
+    result = run([job("a", 0.0, maps=[10.0] * 4, extra={"properties": HIGH})], one_node(4, 1), memory_slots=False)
+    assert starts(result, "a") == [0.0, 0.0, 0.0, 0.0]
+    assert finishes(result, "a") == [10.0, 10.0, 10.0, 10.0]
+    assert "memory_slots" not in result.spec
+
+
+def test_memory_slots_off_infers_one_slot_per_attempt():
+    from mrsim.ingest.store import merge_hosts
+    from mrsim.ingest.topology_infer import SlotUsage, cluster_from_hosts
+
+    usage = SlotUsage()
+    usage.add_job({"jobID": "job_1", "jobProperties": HIGH, "reduceTasks": [],
+                   "mapTasks": [{"taskType": "MAP", "attempts": [{"hostName": "/r1/h1", "startTime": 1000,
+                                                                  "finishTime": 2000}]} for _ in range(2)]})
+    hosts = [h.as_dict() for h in usage.hosts()]
+    assert hosts[0]["map_slots"] == 4 and hosts[0]["map_tasks"] == 2  # 2 attempts of 2 slots each
+    assert [t.map_slots for t in cluster_from_hosts(hosts).trackers] == [4]
+    assert [t.map_slots for t in cluster_from_hosts(hosts, memory_slots=False).trackers] == [2]
+    # A store keeps both (merged by maximum); hosts without high-RAM attempts carry neither key.
+    merged = merge_hosts(hosts, [{"rack": "r1", "host": "h1", "map_slots": 3, "reduce_slots": 0, "attempts": 3}])
+    assert merged is not None and merged[0]["map_slots"] == 4 and merged[0]["map_tasks"] == 3
