@@ -1,8 +1,9 @@
 """Tests that read the real data skip, not fail, when it is absent.
 
-The real traces and logs are not part of the repository: tests find them under ``$MRSIM_SHARED_DATA`` or
-``../shared/data`` relative to the repository root (``tests.engine.helpers.SHARED_DATA``). When that directory is
-missing, every test that reads it is skipped. A test "reads it" when its function, or a helper function of its own
+The real traces and logs are not part of the repository: tests find them under ``$MRSIM_SHARED_DATA`` or, when
+that variable is unset or empty, ``../shared/data`` relative to the repository root (``tests/data.py``, the one
+definition). Setting the variable disables the fallback, so ``MRSIM_SHARED_DATA=/nonexistent python3 -m pytest``
+runs the suite as without the data. When that directory is missing, every test that reads it is skipped. A test "reads it" when its function, or a helper function of its own
 module it calls (followed a few levels deep), names a module-level constant whose value is a path under the data
 directory, or when one of its parameters is such a path. This keeps the data dependency visible in one place
 instead of a skip line in every test.
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine.helpers import SHARED_DATA
+from tests.data import SHARED_DATA
 
 _DEPTH = 4  # helper calls followed from a test function
 
@@ -76,7 +77,8 @@ def _item_reads_data(item: pytest.Item) -> bool:
 @pytest.fixture(autouse=True)
 def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test gets its own empty trace cache (mrsim.ingest.cache): the suite never writes to the user's home,
-    and no test sees another's entries or this process's memo of them. The process-wide input policy that CLI
+    and no test sees another's entries or this process's memo of them (nor, under pytest-xdist, another worker's:
+    each worker has its own temporary root). The process-wide input policy that CLI
     flags set (``--no-cache``, ``--strict``, ``--no-verify``: mrsim.io.policy) starts at its defaults, so a test
     that ran the CLI with one of them cannot change what a later test sees."""
     from mrsim.analysis.validation import ingest
