@@ -1,8 +1,9 @@
 """Tests that read the real data skip, not fail, when it is absent.
 
-The real traces and logs are not part of the repository: tests find them under ``$MRSIM_SHARED_DATA`` or
-``../shared/data`` relative to the repository root (``tests.engine.helpers.SHARED_DATA``). When that directory is
-missing, every test that reads it is skipped. A test "reads it" when its function, or a helper function of its own
+The real traces and logs are not part of the repository: tests find them under ``$MRSIM_SHARED_DATA`` or, when
+that variable is unset or empty, ``../shared/data`` relative to the repository root (``tests/data.py``, the one
+definition). Setting the variable disables the fallback, so ``MRSIM_SHARED_DATA=/nonexistent python3 -m pytest``
+runs the suite as without the data. When that directory is missing, every test that reads it is skipped. A test "reads it" when its function, or a helper function of its own
 module it calls (followed a few levels deep), names a module-level constant whose value is a path under the data
 directory, or when one of its parameters is such a path. This keeps the data dependency visible in one place
 instead of a skip line in every test.
@@ -10,13 +11,15 @@ instead of a skip line in every test.
 
 from __future__ import annotations
 
+import os
+import shutil
 import types
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.engine.helpers import SHARED_DATA
+from tests.data import SHARED_DATA
 
 _DEPTH = 4  # helper calls followed from a test function
 
@@ -73,12 +76,64 @@ def _item_reads_data(item: pytest.Item) -> bool:
     return function is not None and _reads_data(function, function.__globals__, _DEPTH, set())
 
 
+#: The trace most CLI tests read (``mrsim replay`` with no trace argument); parsing it costs ~0.6 s of CPU.
+BUNDLED_TRACE = Path(__file__).resolve().parents[1] / "rumen_traces" / "default.json.gz"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "empty_trace_cache: the test's private trace cache starts empty (no seeded "
+                                       "entry for the bundled default trace); for tests that count or evict entries")
+
+
+@pytest.fixture(scope="session")
+def _bundled_trace_entry(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """The bundled default trace's cache entry, built once per session (once per pytest-xdist worker), or None."""
+    from mrsim.analysis.validation import ingest
+    from mrsim.io import policy
+
+    root = tmp_path_factory.mktemp("mrsim-cache-seed")
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setenv("MRSIM_CACHE_DIR", str(root))
+        patch.delenv("MRSIM_NO_CACHE", raising=False)
+        policy.set_cache(True)
+        ingest.forget()
+        ingest.ingest(BUNDLED_TRACE).workload()
+    finally:
+        patch.undo()
+        ingest.forget()
+    entries = sorted((root / "entries").iterdir()) if (root / "entries").is_dir() else []
+    return entries[0] if len(entries) == 1 else None
+
+
+def _seed(entry: Path, cache_dir: Path) -> None:
+    """Put ``entry`` into ``cache_dir``: its data files hard-linked (read only: a hit never writes them), its
+    metadata copied (a hit refreshes that file's access stamp, which must stay this test's own)."""
+    from mrsim.ingest.cache import ENTRY_META
+
+    def link_or_copy(src: str, dst: str) -> None:
+        if Path(src).name == ENTRY_META:
+            shutil.copy2(src, dst)
+            return
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(entry, cache_dir / "entries" / entry.name, copy_function=link_or_copy)
+
+
 @pytest.fixture(autouse=True)
-def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own empty trace cache (mrsim.ingest.cache): the suite never writes to the user's home,
-    and no test sees another's entries or this process's memo of them. The process-wide input policy that CLI
-    flags set (``--no-cache``, ``--strict``, ``--no-verify``: mrsim.io.policy) starts at its defaults, so a test
-    that ran the CLI with one of them cannot change what a later test sees."""
+def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                         request: pytest.FixtureRequest, _bundled_trace_entry: Path | None) -> None:
+    """Every test gets its own trace cache (mrsim.ingest.cache): the suite never writes to the user's home,
+    and no test sees another's entries or this process's memo of them (nor, under pytest-xdist, another worker's:
+    each worker has its own temporary root). The cache starts with one entry, the bundled default trace's, built
+    once per session: it is what a second ``mrsim replay`` on a user's machine finds, and it saves ~0.6 s of CPU in
+    each of the many CLI tests that read that trace. Tests marked ``empty_trace_cache`` start from an empty cache; the
+    miss path itself is tested in tests/profiler_store/test_trace_cache.py. The process-wide input policy that
+    CLI flags set (``--no-cache``, ``--strict``, ``--no-verify``: mrsim.io.policy) starts at its defaults, so a
+    test that ran the CLI with one of them cannot change what a later test sees."""
     from mrsim.analysis.validation import ingest
     from mrsim.io import policy
 
@@ -86,7 +141,10 @@ def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     policy.set_strict(False)
     policy.set_verify(True)
 
-    monkeypatch.setenv("MRSIM_CACHE_DIR", str(tmp_path_factory.mktemp("mrsim-cache")))
+    cache_dir = tmp_path_factory.mktemp("mrsim-cache")
+    if _bundled_trace_entry is not None and request.node.get_closest_marker("empty_trace_cache") is None:
+        _seed(_bundled_trace_entry, cache_dir)
+    monkeypatch.setenv("MRSIM_CACHE_DIR", str(cache_dir))
     monkeypatch.delenv("MRSIM_NO_CACHE", raising=False)
     ingest.forget()
 

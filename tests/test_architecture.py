@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from collections import defaultdict
@@ -37,6 +38,13 @@ def _module_name(path: Path) -> str:
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of one source file, parsed once per test session (the checks below only read trees)."""
+    rel = path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else str(path)
+    return ast.parse(path.read_text(), rel)
 
 
 def _modules() -> dict[str, Path]:
@@ -92,7 +100,7 @@ def import_graph(deferred: bool = False) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets: set[str] = set()
-        tree = ast.parse(path.read_text(), str(path))
+        tree = parsed(path)
         for node in _imports(tree, deferred):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
@@ -252,7 +260,7 @@ def event_loop_owners() -> dict[str, list[int]]:
         rel = path.relative_to(REPO).as_posix()
         if any(rel == allowed or rel.startswith(allowed + "/") for allowed in EVENT_LOOP_OWNERS):
             continue
-        lines = _pops_in_a_loop(ast.parse(path.read_text(), rel))
+        lines = _pops_in_a_loop(parsed(path))
         if lines:
             owners[rel] = lines
     return owners
@@ -322,7 +330,7 @@ def test_only_the_kernel_touches_its_heap() -> None:
         rel = path.relative_to(REPO).as_posix()
         if rel == "mrsim/engine/kernel.py":
             continue
-        lines = _heap_touches(ast.parse(path.read_text(), rel))
+        lines = _heap_touches(parsed(path))
         if lines:
             touches[rel] = lines
     assert not touches, f"modules pushing onto or reading the kernel's heap: {touches}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from mrsim.engine.scheduling import create_scheduler
@@ -12,9 +11,10 @@ import numpy as np
 
 from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
 from mrsim.model.templates import JobTemplate, Priority, Workload
+from tests.data import shared_data_dir
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_DATA = Path(os.environ.get("MRSIM_SHARED_DATA", REPO.parent / "shared" / "data"))
+SHARED_DATA = shared_data_dir()  # $MRSIM_SHARED_DATA or ../shared/data (tests/data.py)
 
 
 def job(job_id: str, submit: float, maps=(), reduces=(), first=(), typical=(), priority=Priority.NORMAL,

@@ -17,13 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.data import shared_data_dir
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def shared_data() -> Path | None:
     """The real-data folder (``$MRSIM_SHARED_DATA`` or ``../shared/data``), or None when absent."""
-    env = os.environ.get("MRSIM_SHARED_DATA")
-    path = Path(env) if env else REPO.parent / "shared" / "data"
+    path = shared_data_dir()
     return path if path.is_dir() else None
 
 

@@ -41,6 +41,7 @@ def _real_inputs() -> list[Path]:
 
 
 REAL_INPUTS = _real_inputs()
+pytestmark = pytest.mark.empty_trace_cache  # these tests count, evict and damage entries
 
 
 def write_rumen_trace(workload, path: Path) -> None:

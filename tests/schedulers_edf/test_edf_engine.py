@@ -3,6 +3,8 @@ quotas respected, EDF order of first launches."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from mrsim.engine.replay import ReplayOptions, replay
@@ -16,7 +18,9 @@ from tests.schedulers_edf.helpers import peak_concurrency, random_workload
 SCHEDULERS = {"maxedf": MaxEdfScheduler, "minedf": MinEdfScheduler}
 
 
+@functools.cache  # each (seed, cluster) workload serves both schedulers and every interval: deadlines computed once
 def deadlined(seed: int, cluster, df: float = 2.0, jobs: int = 25):
+    """A seeded random workload with SimMR deadlines (read-only: templates are frozen and no replay mutates them)."""
     return assign_deadlines(random_workload(seed, jobs), cluster, HadoopConf(), df, seed, ReplayOptions(seed=seed))
 
 

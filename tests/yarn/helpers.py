@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +11,10 @@ from mrsim.engine.yarn.nodemanager import Container, NodeManager
 from mrsim.engine.yarn.schedulers.base import SchedulerApp
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.templates import JobTemplate, Workload
+from tests.data import shared_data_dir
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_DATA = Path(os.environ.get("MRSIM_SHARED_DATA", REPO.parent / "shared" / "data"))
+SHARED_DATA = shared_data_dir()  # $MRSIM_SHARED_DATA or ../shared/data (tests/data.py)
 
 
 def job(job_id: str, maps: list[float], reduces: list[float] = (), *, submit: float = 0.0, user: str = "u",
