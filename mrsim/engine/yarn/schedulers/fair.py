@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from mrsim.engine.schedconf.xmlfile import Node, parse_xml, read_properties
 from mrsim.engine.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler, fits
@@ -91,6 +91,21 @@ class FSQueue:
         if self.is_leaf:
             return sum(a.used_mem + a.pending_mem for a in self.apps.values())
         return sum(c.demand() for c in self.children)
+
+
+def _min_first(keyed: list[tuple]) -> Iterator:
+    """The last items of ``keyed`` in ascending key order, found lazily: the least by one ``min`` (O(k)), the rest
+    sorted only if the caller asks for more. A heartbeat's first choice nearly always takes the container, so
+    this saves the sort. The keys are unique (they end in a name or a submission order before the object)."""
+    if not keyed:
+        return
+    best = min(keyed)
+    yield best[-1]
+    if len(keyed) > 1:
+        keyed.sort()
+        for k in keyed:
+            if k is not best:
+                yield k[-1]
 
 
 def _resources(text: str, where: str, queue: str, key: str) -> tuple[float, float]:
@@ -507,9 +522,7 @@ class FairScheduler(YarnScheduler):
             # (usage / weight, name); built without calls (this runs at every heartbeat)
             kids = [(c.used_mem / c.weight if c.weight > 0 else INF, c.path, c) for c in queue.children
                     if c.n_apps > 0]
-            if len(kids) > 1:
-                kids.sort()
-            for _u, _p, child in kids:
+            for child in _min_first(kids):
                 if self._assign(child, node):
                     return True
             return False
@@ -542,8 +555,7 @@ class FairScheduler(YarnScheduler):
             keyed = [(a.used_mem, a.submit, a.order, a) for a in holders]
             if am_room:  # AM-less apps have no usage: they come first, by (submit, order)
                 keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values()]
-            keyed.sort()
-            apps = [k[3] for k in keyed]
+            apps = _min_first(keyed)
         else:
             apps = sorted(holders, key=lambda a: self._app_key(queue, a))
             if am_room:  # AM-less apps order among themselves by (submit time, submission order) in every policy
