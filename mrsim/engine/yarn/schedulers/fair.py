@@ -29,10 +29,10 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from mrsim.engine.schedconf.xmlfile import Node, parse_xml, read_properties
-from mrsim.engine.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler, fits
+from mrsim.engine.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
 from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -515,7 +515,7 @@ class FairScheduler(YarnScheduler):
         return True
 
     def _assign(self, queue: FSQueue, node: "NodeManager") -> bool:
-        if queue.is_leaf:
+        if not queue.children and not queue.parent_type:  # FSQueue.is_leaf, inlined
             return self._assign_leaf(queue, node)
         if queue.policy == "fair" and not queue.kids_min:
             # FairShareComparator without min shares: (1, usage / weight, name) for every child, so the order is
@@ -542,6 +542,15 @@ class FairScheduler(YarnScheduler):
         am_room = bool(queue.am_waiting) and (
             share < 0 or queue.am_used + min(queue.am_sizes) <= share * queue.fair_share + 1e-6)
 
+        if queue.policy == "fair" and self.pending_known:
+            # FairShareComparator for apps (weight 1, no min share): (1, usage, submit, order), over the AM holders
+            # with asks outstanding (the only ones that can take a container), in one pass
+            keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders.values() if a.pending_mb > 0.0]
+            if am_room:  # AM-less apps have no usage: they come first, by (submit, order)
+                keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values()]
+            elif not keyed:
+                return False
+            return self._try_apps(queue, node, _min_first(keyed))
         holders = queue.am_holders.values()
         if self.pending_known:  # only AM holders with asks outstanding can take a container
             holders = [a for a in holders if a.pending_mb > 0.0]
@@ -561,15 +570,23 @@ class FairScheduler(YarnScheduler):
             if am_room:  # AM-less apps order among themselves by (submit time, submission order) in every policy
                 apps = heapq.merge(apps, sorted(queue.am_waiting.values(), key=lambda a: (a.submit, a.order)),
                                    key=lambda a: self._app_key(queue, a))
+        return self._try_apps(queue, node, apps)
+
+    def _try_apps(self, queue: FSQueue, node: "NodeManager", apps: Iterable[SchedulerApp]) -> bool:
+        """The first of ``apps`` (in the leaf's order) that can take a container on ``node`` gets it."""
+        rm = self.rm
+        assert rm is not None
+        share = queue.max_am_share
         capped = queue.capped
         limit = share * queue.fair_share + 1e-6 if share >= 0 else INF
         memory_only = self.memory_only
         host, rack = node.name, node.rack
+        free_mem, free_vcores = node.free_mem + 1e-9, node.free_vcores + 1e-9  # base.fits, inlined
         for app in apps:
             # assign_one with the queue's limits: the highest-priority ask that fits, within maxResources and, for
             # the AM, within maxAMShare
             for ask in app.asks:
-                if ask.total <= 0 or not fits(node, ask.mem, ask.vcores, memory_only):
+                if ask.total <= 0 or free_mem < ask.mem or not (memory_only or free_vcores >= ask.vcores):
                     continue
                 if capped and not self._within_max(queue, ask.mem, ask.vcores):
                     continue
