@@ -36,6 +36,7 @@ def _add_run(total: float, value: float, seconds: int, steps: list[int], start: 
     and one product gives it. Cost O(1), or O(stop - start) for a fractional value (a fair share)."""
     if value == 0.0:  # x + 0.0 * n == x, also for -0.0 sums
         return total
+    value = float(value)
     if total.is_integer() and value.is_integer() and abs(total) + abs(value) * seconds < _EXACT:
         return total + value * seconds
     for n in steps[start:stop]:
@@ -168,10 +169,18 @@ class QueueSeries:
         seconds = self._cum[k] - self._cum[start]
         a[0] += seconds
         allocated, pending = row[1], row[3]
-        if allocated:
-            a[1] = _add_run(a[1], allocated, seconds, self._steps, start, k)
+        if allocated:  # _add_run's exact case inlined (memory totals are integer-valued MB in practice)
+            total = a[1]
+            if total.is_integer() and allocated.is_integer() and abs(total) + abs(allocated) * seconds < _EXACT:
+                a[1] = total + allocated * seconds
+            else:
+                a[1] = _add_run(total, allocated, seconds, self._steps, start, k)
         if pending:
-            a[3] = _add_run(a[3], pending, seconds, self._steps, start, k)
+            total = a[3]
+            if total.is_integer() and pending.is_integer() and abs(total) + abs(pending) * seconds < _EXACT:
+                a[3] = total + pending * seconds
+            else:
+                a[3] = _add_run(total, pending, seconds, self._steps, start, k)
 
     def finish(self, end: float) -> None:
         """After the last event: record up to the second after it (the final state), and close every row."""
