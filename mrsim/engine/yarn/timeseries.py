@@ -7,9 +7,10 @@ pending_containers, running_apps, pending_apps, share_mb``. ``share_mb`` is the 
 *running* once its AM container is allocated and *pending* before that. The row of second *s* is the state after
 every event before *s* (events at *s* itself come after its sample).
 
-Cost: no event of its own. The RM keeps per-queue totals at every change (O(1) each) and calls :meth:`touch`
-before each change; a touch that crosses one or more whole seconds records the state once, as a run of identical
-seconds (O(queues)), so a quiet hour costs one run, not 3,600 rows. Rows are expanded only for ``queues.csv``.
+Cost: no event of its own. The RM keeps per-queue totals at every change (O(1) each), marks the queue it changes,
+and calls :meth:`touch` before each change; a touch that crosses one or more whole seconds records the state once,
+as a run of identical seconds, re-reading only the marked queues (O(queues changed); O(queues) when the scheduler's
+shares change), so a quiet hour costs one run, not 3,600 rows. Rows are expanded only for ``queues.csv``.
 """
 
 from __future__ import annotations
