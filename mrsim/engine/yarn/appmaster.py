@@ -110,6 +110,7 @@ class MRAppMaster:
         self.allocated: list[Container] = []
         self.killed = 0
         self.wasted_s = 0.0
+        self.headroom_mb = -1.0  # the current allocate's headroom once read (-1: not yet)
 
     # ------------------------------------------------------------------------------------------ requests
 
@@ -146,10 +147,13 @@ class MRAppMaster:
             allocated, self.allocated = self.allocated, []
             for c in allocated:
                 self._assign(rm, c, now)
+        # The headroom is read at most once from here on (headroom_mb): preempting reduces only queues their
+        # exits, so it cannot change before _schedule_reduces reads it again
         if self.scheduled_maps and self.assigned_reduces:  # the guard of _preempt_reduces_if_needed
             self._preempt_reduces_if_needed(rm, now)
         if self.pending_reduces:  # the guard of _schedule_reduces
             self._schedule_reduces(rm)
+        self.headroom_mb = -1.0  # stale after this allocate
 
     def task_done(self, rm: "ResourceManager", c: Container, now: float) -> None:
         """Task ``c.task`` ended at ``now`` and told its AM (umbilical); the job ends with its last task."""
@@ -282,9 +286,12 @@ class MRAppMaster:
     # ------------------------------------------------------------------------------------------ reduces
 
     def _mem_limit(self, rm: "ResourceManager") -> float:
-        """``getMemLimit``: headroom + memory of the containers the job holds."""
-        return (rm.headroom(self.app) + self.assigned_maps * self.map_size[0]
-                + self.assigned_reduces * self.reduce_size[0])
+        """``getMemLimit``: headroom + memory of the containers the job holds (the headroom of this allocate's
+        response, read once: :attr:`headroom_mb`)."""
+        headroom = self.headroom_mb
+        if headroom < 0.0:
+            headroom = self.headroom_mb = rm.headroom(self.app)
+        return headroom + self.assigned_maps * self.map_size[0] + self.assigned_reduces * self.reduce_size[0]
 
     def _schedule_reduces(self, rm: "ResourceManager") -> None:
         """``RMContainerAllocator.scheduleReduces`` (memory, as Hadoop 2.x): nothing once every reduce is asked for;

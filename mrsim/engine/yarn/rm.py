@@ -123,9 +123,11 @@ class ResourceManager:
         self.ramp_waiters: list[MRAppMaster] = []
         self.free_low = INF  # lowest free cluster memory since the ramp waiters parked
         # per queue: allocated MB, vcores, pending MB, vcores, running containers, pending containers, running apps,
-        # pending apps (kept at every change, read by the time series)
+        # pending apps (kept at every change, read by the time series), then the series' mark and the queue name
+        # (QueueSeries.new_stats); a change marks the queue for the next sample (QueueSeries.mark, inlined)
         self.qstats: dict[str, list] = {}
         self.series = QueueSeries(self) if queue_series else None
+        self.dirty_stats: list[list] = self.series.dirty if self.series is not None else []
         self.progress: Callable[[int], None] | None = None
 
     # ------------------------------------------------------------------------------------------ running
@@ -204,10 +206,29 @@ class ResourceManager:
         self.kernel.schedule(t, ORDER_AM, EV_ALLOCATE, am.app.index, am.stamp)
 
     def wake_am(self, am: MRAppMaster) -> None:
+        """Queue the AM's next allocate after now: :meth:`_next_k` inlined (this runs for most containers)."""
         if am.next_alloc != INF or am.start < 0 or am.finish >= 0:
             return
-        k = max(1, self._next_k(am.start, self.conf.am_heartbeat_s, self.kernel.now, ORDER_AM))
-        self._schedule_allocate(am, k)
+        kernel = self.kernel
+        now = kernel.now
+        phase = am.start
+        interval = self.conf.am_heartbeat_s
+        k = math.ceil((now - phase) / interval)
+        if k < 0:
+            k = 0
+        while phase + k * interval < now:
+            k += 1
+        while k > 0 and phase + (k - 1) * interval >= now:
+            k -= 1
+        if phase + k * interval == now and ORDER_AM <= kernel.order:
+            k += 1
+        if k < 1:
+            k = 1
+        am.alloc_k = k
+        am.stamp += 1
+        t = phase + k * interval
+        am.next_alloc = t
+        kernel.schedule(t, ORDER_AM, EV_ALLOCATE, am.app.index, am.stamp)
 
     # ------------------------------------------------------------------------------------------ handlers
 
@@ -220,7 +241,13 @@ class ResourceManager:
         if self.series is not None:
             self.series.touch(now)
         self.scheduler.add_app(app)
-        q = app.stats = self.qstats.setdefault(str(app.queue), [0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0])
+        q = app.stats = self.qstats.get(str(app.queue))
+        if q is None:
+            q = app.stats = self.qstats[str(app.queue)] = QueueSeries.new_stats(str(app.queue))
+            q[8] = self.series is None  # marked for good: nothing samples it
+        if not q[8]:
+            q[8] = True
+            self.dirty_stats.append(q)
         q[7] += 1
         q[2] += app.am_mem
         q[3] += app.am_vcores
@@ -337,6 +364,9 @@ class ResourceManager:
         app.pending_mb -= c.mem
         app.live += 1
         q = app.stats
+        if not q[8]:
+            q[8] = True
+            self.dirty_stats.append(q)
         q[0] += c.mem
         q[1] += c.vcores
         q[4] += 1
@@ -403,6 +433,9 @@ class ResourceManager:
         app.used_vcores -= c.vcores
         app.live -= 1
         q = app.stats
+        if not q[8]:
+            q[8] = True
+            self.dirty_stats.append(q)
         q[0] -= c.mem
         q[1] -= c.vcores
         q[4] -= 1
@@ -428,6 +461,9 @@ class ResourceManager:
                 ask.total = new
                 app.pending_mb += change * ask.mem
                 q = app.stats
+                if not q[8]:
+                    q[8] = True
+                    self.dirty_stats.append(q)
                 q[2] += change * ask.mem
                 q[3] += change * ask.vcores
                 q[5] += change
@@ -468,6 +504,9 @@ class ResourceManager:
         if app.runnable:
             self.outstanding -= app.pending_containers
         q = app.stats
+        if not q[8]:
+            q[8] = True
+            self.dirty_stats.append(q)
         for a in app.asks:
             q[2] -= a.total * a.mem
             q[3] -= a.total * a.vcores

@@ -7,9 +7,10 @@ pending_containers, running_apps, pending_apps, share_mb``. ``share_mb`` is the 
 *running* once its AM container is allocated and *pending* before that. The row of second *s* is the state after
 every event before *s* (events at *s* itself come after its sample).
 
-Cost: no event of its own. The RM keeps per-queue totals at every change (O(1) each) and calls :meth:`touch`
-before each change; a touch that crosses one or more whole seconds records the state once, as a run of identical
-seconds (O(queues)), so a quiet hour costs one run, not 3,600 rows. Rows are expanded only for ``queues.csv``.
+Cost: no event of its own. The RM keeps per-queue totals at every change (O(1) each), marks the queue it changes,
+and calls :meth:`touch` before each change; a touch that crosses one or more whole seconds records the state once,
+as a run of identical seconds, re-reading only the marked queues (O(queues changed); O(queues) when the scheduler's
+shares change), so a quiet hour costs one run, not 3,600 rows. Rows are expanded only for ``queues.csv``.
 """
 
 from __future__ import annotations
@@ -27,10 +28,31 @@ if TYPE_CHECKING:  # pragma: no cover
 COLUMNS = ("time_s", "queue", "allocated_mb", "allocated_vcores", "pending_mb", "pending_vcores",
            "running_containers", "pending_containers", "running_apps", "pending_apps", "share_mb")
 _ZERO = (0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
+_EXACT = 2.0 ** 53  # below this, sums and products of integer-valued floats are exact
+
+
+def _add_run(total: float, value: float, seconds: int, steps: list[int], start: int, stop: int) -> float:
+    """``total + value * steps[start] + ... + value * steps[stop - 1]``, added one step at a time as the per-touch
+    series did, so the summary keeps its last digit. When every term is an integer-valued float the sum is exact
+    and one product gives it. Cost O(1), or O(stop - start) for a fractional value (a fair share)."""
+    if value == 0.0:  # x + 0.0 * n == x, also for -0.0 sums
+        return total
+    value = float(value)
+    if total.is_integer() and value.is_integer() and abs(total) + abs(value) * seconds < _EXACT:
+        return total + value * seconds
+    for n in steps[start:stop]:
+        total += value * n
+    return total
 
 
 class QueueSeries:
-    """Runs of seconds with identical per-queue state: ``(first_s, last_s, ((queue, values..., share), ...))``."""
+    """Runs of seconds with identical per-queue state: ``(first_s, last_s, ((queue, values..., share), ...))``.
+
+    Only queues whose state changed are sampled again: the RM marks a queue's totals when it changes them
+    (:meth:`mark`), and a touch rebuilds the rows of the marked queues alone and carries the others forward. The
+    per-queue sums of the summary are added when a queue's row changes, for the run of touches it was in effect,
+    with the same floating-point result as adding it at every touch (:func:`_add_run`).
+    """
 
     def __init__(self, rm: "ResourceManager") -> None:
         self.rm = rm
@@ -39,34 +61,49 @@ class QueueSeries:
         # per queue: [seconds, sum allocated MB, peak allocated MB, sum pending MB, peak pending containers,
         #             peak running apps, sum share MB] (the summary, kept as runs are recorded)
         self.acc: dict[str, list] = {}
+        self.dirty: list[list] = []  # the RM's per-queue totals changed since the last sample (see mark)
+        self._shares: list | None = None  # the scheduler's queue_shares() list the current rows were built from
+        self._cur: list[tuple] = []  # the current row of each queue, in queue_shares() order
+        self._pos: dict[str, int] = {}  # queue -> index in _cur
+        self._since: list[int] = []  # per row: the touch at which it took effect
+        self._steps: list[int] = []  # seconds recorded by each touch (touch k added _steps[k] seconds)
+        self._cum: list[int] = [0]  # _cum[k]: seconds recorded by touches before k
+        self._shares_since = 0  # the touch of the last rebuild (shares are constant since)
+
+    @staticmethod
+    def new_stats(name: str) -> list:
+        """A queue's totals as the RM keeps them: allocated MB, vcores, pending MB, vcores, running containers,
+        pending containers, running apps, pending apps, then this series' mark and the queue name."""
+        return [0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, False, name]
 
     def touch(self, now: float) -> None:
-        """Record every second up to ``now`` (inclusive when ``now`` is a whole second) with the current state."""
+        """Record every second up to ``now`` (inclusive when ``now`` is a whole second) with the current state.
+        Cost O(queues changed), O(queues) when the scheduler's shares or queues changed."""
         if now < self.next_second:
             return
         last = math.floor(now)
-        stats = self.rm.qstats
-        get = stats.get
-        snap = tuple([(name, *(get(name) or _ZERO), share) for name, share in self.rm.scheduler.queue_shares()])
         n = last - self.next_second + 1
-        acc = self.acc
-        # row: (name, allocated MB, allocated vcores, pending MB, pending vcores, running containers, pending
-        # containers, running apps, pending apps, share MB)
-        for row in snap:
-            a = acc.get(row[0])
-            if a is None:
-                a = acc[row[0]] = [0, 0.0, 0.0, 0.0, 0, 0, 0.0]
-            am = row[1]
-            a[0] += n
-            a[1] += am * n
-            if am > a[2]:
-                a[2] = am
-            a[3] += row[3] * n
-            if row[6] > a[4]:
-                a[4] = row[6]
-            if row[7] > a[5]:
-                a[5] = row[7]
-            a[6] += row[9] * n
+        k = len(self._steps)  # this touch
+        shares = self.rm.scheduler.queue_shares()
+        if shares is not self._shares:
+            self._rebuild(shares, k)
+        cur = self._cur
+        if self.dirty:
+            pos = self._pos
+            for q in self.dirty:
+                q[8] = False
+                i = pos.get(q[9])
+                if i is not None:
+                    old = cur[i]
+                    row = (old[0], q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], old[9])
+                    if row != old:
+                        self._close(i, k)
+                        cur[i] = row
+                        self._open(row)
+        self.dirty.clear()
+        self._steps.append(n)
+        self._cum.append(self._cum[-1] + n)
+        snap = tuple(cur)
         if self.runs and self.runs[-1][2] == snap and self.runs[-1][1] == self.next_second - 1:
             first = self.runs[-1][0]
             self.runs[-1] = (first, last, snap)
@@ -74,9 +111,82 @@ class QueueSeries:
             self.runs.append((self.next_second, last, snap))
         self.next_second = last + 1
 
+    def mark(self, stats: list) -> None:
+        """``stats`` (a queue's totals, :meth:`new_stats`) is about to change: sample it again at the next touch.
+        The RM inlines this test in its hot paths."""
+        if not stats[8]:
+            stats[8] = True
+            self.dirty.append(stats)
+
+    def _rebuild(self, shares: list, k: int) -> None:
+        """Every row again (the queues or their shares changed): close the old rows, open the new ones."""
+        self._close_all(k)
+        stats = self.rm.qstats
+        cur = []
+        for name, share in shares:
+            q = stats.get(name)
+            row = (name, *(q[:8] if q is not None else _ZERO), share)
+            cur.append(row)
+            self._open(row)
+        for q in self.dirty:
+            q[8] = False
+        self.dirty.clear()
+        self._cur = cur
+        self._pos = {row[0]: i for i, row in enumerate(cur)}
+        self._since = [k] * len(cur)
+        self._shares = shares
+        self._shares_since = k
+
+    def _close_all(self, k: int) -> None:
+        """Close every row at touch ``k``, and add the shares (constant since the last rebuild) to their sums."""
+        start = self._shares_since
+        seconds = self._cum[k] - self._cum[start]
+        for i, row in enumerate(self._cur):
+            self._close(i, k)
+            a = self.acc[row[0]]
+            a[6] = _add_run(a[6], row[9], seconds, self._steps, start, k)
+
+    def _open(self, row: tuple) -> None:
+        """A row takes effect: its queue's peaks (sums are added when it is closed)."""
+        a = self.acc.get(row[0])
+        if a is None:
+            a = self.acc[row[0]] = [0, 0.0, 0.0, 0.0, 0, 0, 0.0]
+        if row[1] > a[2]:
+            a[2] = row[1]
+        if row[6] > a[4]:
+            a[4] = row[6]
+        if row[7] > a[5]:
+            a[5] = row[7]
+
+    def _close(self, i: int, k: int) -> None:
+        """Row ``i`` was in effect for touches ``_since[i]`` to ``k - 1``: add it to its queue's sums (the share
+        is added by :meth:`_close_all`: it changes only with a rebuild)."""
+        start = self._since[i]
+        self._since[i] = k
+        if start >= k:
+            return
+        row = self._cur[i]
+        a = self.acc[row[0]]
+        seconds = self._cum[k] - self._cum[start]
+        a[0] += seconds
+        allocated, pending = row[1], row[3]
+        if allocated:  # _add_run's exact case inlined (memory totals are integer-valued MB in practice)
+            total = a[1]
+            if total.is_integer() and allocated.is_integer() and abs(total) + abs(allocated) * seconds < _EXACT:
+                a[1] = total + allocated * seconds
+            else:
+                a[1] = _add_run(total, allocated, seconds, self._steps, start, k)
+        if pending:
+            total = a[3]
+            if total.is_integer() and pending.is_integer() and abs(total) + abs(pending) * seconds < _EXACT:
+                a[3] = total + pending * seconds
+            else:
+                a[3] = _add_run(total, pending, seconds, self._steps, start, k)
+
     def finish(self, end: float) -> None:
-        """After the last event: record up to the second after it (the final state)."""
+        """After the last event: record up to the second after it (the final state), and close every row."""
         self.touch(math.floor(end) + 1)
+        self._close_all(len(self._steps))
 
     @property
     def rows(self) -> Iterator[tuple]:

@@ -70,6 +70,8 @@ class CSQueue:
         self.pending: dict[int, SchedulerApp] = {}
         self.users: dict[str, float] = {}
         self.active_users: dict[str, int] = {}  # user -> active apps (Hadoop counts users with pending asks)
+        # request MB -> (queue used MB, active users, user limit): computeUserLimit's last result per request size
+        self.user_limits: dict[float, tuple[float, int, float]] = {}
 
     @property
     def is_leaf(self) -> bool:
@@ -276,14 +278,21 @@ class CapacityScheduler(YarnScheduler):
         """``LeafQueue.computeUserLimit`` (memory): max(current / active users, current x MULP%), capped at
         queue capacity x user-limit-factor (and the queue's maximum)."""
         assert self.rm is not None
+        used = queue.used_mem
+        n_users = len(queue.active_users)
+        memo = queue.user_limits.get(required)  # the last result for this request size, while its inputs hold
+        if memo is not None and memo[0] == used and memo[1] == n_users:
+            return memo[2]
         cluster = self.rm.cluster_mem
         capacity = queue.abs_capacity * cluster
-        current = capacity if queue.used_mem < capacity else queue.used_mem + required
-        users = max(1, len(queue.active_users))
+        current = capacity if used < capacity else used + required
+        users = max(1, n_users)
         limit = max(current / users, current * queue.min_user_limit / 100.0)
         cap = min(capacity * queue.user_limit_factor, queue.abs_max * cluster)
         step = self.rm.min_mem
-        return math.ceil(min(limit, cap) / step - 1e-9) * step  # Resources.roundUp to the minimum allocation
+        value = math.ceil(min(limit, cap) / step - 1e-9) * step  # Resources.roundUp to the minimum allocation
+        queue.user_limits[required] = (used, n_users, value)
+        return value
 
     def _queue_fits(self, queue: CSQueue, required: float) -> bool:
         assert self.rm is not None

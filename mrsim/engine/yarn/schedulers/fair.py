@@ -29,10 +29,10 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from mrsim.engine.schedconf.xmlfile import Node, parse_xml, read_properties
-from mrsim.engine.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler, fits
+from mrsim.engine.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
 from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,6 +91,21 @@ class FSQueue:
         if self.is_leaf:
             return sum(a.used_mem + a.pending_mem for a in self.apps.values())
         return sum(c.demand() for c in self.children)
+
+
+def _min_first(keyed: list[tuple]) -> Iterator:
+    """The last items of ``keyed`` in ascending key order, found lazily: the least by one ``min`` (O(k)), the rest
+    sorted only if the caller asks for more. A heartbeat's first choice nearly always takes the container, so
+    this saves the sort. The keys are unique (they end in a name or a submission order before the object)."""
+    if not keyed:
+        return
+    best = min(keyed)
+    yield best[-1]
+    if len(keyed) > 1:
+        keyed.sort()
+        for k in keyed:
+            if k is not best:
+                yield k[-1]
 
 
 def _resources(text: str, where: str, queue: str, key: str) -> tuple[float, float]:
@@ -500,16 +515,14 @@ class FairScheduler(YarnScheduler):
         return True
 
     def _assign(self, queue: FSQueue, node: "NodeManager") -> bool:
-        if queue.is_leaf:
+        if not queue.children and not queue.parent_type:  # FSQueue.is_leaf, inlined
             return self._assign_leaf(queue, node)
         if queue.policy == "fair" and not queue.kids_min:
             # FairShareComparator without min shares: (1, usage / weight, name) for every child, so the order is
             # (usage / weight, name); built without calls (this runs at every heartbeat)
             kids = [(c.used_mem / c.weight if c.weight > 0 else INF, c.path, c) for c in queue.children
                     if c.n_apps > 0]
-            if len(kids) > 1:
-                kids.sort()
-            for _u, _p, child in kids:
+            for child in _min_first(kids):
                 if self._assign(child, node):
                     return True
             return False
@@ -529,6 +542,15 @@ class FairScheduler(YarnScheduler):
         am_room = bool(queue.am_waiting) and (
             share < 0 or queue.am_used + min(queue.am_sizes) <= share * queue.fair_share + 1e-6)
 
+        if queue.policy == "fair" and self.pending_known:
+            # FairShareComparator for apps (weight 1, no min share): (1, usage, submit, order), over the AM holders
+            # with asks outstanding (the only ones that can take a container), in one pass
+            keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders.values() if a.pending_mb > 0.0]
+            if am_room:  # AM-less apps have no usage: they come first, by (submit, order)
+                keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values()]
+            elif not keyed:
+                return False
+            return self._try_apps(queue, node, _min_first(keyed))
         holders = queue.am_holders.values()
         if self.pending_known:  # only AM holders with asks outstanding can take a container
             holders = [a for a in holders if a.pending_mb > 0.0]
@@ -542,22 +564,29 @@ class FairScheduler(YarnScheduler):
             keyed = [(a.used_mem, a.submit, a.order, a) for a in holders]
             if am_room:  # AM-less apps have no usage: they come first, by (submit, order)
                 keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values()]
-            keyed.sort()
-            apps = [k[3] for k in keyed]
+            apps = _min_first(keyed)
         else:
             apps = sorted(holders, key=lambda a: self._app_key(queue, a))
             if am_room:  # AM-less apps order among themselves by (submit time, submission order) in every policy
                 apps = heapq.merge(apps, sorted(queue.am_waiting.values(), key=lambda a: (a.submit, a.order)),
                                    key=lambda a: self._app_key(queue, a))
+        return self._try_apps(queue, node, apps)
+
+    def _try_apps(self, queue: FSQueue, node: "NodeManager", apps: Iterable[SchedulerApp]) -> bool:
+        """The first of ``apps`` (in the leaf's order) that can take a container on ``node`` gets it."""
+        rm = self.rm
+        assert rm is not None
+        share = queue.max_am_share
         capped = queue.capped
         limit = share * queue.fair_share + 1e-6 if share >= 0 else INF
         memory_only = self.memory_only
         host, rack = node.name, node.rack
+        free_mem, free_vcores = node.free_mem + 1e-9, node.free_vcores + 1e-9  # base.fits, inlined
         for app in apps:
             # assign_one with the queue's limits: the highest-priority ask that fits, within maxResources and, for
             # the AM, within maxAMShare
             for ask in app.asks:
-                if ask.total <= 0 or not fits(node, ask.mem, ask.vcores, memory_only):
+                if ask.total <= 0 or free_mem < ask.mem or not (memory_only or free_vcores >= ask.vcores):
                     continue
                 if capped and not self._within_max(queue, ask.mem, ask.vcores):
                     continue

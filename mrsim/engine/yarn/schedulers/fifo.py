@@ -26,6 +26,7 @@ class FifoScheduler(YarnScheduler):
     def __init__(self, config: dict | None = None) -> None:
         super().__init__()
         self.apps: dict[int, SchedulerApp] = {}  # insertion order = submission order
+        self._shares: list | None = None
         if config and config.get("config_file"):
             self.warnings.append(f"{config['config_file']}: the YARN FIFO scheduler has no configuration file (ignored)")
 
@@ -51,5 +52,8 @@ class FifoScheduler(YarnScheduler):
         return max(0.0, self.rm.free_mem)
 
     def queue_shares(self) -> list:
+        """One queue with the whole cluster: built once (the time series rebuilds its rows when the list changes)."""
         assert self.rm is not None
-        return [("default", self.rm.cluster_mem)]
+        if self._shares is None:
+            self._shares = [("default", self.rm.cluster_mem)]
+        return self._shares
