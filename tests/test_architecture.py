@@ -261,7 +261,8 @@ def event_loop_owners() -> dict[str, list[int]]:
 #: The engine core: what every replay runs, and what issue 18 compiles. It must not depend on a feature.
 CORE_MODULES = ("mrsim.engine.kernel", "mrsim.engine.jobtracker", "mrsim.engine.state", "mrsim.engine.events",
                 "mrsim.engine.locality", "mrsim.engine.placement", "mrsim.engine.invariants",
-                "mrsim.engine.scheduling")  # the plug-in API the core calls
+                "mrsim.engine.scheduling",  # the plug-in API the core calls
+                "mrsim.engine.wakeups")  # bounded wake-ups (issue 18)
 #: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
 FEATURE_MODULES = ("mrsim.engine.features.contention", "mrsim.engine.features.speculation",
                    "mrsim.engine.features.overheads", "mrsim.engine.features.failures", "mrsim.calibration.feature",

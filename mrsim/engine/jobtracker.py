@@ -36,7 +36,6 @@ node's speed factor.
 from __future__ import annotations
 
 import enum
-import math
 from typing import Callable, TypeVar
 
 from mrsim.engine import invariants, placement
@@ -46,6 +45,7 @@ from mrsim.engine.events import (EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+from mrsim.engine.wakeups import BoundedWakes, grid_index_after
 from mrsim.model import memory_slots
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
@@ -76,7 +76,8 @@ class JobTracker:
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: "LocalityMode | None" = None,
-                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0) -> None:
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
+                 bounded_wakes: bool = True) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -137,6 +138,14 @@ class JobTracker:
         # Aggregates Hadoop's schedulers compute each heartbeat; kept incrementally (O(1) per change).
         self.remaining_maps = 0  # sum over RUNNING jobs of (desired - finished) maps
         self.remaining_ready_reduces = 0  # same for reduces of jobs past slow start
+        # Tasks waiting for a slot: unlaunched maps of RUNNING jobs, unlaunched reduces of those past slow start.
+        self.pending_maps = 0
+        self.pending_ready_reduces = 0
+        #: wake new work's trackers one at a time in heartbeat order (mrsim/engine/wakeups.py) when that gives the
+        #: reference schedule; False: wake every parked tracker with a free slot (the reference, kept for tests)
+        self.bounded_wakes = bounded_wakes
+        self.wakes: BoundedWakes | None = None
+        self.hb_current: TrackerState | None = None  # the tracker whose heartbeat is running (bounded wakes only)
         self.cluster_status_maps = 0  # sum of trackers' last reported running maps
         self.cluster_status_reduces = 0
         self.jobs_done = 0
@@ -252,8 +261,11 @@ class JobTracker:
             for t in self.trackers:
                 self._schedule_heartbeat_k(t, 0)
         self.scheduler.start(self)
+        if self.bounded_wakes and BoundedWakes.applies(self):
+            self.wakes = BoundedWakes(self)
+        heartbeat = self._on_heartbeat if self.wakes is None else self._on_heartbeat_bounded
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
-                              (EV_HEARTBEAT, self._on_heartbeat), (EV_TIMER, self._on_timer),
+                              (EV_HEARTBEAT, heartbeat), (EV_TIMER, self._on_timer),
                               (EV_HANGING_MAPS, self._on_hanging_maps)):
             kernel.register(kind, handler)
         hooks = tuple(self.after_event)
@@ -291,18 +303,7 @@ class JobTracker:
     def _next_grid_k(self, tracker: TrackerState, now: float) -> int:
         """Index of the first heartbeat of ``tracker`` not before ``now`` that has not already passed in this
         instant (a heartbeat at exactly ``now`` is still ahead only if its order comes after the current event)."""
-        interval = self.interval
-        phase = tracker.phase
-        k = math.ceil((now - phase) / interval)
-        if k < 0:
-            k = 0
-        if phase + k * interval < now:
-            k += 1
-        elif k > 0 and phase + (k - 1) * interval >= now:
-            k -= 1
-        if phase + k * interval == now and ORDER_HEARTBEAT + tracker.index <= self.kernel.order:
-            k += 1
-        return k
+        return grid_index_after(tracker.phase, self.interval, ORDER_HEARTBEAT + tracker.index, now, self.kernel.order)
 
     def wake(self, tracker: TrackerState) -> None:
         """Make sure ``tracker`` has a heartbeat queued (its next grid time, or now in task mode)."""
@@ -317,12 +318,18 @@ class JobTracker:
     def wake_for_maps(self) -> None:
         if self.scheduler_wakes:
             return
+        if self.wakes is not None:
+            self.wakes.wake(0)
+            return
         for t in self.trackers:
             if t.next_hb == INF and t.running_maps < t.map_slots:
                 self.wake(t)
 
     def wake_for_reduces(self) -> None:
         if self.scheduler_wakes:
+            return
+        if self.wakes is not None:
+            self.wakes.wake(1)
             return
         for t in self.trackers:
             if t.next_hb == INF and t.running_reduces < t.reduce_slots:
@@ -357,6 +364,7 @@ class JobTracker:
         self.running_jobs[index] = job
         job.last_map_launch = now
         self.remaining_maps += job.n_maps
+        self.pending_maps += job.maps_pending
         self.scheduler.job_added(job)
         if self.change_waiters:
             self._wake_change_waiters()
@@ -510,6 +518,17 @@ class JobTracker:
             else:
                 self._schedule_heartbeat_k(tracker, tracker.hb_k + 1)
 
+    def _on_heartbeat_bounded(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
+        """The heartbeat handler under bounded wake-ups: the same heartbeat, then the wake chains' bookkeeping."""
+        tracker = self.trackers[tracker_index]
+        if stamp != tracker.hb_stamp:
+            self._on_heartbeat(now, order, tracker_index, stamp)
+            return
+        self.hb_current = tracker
+        self._on_heartbeat(now, order, tracker_index, stamp)
+        self.hb_current = None
+        self.wakes.after_heartbeat(tracker)  # type: ignore[union-attr]
+
     def park_until_change(self, tracker: TrackerState) -> None:
         """Called by a scheduler inside ``assign_tasks`` when it declined only because of cluster-wide state:
         the tracker is parked until the cluster's reported running-task counts drop, a job is added, removed
@@ -598,6 +617,7 @@ class JobTracker:
     def _reduces_ready(self, job: JobState) -> None:
         job.reduces_ready = True
         self.remaining_ready_reduces += job.n_reduces - job.finished_reduces
+        self.pending_ready_reduces += job.reduces_pending
         self.scheduler.job_updated(job, JobChange.REDUCES_READY)
         if self.change_waiters:
             self._wake_change_waiters()
@@ -608,7 +628,9 @@ class JobTracker:
         had one (``JobInProgress`` launches it once all TIPs are complete), else it is done."""
         if job.reduces_ready:
             self.remaining_ready_reduces -= job.n_reduces - job.finished_reduces
+            self.pending_ready_reduces -= job.reduces_pending
         self.remaining_maps -= job.n_maps - job.finished_maps
+        self.pending_maps -= job.maps_pending
         del self.running_jobs[job.index]
         self.scheduler.job_removed(job)
         if self.change_waiters:
@@ -673,6 +695,7 @@ class JobTracker:
                 return 0
             job.next_map += 1
         job.maps_pending -= 1
+        self.pending_maps -= 1
         if job.map_launched is not None:
             job.map_launched[i] = 1
             job.map_locality[i] = level
@@ -737,6 +760,7 @@ class JobTracker:
             i = job.next_reduce
             job.next_reduce = i + 1
         job.reduces_pending -= 1
+        self.pending_ready_reduces -= 1
         now = self.kernel.now
         self.last_task = i
         gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
@@ -826,6 +850,7 @@ class JobTracker:
             tracker.running_reduces -= job.reduce_width
             job.running_reduces -= 1
             job.reduces_pending += 1
+            self.pending_ready_reduces += 1
             job.requeued_reduces.append(i)
             job.reduce_start[i] = job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
             live, req = job.live_reduces, job.reduce_req
@@ -835,6 +860,7 @@ class JobTracker:
             tracker.running_maps -= job.map_width
             job.running_maps -= 1
             job.maps_pending += 1
+            self.pending_maps += 1
             job.requeued_maps.append(i)
             job.map_start[i] = job.map_finish[i] = -1.0
             live, req = job.live_maps, job.map_req

@@ -59,6 +59,10 @@ class ReplayOptions:
             (a stall window belongs to the map-slot or the reduce-slot launcher, ``TaskTracker.TaskLauncher``),
             ``backups`` (a speculative backup that won starts when it was launched).
         background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
+        bounded_wakes: new work wakes parked trackers one at a time in heartbeat order, while tasks are pending
+            (``mrsim/engine/wakeups.py``), where that gives the same schedule; False wakes every parked tracker
+            with a free slot at once (the reference policy, for tests and benchmarks). Results are identical
+            either way; only the engine's event and heartbeat counts differ.
     """
 
     heartbeat_interval_s: float | None = None
@@ -76,6 +80,7 @@ class ReplayOptions:
     calibration_parts: frozenset[str] = frozenset({"launch", "report", "aux", "heartbeat", "stalls", "launchers",
                                                           "backups"})
     background: "Background | None" = None
+    bounded_wakes: bool = True
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -98,7 +103,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
     jt = JobTracker(workload, cluster, conf, scheduler, heartbeat_interval=interval,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
-                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
+                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
+                    bounded_wakes=options.bounded_wakes)
     jt.progress = progress
     if options.job_overheads:
         from mrsim.engine.features.overheads import JobOverheadsFeature
