@@ -337,10 +337,6 @@ class JobTracker:
 
     def wake_all(self) -> None:
         """For schedulers whose state changed in a way the engine cannot see (e.g. a timer expired)."""
-        if self.wakes is not None:  # the same trackers as waking for maps and for reduces
-            self.wakes.wake(0)
-            self.wakes.wake(1)
-            return
         for t in self.trackers:
             if t.next_hb == INF and (t.running_maps < t.map_slots or t.running_reduces < t.reduce_slots):
                 self.wake(t)
