@@ -155,24 +155,31 @@ class BoundedWakes:
     # ------------------------------------------------------------------------------------------- the chain
 
     def _start_rank(self, now: float) -> int:
-        """Rank of the tracker whose next grid time after ``now`` comes first (cyclic phase order), stepped back
-        over neighbours whose exact next time is not later (floating-point rounding at the cycle's seam, ties)."""
+        """Rank of the tracker whose next grid time after the current event comes first (cyclic phase order).
+
+        The bisection of ``now mod interval`` lands within a rank or two of it; floating-point rounding at the
+        cycle's seam and a grid point at exactly ``now`` that has already passed (a wake call inside that
+        tracker's own heartbeat) are settled by comparing exact next times of the neighbours, then the start
+        steps back over trackers whose next time is the same (ties are woken together). O(1) but for ties."""
         interval = self.interval
         phases = self.phases
         n = len(phases)
         frac = now - math.floor(now / interval) * interval
-        start = bisect_left(phases, frac) % n
+        guess = bisect_left(phases, frac)
         kernel = self.jt.kernel
+        order = kernel.order
         by_rank = self.by_rank
 
         def next_time(r: int) -> float:
             t = by_rank[r]
-            k = grid_index_after(t.phase, interval, ORDER_HEARTBEAT + t.index, now, kernel.order)
-            return t.phase + k * interval
+            return t.phase + grid_index_after(t.phase, interval, ORDER_HEARTBEAT + t.index, now, order) * interval
 
+        window = sorted({(guess + d) % n for d in range(-2, 3)})
+        start = min(window, key=lambda r: (next_time(r), (r - guess) % n))
+        first = next_time(start)
         for _ in range(n - 1):
             before = (start - 1) % n
-            if next_time(before) > next_time(start):
+            if next_time(before) != first:
                 break
             start = before
         return start
