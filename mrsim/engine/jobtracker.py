@@ -45,7 +45,7 @@ from mrsim.engine.events import (EV_FIRST_FEATURE, EV_HANGING_MAPS, EV_HEARTBEAT
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
-from mrsim.engine.wakeups import BoundedWakes, grid_index_after
+from mrsim.engine.wakeups import BOUNDED_WAKES_FROM_TRACKERS, BoundedWakes, grid_index_after
 from mrsim.model import memory_slots
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
@@ -77,7 +77,7 @@ class JobTracker:
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: "LocalityMode | None" = None,
                  rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
-                 bounded_wakes: bool = True) -> None:
+                 bounded_wakes: bool | None = None) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -142,8 +142,9 @@ class JobTracker:
         self.pending_maps = 0
         self.pending_ready_reduces = 0
         #: wake new work's trackers one at a time in heartbeat order (mrsim/engine/wakeups.py) when that gives the
-        #: reference schedule; False: wake every parked tracker with a free slot (the reference, kept for tests)
-        self.bounded_wakes = bounded_wakes
+        #: reference schedule; False: wake every parked tracker with a free slot (the reference); None: bounded
+        #: on clusters of BOUNDED_WAKES_FROM_TRACKERS or more, where it pays
+        self.bounded_wakes = len(self.trackers) >= BOUNDED_WAKES_FROM_TRACKERS if bounded_wakes is None else bounded_wakes
         self.wakes: BoundedWakes | None = None
         self.hb_current: TrackerState | None = None  # the tracker whose heartbeat is running (bounded wakes only)
         self.cluster_status_maps = 0  # sum of trackers' last reported running maps

@@ -61,8 +61,10 @@ class ReplayOptions:
         background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
         bounded_wakes: new work wakes parked trackers one at a time in heartbeat order, while tasks are pending
             (``mrsim/engine/wakeups.py``), where that gives the same schedule; False wakes every parked tracker
-            with a free slot at once (the reference policy, for tests and benchmarks). Results are identical
-            either way; only the engine's event and heartbeat counts differ.
+            with a free slot at once (the reference policy). None (default): bounded from
+            ``BOUNDED_WAKES_FROM_TRACKERS`` trackers on, where it saves work (below that its bookkeeping costs
+            more CPU than the wake-ups it saves, ``docs/performance.md``). Results are identical either way; only
+            the engine's event and heartbeat counts differ.
     """
 
     heartbeat_interval_s: float | None = None
@@ -80,7 +82,7 @@ class ReplayOptions:
     calibration_parts: frozenset[str] = frozenset({"launch", "report", "aux", "heartbeat", "stalls", "launchers",
                                                           "backups"})
     background: "Background | None" = None
-    bounded_wakes: bool = True
+    bounded_wakes: bool | None = None
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,

@@ -33,7 +33,8 @@ def _json_without_engine_work(result) -> dict:  # type: ignore[no-untyped-def]
 
 
 def _both(workload, cluster, conf, scheduler, config=None, **options):  # type: ignore[no-untyped-def]
-    bounded = replay(workload, cluster, conf, create_scheduler(scheduler, config), ReplayOptions(**options))
+    bounded = replay(workload, cluster, conf, create_scheduler(scheduler, config),
+                     ReplayOptions(bounded_wakes=True, **options))
     reference = replay(workload, cluster, conf, create_scheduler(scheduler, config),
                        ReplayOptions(bounded_wakes=False, **options))
     return bounded, reference
@@ -112,6 +113,7 @@ def test_the_bounded_policy_applies_only_where_it_is_exact():
         return jt
 
     assert BoundedWakes.applies(engine())
+    assert not engine().bounded_wakes and engine(bounded_wakes=True).bounded_wakes  # default: from 1,000 trackers
     assert not BoundedWakes.applies(engine(naive_heartbeats=True))
     assert not BoundedWakes.applies(engine(heartbeat_interval=0.0))  # task mode
     assert not BoundedWakes.applies(engine(HadoopConf(outofband_heartbeat=True)))  # phases move
