@@ -139,7 +139,8 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
     return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
                          contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
                          off_switch_slowdown=args.off_switch_slowdown, job_overheads=not args.no_job_overheads,
-                         failed_attempts=not args.no_failed_attempts)
+                         failed_attempts=not args.no_failed_attempts,
+                         task_results=getattr(args, "task_results", True))
 
 
 def scheduler_config(args: argparse.Namespace) -> dict:

@@ -147,6 +147,10 @@ class JobTracker:
         self.bounded_wakes = len(self.trackers) >= BOUNDED_WAKES_FROM_TRACKERS if bounded_wakes is None else bounded_wakes
         self.wakes: BoundedWakes | None = None
         self.hb_current: TrackerState | None = None  # the tracker whose heartbeat is running (bounded wakes only)
+        #: False: a finished job's per-task arrays are dropped (ReplayOptions.task_results); the maps' final
+        #: locality levels are tallied first in locality_counts (index = level: 0 untracked, 1 node, 2 rack, 3 off)
+        self.keep_task_results = True
+        self.locality_counts = [0, 0, 0, 0]
         self.cluster_status_maps = 0  # sum of trackers' last reported running maps
         self.cluster_status_reduces = 0
         self.jobs_done = 0
@@ -646,6 +650,13 @@ class JobTracker:
             self.progress(self.jobs_done)
         for hook in self.on_job_done:
             hook(job)
+        if not self.keep_task_results:
+            levels = job.map_locality
+            if levels:
+                counts = self.locality_counts
+                for level in (1, 2, 3):
+                    counts[level] += levels.count(level)
+            job.release_tasks()
         if self.jobs_done == len(self.jobs):
             # Only idle heartbeats can remain (naive mode): the replay is over.
             self.kernel.clear()

@@ -65,6 +65,11 @@ class ReplayOptions:
             ``BOUNDED_WAKES_FROM_TRACKERS`` trackers on, where it saves work (below that its bookkeeping costs
             more CPU than the wake-ups it saves, ``docs/performance.md``). Results are identical either way; only
             the engine's event and heartbeat counts differ.
+        task_results: keep every task's start, finish and tracker until the end for ``ReplayResult.tasks`` (and
+            ``--out``). False drops a job's per-task state when it finishes (its job row and the summary are
+            unchanged; the summary's locality counts are tallied as jobs finish), so memory grows with the jobs in
+            flight instead of with the trace; ``ReplayResult.tasks`` then raises. Federated runs always keep them
+            (their summary reads per-task placements).
     """
 
     heartbeat_interval_s: float | None = None
@@ -83,6 +88,7 @@ class ReplayOptions:
                                                           "backups"})
     background: "Background | None" = None
     bounded_wakes: bool | None = None
+    task_results: bool = True
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -108,6 +114,7 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
                     bounded_wakes=options.bounded_wakes)
     jt.progress = progress
+    jt.keep_task_results = options.task_results or bool(jt.datacenters)
     if options.job_overheads:
         from mrsim.engine.features.overheads import JobOverheadsFeature
 
