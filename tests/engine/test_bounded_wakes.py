@@ -134,3 +134,18 @@ def test_grid_index_after_is_the_first_grid_point_strictly_after_an_event(phase,
     assert (phase + k * 3.0, ORDER_HEARTBEAT + 3) > (time, order)
     assert k == 0 or (phase + (k - 1) * 3.0, ORDER_HEARTBEAT + 3) <= (time, order)
     assert math.isfinite(phase + k * 3.0)
+
+
+def test_bounded_wakes_on_a_synthetic_rumen_trace_with_launch_delays_and_failed_attempts(tmp_path):
+    """``mrsim synth`` traces carry launch delays and failed attempts: those features leave heartbeats to the
+    scheduler, so the bounded policy applies, and gives the reference schedule."""
+    from mrsim.cli import main as cli
+    from mrsim.ingest.workloads import load_workload
+
+    trace = tmp_path / "s.json.gz"
+    assert cli(["synth", "--jobs", "25", "--seed", "3", "--mean-interarrival", "10", "-o", str(trace), "--quiet"]) == 0
+    w = load_workload(trace)
+    assert any("launch_delay_s" in j.extra for j in w.jobs)
+    bounded, reference = _both(w, uniform_cluster(300, 1, 1), HadoopConf(), "fifo", check_invariants=True)
+    _assert_same(bounded, reference)
+    assert bounded.summary["events"] < reference.summary["events"]  # the policy applied
