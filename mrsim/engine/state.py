@@ -137,7 +137,7 @@ class JobState:
         # Resource-vector clusters: one request per task type, in ``JobTracker.resource_names`` order (else None).
         self.map_req: tuple[float, ...] | None = None
         self.reduce_req: tuple[float, ...] | None = None
-        # Reducer preemption for hanging maps (resource clusters; JobTracker._on_hanging_maps).
+        # Reducer preemption for hanging maps (resource clusters; mrsim/engine/features/reducer_preemption.py).
         self.last_map_launch = submit  # when the job last got a map container (or became RUNNING)
         self.hang_check = False  # a check event is queued
         self.reduces_held = False  # reduces were preempted: none launch again until every map has launched
@@ -169,9 +169,12 @@ class JobState:
         self.reduce_finish = _UNSET_FLOAT * r
         self.reduce_tracker = _UNSET_INT * r
 
-    def release_tasks(self) -> None:
+    def release_tasks(self, locality_counts: list[int]) -> None:
         """Drop the per-task arrays of a finished job whose per-task results are not wanted (streaming replays:
-        memory then grows with the jobs in flight, not with the trace). Counters and job times stay."""
+        memory then grows with the jobs in flight, not with the trace). Counters and job times stay; the maps'
+        final locality levels are added to ``locality_counts`` first (index = level)."""
+        for level in (1, 2, 3):
+            locality_counts[level] += self.map_locality.count(level)
         self.map_dur = self.reduce_dur = _NO_FLOATS
         self.map_start = self.map_finish = self.reduce_start = self.reduce_shuffle_end = self.reduce_finish = _NO_FLOATS
         self.map_tracker = self.reduce_tracker = _NO_INTS

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 from sortedcontainers import SortedList
 
 from mrsim.engine.events import ORDER_HEARTBEAT
+from mrsim.engine.heartbeats import next_grid_k, schedule_grid
 from mrsim.engine.state import INF, TrackerState
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,18 +64,9 @@ BOUNDED_WAKES_FROM_TRACKERS = 1000
 
 def grid_index_after(phase: float, interval: float, hb_order: int, time: float, order: int) -> int:
     """Index ``k`` of the first grid point ``phase + k * interval`` (order ``hb_order``) strictly after the event
-    key ``(time, order)``: a grid point at exactly ``time`` is after it only if ``hb_order > order``. The one
-    definition of a tracker's next heartbeat (``JobTracker._next_grid_k``), so every path computes identical times."""
-    k = math.ceil((time - phase) / interval)
-    if k < 0:
-        k = 0
-    if phase + k * interval < time:
-        k += 1
-    elif k > 0 and phase + (k - 1) * interval >= time:
-        k -= 1
-    if phase + k * interval == time and hb_order <= order:
-        k += 1
-    return k
+    key ``(time, order)``: ``heartbeats.next_grid_k``, the one definition of a tracker's next heartbeat, so every
+    path computes identical times."""
+    return next_grid_k(phase, interval, time, hb_order, order)
 
 
 class BoundedWakes:
@@ -110,13 +102,27 @@ class BoundedWakes:
 
     @staticmethod
     def applies(jt: "JobTracker") -> bool:
-        """Whether the bounded policy gives the reference policy's schedule for this engine (module docstring)."""
-        return (not jt.task_mode and not jt.naive and not jt.oob and not jt.scheduler_wakes
+        """Whether the engine uses the bounded policy: asked for (``jt.bounded_wakes``; None means from
+        :data:`BOUNDED_WAKES_FROM_TRACKERS` trackers on), and giving the reference schedule (module docstring)."""
+        wanted = len(jt.trackers) >= BOUNDED_WAKES_FROM_TRACKERS if jt.bounded_wakes is None else jt.bounded_wakes
+        return (wanted and not jt.task_mode and not jt.naive and not jt.oob and not jt.scheduler_wakes
                 and bool(getattr(jt.scheduler, "bounded_wakes_exact", False))
                 and not jt.on_heartbeat and not jt.before_assign and jt.assign_first is None
                 and jt.offer_backup is None and len(jt.trackers) > 0)
 
     # ------------------------------------------------------------------------------------------- engine calls
+
+    def heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
+        """The heartbeat handler under bounded wake-ups: the engine's heartbeat, then the chains' bookkeeping."""
+        jt = self.jt
+        tracker = jt.trackers[tracker_index]
+        if stamp != tracker.hb_stamp:
+            jt._on_heartbeat(now, order, tracker_index, stamp)
+            return
+        jt.hb_current = tracker
+        jt._on_heartbeat(now, order, tracker_index, stamp)
+        jt.hb_current = None
+        self.after_heartbeat(tracker)
 
     def wake(self, kind: int) -> None:
         """Work of ``kind`` appeared (a wake call): the owed set is now every tracker parked with a free slot of
@@ -233,7 +239,7 @@ class BoundedWakes:
             if not own_pending and not _free(t, other):
                 continue
             woken_time = time if last is None else max(woken_time, time)
-            jt._schedule_heartbeat_k(t, k)
+            schedule_grid(jt, t, k)
             self.chain_wakes += 1
             drop.append(rank)
             if last is None or (time, hb_order) > (last.next_hb, ORDER_HEARTBEAT + last.index):

@@ -112,13 +112,13 @@ def test_the_bounded_policy_applies_only_where_it_is_exact():
         jt.scheduler.start(jt)
         return jt
 
-    assert BoundedWakes.applies(engine())
-    assert not engine().bounded_wakes and engine(bounded_wakes=True).bounded_wakes  # default: from 1,000 trackers
-    assert not BoundedWakes.applies(engine(naive_heartbeats=True))
-    assert not BoundedWakes.applies(engine(heartbeat_interval=0.0))  # task mode
-    assert not BoundedWakes.applies(engine(HadoopConf(outofband_heartbeat=True)))  # phases move
-    assert not BoundedWakes.applies(engine(scheduler="srpt"))  # a plug-in that did not opt in
-    jt = engine()
+    assert not BoundedWakes.applies(engine())  # the default: from 1,000 trackers on
+    assert BoundedWakes.applies(engine(bounded_wakes=True))
+    assert not BoundedWakes.applies(engine(naive_heartbeats=True, bounded_wakes=True))
+    assert not BoundedWakes.applies(engine(heartbeat_interval=0.0, bounded_wakes=True))  # task mode
+    assert not BoundedWakes.applies(engine(HadoopConf(outofband_heartbeat=True), bounded_wakes=True))  # phases move
+    assert not BoundedWakes.applies(engine(scheduler="srpt", bounded_wakes=True))  # a plug-in that did not opt in
+    jt = engine(bounded_wakes=True)
     jt.on_heartbeat.append(lambda tracker: None)
     assert not BoundedWakes.applies(jt)
 

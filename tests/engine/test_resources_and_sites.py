@@ -11,7 +11,7 @@ import pytest
 
 from mrsim.engine.placement import proportional_split, task_datacenters, task_request
 from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import available_schedulers, create_scheduler
+from mrsim.engine.scheduling import Locality, TaskScheduler, available_schedulers, create_scheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec, TrackerSpec, cluster_from_mapping, load_cluster_file, write_cluster_file
 from mrsim.model.hadoop_conf import HadoopConf
@@ -295,6 +295,21 @@ def test_speculation_stays_in_the_datacenter_and_within_resources(speculative):
         assert [site_of[x] for x in mine.tracker] == list(tmpl.extra["map_datacenters"])
 
 
+class ReducesFirst(TaskScheduler):
+    """Launches every reduce it can before any map: first-wave reduces can take every container."""
+
+    name = "reduces-first"
+
+    def assign_tasks(self, tracker):
+        jt, n = self.jt, 0
+        for running in list(jt.running_jobs.values()):
+            while jt.obtain_new_reduce_task(running, tracker):
+                n += 1
+            while jt.obtain_new_map_task(running, tracker, Locality.ANY):
+                n += 1
+        return n
+
+
 def test_reduces_holding_every_container_are_preempted_after_the_delay():
     # YARN's MR AM asks for reduces at a higher priority than maps; this plug-in does the same (reduces first).
     # One node, 2048 MB; 1024 MB tasks; job: 3 maps of 10 s, 2 reduces of 5 s, slow start after 1 map; task mode.
@@ -302,20 +317,6 @@ def test_reduces_holding_every_container_are_preempted_after_the_delay():
     # deadlock. At t=300 (last map launch 0 + the 300 s delay) the newest reduce (r1) is preempted (290 s wasted),
     # reduces are held until every map has launched: m2 runs 300-310, then r1 310-315 and r0 (waiting since 10)
     # shuffles from 310 and ends at 315.
-    from mrsim.engine.scheduling import Locality, TaskScheduler
-
-    class ReducesFirst(TaskScheduler):
-        name = "reduces-first"
-
-        def assign_tasks(self, tracker):
-            jt, n = self.jt, 0
-            for running in list(jt.running_jobs.values()):
-                while jt.obtain_new_reduce_task(running, tracker):
-                    n += 1
-                while jt.obtain_new_map_task(running, tracker, Locality.ANY):
-                    n += 1
-            return n
-
     cluster = ClusterSpec((resource_node("n", 8, 2048, map_slots=4, reduce_slots=4),))
     w = Workload.of([job("A", 0.0, maps=[10, 10, 10], reduces=[5, 5])])
     for naive, interval in ((False, 0.0), (False, 1.0), (True, 1.0)):
@@ -330,6 +331,25 @@ def test_reduces_holding_every_container_are_preempted_after_the_delay():
     r = replay(w, cluster, HadoopConf(slowstart_completed_maps=0.3, reducer_preempt_delay_s=1000.0), ReducesFirst(),
                ReplayOptions(heartbeat_interval_s=0.0, check_invariants=True))
     assert starts(r, "A") == [0, 0, 1000] and job_finish(r, "A") == 1015
+
+
+def test_reducer_preemption_is_the_feature_replay_attaches_on_resource_clusters():
+    # The same deadlock as above, on an engine built by hand: without the feature nothing breaks it (the replay
+    # ends with the job stuck: m2 never starts, both reduces wait for it); attached, the timeline above.
+    from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
+    from mrsim.engine.jobtracker import JobTracker
+
+    cluster = ClusterSpec((resource_node("n", 8, 2048, map_slots=4, reduce_slots=4),))
+    w = Workload.of([job("A", 0.0, maps=[10, 10, 10], reduces=[5, 5])])
+    conf = HadoopConf(slowstart_completed_maps=0.3)
+    bare = JobTracker(w, cluster, conf, ReducesFirst(), heartbeat_interval=0.0)
+    bare.run(bare.check_invariants)
+    assert bare.jobs_done == 0 and bare.jobs[0].map_start == [0.0, 0.0, -1.0] and bare.reduces_preempted == 0
+    jt = JobTracker(w, cluster, conf, ReducesFirst(), heartbeat_interval=0.0)
+    jt.attach(ReducerPreemptionFeature())
+    jt.run(jt.check_invariants)
+    assert jt.jobs[0].map_start == [0.0, 0.0, 300.0] and jt.jobs[0].finish_time == 315.0
+    assert jt.reduces_preempted == 1 and jt.wasted_s == 290.0
 
 
 def test_the_documented_resource_cluster_example_parses_as_described():
