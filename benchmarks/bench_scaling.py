@@ -5,14 +5,20 @@ this process under FIFO with Hadoop 1.2 heartbeats on uniform clusters of 1 map 
 sweeps, each point the minimum CPU time of ``--repeat`` runs:
 
 * **jobs** (and so tasks): ``--jobs`` sizes on 64 nodes;
-* **nodes**: ``--nodes`` sizes with a fixed 400-job workload.
+* **nodes**: ``--nodes`` sizes with a fixed 400-job workload;
+* **wake-ups** (``--wake-nodes``, default 1,000 and 10,000): ``--wake-jobs`` jobs arriving 30 s apart on average
+  (``mrsim synth``'s default) on large clusters, where most trackers are idle and every arrival used to wake
+  all of them; each point runs the reference wake policy (``ReplayOptions(bounded_wakes=False)``, every idle
+  tracker woken) and the bounded one (``mrsim/engine/wakeups.py``) in the same process and checks that both give
+  the same jobs and tasks.
 
 For every point it prints engine CPU time (``JobTracker.run``), events, events per task, CPU per task and the growth
 of peak RSS, and the ratio of CPU per event to one heapq "hold" (``bench_replay.hold_cost_s``) measured in the same
 run, which is what to compare across machines. Peak RSS is the process's high-water mark, so only its growth
 between successive larger points means something; memory per task is fitted on the jobs sweep.
 
-Usage: ``python3 benchmarks/bench_scaling.py [--jobs 100,200,400,800,1600] [--nodes 16,64,256,1024] [--repeat 2]``
+Usage: ``python3 benchmarks/bench_scaling.py [--jobs 100,200,400,800,1600] [--nodes 16,64,256,1024] [--repeat 2]
+[--wake-nodes 1000,10000] [--wake-jobs 300] [--only-wakes]``
 """
 
 from __future__ import annotations
@@ -57,6 +63,37 @@ def point(jobs: int, nodes: int, repeat: int) -> dict:
             "engine_cpu_s": best, "rss_mb": rss_mb()}
 
 
+def wake_point(jobs: int, nodes: int, repeat: int) -> dict:
+    """Reference and bounded wake policies on spread arrivals (see the module docstring)."""
+    workload = facebook_like_workload(FacebookLikeSpec(jobs=jobs, seed=3, mean_interarrival_s=30.0))
+    cluster = uniform_cluster(nodes, 1, 1, cores=4)
+    row: dict = {"jobs": jobs, "nodes": nodes, "tasks": workload.n_tasks}
+    results = {}
+    for name, bounded in (("reference", False), ("bounded", True)):
+        best = float("inf")
+        for _ in range(repeat):
+            gc.collect()
+            result = replay(workload, cluster, HadoopConf(), create_scheduler("fifo"),
+                            ReplayOptions(bounded_wakes=bounded))
+            best = min(best, _ENGINE_CPU[0])
+        row[name] = {"events": result.summary["events"], "heartbeats": result.summary["heartbeats"],
+                     "engine_cpu_s": best}
+        results[name] = result
+    assert results["bounded"].tasks.equals(results["reference"].tasks), "the wake policies disagree"
+    assert results["bounded"].jobs.equals(results["reference"].jobs), "the wake policies disagree"
+    return row
+
+
+def show_wakes(row: dict) -> None:
+    ref, new = row["reference"], row["bounded"]
+    tasks = row["tasks"]
+    print(f"wake-ups: jobs {row['jobs']:>5,} (30 s apart)  nodes {row['nodes']:>6,}  tasks {tasks:>8,}  "
+          f"events/task reference {ref['events'] / tasks:5.2f} -> bounded {new['events'] / tasks:5.2f}  "
+          f"heartbeats {ref['heartbeats']:,} -> {new['heartbeats']:,}  engine CPU {ref['engine_cpu_s']:6.2f} -> "
+          f"{new['engine_cpu_s']:6.2f} s ({new['engine_cpu_s'] / ref['engine_cpu_s']:.2f}x)  same schedule",
+          flush=True)
+
+
 def show(row: dict, hold: float) -> None:
     per_event = row["engine_cpu_s"] / row["events"]
     print(f"jobs {row['jobs']:>6,}  nodes {row['nodes']:>6,}  tasks {row['tasks']:>9,}  events {row['events']:>10,}  "
@@ -71,9 +108,16 @@ def main() -> None:
     ap.add_argument("--nodes", default="16,64,256,1024")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--wake-nodes", default="1000,10000")
+    ap.add_argument("--wake-jobs", type=int, default=300)
+    ap.add_argument("--only-wakes", action="store_true", help="run only the wake-up sweep (no plot)")
     args = ap.parse_args()
     hold = hold_cost_s()
     print(f"baseline: one hold (heappop + heappush, 1024-event heapq) = {hold * 1e9:.0f} ns CPU")
+    for nodes in (int(x) for x in args.wake_nodes.split(",") if x):
+        show_wakes(wake_point(args.wake_jobs, nodes, args.repeat))
+    if args.only_wakes:
+        return
     started = time.perf_counter()
     by_jobs = []
     for jobs in (int(x) for x in args.jobs.split(",")):

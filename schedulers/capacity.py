@@ -131,6 +131,8 @@ class CapQueue:
 class CapacityScheduler(TaskScheduler):
     """Hadoop 1.x Capacity Scheduler on the mrsim heartbeat engine (see the module docstring)."""
 
+    bounded_wakes_exact = True  # nothing launched, nothing changed when no task is pending (tests check)
+
     name = "capacity"
     summary = "Hadoop 1.x CapacityTaskScheduler: queue capacities, user limits, max capacity, high-memory slots"
 

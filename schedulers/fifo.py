@@ -57,6 +57,8 @@ def fifo_order(job: JobState) -> tuple[int, float, int]:
 class FifoScheduler(TaskScheduler):
     """Hadoop's FIFO scheduler, heartbeat by heartbeat."""
 
+    bounded_wakes_exact = True  # nothing launched, nothing changed when no task is pending (tests check)
+
     name = "fifo"
     summary = "Hadoop 1.x JobQueueTaskScheduler: priority then submit order, load cap, padding, 1 reduce/heartbeat"
     #: resume the map walk at the job that just launched instead of the head (same decisions; tests compare both)

@@ -272,7 +272,8 @@ CORE_MODULES = ("mrsim.engine.kernel", "mrsim.engine.jobtracker", "mrsim.engine.
                 # helpers of the JobTracker core, one concern each (docs/architecture.md, "Where each concern ...")
                 "mrsim.engine.heartbeats", "mrsim.engine.assignment", "mrsim.engine.stages", "mrsim.engine.resources",
                 "mrsim.engine.preemption", "mrsim.engine.locality", "mrsim.engine.placement", "mrsim.engine.invariants",
-                "mrsim.engine.scheduling")  # the plug-in API the core calls
+                "mrsim.engine.scheduling",  # the plug-in API the core calls
+                "mrsim.engine.wakeups")  # bounded wake-ups (issue 18)
 #: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
 FEATURE_MODULES = ("mrsim.engine.features.contention", "mrsim.engine.features.speculation",
                    "mrsim.engine.features.overheads", "mrsim.engine.features.failures",

@@ -143,7 +143,8 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
                          contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
                          off_switch_slowdown=args.off_switch_slowdown, job_overheads=not args.no_job_overheads,
                          failed_attempts=not args.no_failed_attempts,
-                         memory_slots=getattr(args, "memory_slots", "on") != "off")
+                         memory_slots=getattr(args, "memory_slots", "on") != "off",
+                         task_results=getattr(args, "task_results", True))
 
 
 def scheduler_config(args: argparse.Namespace) -> dict:

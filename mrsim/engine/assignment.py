@@ -67,6 +67,7 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
             return 0
         job.next_map += 1
     job.maps_pending -= 1
+    jt.pending_maps -= 1
     if job.map_launched is not None:
         job.map_launched[i] = 1
         job.map_locality[i] = level
@@ -128,6 +129,7 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         i = job.next_reduce
         job.next_reduce = i + 1
     job.reduces_pending -= 1
+    jt.pending_ready_reduces -= 1
     now = jt.kernel.now
     jt.last_task = i
     gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i

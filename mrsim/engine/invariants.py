@@ -26,7 +26,11 @@ def check_invariants(jt: "JobTracker") -> None:
         reduces += t.running_reduces
     jm = jr = 0
     remaining = ready = 0
+    pending_maps = pending_reduces = 0
     for job in jt.running_jobs.values():
+        pending_maps += job.maps_pending
+        if job.reduces_ready:
+            pending_reduces += job.reduces_pending
         assert 0 <= job.finished_maps <= job.next_map <= job.n_maps, f"{job}: map counters"
         assert 0 <= job.finished_reduces <= job.next_reduce <= job.n_reduces, f"{job}: reduce counters"
         assert job.running_maps == job.next_map - len(job.requeued_maps) - job.finished_maps, f"{job}: running maps"
@@ -44,6 +48,8 @@ def check_invariants(jt: "JobTracker") -> None:
     assert maps == jm and reduces == jr, "tracker and job running counts disagree"
     assert remaining == jt.remaining_maps, "remaining map load out of sync"
     assert ready == jt.remaining_ready_reduces, "remaining reduce load out of sync"
+    assert pending_maps == jt.pending_maps, "pending map count out of sync"
+    assert pending_reduces == jt.pending_ready_reduces, "pending ready reduce count out of sync"
     assert jt.cluster_status_maps == sum(t.status_maps for t in jt.trackers)
     for t in jt.trackers:
         if t.free is not None and t.capacity is not None:

@@ -39,6 +39,7 @@ from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
 from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid
+from mrsim.engine.wakeups import BoundedWakes
 from mrsim.engine.hooks import EngineHooks
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
@@ -58,7 +59,8 @@ class JobTracker(EngineHooks):
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: LocalityMode | None = None,
-                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0) -> None:
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
+                 bounded_wakes: bool | None = None) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -103,6 +105,11 @@ class JobTracker(EngineHooks):
         # Aggregates Hadoop's schedulers compute each heartbeat; kept incrementally (O(1) per change).
         self.remaining_maps = 0  # sum over RUNNING jobs of (desired - finished) maps
         self.remaining_ready_reduces = 0  # same for reduces of jobs past slow start
+        self.pending_maps = self.pending_ready_reduces = 0  # unlaunched tasks of RUNNING jobs (wakeups.py)
+        self.bounded_wakes = bounded_wakes  # None: from BOUNDED_WAKES_FROM_TRACKERS trackers on (wakeups.py)
+        self.wakes: BoundedWakes | None = None
+        self.hb_current: TrackerState | None = None  # the tracker whose heartbeat is running (bounded wake-ups)
+        self.keep_task_results, self.locality_counts = True, [0, 0, 0, 0]  # ReplayOptions.task_results
         self.cluster_status_maps = 0  # sum of trackers' last reported running maps
         self.cluster_status_reduces = 0
         self.jobs_done = 0
@@ -133,8 +140,10 @@ class JobTracker(EngineHooks):
             for t in self.trackers:
                 schedule_grid(self, t, 0)
         self.scheduler.start(self)
+        self.wakes = BoundedWakes(self) if BoundedWakes.applies(self) else None
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
-                              (EV_HEARTBEAT, self._on_heartbeat), (EV_TIMER, self._on_timer)):
+                              (EV_HEARTBEAT, self.wakes.heartbeat if self.wakes else self._on_heartbeat),
+                              (EV_TIMER, self._on_timer)):
             kernel.register(kind, handler)
         hooks = tuple(self.after_event)
         if hooks:
@@ -168,6 +177,8 @@ class JobTracker(EngineHooks):
     def wake_for_maps(self) -> None:
         if self.scheduler_wakes:
             return
+        if self.wakes is not None:
+            return self.wakes.wake(0)
         for t in self.trackers:
             if t.next_hb == INF and t.running_maps < t.map_slots:
                 self.wake(t)
@@ -175,6 +186,8 @@ class JobTracker(EngineHooks):
     def wake_for_reduces(self) -> None:
         if self.scheduler_wakes:
             return
+        if self.wakes is not None:
+            return self.wakes.wake(1)
         for t in self.trackers:
             if t.next_hb == INF and t.running_reduces < t.reduce_slots:
                 self.wake(t)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from array import array
 import enum
 from typing import TYPE_CHECKING
 
@@ -87,4 +88,4 @@ def setup_locality(jt: "JobTracker", job: JobState) -> None:
     job.host_cache = host_cache
     job.rack_cache = rack_cache
     job.map_launched = bytearray(job.n_maps)
-    job.map_locality = [0] * job.n_maps
+    job.map_locality = array("b", bytes(job.n_maps))  # 0 until launched: 1 node-local, 2 rack-local, 3 off-switch

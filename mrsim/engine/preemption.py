@@ -39,6 +39,7 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
         tracker.running_reduces -= job.reduce_width
         job.running_reduces -= 1
         job.reduces_pending += 1
+        jt.pending_ready_reduces += 1
         job.requeued_reduces.append(i)
         job.reduce_start[i] = job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
         live, req = job.live_reduces, job.reduce_req
@@ -48,6 +49,7 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
         tracker.running_maps -= job.map_width
         job.running_maps -= 1
         job.maps_pending += 1
+        jt.pending_maps += 1
         job.requeued_maps.append(i)
         job.map_start[i] = job.map_finish[i] = -1.0
         live, req = job.live_maps, job.map_req

@@ -64,6 +64,17 @@ class ReplayOptions:
         memory_slots: Hadoop 1 memory-based scheduling (:mod:`mrsim.model.memory_slots`): a high-RAM job's task
             takes ceil(job MB / slot MB) slots when the job confs set slot memory. False counts one slot per
             task, the engine before memory-based scheduling (with a cluster inferred one slot per attempt too).
+        bounded_wakes: new work wakes parked trackers one at a time in heartbeat order, while tasks are pending
+            (``mrsim/engine/wakeups.py``), where that gives the same schedule; False wakes every parked tracker
+            with a free slot at once (the reference policy). None (default): bounded from
+            ``BOUNDED_WAKES_FROM_TRACKERS`` trackers on, where it saves work (below that its bookkeeping costs
+            more CPU than the wake-ups it saves, ``docs/performance.md``). Results are identical either way; only
+            the engine's event and heartbeat counts differ.
+        task_results: keep every task's start, finish and tracker until the end for ``ReplayResult.tasks`` (and
+            ``--out``). False drops a job's per-task state when it finishes (its job row and the summary are
+            unchanged; the summary's locality counts are tallied as jobs finish), so memory grows with the jobs in
+            flight instead of with the trace; ``ReplayResult.tasks`` then raises. Federated runs always keep them
+            (their summary reads per-task placements).
     """
 
     heartbeat_interval_s: float | None = None
@@ -82,6 +93,8 @@ class ReplayOptions:
                                                           "backups", "localize"})
     background: "Background | None" = None
     memory_slots: bool = True
+    bounded_wakes: bool | None = None
+    task_results: bool = True
 
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
@@ -104,10 +117,12 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
     jt = JobTracker(workload, cluster, conf, scheduler, heartbeat_interval=interval,
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
-                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
+                    rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
+                    bounded_wakes=options.bounded_wakes)
     jt.progress = progress
     if not options.memory_slots:
         _one_slot_per_task(jt)
+    jt.keep_task_results = options.task_results or bool(jt.datacenters)
     if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
         from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
 

@@ -37,7 +37,7 @@ class ReplayResult:
 
     scheduler: str
     job_columns: dict
-    task_columns: dict
+    task_columns: dict | None  # None: the replay did not keep per-task results (ReplayOptions.task_results)
     summary: dict
     spec: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
@@ -61,6 +61,8 @@ class ReplayResult:
         if self._tasks is None:
             import pandas as pd
 
+            if self.task_columns is None:
+                raise ValueError("per-task results were not kept: replay with ReplayOptions(task_results=True)")
             self._tasks = pd.DataFrame(self.task_columns)
         return self._tasks
 
@@ -178,7 +180,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "actual_completion_s": actual,
         "deadline_s": np.where(np.isfinite(deadline), deadline, np.nan),
     }
-    task_columns = _task_columns(jt)
+    task_columns = _task_columns(jt) if jt.keep_task_results else None
     completion = finish - submit
     makespan = float(finish.max()) if n else 0.0
     events = jt.kernel.events
@@ -199,11 +201,15 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         **({"reduces_preempted": jt.reduces_preempted} if jt.resource_names else {}),
         "events_per_s": round(events / wall_s, 1) if wall_s > 0 else None,
     }
-    loc = task_columns["locality"]
-    if (loc > 0).any():
-        summary["node_local_maps"] = int((loc == 1).sum())
-        summary["rack_local_maps"] = int((loc == 2).sum())
-        summary["off_switch_maps"] = int((loc == 3).sum())
+    if task_columns is not None:
+        loc = task_columns["locality"]
+        levels = [0, int((loc == 1).sum()), int((loc == 2).sum()), int((loc == 3).sum())]
+    else:
+        levels = jt.locality_counts  # tallied as jobs finished
+    if levels[1] or levels[2] or levels[3]:
+        summary["node_local_maps"] = levels[1]
+        summary["rack_local_maps"] = levels[2]
+        summary["off_switch_maps"] = levels[3]
     for feature in jt.features:
         stats = getattr(feature, "contention_stats", None)
         if stats is not None:

@@ -67,6 +67,11 @@ class TaskScheduler:
     #: parked trackers on job arrival, slow start and requeues (O(trackers) each on a large cluster). Parked and
     #: naive heartbeats still agree only if the scheduler really wakes every tracker it gives work.
     wakes_own_trackers = False
+    #: True when ``assign_tasks`` launches nothing and changes no state of the scheduler's while no task is pending
+    #: (no unlaunched map of a RUNNING job, no unlaunched reduce past slow start): the engine may then wake parked
+    #: trackers for new work one at a time in heartbeat order instead of all at once, with the same schedule
+    #: (``mrsim/engine/wakeups.py``). A plug-in that counts or times heartbeats it is offered must leave it False.
+    bounded_wakes_exact = False
 
     def __init__(self, config: dict | None = None) -> None:
         self.config = dict(config or {})

@@ -54,6 +54,7 @@ def job_running(jt: "JobTracker", job: JobState, now: float) -> None:
     jt.running_jobs[index] = job
     job.last_map_launch = now
     jt.remaining_maps += job.n_maps
+    jt.pending_maps += job.maps_pending
     jt.scheduler.job_added(job)
     if jt.change_waiters:
         wake_change_waiters(jt)
@@ -98,6 +99,7 @@ def reduces_ready(jt: "JobTracker", job: JobState) -> None:
     """Slow start is met (``finished_maps >= slowstart_threshold``): the job's reduces may launch."""
     job.reduces_ready = True
     jt.remaining_ready_reduces += job.n_reduces - job.finished_reduces
+    jt.pending_ready_reduces += job.reduces_pending
     jt.scheduler.job_updated(job, JobChange.REDUCES_READY)
     if jt.change_waiters:
         wake_change_waiters(jt)
@@ -109,7 +111,9 @@ def tasks_done(jt: "JobTracker", job: JobState, now: float) -> None:
     had one (``JobInProgress`` launches it once all TIPs are complete), else it is done."""
     if job.reduces_ready:
         jt.remaining_ready_reduces -= job.n_reduces - job.finished_reduces
+        jt.pending_ready_reduces -= job.reduces_pending
     jt.remaining_maps -= job.n_maps - job.finished_maps
+    jt.pending_maps -= job.maps_pending
     del jt.running_jobs[job.index]
     jt.scheduler.job_removed(job)
     if jt.change_waiters:
@@ -126,6 +130,8 @@ def finish_job(jt: "JobTracker", job: JobState, now: float) -> None:
         jt.progress(jt.jobs_done)
     for hook in jt.on_job_done:
         hook(job)
+    if not jt.keep_task_results:  # ReplayOptions.task_results: tally the maps' final locality, drop the arrays
+        job.release_tasks(jt.locality_counts)
     if jt.jobs_done == len(jt.jobs):
         # Only idle heartbeats can remain (naive mode): the replay is over.
         jt.kernel.clear()

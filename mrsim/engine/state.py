@@ -10,6 +10,9 @@ Schedulers may read every attribute documented here; only the JobTracker writes 
 from __future__ import annotations
 
 import math
+from array import array
+
+import numpy as np
 
 from mrsim.model.templates import JobTemplate
 
@@ -18,6 +21,20 @@ REDUCE_BIT = 1 << 24
 TASK_MASK = REDUCE_BIT - 1
 
 INF = float("inf")
+
+
+_NO_FLOATS: "array[float]" = array("d")  # shared empty arrays: a job holds none of its own until it arrives
+_NO_INTS: "array[int]" = array("i")
+_NO_LEVELS: "array[int]" = array("b")
+_UNSET_FLOAT: "array[float]" = array("d", [-1.0])
+_UNSET_INT: "array[int]" = array("i", [-1])
+
+
+def _floats(values: "object") -> "array[float]":
+    """A numpy float array as an ``array('d')`` (one copy of the bytes)."""
+    out = array("d")
+    out.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    return out
 
 
 class JobState:
@@ -81,19 +98,21 @@ class JobState:
         self.waiting_reduces: list[int] = []
         self.first_wave_count = 0
         self.typical_count = 0
-        self.map_dur: list[float] = []
-        self.reduce_dur: list[float] = []
+        # Per-task state in typed arrays (8 bytes a float, 4 an index; a list would hold a 24-byte float object
+        # per entry): the engine reads them as Python floats and ints, never numpy scalars.
+        self.map_dur: array[float] = _NO_FLOATS
+        self.reduce_dur: array[float] = _NO_FLOATS
         self.first_shuffle: list[float] = []
         self.typical_shuffle: list[float] = []
         self.start_time = -1.0
         self.finish_time = -1.0
-        self.map_start: list[float] = []
-        self.map_finish: list[float] = []
-        self.map_tracker: list[int] = []
-        self.reduce_start: list[float] = []
-        self.reduce_shuffle_end: list[float] = []
-        self.reduce_finish: list[float] = []
-        self.reduce_tracker: list[int] = []
+        self.map_start: array[float] = _NO_FLOATS
+        self.map_finish: array[float] = _NO_FLOATS
+        self.map_tracker: array[int] = _NO_INTS
+        self.reduce_start: array[float] = _NO_FLOATS
+        self.reduce_shuffle_end: array[float] = _NO_FLOATS
+        self.reduce_finish: array[float] = _NO_FLOATS
+        self.reduce_tracker: array[int] = _NO_INTS
         self.sched: object = None  # free slot for the scheduler's own per-job data
         self.maps_pending = self.n_maps  # not yet launched, or killed and back in the queue
         self.reduces_pending = self.n_reduces
@@ -106,7 +125,7 @@ class JobState:
         self.rack_cache: dict[str, list[int]] | None = None
         self.map_launched: bytearray | None = None
         self.any_cursor = 0
-        self.map_locality: list[int] = []  # per map: 1 node-local, 2 rack-local, 3 off-switch (0 = not tracked)
+        self.map_locality: array[int] = _NO_LEVELS  # per map: 1 node-local, 2 rack-local, 3 off-switch (0 = not tracked)
         self.spec: dict[int, tuple[int, float, float, float]] | None = None  # gid -> backup (tracker, start, finish, shuffle end)
         self.spec_running = 0  # running backup attempts (they hold tracker slots, not job counts)
         # Indices of launched, not yet reported tasks: kept only when speculation is on (candidate scans).
@@ -134,21 +153,32 @@ class JobState:
     def materialize(self) -> None:
         """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""
         t = self.template
-        self.map_dur = t.map_durations.tolist()
-        self.reduce_dur = t.reduce_durations.tolist()
+        self.map_dur = _floats(t.map_durations)
+        self.reduce_dur = _floats(t.reduce_durations)
         first = t.first_shuffle_durations.tolist()
         typical = t.typical_shuffle_durations.tolist()
         # Documented fallback (mrsim.model.templates): one shuffle array stands in for the other; none means 0 s.
         self.first_shuffle = first or typical or [0.0]
         self.typical_shuffle = typical or first or [0.0]
         n, r = self.n_maps, self.n_reduces
-        self.map_start = [-1.0] * n
-        self.map_finish = [-1.0] * n
-        self.map_tracker = [-1] * n
-        self.reduce_start = [-1.0] * r
-        self.reduce_shuffle_end = [-1.0] * r
-        self.reduce_finish = [-1.0] * r
-        self.reduce_tracker = [-1] * r
+        self.map_start = _UNSET_FLOAT * n
+        self.map_finish = _UNSET_FLOAT * n
+        self.map_tracker = _UNSET_INT * n
+        self.reduce_start = _UNSET_FLOAT * r
+        self.reduce_shuffle_end = _UNSET_FLOAT * r
+        self.reduce_finish = _UNSET_FLOAT * r
+        self.reduce_tracker = _UNSET_INT * r
+
+    def release_tasks(self, locality_counts: list[int]) -> None:
+        """Drop the per-task arrays of a finished job whose per-task results are not wanted (streaming replays:
+        memory then grows with the jobs in flight, not with the trace). Counters and job times stay; the maps'
+        final locality levels are added to ``locality_counts`` first (index = level)."""
+        for level in (1, 2, 3):
+            locality_counts[level] += self.map_locality.count(level)
+        self.map_dur = self.reduce_dur = _NO_FLOATS
+        self.map_start = self.map_finish = self.reduce_start = self.reduce_shuffle_end = self.reduce_finish = _NO_FLOATS
+        self.map_tracker = self.reduce_tracker = _NO_INTS
+        self.map_locality = _NO_LEVELS
 
     @property
     def pending_maps(self) -> int:

@@ -344,11 +344,11 @@ def test_reducer_preemption_is_the_feature_replay_attaches_on_resource_clusters(
     conf = HadoopConf(slowstart_completed_maps=0.3)
     bare = JobTracker(w, cluster, conf, ReducesFirst(), heartbeat_interval=0.0)
     bare.run(bare.check_invariants)
-    assert bare.jobs_done == 0 and bare.jobs[0].map_start == [0.0, 0.0, -1.0] and bare.reduces_preempted == 0
+    assert bare.jobs_done == 0 and list(bare.jobs[0].map_start) == [0.0, 0.0, -1.0] and bare.reduces_preempted == 0
     jt = JobTracker(w, cluster, conf, ReducesFirst(), heartbeat_interval=0.0)
     jt.attach(ReducerPreemptionFeature())
     jt.run(jt.check_invariants)
-    assert jt.jobs[0].map_start == [0.0, 0.0, 300.0] and jt.jobs[0].finish_time == 315.0
+    assert list(jt.jobs[0].map_start) == [0.0, 0.0, 300.0] and jt.jobs[0].finish_time == 315.0
     assert jt.reduces_preempted == 1 and jt.wasted_s == 290.0
 
 

@@ -55,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
         return _run_fluid(args, trace)
     check_report_path(args)
     level = stderr_level(args)
+    # Per-task results only for the outputs that show them: a --json or table run drops each job's per-task
+    # state when it finishes (same figures; memory grows with the jobs in flight, docs/performance.md).
+    args.task_results = bool(args.out or args.report)
     replayed = execute_replay(args)
     result = replayed.result
     enforce(result.warnings)  # --strict: before anything is written
