@@ -376,9 +376,11 @@ class JobTracker:
                 hook(job, gid, now)
         self._completed_on(self.trackers[tracker_index], gid, now)
 
-    #: ``(now, order, tracker index, gid)``: task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry
-    #: must equal ``now``, else it is a stale completion); for a feature that set :attr:`finish_model`.
-    task_done = _on_task_done
+    def task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
+        """Task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry must equal ``now``, else it is a
+        stale completion); for a feature that set :attr:`finish_model`. (A method, not an alias of the handler:
+        the compiled core's classes cannot alias methods.)"""
+        self._on_task_done(now, order, tracker_index, gid)
 
     def _completed_on(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
         """Task ``gid`` (or, with an ``aux_kind`` of 2 or 3, a feature's setup/cleanup task ``gid``, applied by
@@ -480,8 +482,8 @@ class JobTracker:
             self._refresh_status(tracker)
         tracker.hb_requested = False
         if self.before_assign and (running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots):
-            for hook in self.before_assign:
-                hook(tracker, now)
+            for assign_hook in self.before_assign:
+                assign_hook(tracker, now)
             running_maps = tracker.running_maps
             running_reduces = tracker.running_reduces
             if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:
@@ -917,8 +919,8 @@ class JobTracker:
         victim_gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
         tracker_list = job.reduce_tracker if reduce else job.map_tracker
         tracker = self.trackers[tracker_list[i]]
-        for hook in self.on_kill:
-            hook(job, victim_gid, tracker.index)
+        for kill_hook in self.on_kill:
+            kill_hook(job, victim_gid, tracker.index)
         wasted = now - starts[i]
         tracker_list[i] = -1
         if reduce and victim_gid in job.waiting_reduces:
