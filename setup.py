@@ -9,7 +9,9 @@ an edited source is never shadowed by its old compiled code.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import json
 import os
 import sys
@@ -62,7 +64,7 @@ follow_imports = silent
 def _mypyc_extensions():
     """``(extensions, "")``, or ``([], reason)`` when the pure-Python engine is installed instead."""
     if core.pure_requested():
-        return [], f"{core.PURE_ENV} is set"
+        return [], core.SKIPPED_BY_ENV
     try:
         from mypyc.build import mypycify
     except ImportError as exc:
@@ -71,11 +73,17 @@ def _mypyc_extensions():
     config = ROOT / "build" / "mypyc-build.ini"
     config.parent.mkdir(exist_ok=True)
     config.write_text(MYPY_CONFIG)
+    report = io.StringIO()
     try:
-        extensions = mypycify([f"--config-file={config}", *sources], opt_level="3", debug_level="0",
-                              group_name=core.GROUP_NAME)
-    except (SystemExit, Exception) as exc:  # mypyc reports type errors by exiting
-        return [], f"mypyc could not compile the engine core ({type(exc).__name__}: {exc})"
+        with contextlib.redirect_stdout(report):
+            extensions = mypycify([f"--config-file={config}", *sources], opt_level="3", debug_level="0",
+                                  group_name=core.GROUP_NAME)
+    except (SystemExit, Exception) as exc:  # mypyc reports type errors on stdout, then exits
+        sys.stderr.write(report.getvalue())
+        errors = [line for line in report.getvalue().splitlines() if ": error:" in line]
+        first = errors[0] if errors else f"{type(exc).__name__}: {exc}"
+        return [], f"mypyc rejected the engine core: {first}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+    sys.stderr.write(report.getvalue())
     return extensions, ""
 
 
@@ -101,7 +109,7 @@ class OptionalBuildExt(build_ext):
         if not self.extensions:
             _say(f"installing the pure-Python engine ({self.skipped})")
             self._remove_partial(targets)
-            _record(targets, {"failed": self.skipped})
+            _record(targets, {"skipped" if self.skipped == core.SKIPPED_BY_ENV else "failed": self.skipped})
             return
         try:
             super().run()

@@ -20,6 +20,7 @@ dependencies), so it imports the standard library only. Adding a module to the c
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -49,6 +50,8 @@ GROUP_NAME = "mrsim._engine_core"
 BUILD_INFO = "_compiled_core.json"
 #: The environment variable that skips compiling (build time) and forces the pure sources (run time).
 PURE_ENV = "MRSIM_PURE_PYTHON"
+#: What the build records when ``MRSIM_PURE_PYTHON`` skipped compiling (a choice: not announced at run time).
+SKIPPED_BY_ENV = f"{PURE_ENV} was set at install time"
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -84,9 +87,10 @@ def extension_path(module: str, package_dir: Path = PACKAGE_DIR) -> Path | None:
 def check_build(package_dir: Path = PACKAGE_DIR, modules: Sequence[str] = COMPILED_MODULES) -> tuple[str, str]:
     """``(status, detail)`` of the compiled core on disk, without importing it.
 
-    status is ``"absent"`` (no extension for this interpreter: never built, built for another Python, or the
-    build failed; detail says which when the build recorded it), ``"stale"`` (a source changed since the build,
-    or the build is incomplete; detail names the file) or ``"ok"``.
+    status is ``"absent"`` (no extension for this interpreter: never built, skipped by ``MRSIM_PURE_PYTHON``, or
+    built for another Python), ``"failed"`` (the install tried and failed; detail has the reason the build
+    recorded), ``"stale"`` (a source changed since the build, or the build is incomplete; detail names the file)
+    or ``"ok"``.
     """
     info_path = package_dir / BUILD_INFO
     info: dict = {}
@@ -97,8 +101,11 @@ def check_build(package_dir: Path = PACKAGE_DIR, modules: Sequence[str] = COMPIL
             info = {}
     present = [m for m in modules if extension_path(m, package_dir) is not None]
     if not present:
-        failure = info.get("failed") if isinstance(info, dict) else None
-        return "absent", f"the compiled core failed to build: {failure}" if failure else "the compiled core is not built"
+        if isinstance(info, dict) and info.get("failed"):
+            return "failed", f"the compiled core failed to build at install time: {info['failed']}"
+        if isinstance(info, dict) and info.get("skipped"):
+            return "absent", str(info["skipped"])
+        return "absent", "the compiled core is not built"
     recorded = info.get("sources") if isinstance(info, dict) else None
     if not isinstance(recorded, dict):
         return "stale", f"compiled modules exist but {BUILD_INFO} does not list their sources"
@@ -109,7 +116,7 @@ def check_build(package_dir: Path = PACKAGE_DIR, modules: Sequence[str] = COMPIL
     for module in modules:
         if current[module] != recorded[module]:
             return "stale", f"{source_path(module, package_dir).relative_to(package_dir.parent)} changed since it was compiled"
-    return "ok", f"compiled with mypyc {info.get('mypy', '?')}"
+    return "ok", f"mypyc {info.get('mypy', '?')}"
 
 
 class _PureSourceFinder(importlib.abc.MetaPathFinder):
@@ -142,6 +149,9 @@ def activate() -> None:
         sys.meta_path.insert(0, _PureSourceFinder(COMPILED_MODULES, PACKAGE_DIR))
         print(f"mrsim: warning: {detail}: running the pure-Python engine; reinstall (pip install -e .) to "
               "recompile the engine core", file=sys.stderr)
+    elif status == "failed":  # pip shows a build's own output only with -v: say it here, where it is seen
+        print(f"mrsim: note: {detail}; running the pure-Python engine (about half the speed; "
+              f"{PURE_ENV}=1 at install time skips the build)", file=sys.stderr)
     _state.update(requested="compiled" if status == "ok" else "pure", detail=detail)
 
 
@@ -149,8 +159,8 @@ def engine_build() -> str:
     """``"compiled"`` when the engine core runs as mypyc-compiled extensions in this process, else ``"pure"``
     (what ``spec.engine_build`` of ``--json`` says). Read from the imported modules, not from the plan."""
     activate()
-    import mrsim.engine.jobtracker as jobtracker
-
+    # By name: this module is loaded alone by setup.py and sits below the engine in the layers.
+    jobtracker = sys.modules.get(COMPILED_MODULES[-1]) or importlib.import_module(COMPILED_MODULES[-1])
     return "pure" if (jobtracker.__file__ or "").endswith(".py") else "compiled"
 
 
