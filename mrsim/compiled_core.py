@@ -41,6 +41,12 @@ COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.engine.state",
     "mrsim.engine.locality",
     "mrsim.engine.placement",
+    "mrsim.engine.resources",
+    "mrsim.engine.hooks",
+    "mrsim.engine.heartbeats",
+    "mrsim.engine.stages",
+    "mrsim.engine.assignment",
+    "mrsim.engine.preemption",
     "mrsim.engine.jobtracker",
 )
 

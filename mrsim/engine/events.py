@@ -6,7 +6,6 @@ Kinds from ``EV_FIRST_FEATURE`` on are handed out by ``JobTracker.register_event
 speculation, job overheads, background); a kind's number never affects the order of events.
 """
 
-EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER = 0, 1, 2, 3  # 4 to 6: unused (were features' kinds)
-EV_HANGING_MAPS = 7  # resource clusters: a job's maps may have waited too long (reducer preemption check)
+EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER = 0, 1, 2, 3  # 4 to 7: unused (were features' kinds)
 ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_HEARTBEAT = -1, 0, 1, 2
 EV_FIRST_FEATURE = 32  # JobTracker.register_event hands out kinds from here

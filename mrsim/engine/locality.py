@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING
 
 from mrsim.engine.scheduling import Locality
@@ -11,6 +12,19 @@ from mrsim.engine.state import JobState, TrackerState
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
+
+
+class LocalityMode(enum.Enum):
+    """Whether map split locations are honoured (``--locality``).
+
+    AUTO: for jobs whose split locations name at least one host of the cluster (e.g. a Rumen topology or a
+    cluster inferred from the trace); other jobs' maps are rack-local everywhere. ON: always (maps on unknown
+    hosts are then off-switch everywhere). OFF: never (every map rack-local everywhere, SimMR's behaviour).
+    """
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
 
 
 def pop_unlaunched(candidates: list[int] | None, launched: bytearray) -> int:
@@ -53,11 +67,11 @@ def pick_local_map(job: JobState, tracker: TrackerState, locality: Locality) -> 
 def setup_locality(jt: "JobTracker", job: JobState) -> None:
     """Build the job's host and rack caches when its split locations name hosts of this cluster."""
     locations = job.template.map_locations
-    if locations is None or jt.locality_mode.value == "off":
+    if locations is None or jt.locality_mode is LocalityMode.OFF:
         return
     hosts = jt.host_racks
     known = any(loc.rsplit("/", 1)[-1] in hosts for locs in locations for loc in locs)
-    if not known and jt.locality_mode.value == "auto":
+    if not known and jt.locality_mode is LocalityMode.AUTO:
         return
     host_cache: dict[str, list[int]] = {}
     rack_cache: dict[str, list[int]] = {}

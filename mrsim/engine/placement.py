@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from mrsim.engine.state import JobState, TrackerState
 from mrsim.errors import InputError
+from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import JobTemplate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -132,6 +133,19 @@ def task_datacenters(template: JobTemplate, datacenters: Sequence[str]) -> tuple
 
 
 # ------------------------------------------------------------------ helpers of the JobTracker core
+
+
+def tracker_sites(trackers: Sequence[TrackerState], cluster: ClusterSpec) -> tuple[list[int], list[int]]:
+    """Give each tracker its datacenter index (0 on one-site clusters) and return the map and reduce slots per
+    datacenter (``JobTracker.site_slots``)."""
+    dc_index = {name: d for d, name in enumerate(cluster.datacenters)}
+    n_sites = max(1, len(cluster.datacenters))
+    site_slots: tuple[list[int], list[int]] = ([0] * n_sites, [0] * n_sites)
+    for state, spec in zip(trackers, cluster.trackers):
+        state.datacenter = dc_index.get(spec.datacenter, 0)
+        site_slots[0][state.datacenter] += state.map_slots
+        site_slots[1][state.datacenter] += state.reduce_slots
+    return site_slots
 
 
 def pick_in_datacenter(job: JobState, tracker: TrackerState, reduce: bool) -> int:

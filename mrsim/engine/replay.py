@@ -12,7 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from mrsim.engine.jobtracker import JobTracker, LocalityMode
+from mrsim.engine.jobtracker import JobTracker
+from mrsim.engine.locality import LocalityMode
 from mrsim.engine.results import ReplayResult, collect_result
 from mrsim.engine.scheduling import TaskScheduler
 from mrsim.errors import InputError
@@ -37,7 +38,7 @@ class ReplayOptions:
         check_invariants: run :meth:`JobTracker.check_invariants` after every event (slow; for tests).
         contention: None for trace durations, or ``"tdam"`` for contention-aware durations from per-node
             queueing networks (``mrsim.engine.features.contention.ContentionFeature``, dissertation ch. 5).
-        locality: ``auto`` / ``on`` / ``off`` (see :class:`mrsim.engine.jobtracker.LocalityMode`).
+        locality: ``auto`` / ``on`` / ``off`` (see :class:`mrsim.engine.locality.LocalityMode`).
         rack_local_slowdown / off_switch_slowdown: factors applied to the durations of maps that run rack-local
             or off-switch (jobs with known split locations only); 1.0 keeps trace durations (Mumak's ZombieJob
             used 1.5 and 3.0 relative to node-local).
@@ -100,6 +101,10 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown)
     jt.progress = progress
+    if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
+        from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
+
+        jt.attach(ReducerPreemptionFeature())
     if options.job_overheads:
         from mrsim.engine.features.overheads import JobOverheadsFeature
 

@@ -118,7 +118,7 @@ class JobState:
         # Resource-vector clusters: one request per task type, in ``JobTracker.resource_names`` order (else None).
         self.map_req: tuple[float, ...] | None = None
         self.reduce_req: tuple[float, ...] | None = None
-        # Reducer preemption for hanging maps (resource clusters; JobTracker._on_hanging_maps).
+        # Reducer preemption for hanging maps (resource clusters; mrsim/engine/features/reducer_preemption.py).
         self.last_map_launch = submit  # when the job last got a map container (or became RUNNING)
         self.hang_check = False  # a check event is queued
         self.reduces_held = False  # reduces were preempted: none launch again until every map has launched

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mrsim.engine import resources
 from mrsim.engine.events import ORDER_TASK_DONE
 from mrsim.engine.scheduling import Locality
 from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
@@ -124,7 +125,7 @@ def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduc
         jt.held_maps += 1
     req = job.reduce_req if reduce else job.map_req
     if req is not None:
-        jt.hold(tracker, req)
+        resources.hold(tracker, req)
     if job.spec is None:
         job.spec = {}
     job.spec[gid] = (tracker.index, now, finish, shuffle_end)
@@ -176,7 +177,7 @@ def backup_won(jt: "JobTracker", job: JobState, gid: int, now: float) -> Tracker
         first.running_maps -= 1
     req = job.reduce_req if reduce else job.map_req
     if req is not None:
-        jt.release(first, req)
+        resources.release(first, req)
     job.wasted_s += wasted
     jt.wasted_s += wasted
     jt.lost_attempts.append((job.index, i, reduce, first.index, starts[i], now, "KILLED"))
@@ -220,7 +221,7 @@ class SpeculationFeature:
             return False  # backups of multi-slot (high-RAM) tasks are not modelled (docs/hadoop-behaviour.md)
         jt = self.jt
         req = job.reduce_req if reduce else job.map_req
-        if req is not None and not jt.fits(tracker, req):
+        if req is not None and not resources.fits(tracker, req):
             return False
         i, later = find_candidate(jt, job, tracker, reduce)
         if i < 0:

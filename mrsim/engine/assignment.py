@@ -1,0 +1,173 @@
+"""Task assignment of the JobTracker core: which pending task a launch picks and when the attempt ends.
+
+``JobTracker.obtain_new_map_task`` / ``obtain_new_reduce_task`` (the calls every scheduler plug-in makes, Hadoop's
+``JobInProgress.obtainNew*Task``) are :func:`launch_map` and :func:`launch_reduce`. A launch
+
+1. asks a feature for a backup attempt when the job has no pending task of that kind (speculation);
+2. checks the tracker can take the task: its resource request (``mrsim/engine/resources.py``), the free slots a
+   high-RAM task needs;
+3. picks the task: a federation's task placed in the tracker's datacenter (``placement.pick_in_datacenter``),
+   else a killed or failed one first (``findNewMapTask`` step 1), else for maps the locality search over the
+   job's host and rack caches (``locality.pick_local_map``: node-local, rack-local, then any), else the next
+   never-launched index;
+4. sets the attempt's end: its trace duration over the node's speed, a replayed failed attempt's own length,
+   the rack-local / off-switch slowdowns, a feature's launch lag; a reduce launched before its job's map stage
+   ended waits for it (``mrsim/engine/stages.py``, the reduce model);
+5. queues the completion (or hands it to a feature's ``finish_model``) and runs the ``on_launch`` hooks.
+
+Cost O(1) amortised per launch, plus the locality cache walk (amortised O(1): lazy deletion).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mrsim.engine import placement
+from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
+from mrsim.engine.locality import pick_local_map
+from mrsim.engine.resources import fits, hold
+from mrsim.engine.scheduling import Locality
+from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState, TrackerState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.engine.jobtracker import JobTracker
+
+
+def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality: Locality) -> int:
+    """``JobTracker.obtain_new_map_task``: launch one of the job's pending maps on ``tracker`` now, within the
+    ``locality`` cap; the locality level achieved (1 node, 2 rack, 3 off-switch or a backup), 0 if none."""
+    if job.maps_pending == 0:
+        if jt.offer_backup is not None and jt.offer_backup(job, tracker, False, locality):
+            return 3
+        return 0
+    req = job.map_req
+    if req is not None and not fits(tracker, req):
+        return 0
+    if jt.wide_maps and job.map_width > tracker.map_slots - tracker.running_maps:
+        # A high-RAM map needs map_width free slots (CapacityTaskScheduler's MemoryMatcher); with wide tasks
+        # about, a scheduler's own count of free slots (tasks) can be stale, so every map is checked then.
+        return 0
+    level = 2
+    if job.dc_maps is not None:
+        if locality == Locality.NODE or locality == Locality.NON_LOCAL:
+            return 0  # within its datacenter every map is rack-local (no split locations there)
+        i = placement.pick_in_datacenter(job, tracker, False)
+        if i < 0:
+            return 0
+    elif job.requeued_maps:
+        i = job.requeued_maps.pop()
+    elif job.host_cache is None:
+        if locality == Locality.NODE or locality == Locality.NON_LOCAL:
+            return 0
+        i = job.next_map
+        job.next_map = i + 1
+    else:
+        i, level = pick_local_map(job, tracker, locality)
+        if i < 0:
+            return 0
+        job.next_map += 1
+    job.maps_pending -= 1
+    if job.map_launched is not None:
+        job.map_launched[i] = 1
+        job.map_locality[i] = level
+    now = jt.kernel.now
+    duration = job.map_dur[i] / tracker.speed
+    if jt.attempt_length is not None:
+        lost = jt.attempt_length(job, (job.index << JOB_SHIFT) | i)
+        if lost >= 0.0:
+            duration = lost / tracker.speed
+    if level != 2 or job.host_cache is not None:
+        if level == 2:
+            duration *= jt.rack_local_slowdown
+        elif level == 3:
+            duration *= jt.off_switch_slowdown
+    if jt.launch_lag is not None:
+        duration += jt.launch_lag(job, tracker, 0)
+    finish = now + duration
+    jt.last_task = i
+    job.map_start[i] = now
+    job.map_finish[i] = finish
+    job.map_tracker[i] = tracker.index
+    if job.live_maps is not None:
+        job.live_maps.add(i)
+    job.running_maps += 1
+    tracker.running_maps += job.map_width
+    if req is not None:
+        hold(tracker, req)
+    if job.start_time < 0.0:
+        job.start_time = now
+    if jt.finish_model is None:
+        jt.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i)
+    else:
+        jt.finish_model(job, tracker, (job.index << JOB_SHIFT) | i)
+    if jt.on_launch:
+        for hook in jt.on_launch:
+            hook(job, tracker, (job.index << JOB_SHIFT) | i)
+    return level
+
+
+def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> bool:
+    """``JobTracker.obtain_new_reduce_task``: launch the job's next reduce on ``tracker`` now, if slow start
+    is met and it fits; whether one (or a backup) was launched."""
+    if job.reduces_pending == 0 or not job.reduces_ready:
+        if jt.offer_backup is not None and job.reduces_ready:
+            return jt.offer_backup(job, tracker, True, Locality.ANY)
+        return False
+    req = job.reduce_req
+    if req is not None and (job.reduces_held or not fits(tracker, req)):
+        return False
+    if jt.wide_reduces and job.reduce_width > tracker.reduce_slots - tracker.running_reduces:
+        return False  # a high-RAM reduce needs reduce_width free slots (as for maps)
+    if job.dc_reduces is not None:
+        i = placement.pick_in_datacenter(job, tracker, True)
+        if i < 0:
+            return False
+    elif job.requeued_reduces:
+        i = job.requeued_reduces.pop()
+    else:
+        i = job.next_reduce
+        job.next_reduce = i + 1
+    job.reduces_pending -= 1
+    now = jt.kernel.now
+    jt.last_task = i
+    gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
+    job.reduce_start[i] = now
+    job.reduce_tracker[i] = tracker.index
+    if job.live_reduces is not None:
+        job.live_reduces.add(i)
+    job.running_reduces += 1
+    tracker.running_reduces += job.reduce_width
+    if req is not None:
+        hold(tracker, req)
+    if job.start_time < 0.0:
+        job.start_time = now
+    lost = jt.attempt_length(job, gid) if jt.attempt_length is not None else -1.0
+    lag = jt.launch_lag(job, tracker, 1) if jt.launch_lag is not None else 0.0
+    if lost >= 0.0:  # a replayed failed attempt: holds the slot for its logged duration, then fails
+        finish = now + lag + lost / tracker.speed
+        job.reduce_shuffle_end[i] = finish
+        job.reduce_finish[i] = finish
+        if jt.finish_model is None:
+            jt.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+        else:
+            jt.finish_model(job, tracker, gid)
+    elif job.map_stage_done:
+        speed = tracker.speed
+        typical = job.typical_shuffle
+        shuffle_end = now + lag + typical[job.typical_count % len(typical)] / speed
+        job.typical_count += 1
+        finish = shuffle_end + job.reduce_dur[i] / speed
+        job.reduce_shuffle_end[i] = shuffle_end
+        job.reduce_finish[i] = finish
+        if jt.finish_model is None:
+            jt.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+        else:
+            jt.finish_model(job, tracker, gid)
+    else:
+        job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
+        if lag > 0.0:
+            job.reduce_shuffle_end[i] = now + lag  # the shuffle cannot end before the attempt has started
+    if jt.on_launch:
+        for hook in jt.on_launch:
+            hook(job, tracker, gid)
+    return True

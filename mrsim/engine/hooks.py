@@ -1,0 +1,126 @@
+"""The engine's hooks: the surface features attach to (``docs/architecture.md``, "The engine's hooks").
+
+:class:`EngineHooks` declares every hook the JobTracker calls, with its signature and the point where it is
+called, and the three calls a feature uses to join a replay (:meth:`~EngineHooks.attach`,
+:meth:`~EngineHooks.register_event`, :meth:`~EngineHooks.feature`). ``JobTracker`` is its one subclass: the hooks
+are plain attributes of the engine (``jt.on_launch``), so a hook costs one ``is None`` or falsy test where it
+is called when unset. Features extend the engine by composition (an object with ``attach(jt)``), never by
+subclassing ``JobTracker``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+from mrsim.engine.events import EV_FIRST_FEATURE
+from mrsim.engine.kernel import Kernel
+from mrsim.engine.resources import release
+from mrsim.engine.scheduling import Locality
+from mrsim.engine.state import JobState, TrackerState
+
+F = TypeVar("F")
+
+
+class EngineHooks:
+    """Hooks and attached features of one engine; the base of ``mrsim.engine.jobtracker.JobTracker``."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        #: ``(job, tracker, kind) -> seconds`` an attempt spends launching before it progresses (kind 0 map,
+        #: 1 reduce, 2 setup, 3 cleanup); None: no launch lag (SimMR's engine).
+        self.launch_lag: Callable[[JobState, TrackerState, int], float] | None = None
+        #: ``(tracker, kind) -> seconds`` between an attempt's end and its out-of-band heartbeat; None: at once.
+        self.report_lag: Callable[[TrackerState, int], float] | None = None
+        #: ``(job, tracker, kind, on_reduce) -> seconds or None`` for a setup (2) / cleanup (3) task on ``tracker``
+        #: in a map (on_reduce 0) or reduce (1) slot; None or a None result: the template's attempt duration.
+        self.aux_duration: Callable[[JobState, TrackerState, int, int], float | None] | None = None
+        #: called at a heartbeat of a tracker with a free slot, before setup/cleanup tasks and the scheduler
+        #: (work outside the trace takes its slots first); ``(tracker, now) -> None``.
+        self.before_assign: list[Callable[[TrackerState, float], None]] = []
+        #: slots held by features (work outside the trace), counted in the trackers' running counts.
+        self.held_maps = 0
+        self.held_reduces = 0
+        #: attempts that did not succeed, one tuple each ``(job index, task index, reduce, tracker index, start_s,
+        #: end_s, result)`` with result ``FAILED`` or ``KILLED`` (kills, replayed failures, speculative losers).
+        #: Appended on those rare paths only; the attempt rows of ``--out`` list them.
+        self.lost_attempts: list[tuple[int, int, bool, int, float, float, str]] = []
+        #: ``(job, tracker, gid)`` called *instead of* queuing the trace-derived completion of task ``gid`` (at
+        #: launch; for first-wave reduces when the map stage ends): a feature that models durations (contention)
+        #: decides when the task finishes and calls :meth:`task_done` then. ``job.*_finish`` holds the trace value.
+        self.finish_model: Callable[[JobState, TrackerState, int], None] | None = None
+        #: after every map or reduce launch (not backups): ``(job, tracker, gid) -> None``
+        self.on_launch: list[Callable[[JobState, TrackerState, int], None]] = []
+        #: a job arrived (its template materialised, before the engine sets it up): ``(job) -> None``
+        self.on_job_arrival: list[Callable[[JobState], None]] = []
+        #: a job finished (after its cleanup, results fixed): ``(job) -> None``
+        self.on_job_done: list[Callable[[JobState], None]] = []
+        #: ``(job, tracker, reduce, locality) -> launched?``: the job has no pending task of that kind; a feature may
+        #: start another attempt of a running one on ``tracker`` (speculation). None: nothing to offer.
+        self.offer_backup: Callable[[JobState, TrackerState, bool, Locality], bool] | None = None
+        #: a task's attempt ended (a live completion event, before the tracker reports it): ``(job, gid, now)``
+        self.on_attempt_end: list[Callable[[JobState, int, float], None]] = []
+        #: ``(job, now) -> held?`` when a job has arrived and been set up: True if the feature makes it RUNNING
+        #: later itself (:meth:`job_running`: a launch delay, a setup task); None or False: RUNNING now.
+        self.hold_job_start: Callable[[JobState, float], bool] | None = None
+        #: ``(job, now) -> held?`` when every task of a job is reported: True if the feature finishes it later
+        #: itself (:meth:`finish_job`: a cleanup task); None or False: done now.
+        self.hold_job_finish: Callable[[JobState, float], bool] | None = None
+        #: ``(tracker, now) -> launched?`` at a heartbeat with a free slot, before the scheduler: True if the
+        #: feature launched work there, and then the scheduler is not asked in this heartbeat (setup/cleanup).
+        self.assign_first: Callable[[TrackerState, float], bool] | None = None
+        #: ``(tracker, code, now)``: a setup/cleanup task reported with :meth:`report_completion` and an
+        #: ``aux_kind`` is applied (set by the feature that launches them).
+        self.apply_aux: Callable[[TrackerState, int, float], None] | None = None
+        #: ``(job, gid) -> seconds or -1``: length of the attempt of task ``gid`` launched now when it is one that
+        #: fails (failed-attempt replay), else -1 (the task's own duration).
+        self.attempt_length: Callable[[JobState, int], float] | None = None
+        #: ``(tracker, job, gid, now) -> failed?`` for a reported completion: True if that attempt failed (the feature
+        #: requeued the task with :meth:`requeue_task`); then it is not a completion.
+        self.attempt_failed: Callable[[TrackerState, JobState, int, float], bool] | None = None
+        #: a task's successful completion was applied (reported to the JobTracker): ``(job, tracker, gid) -> None``
+        self.on_task_finished: list[Callable[[JobState, TrackerState, int], None]] = []
+        #: a heartbeat event of ``tracker`` is due (also a superseded one, before the engine drops it): ``(tracker)``
+        self.on_heartbeat: list[Callable[[TrackerState], None]] = []
+        #: before :meth:`kill_task` picks its victim (it reads running tasks' finish times): ``() -> None``
+        self.before_kill: list[Callable[[], None]] = []
+        #: a running task is being killed (its victim chosen, before it is requeued): ``(job, gid, tracker index)``
+        self.on_kill: list[Callable[[JobState, int, int], None]] = []
+        #: at the end of every event (features that batch work within an event): ``() -> None``
+        self.after_event: list[Callable[[], None]] = []
+        self._next_feature_kind = EV_FIRST_FEATURE
+        self.features: list[object] = []
+
+    def attach(self, feature: object) -> None:
+        """Attach a feature: it keeps a reference to this engine and sets the hooks it needs (``feature.attach``)."""
+        self.features.append(feature)
+        feature.attach(self)  # type: ignore[attr-defined]
+
+    def register_event(self, handler: Callable[[float, int, int, int], None]) -> int:
+        """A new event kind handled by ``handler(time, order, a, b)``; a feature queues its events with
+        ``jt.schedule(time, order, kind, a, b)`` (the kernel's). Call before :meth:`run`."""
+        kind = self._next_feature_kind
+        self._next_feature_kind += 1
+        self.kernel.register(kind, handler)
+        return kind
+
+    def feature(self, kind: "type[F]") -> "F | None":
+        """The attached feature of class ``kind`` (for plug-ins that use a feature's API), or None."""
+        for feature in self.features:
+            if isinstance(feature, kind):
+                return feature
+        return None
+
+    def release_held(self, tracker: TrackerState, job: JobState, reduce: bool) -> None:
+        """Free a slot a feature held on ``tracker`` for work of ``job`` (a setup/cleanup task, a backup attempt):
+        the tracker's running count, :attr:`held_maps` / :attr:`held_reduces` and, on resource clusters, the job's
+        container size. O(resources)."""
+        if reduce:
+            tracker.running_reduces -= 1
+            self.held_reduces -= 1
+            req = job.reduce_req
+        else:
+            tracker.running_maps -= 1
+            self.held_maps -= 1
+            req = job.map_req
+        if req is not None:
+            release(tracker, req)
