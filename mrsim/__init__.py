@@ -13,6 +13,11 @@ Layers, bottom up:
 
 __version__ = "0.1.0"
 
+# Before any engine module is imported: the compiled core or the pure sources (mrsim/compiled_core.py).
+from mrsim import compiled_core as _compiled_core  # noqa: E402
+
+_compiled_core.activate()
+
 from mrsim.api import ComparisonRun, Run, ValidationRun, compare, load, replay, validate  # noqa: E402
 
 __all__ = ["__version__", "replay", "validate", "compare", "load", "Run", "ValidationRun", "ComparisonRun"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from mrsim import __version__
+from mrsim import __version__, compiled_core
 from mrsim.cli.flag_ranges import harden_flags
 from mrsim.errors import EXIT_INPUT_ERROR, EXIT_USAGE_ERROR, InputError, exit_code_for
 
@@ -28,6 +28,14 @@ from mrsim.errors import EXIT_INPUT_ERROR, EXIT_USAGE_ERROR, InputError, exit_co
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's usage errors also exit 2, on one line
         self.exit(EXIT_USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the version and which engine build runs (decided only when asked: it imports the engine)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        print(f"mrsim {__version__}; {compiled_core.describe()}")
+        parser.exit()
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,8 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
     """The full parser. Subcommand modules are imported only for ``chosen`` (or all with ``load_all``), so
     ``mrsim replay`` does not pay for importing every other command's dependencies."""
     parser = _Parser(prog="mrsim", description="Hadoop-compatible MapReduce scheduler emulator.")
-    parser.add_argument("--version", action="version", version=f"mrsim {__version__}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="print mrsim's version and whether the compiled engine core runs, then exit")
     parser.add_argument("--strict", action="store_true", help="turn every warning into an error (exit 1); "
                         "accepted anywhere on the command line")
     parser.add_argument("--no-verify", action="store_true", help="load trace stores without checking their "

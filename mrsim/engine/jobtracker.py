@@ -220,9 +220,11 @@ class JobTracker(EngineHooks):
                 hook(job, gid, now)
         report(self, self.trackers[tracker_index], gid, now)
 
-    #: ``(now, order, tracker index, gid)``: task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry
-    #: must equal ``now``, else it is a stale completion); for a feature that set :attr:`finish_model`.
-    task_done = _on_task_done
+    def task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
+        """Task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry must equal ``now``, else it is a
+        stale completion); for a feature that set :attr:`finish_model`. (A method, not an alias of the handler:
+        the compiled core's classes cannot alias methods.)"""
+        self._on_task_done(now, order, tracker_index, gid)
 
     def report_completion(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
         """Task ``gid`` ended on ``tracker`` at ``now`` by a feature's own event (a speculative backup; with
@@ -266,8 +268,8 @@ class JobTracker(EngineHooks):
             refresh_status(self, tracker)
         tracker.hb_requested = False
         if self.before_assign and (running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots):
-            for hook in self.before_assign:
-                hook(tracker, now)
+            for assign_hook in self.before_assign:
+                assign_hook(tracker, now)
             running_maps = tracker.running_maps
             running_reduces = tracker.running_reduces
             if running_maps != tracker.status_maps or running_reduces != tracker.status_reduces:

@@ -19,7 +19,7 @@ their map counts (largest remainder, ties to the earlier datacenter), so each su
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from mrsim.engine.state import JobState, TrackerState
 from mrsim.errors import InputError
@@ -54,7 +54,7 @@ def task_request(template: JobTemplate, reduce: bool, default: Mapping[str, floa
             if not value >= 0:
                 raise InputError(f"job {template.job_id}: {kind}_request {name!r} must be non-negative, got {amount!r}")
             request[str(name)] = value
-    props = extra.get("properties") or {}
+    props: Any = extra.get("properties") or {}  # anything: a non-table fails the lookups below
     for resource, keys in _PROPERTY_KEYS[reduce]:
         if resource in request:
             continue

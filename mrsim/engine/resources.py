@@ -55,7 +55,7 @@ def release(tracker: TrackerState, req: tuple[float, ...]) -> None:
 
 
 def tracker_resources(trackers: Sequence[TrackerState], cluster: ClusterSpec,
-                      names: tuple[str, ...]) -> tuple[tuple[tuple[float, ...] | None, int], ...]:
+                      names: tuple[str, ...]) -> tuple[tuple[tuple[float, ...], int], ...]:
     """Give each tracker its capacity and free vectors (``names`` order; nothing on slot-only clusters) and return
     the distinct ``(capacity, datacenter)`` pairs, so a job's "fits on some node" check is O(configurations),
     not O(nodes). Trackers must know their datacenter already."""

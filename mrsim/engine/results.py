@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
+from mrsim import compiled_core
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -246,6 +247,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "cluster": jt.cluster.describe(),
         "scheduler": jt.scheduler.describe(),
         "trace": jt.workload.source,
+        "engine_build": compiled_core.engine_build(),  # "compiled" (mypyc) or "pure" (mrsim/compiled_core.py)
     }
     memory = jt.memory_slots
     if memory.map_slot_mb is not None or memory.reduce_slot_mb is not None:

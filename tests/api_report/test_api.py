@@ -150,6 +150,6 @@ def test_compare_is_the_api_function_and_its_machinery_lives_apart():
 
     assert callable(mrsim.compare) and mrsim.compare is mrsim.api.compare
     assert hasattr(mrsim.analysis.comparison, "plot_comparison")
-    run = mrsim.compare(mrsim.load(), schedulers="fifo", cluster=ClusterSpec((TrackerSpec("n", 64, 64),)),
+    run = mrsim.compare(mrsim.load(), schedulers="fifo", cluster=ClusterSpec((TrackerSpec("n", map_slots=64, reduce_slots=64),)),
                         quiet=True)
     assert list(run.table["scheduler"]) == ["fifo"]
