@@ -47,6 +47,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.engine.stages",
     "mrsim.engine.assignment",
     "mrsim.engine.preemption",
+    "mrsim.engine.wakeups",
     "mrsim.engine.jobtracker",
 )
 

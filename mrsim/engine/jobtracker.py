@@ -2,8 +2,8 @@
 
 What happens, in Hadoop terms (``JobTracker.heartbeat``, ``TaskTracker.offerService``):
 
-* **Job arrival** (``JobTracker.submitJob``): the job becomes RUNNING at once (setup/cleanup tasks are not
-  modelled) and the scheduler's ``job_added`` hook runs.
+* **Job arrival** (``JobTracker.submitJob``): the job becomes RUNNING (at once, unless a feature holds it, e.g.
+  for its setup task) and the scheduler's ``job_added`` hook runs.
 * **Task finished** on a TaskTracker: the task stops running there, but the JobTracker learns of it only in
   that tracker's next heartbeat (or an immediate out-of-band one when
   ``mapreduce.tasktracker.outofband.heartbeat`` is true). Its slot is free from that heartbeat on.
@@ -24,10 +24,9 @@ scheduler keeps launching.
 **Reduce model** (SimMR III-B, ``mrsim/engine/stages.py``): a reduce holds its slot from launch; first-wave
 reduces learn when their shuffle ends when the job's map stage ends.
 
-Where the rest lives: hooks (``hooks.py``), task selection and launch (``assignment.py``), job-stage transitions
-(``stages.py``), resource vectors and high-RAM tasks (``resources.py``), kills and reducer preemption
-(``preemption.py``), the heartbeat grid (``heartbeats.py``), datacenter placement (``placement.py``), locality
-caches (``locality.py``), invariants (``invariants.py``).
+Where the rest lives: hooks (``hooks.py``), task selection and launch (``assignment.py``), job stages
+(``stages.py``), resource vectors and high-RAM tasks (``resources.py``), kills (``preemption.py``), the heartbeat
+grid (``heartbeats.py``), bounded wake-ups (``wakeups.py``), placement, locality caches and invariants.
 """
 
 from __future__ import annotations
@@ -39,12 +38,12 @@ from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
 from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid
-from mrsim.engine.wakeups import BoundedWakes
 from mrsim.engine.hooks import EngineHooks
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
 from mrsim.engine.scheduling import Locality, TaskScheduler
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+from mrsim.engine.wakeups import BoundedWakes
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
@@ -213,8 +212,8 @@ class JobTracker(EngineHooks):
 
     def _on_task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
         job = self.jobs[gid >> JOB_SHIFT]
-        if (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] != now:
-            return  # the attempt was killed (tombstone)
+        if job.finish_time >= 0.0 or (job.reduce_finish if gid & REDUCE_BIT else job.map_finish)[gid & TASK_MASK] != now:
+            return  # the attempt was killed (tombstone), or its job is done: a backup won (arrays may be freed)
         if self.on_attempt_end:
             for hook in self.on_attempt_end:
                 hook(job, gid, now)
@@ -222,8 +221,7 @@ class JobTracker(EngineHooks):
 
     def task_done(self, now: float, order: int, tracker_index: int, gid: int) -> None:
         """Task ``gid`` ended on that tracker at ``now`` (its ``*_finish`` entry must equal ``now``, else it is a
-        stale completion); for a feature that set :attr:`finish_model`. (A method, not an alias of the handler:
-        the compiled core's classes cannot alias methods.)"""
+        stale completion); for a feature that set :attr:`finish_model`. (Compiled classes cannot alias methods.)"""
         self._on_task_done(now, order, tracker_index, gid)
 
     def report_completion(self, tracker: TrackerState, gid: int, now: float, aux_kind: int = -1) -> None:
