@@ -58,8 +58,8 @@ class JobTracker(EngineHooks):
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: LocalityMode | None = None,
-                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
-                 bounded_wakes: bool | None = None) -> None:
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0, bounded_wakes: bool | None = None,
+                 memory_slots: bool = True) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -93,7 +93,7 @@ class JobTracker(EngineHooks):
         self.jobs = [JobState(i, tmpl, tmpl.submit_s - origin, conf.slowstart_completed_maps)
                      for i, tmpl in enumerate(workload.jobs)]
         # High-RAM jobs' tasks hold several slots; the per-launch slot checks run only when some task is wide.
-        self.memory_slots, self.wide_maps, self.wide_reduces = resources.plan_widths(self.jobs, self.trackers)
+        self.memory_slots, self.wide_maps, self.wide_reduces = resources.plan_widths(self.jobs, self.trackers, memory_slots)
         self.running_jobs: dict[int, JobState] = {}
         self.locality_mode = locality or LocalityMode.AUTO
         self.host_racks = {t.name: t.rack for t in self.trackers}

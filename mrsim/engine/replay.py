@@ -118,10 +118,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
-                    bounded_wakes=options.bounded_wakes)
+                    bounded_wakes=options.bounded_wakes, memory_slots=options.memory_slots)
     jt.progress = progress
-    if not options.memory_slots:
-        _one_slot_per_task(jt)
     jt.keep_task_results = options.task_results or bool(jt.datacenters)
     if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
         from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
@@ -169,17 +167,6 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
             f"scheduler {scheduler.name!r} stopped assigning tasks"
         )
     return collect_result(jt, options, wall)
-
-
-def _one_slot_per_task(jt: JobTracker) -> None:
-    """Memory-based scheduling off: every task holds one slot (the JobTracker planned the widths from the job
-    confs when it was built; nothing has run yet, so resetting them here is the engine without the feature)."""
-    from mrsim.model.memory_slots import MemorySlots
-
-    for job in jt.jobs:
-        job.map_width = job.reduce_width = 1
-    jt.wide_maps = jt.wide_reduces = False
-    jt.memory_slots = MemorySlots(None, None, ())
 
 
 def _replayed_calibration(options: ReplayOptions) -> "Calibration | None":

@@ -66,9 +66,14 @@ def tracker_resources(trackers: Sequence[TrackerState], cluster: ClusterSpec,
     return tuple(dict.fromkeys((t.capacity, t.datacenter) for t in trackers if t.capacity is not None))
 
 
-def plan_widths(jobs: Sequence[JobState], trackers: Sequence[TrackerState]) -> tuple[MemorySlots, bool, bool]:
+def plan_widths(jobs: Sequence[JobState], trackers: Sequence[TrackerState],
+                enabled: bool = True) -> tuple[MemorySlots, bool, bool]:
     """Set every job's ``map_width`` / ``reduce_width`` (slots one attempt holds, ``memory_slots.plan``); return
-    the plan's summary (announced, and read by ``results.py``) and whether some map / some reduce is wide."""
+    the plan's summary (announced, and read by ``results.py``) and whether some map / some reduce is wide.
+    ``enabled=False`` (``--memory-slots off``): every task holds one slot, the engine before memory-based
+    scheduling (the widths keep ``JobState``'s default of 1)."""
+    if not enabled:
+        return MemorySlots(None, None, ()), False, False
     widths, summary = memory_slots.plan([job.template for job in jobs],
                                         min((t.map_slots for t in trackers), default=1),
                                         min((t.reduce_slots for t in trackers), default=1))
