@@ -41,7 +41,6 @@ COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.engine.state",
     "mrsim.engine.locality",
     "mrsim.engine.placement",
-    "mrsim.engine.resources",
     "mrsim.engine.hooks",
     "mrsim.engine.heartbeats",
     "mrsim.engine.stages",

@@ -270,15 +270,15 @@ def event_loop_owners() -> dict[str, list[int]]:
 CORE_MODULES = ("mrsim.engine.kernel", "mrsim.engine.jobtracker", "mrsim.engine.hooks", "mrsim.engine.state",
                 "mrsim.engine.events",
                 # helpers of the JobTracker core, one concern each (docs/architecture.md, "Where each concern ...")
-                "mrsim.engine.heartbeats", "mrsim.engine.assignment", "mrsim.engine.stages", "mrsim.engine.resources",
+                "mrsim.engine.heartbeats", "mrsim.engine.assignment", "mrsim.engine.stages",
                 "mrsim.engine.preemption", "mrsim.engine.locality", "mrsim.engine.placement", "mrsim.engine.invariants",
                 "mrsim.engine.scheduling",  # the plug-in API the core calls
                 "mrsim.engine.wakeups")  # bounded wake-ups (issue 18)
 #: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
 FEATURE_MODULES = ("mrsim.engine.features.contention", "mrsim.engine.features.speculation",
                    "mrsim.engine.features.overheads", "mrsim.engine.features.failures",
-                   "mrsim.engine.features.reducer_preemption", "mrsim.calibration.feature",
-                   "mrsim.calibration.background")
+                   "mrsim.engine.features.reducer_preemption", "mrsim.engine.features.resources",
+                   "mrsim.calibration.feature", "mrsim.calibration.background")
 #: Feature code the core still imports, and why. Empty since issue 17 moved overheads, failed attempts, speculation
 #: and contention onto hooks; a new entry needs a reason.
 CORE_STILL_IMPORTS: dict[str, str] = {}

@@ -4,8 +4,8 @@
 ``JobInProgress.obtainNew*Task``) are :func:`launch_map` and :func:`launch_reduce`. A launch
 
 1. asks a feature for a backup attempt when the job has no pending task of that kind (speculation);
-2. checks the tracker can take the task: its resource request (``mrsim/engine/resources.py``), the free slots a
-   high-RAM task needs;
+2. asks the ``task_fits`` hook whether the tracker can take the task now (the resources feature: its resource
+   request, the free slots a high-RAM task needs; ``mrsim/engine/features/resources.py``);
 3. picks the task: a federation's task placed in the tracker's datacenter (``placement.pick_in_datacenter``),
    else a killed or failed one first (``findNewMapTask`` step 1), else for maps the locality search over the
    job's host and rack caches (``locality.pick_local_map``: node-local, rack-local, then any), else the next
@@ -13,7 +13,8 @@
 4. sets the attempt's end: its trace duration over the node's speed, a replayed failed attempt's own length,
    the rack-local / off-switch slowdowns, a feature's launch lag; a reduce launched before its job's map stage
    ended waits for it (``mrsim/engine/stages.py``, the reduce model);
-5. queues the completion (or hands it to a feature's ``finish_model``) and runs the ``on_launch`` hooks.
+5. queues the completion (or hands it to a feature's ``finish_model``) and runs the ``on_launch`` hooks (where
+   the resources feature takes the task's request from the tracker).
 
 Cost O(1) amortised per launch, plus the locality cache walk (amortised O(1): lazy deletion).
 """
@@ -25,7 +26,6 @@ from typing import TYPE_CHECKING
 from mrsim.engine import placement
 from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
 from mrsim.engine.locality import pick_local_map
-from mrsim.engine.resources import fits, hold
 from mrsim.engine.scheduling import Locality
 from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState, TrackerState
 
@@ -40,13 +40,8 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
         if jt.offer_backup is not None and jt.offer_backup(job, tracker, False, locality):
             return 3
         return 0
-    req = job.map_req
-    if req is not None and not fits(tracker, req):
-        return 0
-    if jt.wide_maps and job.map_width > tracker.map_slots - tracker.running_maps:
-        # A high-RAM map needs map_width free slots (CapacityTaskScheduler's MemoryMatcher); with wide tasks
-        # about, a scheduler's own count of free slots (tasks) can be stale, so every map is checked then.
-        return 0
+    if jt.task_fits is not None and not jt.task_fits(job, tracker, False):
+        return 0  # its request or a high-RAM map's slots do not fit now (the resources feature)
     level = 2
     if job.dc_maps is not None:
         if locality == Locality.NODE or locality == Locality.NON_LOCAL:
@@ -93,8 +88,6 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
         job.live_maps.add(i)
     job.running_maps += 1
     tracker.running_maps += job.map_width
-    if req is not None:
-        hold(tracker, req)
     if job.start_time < 0.0:
         job.start_time = now
     if jt.finish_model is None:
@@ -114,11 +107,8 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         if jt.offer_backup is not None and job.reduces_ready:
             return jt.offer_backup(job, tracker, True, Locality.ANY)
         return False
-    req = job.reduce_req
-    if req is not None and (job.reduces_held or not fits(tracker, req)):
+    if jt.task_fits is not None and not jt.task_fits(job, tracker, True):
         return False
-    if jt.wide_reduces and job.reduce_width > tracker.reduce_slots - tracker.running_reduces:
-        return False  # a high-RAM reduce needs reduce_width free slots (as for maps)
     if job.dc_reduces is not None:
         i = placement.pick_in_datacenter(job, tracker, True)
         if i < 0:
@@ -139,8 +129,6 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         job.live_reduces.add(i)
     job.running_reduces += 1
     tracker.running_reduces += job.reduce_width
-    if req is not None:
-        hold(tracker, req)
     if job.start_time < 0.0:
         job.start_time = now
     lost = jt.attempt_length(job, gid) if jt.attempt_length is not None else -1.0

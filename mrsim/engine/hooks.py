@@ -14,7 +14,6 @@ from typing import Callable, TypeVar
 
 from mrsim.engine.events import EV_FIRST_FEATURE
 from mrsim.engine.kernel import Kernel
-from mrsim.engine.resources import release
 from mrsim.engine.scheduling import Locality
 from mrsim.engine.state import JobState, TrackerState
 
@@ -52,6 +51,9 @@ class EngineHooks:
         self.on_launch: list[Callable[[JobState, TrackerState, int], None]] = []
         #: a job arrived (its template materialised, before the engine sets it up): ``(job) -> None``
         self.on_job_arrival: list[Callable[[JobState], None]] = []
+        #: a job arrived and was set up (datacenter placement, locality caches), before ``hold_job_start``:
+        #: ``(job) -> None`` (resources: the job's per-task requests, checked against the nodes of its datacenters)
+        self.on_job_setup: list[Callable[[JobState], None]] = []
         #: a job finished (after its cleanup, results fixed): ``(job) -> None``
         self.on_job_done: list[Callable[[JobState], None]] = []
         #: ``(job, tracker, reduce, locality) -> launched?``: the job has no pending task of that kind; a feature may
@@ -85,6 +87,18 @@ class EngineHooks:
         self.before_kill: list[Callable[[], None]] = []
         #: a running task is being killed (its victim chosen, before it is requeued): ``(job, gid, tracker index)``
         self.on_kill: list[Callable[[JobState, int, int], None]] = []
+        #: Resources (``mrsim/engine/features/resources.py``; all None on slot clusters whose tasks hold one slot):
+        #: ``(job, tracker, reduce) -> fits?`` at every map / reduce launch with a task pending, before one is
+        #: picked: False, nothing launches on ``tracker`` (its free resources or slots cannot take the task now).
+        self.task_fits: Callable[[JobState, TrackerState, bool], bool] | None = None
+        #: ``(tracker, request) -> fits?`` behind :meth:`JobTracker.fits` (plug-ins, features holding slots).
+        self.fits_request: Callable[[TrackerState, tuple[float, ...]], bool] | None = None
+        #: ``(job, tracker, reduce)``: a feature's attempt of ``job`` (a setup/cleanup task, a backup) takes a slot
+        #: on ``tracker``: take the job's request too. The core's launches are held by the feature's ``on_launch``.
+        self.hold_resources: Callable[[JobState, TrackerState, bool], None] | None = None
+        #: ``(job, tracker, reduce)``: an attempt of ``job`` left ``tracker`` (completion, kill or requeue, a
+        #: feature's held slot), after its running count dropped: give the job's request back.
+        self.release_resources: Callable[[JobState, TrackerState, bool], None] | None = None
         #: at the end of every event (features that batch work within an event): ``() -> None``
         self.after_event: list[Callable[[], None]] = []
         self._next_feature_kind = EV_FIRST_FEATURE
@@ -113,14 +127,12 @@ class EngineHooks:
     def release_held(self, tracker: TrackerState, job: JobState, reduce: bool) -> None:
         """Free a slot a feature held on ``tracker`` for work of ``job`` (a setup/cleanup task, a backup attempt):
         the tracker's running count, :attr:`held_maps` / :attr:`held_reduces` and, on resource clusters, the job's
-        container size. O(resources)."""
+        container size (:attr:`release_resources`). O(resources)."""
         if reduce:
             tracker.running_reduces -= 1
             self.held_reduces -= 1
-            req = job.reduce_req
         else:
             tracker.running_maps -= 1
             self.held_maps -= 1
-            req = job.map_req
-        if req is not None:
-            release(tracker, req)
+        if self.release_resources is not None:
+            self.release_resources(job, tracker, reduce)

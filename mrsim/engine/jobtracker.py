@@ -25,15 +25,16 @@ scheduler keeps launching.
 reduces learn when their shuffle ends when the job's map stage ends.
 
 Where the rest lives: hooks (``hooks.py``), task selection and launch (``assignment.py``), job stages
-(``stages.py``), resource vectors and high-RAM tasks (``resources.py``), kills (``preemption.py``), the heartbeat
-grid (``heartbeats.py``), bounded wake-ups (``wakeups.py``), placement, locality caches and invariants.
+(``stages.py``), kills (``preemption.py``), the heartbeat grid (``heartbeats.py``), bounded wake-ups
+(``wakeups.py``), placement, locality caches and invariants; resource vectors and high-RAM tasks are a feature
+(``features/resources.py``).
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from mrsim.engine import invariants, placement, preemption, resources, stages
+from mrsim.engine import invariants, placement, preemption, stages
 from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
@@ -58,8 +59,8 @@ class JobTracker(EngineHooks):
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
                  *, heartbeat_interval: float | None = None, naive_heartbeats: bool = False, seed: int = 0,
                  aligned_heartbeats: bool = False, locality: LocalityMode | None = None,
-                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0, bounded_wakes: bool | None = None,
-                 memory_slots: bool = True) -> None:
+                 rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
+                 bounded_wakes: bool | None = None) -> None:
         self.workload = workload
         self.cluster = cluster
         self.conf = conf
@@ -83,17 +84,14 @@ class JobTracker(EngineHooks):
         # Federations: datacenter names; each tracker knows its index (docs/cluster.md).
         self.datacenters: tuple[str, ...] = cluster.datacenters
         self.site_slots = placement.tracker_sites(self.trackers, cluster)
-        # Resource-vector clusters: resource names (sorted); trackers get capacity and free vectors in this order.
+        # Resource-vector clusters (the resources feature): resource names (sorted) and the default requests.
         self.resource_names: tuple[str, ...] = cluster.resource_names
-        self.node_kinds = resources.tracker_resources(self.trackers, cluster, self.resource_names)
         self.default_requests = (cluster.default_request(False), cluster.default_request(True))
         self.reduces_preempted = 0  # by the reducer preemption feature (kept here: the summary's key order)
         self.scheduler_wakes = bool(getattr(scheduler, "wakes_own_trackers", False))  # see TaskScheduler
         origin = workload.origin_s
         self.jobs = [JobState(i, tmpl, tmpl.submit_s - origin, conf.slowstart_completed_maps)
                      for i, tmpl in enumerate(workload.jobs)]
-        # High-RAM jobs' tasks hold several slots; the per-launch slot checks run only when some task is wide.
-        self.memory_slots, self.wide_maps, self.wide_reduces = resources.plan_widths(self.jobs, self.trackers, memory_slots)
         self.running_jobs: dict[int, JobState] = {}
         self.locality_mode = locality or LocalityMode.AUTO
         self.host_racks = {t.name: t.rack for t in self.trackers}
@@ -327,8 +325,8 @@ class JobTracker(EngineHooks):
             job.running_reduces -= 1
             job.finished_reduces += 1
             self.remaining_ready_reduces -= 1
-            if job.reduce_req is not None:
-                resources.release(tracker, job.reduce_req)
+            if self.release_resources is not None:
+                self.release_resources(job, tracker, True)
         else:
             if job.live_maps is not None:
                 job.live_maps.discard(gid & TASK_MASK)
@@ -336,8 +334,8 @@ class JobTracker(EngineHooks):
             job.running_maps -= 1
             job.finished_maps += 1
             self.remaining_maps -= 1
-            if job.map_req is not None:
-                resources.release(tracker, job.map_req)
+            if self.release_resources is not None:
+                self.release_resources(job, tracker, False)
             finish = job.map_finish[gid & TASK_MASK]
             if finish > job.last_map_finish:
                 job.last_map_finish = finish
@@ -373,10 +371,10 @@ class JobTracker(EngineHooks):
         """Launch the job's next reduce on ``tracker`` now, if slow start is met (``obtainNewReduceTask``)."""
         return launch_reduce(self, job, tracker)
 
-    @staticmethod
-    def fits(tracker: TrackerState, req: tuple[float, ...]) -> bool:
-        """Whether a task requesting ``req`` fits in ``tracker``'s free resources now (``resources.fits``)."""
-        return resources.fits(tracker, req)
+    def fits(self, tracker: TrackerState, req: tuple[float, ...]) -> bool:
+        """Whether a task requesting ``req`` fits in ``tracker``'s free resources now (the resources feature's
+        :attr:`fits_request`; True without resource vectors)."""
+        return self.fits_request is None or self.fits_request(tracker, req)
 
     # ----------------------------------------------------------------------------------------- kills
 

@@ -175,31 +175,6 @@ def pick_in_datacenter(job: JobState, tracker: TrackerState, reduce: bool) -> in
     return stack.pop()
 
 
-def setup_requests(jt: "JobTracker", job: JobState) -> None:
-    """Resolve the job's per-task requests (``mrsim.engine.placement``) and check each fits some node."""
-    names = jt.resource_names
-    for reduce in (False, True):
-        if not (job.n_reduces if reduce else job.n_maps):
-            continue
-        request = task_request(job.template, reduce, jt.default_requests[reduce])
-        unknown = [r for r, amount in request.items() if amount > 0 and r not in names]
-        if unknown:
-            raise InputError(f"job {job.job_id}: its tasks request {', '.join(map(repr, unknown))}, which no node "
-                             f"declares (nodes have {', '.join(names)})")
-        req = tuple(request.get(r, 0.0) for r in names)
-        placed = job.reduce_dc if reduce else job.map_dc
-        sites = set(placed) if placed is not None else None
-        if not any(all(a <= c + 1e-9 for a, c in zip(req, capacity)) and (sites is None or d in sites)
-                   for capacity, d in jt.node_kinds):
-            kind = "reduce" if reduce else "map"
-            raise InputError(f"job {job.job_id}: a {kind} task requests "
-                             + ", ".join(f"{r}={a:g}" for r, a in zip(names, req)) + ", which fits on no node")
-        if reduce:
-            job.reduce_req = req
-        else:
-            job.map_req = req
-
-
 def setup_datacenters(jt: "JobTracker", job: JobState) -> None:
     """Place the job's tasks in datacenters (its sub-jobs); every sub-job's datacenter needs slots for it."""
     map_dc, reduce_dc = task_datacenters(job.template, jt.datacenters)

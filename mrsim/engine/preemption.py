@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrsim.engine.heartbeats import wake_change_waiters
-from mrsim.engine.resources import release
 from mrsim.engine.scheduling import JobChange
 from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState, TrackerState
 
@@ -42,7 +41,7 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
         jt.pending_ready_reduces += 1
         job.requeued_reduces.append(i)
         job.reduce_start[i] = job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
-        live, req = job.live_reduces, job.reduce_req
+        live = job.live_reduces
         if job.dc_reduces_pending is not None and job.reduce_dc is not None:
             job.dc_reduces_pending[job.reduce_dc[i]] += 1
     else:
@@ -52,13 +51,13 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
         jt.pending_maps += 1
         job.requeued_maps.append(i)
         job.map_start[i] = job.map_finish[i] = -1.0
-        live, req = job.live_maps, job.map_req
+        live = job.live_maps
         if job.dc_maps_pending is not None and job.map_dc is not None:
             job.dc_maps_pending[job.map_dc[i]] += 1
     if live is not None:
         live.discard(i)
-    if req is not None:
-        release(tracker, req)
+    if jt.release_resources is not None:
+        jt.release_resources(job, tracker, reduce)
     job.wasted_s += wasted
     jt.wasted_s += wasted
     jt.scheduler.job_updated(job, JobChange.TASKS_REQUEUED)

@@ -118,9 +118,13 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     naive_heartbeats=options.naive_heartbeats, seed=options.seed,
                     aligned_heartbeats=options.aligned_heartbeats, locality=_locality_mode(options.locality),
                     rack_local_slowdown=options.rack_local_slowdown, off_switch_slowdown=options.off_switch_slowdown,
-                    bounded_wakes=options.bounded_wakes, memory_slots=options.memory_slots)
+                    bounded_wakes=options.bounded_wakes)
     jt.progress = progress
     jt.keep_task_results = options.task_results or bool(jt.datacenters)
+    # First of all features: its on_launch takes a launched task's resources before any other feature's hook runs.
+    from mrsim.engine.features.resources import ResourcesFeature
+
+    jt.attach(ResourcesFeature(memory_slots=options.memory_slots))
     if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
         from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
 

@@ -249,13 +249,11 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "trace": jt.workload.source,
         "engine_build": compiled_core.engine_build(),  # "compiled" (mypyc) or "pure" (mrsim/compiled_core.py)
     }
-    memory = jt.memory_slots
-    if memory.map_slot_mb is not None or memory.reduce_slot_mb is not None:
-        spec["memory_slots"] = memory.describe()  # only for traces whose confs set slot memory (golden specs)
     for feature in jt.features:
         describe = getattr(feature, "describe_run", None)
-        if describe is not None:
-            key, spec_part, summary_part = describe()
+        described = describe() if describe is not None else None  # None: the feature has nothing to record
+        if described is not None:
+            key, spec_part, summary_part = described
             spec[key] = spec_part
             summary.update(summary_part)
     lost = tuple((jt.jobs[j].job_id, "REDUCE" if reduce else "MAP", i, jt.trackers[t].host, _r(start), _r(end), result)

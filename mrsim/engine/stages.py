@@ -32,8 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def job_arrived(jt: "JobTracker", job: JobState, now: float) -> None:
-    """A job arrived: materialise it, run the arrival hooks, set up its placement, locality caches and
-    requests, then make it RUNNING unless a feature holds its start (``hold_job_start``)."""
+    """A job arrived: materialise it, run the arrival hooks, set up its placement and locality caches, run the
+    set-up hooks (the resources feature's requests), then make it RUNNING unless a feature holds its start
+    (``hold_job_start``)."""
     job.materialize()
     if jt.on_job_arrival:
         for hook in jt.on_job_arrival:
@@ -42,8 +43,9 @@ def job_arrived(jt: "JobTracker", job: JobState, now: float) -> None:
         placement.setup_datacenters(jt, job)
     elif job.template.map_locations is not None:
         setup_locality(jt, job)
-    if jt.resource_names:
-        placement.setup_requests(jt, job)
+    if jt.on_job_setup:
+        for setup_hook in jt.on_job_setup:
+            setup_hook(job)
     if jt.hold_job_start is None or not jt.hold_job_start(job, now):
         job_running(jt, job, now)
 

@@ -334,18 +334,22 @@ def test_reduces_holding_every_container_are_preempted_after_the_delay():
 
 
 def test_reducer_preemption_is_the_feature_replay_attaches_on_resource_clusters():
-    # The same deadlock as above, on an engine built by hand: without the feature nothing breaks it (the replay
-    # ends with the job stuck: m2 never starts, both reduces wait for it); attached, the timeline above.
+    # The same deadlock as above, on an engine built by hand with the resources feature: without reducer
+    # preemption nothing breaks it (the replay ends with the job stuck: m2 never starts, both reduces wait for
+    # it); attached, the timeline above.
     from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
+    from mrsim.engine.features.resources import ResourcesFeature
     from mrsim.engine.jobtracker import JobTracker
 
     cluster = ClusterSpec((resource_node("n", 8, 2048, map_slots=4, reduce_slots=4),))
     w = Workload.of([job("A", 0.0, maps=[10, 10, 10], reduces=[5, 5])])
     conf = HadoopConf(slowstart_completed_maps=0.3)
     bare = JobTracker(w, cluster, conf, ReducesFirst(), heartbeat_interval=0.0)
+    bare.attach(ResourcesFeature())
     bare.run(bare.check_invariants)
     assert bare.jobs_done == 0 and list(bare.jobs[0].map_start) == [0.0, 0.0, -1.0] and bare.reduces_preempted == 0
     jt = JobTracker(w, cluster, conf, ReducesFirst(), heartbeat_interval=0.0)
+    jt.attach(ResourcesFeature())
     jt.attach(ReducerPreemptionFeature())
     jt.run(jt.check_invariants)
     assert list(jt.jobs[0].map_start) == [0.0, 0.0, 300.0] and jt.jobs[0].finish_time == 315.0

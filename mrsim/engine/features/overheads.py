@@ -20,7 +20,6 @@ from __future__ import annotations
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING
 
-from mrsim.engine import resources
 from mrsim.engine.events import ORDER_JOB_ARRIVAL, ORDER_TASK_DONE
 from mrsim.engine.state import JobState, TrackerState
 
@@ -87,10 +86,10 @@ class JobOverheadsFeature:
         jt = self.jt
         job = jt.jobs[queue[0]]
         # Resource clusters: the setup/cleanup task runs in a container of the job's map (reduce) size.
-        if tracker.running_maps < tracker.map_slots and (job.map_req is None or resources.fits(tracker, job.map_req)):
+        if tracker.running_maps < tracker.map_slots and (job.map_req is None or jt.fits(tracker, job.map_req)):
             on_reduce = 0
         elif tracker.running_reduces < tracker.reduce_slots and (job.reduce_req is None
-                                                                  or resources.fits(tracker, job.reduce_req)):
+                                                                  or jt.fits(tracker, job.reduce_req)):
             on_reduce = 1
         else:
             return False
@@ -98,9 +97,8 @@ class JobOverheadsFeature:
             index, kind, key = heappop(self.cleanup_queue), 1, "cleanup_s"
         else:
             index, kind, key = heappop(self.setup_queue), 0, "setup_s"
-        req = job.reduce_req if on_reduce else job.map_req
-        if req is not None:
-            resources.hold(tracker, req)
+        if jt.hold_resources is not None:
+            jt.hold_resources(job, tracker, bool(on_reduce))
         if on_reduce:
             tracker.running_reduces += 1
             jt.held_reduces += 1

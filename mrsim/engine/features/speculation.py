@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mrsim.engine import resources
 from mrsim.engine.events import ORDER_TASK_DONE
 from mrsim.engine.scheduling import Locality
 from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
@@ -123,9 +122,8 @@ def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduc
         finish = now + job.map_dur[i] / speed * jt.off_switch_slowdown
         tracker.running_maps += 1
         jt.held_maps += 1
-    req = job.reduce_req if reduce else job.map_req
-    if req is not None:
-        resources.hold(tracker, req)
+    if jt.hold_resources is not None:
+        jt.hold_resources(job, tracker, reduce)
     if job.spec is None:
         job.spec = {}
     job.spec[gid] = (tracker.index, now, finish, shuffle_end)
@@ -175,9 +173,8 @@ def backup_won(jt: "JobTracker", job: JobState, gid: int, now: float) -> Tracker
         job.reduce_shuffle_end[i] = shuffle_end
     else:
         first.running_maps -= 1
-    req = job.reduce_req if reduce else job.map_req
-    if req is not None:
-        resources.release(first, req)
+    if jt.release_resources is not None:
+        jt.release_resources(job, first, reduce)
     job.wasted_s += wasted
     jt.wasted_s += wasted
     jt.lost_attempts.append((job.index, i, reduce, first.index, starts[i], now, "KILLED"))
@@ -221,7 +218,7 @@ class SpeculationFeature:
             return False  # backups of multi-slot (high-RAM) tasks are not modelled (docs/hadoop-behaviour.md)
         jt = self.jt
         req = job.reduce_req if reduce else job.map_req
-        if req is not None and not resources.fits(tracker, req):
+        if req is not None and not jt.fits(tracker, req):
             return False
         i, later = find_candidate(jt, job, tracker, reduce)
         if i < 0:
