@@ -5,14 +5,16 @@ whose reduces hold containers while its maps got none for ``mapreduce.job.reduce
 seconds (``HadoopConf.reducer_preempt_delay_s``, 300) kills its newest reduces, one per pending map at most. On a
 resource-vector cluster maps and reduces share one pool per node, as YARN containers do, so first-wave reduces
 waiting for their job's maps can fill every container: a deadlock that real clusters break this way. After a
-preemption the job launches no reduce until every map has launched (``JobState.reduces_held``, which the engine
-honours); Hadoop's AM instead applies its ramp-up limits (a documented simplification, ``docs/engine.md``).
+preemption the job launches no reduce until every map has launched (``JobState.reduces_held``, which the resources
+feature's fit check honours, ``mrsim/engine/features/resources.py``); Hadoop's AM instead applies its ramp-up
+limits (a documented simplification, ``docs/engine.md``).
 
 :class:`ReducerPreemptionFeature` attaches to ``on_launch`` (a map launch is the job getting a container; a reduce
 launch with maps pending arms the check) and one event of its own, the check. ``mrsim.engine.replay`` attaches it
-on resource-vector clusters only (slot clusters keep maps and reduces apart: nothing to preempt). Cost: one call
-per launch, and one event per delay per job that has reduces running while its maps wait. The count of preempted
-reduces stays on the engine (``jt.reduces_preempted``) so the ``--json`` summary keeps its key order.
+on resource-vector clusters only, after the resources feature (slot clusters keep maps and reduces apart: nothing
+to preempt). Cost: one call per launch, and one event per delay per job that has reduces running while its maps
+wait. The count of preempted reduces stays on the engine (``jt.reduces_preempted``) so the ``--json`` summary
+keeps its key order.
 """
 
 from __future__ import annotations
