@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from mrsim.engine.features.resources import ResourcesFeature
 from mrsim.engine.jobtracker import JobTracker
 from mrsim.engine.locality import LocalityMode
 from mrsim.engine.results import ReplayResult, collect_result
@@ -61,8 +62,9 @@ class ReplayOptions:
             ``backups`` (a speculative backup that won starts when it was launched), ``localize`` (a job's first
             task on a TaskTracker localises it there, ``TaskTracker.localizeJob``: cold and warm launch lags).
         background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
-        memory_slots: Hadoop 1 memory-based scheduling (:mod:`mrsim.model.memory_slots`): a high-RAM job's task
-            takes ceil(job MB / slot MB) slots when the job confs set slot memory. False counts one slot per
+        memory_slots: Hadoop 1 memory-based scheduling (:mod:`mrsim.model.memory_slots`, planned by the resources
+            feature, ``mrsim/engine/features/resources.py``): a high-RAM job's task takes ceil(job MB / slot MB)
+            slots when the job confs set slot memory. False counts one slot per
             task, the engine before memory-based scheduling (with a cluster inferred one slot per attempt too).
         bounded_wakes: new work wakes parked trackers one at a time in heartbeat order, while tasks are pending
             (``mrsim/engine/wakeups.py``), where that gives the same schedule; False wakes every parked tracker
@@ -122,8 +124,6 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
     jt.progress = progress
     jt.keep_task_results = options.task_results or bool(jt.datacenters)
     # First of all features: its on_launch takes a launched task's resources before any other feature's hook runs.
-    from mrsim.engine.features.resources import ResourcesFeature
-
     jt.attach(ResourcesFeature(memory_slots=options.memory_slots))
     if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
         from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
