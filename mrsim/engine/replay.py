@@ -64,8 +64,8 @@ class ReplayOptions:
         background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
         memory_slots: Hadoop 1 memory-based scheduling (:mod:`mrsim.model.memory_slots`, planned by the resources
             feature, ``mrsim/engine/features/resources.py``): a high-RAM job's task takes ceil(job MB / slot MB)
-            slots when the job confs set slot memory. False counts one slot per
-            task, the engine before memory-based scheduling (with a cluster inferred one slot per attempt too).
+            slots when the job confs set slot memory. False counts one slot per task, the engine before
+            memory-based scheduling (with a cluster inferred one slot per attempt too).
         bounded_wakes: new work wakes parked trackers one at a time in heartbeat order, while tasks are pending
             (``mrsim/engine/wakeups.py``), where that gives the same schedule; False wakes every parked tracker
             with a free slot at once (the reference policy). None (default): bounded from
