@@ -38,9 +38,10 @@ from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 from mrsim.rng import stream
 
-EV_SAMPLE, EV_SUBMIT, EV_EXIT, EV_AM_START, EV_ALLOCATE, EV_NM_HEARTBEAT = 0, 1, 2, 3, 4, 5
+EV_SAMPLE, EV_SUBMIT, EV_EXIT, EV_AM_START, EV_ALLOCATE, EV_NM_HEARTBEAT, EV_COMMIT = 0, 1, 2, 3, 4, 5, 6
 ORDER_SAMPLE, ORDER_SUBMIT, ORDER_EXIT, ORDER_AM, ORDER_NM = -1, 0, 1, 2, 3
-_PROGRESS_KINDS = frozenset({EV_SUBMIT, EV_EXIT, EV_AM_START})  # events that can make progress (kernel_busy)
+# events that can make progress (kernel_busy)
+_PROGRESS_KINDS = frozenset({EV_SUBMIT, EV_EXIT, EV_AM_START, EV_COMMIT})
 
 
 class ResourceManager:
@@ -51,8 +52,11 @@ class ResourceManager:
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: YarnConf, scheduler: YarnScheduler, *,
                  seed: int = 0, aligned_heartbeats: bool = False, job_overheads: bool = True,
                  queue_series: bool = True, rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
-                 locality: str = "auto", poll_ams: bool = False) -> None:
+                 locality: str = "auto", poll_ams: bool = False, commit_s: list[float] | None = None) -> None:
         self.workload = workload
+        # per app (workload order): the AM's job-commit tail after its last task, s (None: no calibration, every
+        # job finishes with its last task; mrsim.engine.yarn.calibration)
+        self.commit_s = commit_s
         self.cluster = cluster
         self.conf = conf
         self.scheduler = scheduler
@@ -137,7 +141,7 @@ class ResourceManager:
             self.kernel.schedule(app.submit, ORDER_SUBMIT, EV_SUBMIT, app.index, 0)
         self.scheduler.start(self)
         handlers = (self._on_sample, self._on_submit, self._on_exit, self._on_am_start, self._on_allocate,
-                    self._on_nm_heartbeat)
+                    self._on_nm_heartbeat, self._on_commit)
         self.kernel.run(handlers, after_event)
         if self.series is not None:
             self.series.finish(self.kernel.now)
@@ -341,6 +345,22 @@ class ResourceManager:
                     self.wake_am(am)
             elif self.free_mem < self.free_low:
                 self.free_low = self.free_mem
+
+    def tasks_done(self, am: MRAppMaster, now: float) -> None:
+        """The job's last task reported to its AM at ``now``: the AM commits the job (``CommitterEventHandler``)
+        for its calibrated commit tail, keeping its container, then unregisters; without a tail, at once."""
+        commit = self.commit_s[am.app.index] if self.commit_s is not None else 0.0
+        if commit > 0.0:
+            self.kernel.schedule(now + commit, ORDER_AM, EV_COMMIT, am.app.index, 0)
+        else:
+            am.finish = now
+            self.app_finished(am, now)
+
+    def _on_commit(self, now: float, order: int, index: int, _b: int) -> None:
+        """The AM committed the job and unregisters: the job finishes now."""
+        am = self.ams[index]
+        am.finish = now
+        self.app_finished(am, now)
 
     # ------------------------------------------------------------------------------------------ containers
 
