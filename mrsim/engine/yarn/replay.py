@@ -13,6 +13,7 @@ from typing import Callable
 
 import numpy as np
 
+from mrsim import compiled_core
 from mrsim.engine.results import ReplayResult, _r
 from mrsim.engine.yarn.calibration import YarnCalibration
 from mrsim.engine.yarn.config import YarnConf
@@ -159,6 +160,7 @@ def collect_yarn_result(rm: ResourceManager, wall_s: float, seed: int, locality:
                     "vcores": rm.cluster_vcores},
         "scheduler": rm.scheduler.describe(),
         "trace": rm.workload.source,
+        "engine_build": compiled_core.engine_build(),  # "compiled" (mypyc) or "pure", as the MR1 engine's spec says
     }
     all_warnings = tuple(warnings) + tuple(rm.workload.warnings) + tuple(rm.scheduler.warnings)
     result = ReplayResult(rm.scheduler.name, job_columns, task_columns, summary, spec, all_warnings)

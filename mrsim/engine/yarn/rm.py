@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -87,7 +87,8 @@ class ResourceManager:
         self.ams: list[MRAppMaster] = []
         origin = workload.origin_s
         for i, tmpl in enumerate(workload.jobs):
-            props = tmpl.extra.get("properties") if isinstance(tmpl.extra.get("properties"), dict) else None
+            raw = tmpl.extra.get("properties")
+            props: dict[str, str] | None = raw if isinstance(raw, dict) else None
             sizes = conf.job_sizes(props, tmpl.extra)
             for kind in ("am", "map", "reduce"):
                 mem, vc = sizes[kind]
@@ -245,10 +246,12 @@ class ResourceManager:
         if self.series is not None:
             self.series.touch(now)
         self.scheduler.add_app(app)
-        q = app.stats = self.qstats.get(str(app.queue))
-        if q is None:
+        found = self.qstats.get(str(app.queue))
+        if found is None:
             q = app.stats = self.qstats[str(app.queue)] = QueueSeries.new_stats(str(app.queue))
             q[8] = self.series is None  # marked for good: nothing samples it
+        else:
+            q = app.stats = found
         if not q[8]:
             q[8] = True
             self.dirty_stats.append(q)
@@ -402,7 +405,7 @@ class ResourceManager:
         if kind == AM:
             app.am_allocated = True
             tmpl = self.ams[app.index].template
-            delay = tmpl.extra.get("launch_delay_s") if self.job_overheads else None
+            delay: Any = tmpl.extra.get("launch_delay_s") if self.job_overheads else None
             start = now + self.am_lag()
             if delay:
                 start = max(start, app.submit + float(delay))
@@ -538,8 +541,9 @@ class ResourceManager:
             self.release_unused(am, c, now)
         am.allocated = []
         self.scheduler.remove_app(app)
-        c = self.am_containers.get(app.index)
-        if c is not None:
+        am_container = self.am_containers.get(app.index)
+        if am_container is not None:
+            c = am_container
             c.finish = now
             self._push_exit(c, now)
         self.apps_done += 1
