@@ -12,6 +12,10 @@ Both runs replay the same synthetic workload (``mrsim.ingest.synth``, seed 1, ba
   before the first AM asks for a task, and the replay stops with the "stalled" error, as the real cluster would
   deadlock (``--schedulers fifo`` shows it).
 
+Both engines run the build this process imports: the compiled core (mypyc; since the YARN modules joined
+``mrsim/compiled_core.py`` it holds both engines' heartbeat paths) or, with ``MRSIM_PURE_PYTHON=1``, the pure sources
+of both. The first line says which, so a ratio is always compiled / compiled or pure / pure.
+
 It prints CPU time, events and the ratio YARN / Hadoop 1 per scheduler (the issue's target: at most 2x). The two
 engines do different work: the YARN replay emulates every NodeManager heartbeat that can allocate and every
 ApplicationMaster allocate that can change something (asks, containers, reduce ramp-up), which the slot engine
@@ -40,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mrsim import compiled_core  # noqa: E402
 from mrsim.engine.replay import ReplayOptions, replay  # noqa: E402
 from mrsim.engine.scheduling import create_scheduler  # noqa: E402
 from mrsim.engine.yarn import YarnConf, create_yarn_scheduler, replay_yarn  # noqa: E402
@@ -65,7 +70,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="runs of each replay, interleaved; the minimum is kept")
     args = ap.parse_args()
     workload = facebook_like_workload(FacebookLikeSpec(jobs=args.jobs, seed=args.seed, mean_interarrival_s=0.0))
-    print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks")
+    print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks; {compiled_core.describe()} "
+          "(both engines)")
     cluster = uniform_cluster(64, 1, 1, cores=4)
     conf = YarnConf(nm_memory_mb=3072.0, nm_vcores=3.0, am_mb=1024.0)
     names = args.schedulers.split(",")

@@ -326,8 +326,14 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     from mrsim.engine.yarn import engine as yarn_engine
 
     if yarn_engine.use_yarn(args, trace, workload):
+        from mrsim.cli.yarn_calibration import resolve_yarn_calibration
+
+        calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
         with progress_bar(len(workload), "jobs") as progress:
-            result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress)
+            result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress,
+                                                      calibration)
+        result.spec["notes"] = [calibration_note]
+        notes.append(calibration_note)
         notes.extend(yarn_notes)
         notes.extend(f"mrsim: warning: {line}" for line in result.spec.get("site_ignored_keys", []))
     else:
@@ -394,8 +400,13 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
         names = [n.strip() for n in str(args.schedulers).split(",") if n.strip()]
         if args.schedulers == "fifo,maxedf,minedf":  # the MR1 default list: compare YARN's three instead
             names = ["fifo", "capacity", "fair"]
+        from mrsim.cli.yarn_calibration import resolve_yarn_calibration
+
+        calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
+        notes.append(calibration_note)
         with progress_bar(args.replications * len(names), "replays") as progress:
-            result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress)
+            result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress,
+                                              calibration)
     else:
         names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
         options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
@@ -512,10 +523,13 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     if yarn_engine.use_yarn(args, args.trace, workload):
         yarn_conf = yarn_engine.yarn_conf(args, workload)
         scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
-        run_notes = [note] if note else []
+        from mrsim.cli.yarn_calibration import resolve_yarn_calibration
+
+        yarn_calibration, calibration_note = resolve_yarn_calibration(args, args.trace, workload, profiler)
+        run_notes = [calibration_note] + ([note] if note else [])
 
         def runner(w, c):  # noqa: E306 - one YARN replay per call (isolate calls it per job)
-            return yarn_engine.run_yarn(args, w, c, scheduler_config(args))[0]
+            return yarn_engine.run_yarn(args, w, c, scheduler_config(args), calibration=yarn_calibration)[0]
     background = None
     if runner is None:  # calibration and outside work are modelled in the MR1 engine (docs/calibration.md)
         calibration = resolve_calibration(args, profiler.measured_calibration(), len(cluster),

@@ -31,8 +31,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
-#: The engine core compiled by mypyc: the kernel and the heartbeat path's modules. Not the scheduler plug-ins
-#: (``schedulers/``) and not the features (``mrsim/engine/features/``): users subclass and read those, and they
+#: The engine core compiled by mypyc: the kernel and the heartbeat path's modules, MR1's and YARN's. Not the
+#: scheduler plug-ins (``schedulers/``) and not the features (``mrsim/engine/features/``): users subclass and read those, and they
 #: stay plain Python. ``mrsim.engine.scheduling`` stays interpreted too: every plug-in subclasses its
 #: ``TaskScheduler``, and a compiled class cannot be subclassed by interpreted code.
 COMPILED_MODULES: tuple[str, ...] = (
@@ -47,7 +47,17 @@ COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.engine.assignment",
     "mrsim.engine.preemption",
     "mrsim.engine.wakeups",
-    "mrsim.engine.jobtracker",
+    # YARN mode's heartbeat path (docs/yarn.md, "Performance"), its three schedulers included: they are not a plug-in
+    # interface users subclass (create_yarn_scheduler picks one by name)
+    "mrsim.engine.yarn.nodemanager",
+    "mrsim.engine.yarn.schedulers.base",
+    "mrsim.engine.yarn.schedulers.fifo",
+    "mrsim.engine.yarn.schedulers.capacity",
+    "mrsim.engine.yarn.schedulers.fair",
+    "mrsim.engine.yarn.timeseries",
+    "mrsim.engine.yarn.appmaster",
+    "mrsim.engine.yarn.rm",
+    "mrsim.engine.jobtracker",  # last: engine_build() reads it
 )
 
 #: mypyc's group name: the shared library holding the compiled code is ``mrsim/_engine_core__mypyc*.so``.

@@ -54,8 +54,12 @@ def mean(values: Iterable[float | None]) -> float:
 
 
 def tail_replayed(doc: dict[str, Any], job: dict[str, Any]) -> bool:
-    """Whether the replay ran this job's cleanup task, so that its simulated span includes the job's tail."""
-    return bool(doc.get("spec", {}).get("job_overheads")) and job.get("cleanup_s") is not None
+    """Whether the replay ran this job's cleanup task (MR1) or its commit tail (YARN calibration,
+    ``spec.yarn_calibration``), so that its simulated span includes the job's tail."""
+    spec = doc.get("spec", {})
+    if spec.get("yarn_calibration"):
+        return True
+    return bool(spec.get("job_overheads")) and job.get("cleanup_s") is not None
 
 
 def _rows(doc: dict[str, Any]) -> list[dict[str, Any]]:

@@ -21,9 +21,10 @@ Protocol (times in seconds; ``docs/yarn.md`` has a worked timeline):
 * A container is matched to a map node-local first, then rack-local, then any (``assignMapsWithLocality``).
 * Task durations follow the templates and SimMR's reduce model, as in the MR1 engine (``mrsim.engine``).
 * A task's completion reaches the AM when the task ends (``TaskUmbilicalProtocol.done``: the task reports to its
-  AM directly, not through the RM): completed-map counts, slow start and the map-stage end use that instant, and
-  the job finishes when its last task does (job commit and unregistration are not modelled; in the ``.jhist``
-  fixtures the job finished 1 ms after its last attempt). The *container's* completion reaches the RM in the
+  AM directly, not through the RM): completed-map counts, slow start and the map-stage end use that instant. The
+  job finishes when its last task does, plus the job's commit tail when a calibration gives one
+  (``mrsim.engine.yarn.calibration``: ``CommitterEventHandler`` and the AM's unregistration, measured per job from
+  the trace). The *container's* completion reaches the RM in the
   node's next heartbeat, which is when its resources become free for any application.
 """
 
@@ -169,8 +170,7 @@ class MRAppMaster:
             self.completed_reduces += 1
             self.running_reduces.remove(c)
         if self.completed_maps == self.n_maps and self.completed_reduces == self.n_reduces:
-            self.finish = now
-            rm.app_finished(self, now)
+            rm.tasks_done(self, now)  # the job commit, if calibrated, then the AM unregisters
         elif self.next_alloc == INF:  # else its next allocate is already queued
             rm.wake_am(self)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from typing import Any, Mapping
 
 from mrsim.engine.schedconf.xmlfile import read_properties
 from mrsim.errors import InputError
@@ -119,7 +119,7 @@ class YarnConf:
         v = max(self.min_vcores, math.ceil(vcores / self.min_vcores) * self.min_vcores) if self.min_vcores > 0 else vcores
         return min(m, self.max_mb), min(v, self.max_vcores)
 
-    def job_sizes(self, properties: Mapping[str, str] | None, extra: Mapping[str, object]) -> dict[str, tuple[float, float]]:
+    def job_sizes(self, properties: Mapping[str, str] | None, extra: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
         """Normalised (MB, vcores) of the job's AM, map and reduce containers: its own conf first, then this conf."""
         props = properties or {}
 

@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from mrsim.engine.results import ReplayResult
+from mrsim.engine.yarn.calibration import YarnCalibration
 from mrsim.engine.yarn.config import YarnConf, build_yarn_conf, trace_values, unmodelled_keys
 from mrsim.engine.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
 from mrsim.errors import InputError
@@ -112,8 +113,9 @@ def ignored_keys(args: argparse.Namespace, scheduler: str) -> list[str]:
 
 
 def run_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec, scheduler_config: dict,
-             progress=None) -> tuple[ReplayResult, list[str]]:
-    """Replay in YARN mode; returns the result and notes for stderr."""
+             progress=None, calibration: YarnCalibration | None = None) -> tuple[ReplayResult, list[str]]:
+    """Replay in YARN mode; returns the result and notes for stderr. ``calibration``: the jobs' commit tails
+    (``mrsim.cli.yarn_calibration`` chooses it)."""
     from mrsim.engine.yarn.replay import replay_yarn
 
     conf = yarn_conf(args, workload)
@@ -124,7 +126,8 @@ def run_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec,
                          job_overheads=not getattr(args, "no_job_overheads", False),
                          locality=getattr(args, "locality", "auto"),
                          rack_local_slowdown=getattr(args, "rack_local_slowdown", 1.0),
-                         off_switch_slowdown=getattr(args, "off_switch_slowdown", 1.0), progress=progress)
+                         off_switch_slowdown=getattr(args, "off_switch_slowdown", 1.0), progress=progress,
+                         calibration=calibration)
     # The scheduler's own ignored keys are already among the result's warnings; the site files' are added here
     # (printed once by the command, one line per key) and both are listed in spec.ignored_keys.
     result.spec["ignored_keys"] = list(ignored) + [w for w in scheduler.warnings if "not modelled" in w]
@@ -148,7 +151,7 @@ def print_queue_summary(result: ReplayResult, file=None) -> None:
 
 
 def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec, names: list[str],
-                 replications: int, config: dict, progress=None):
+                 replications: int, config: dict, progress=None, calibration: YarnCalibration | None = None):
     """``mrsim compare`` in YARN mode: every YARN scheduler in ``names`` on the same workload, seeds SEED..SEED+N-1.
 
     Slot shares count containers: the cluster's memory in map-container units is the "slot" total. Slowdowns (which
@@ -173,7 +176,8 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
             scheduler = create_yarn_scheduler(name, config)
             result = replay_yarn(workload, cluster, dc_replace(conf), scheduler, seed=seed,
                                  job_overheads=not getattr(args, "no_job_overheads", False),
-                                 locality=getattr(args, "locality", "auto"), queue_series=False)
+                                 locality=getattr(args, "locality", "auto"), queue_series=False,
+                                 calibration=calibration)
             result.spec["engine"] = "yarn"
             runs[name].results.append(result)
             runs[name].metrics.append(result_metrics(result, None, total))

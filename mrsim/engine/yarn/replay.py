@@ -13,7 +13,9 @@ from typing import Callable
 
 import numpy as np
 
+from mrsim import compiled_core
 from mrsim.engine.results import ReplayResult, _r
+from mrsim.engine.yarn.calibration import YarnCalibration
 from mrsim.engine.yarn.config import YarnConf
 from mrsim.engine.yarn.rm import ResourceManager
 from mrsim.engine.yarn.schedulers.base import YarnScheduler
@@ -27,14 +29,17 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
                 queue_series: bool = True, locality: str = "auto", rack_local_slowdown: float = 1.0,
                 off_switch_slowdown: float = 1.0, check: Callable[[ResourceManager], None] | None = None,
                 progress: Callable[[int], None] | None = None, warnings: tuple[str, ...] = (),
-                poll_ams: bool = False) -> ReplayResult:
-    """Replay ``workload`` through the emulated ResourceManager (``docs/yarn.md``)."""
+                poll_ams: bool = False, calibration: YarnCalibration | None = None) -> ReplayResult:
+    """Replay ``workload`` through the emulated ResourceManager (``docs/yarn.md``). ``calibration``: the jobs'
+    commit tails (:mod:`mrsim.engine.yarn.calibration`); None finishes every job with its last task."""
     if len(workload) == 0:
         raise InputError(f"{workload.source or 'workload'}: no jobs to replay")
+    job_ids = [t.job_id for t in workload.jobs]
+    commit_s = calibration.commit_times(job_ids, seed) if calibration is not None else None
     rm = ResourceManager(workload, cluster, conf, scheduler, seed=seed, aligned_heartbeats=aligned_heartbeats,
                          job_overheads=job_overheads, queue_series=queue_series, locality=locality,
                          rack_local_slowdown=rack_local_slowdown, off_switch_slowdown=off_switch_slowdown,
-                         poll_ams=poll_ams)
+                         poll_ams=poll_ams, commit_s=commit_s)
     rm.progress = progress
     started = time.perf_counter()
     rm.run((lambda: check(rm)) if check is not None else None)
@@ -46,7 +51,9 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
             f"{stuck.app.app_id}, AM {'running' if stuck.start >= 0 else 'never started'}); e.g. ApplicationMasters "
             f"fill the cluster under the {scheduler.name} scheduler (use capacity with maximum-am-resource-percent, "
             f"or fair with maxAMShare)")
-    return collect_yarn_result(rm, wall, seed, locality, job_overheads, warnings)
+    result = collect_yarn_result(rm, wall, seed, locality, job_overheads, warnings)
+    result.spec["yarn_calibration"] = calibration.describe(job_ids) if calibration is not None else None
+    return result
 
 
 def collect_yarn_result(rm: ResourceManager, wall_s: float, seed: int, locality: str, job_overheads: bool,
@@ -153,6 +160,7 @@ def collect_yarn_result(rm: ResourceManager, wall_s: float, seed: int, locality:
                     "vcores": rm.cluster_vcores},
         "scheduler": rm.scheduler.describe(),
         "trace": rm.workload.source,
+        "engine_build": compiled_core.engine_build(),  # "compiled" (mypyc) or "pure", as the MR1 engine's spec says
     }
     all_warnings = tuple(warnings) + tuple(rm.workload.warnings) + tuple(rm.scheduler.warnings)
     result = ReplayResult(rm.scheduler.name, job_columns, task_columns, summary, spec, all_warnings)

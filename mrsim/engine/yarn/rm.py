@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -38,9 +38,10 @@ from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 from mrsim.rng import stream
 
-EV_SAMPLE, EV_SUBMIT, EV_EXIT, EV_AM_START, EV_ALLOCATE, EV_NM_HEARTBEAT = 0, 1, 2, 3, 4, 5
+EV_SAMPLE, EV_SUBMIT, EV_EXIT, EV_AM_START, EV_ALLOCATE, EV_NM_HEARTBEAT, EV_COMMIT = 0, 1, 2, 3, 4, 5, 6
 ORDER_SAMPLE, ORDER_SUBMIT, ORDER_EXIT, ORDER_AM, ORDER_NM = -1, 0, 1, 2, 3
-_PROGRESS_KINDS = frozenset({EV_SUBMIT, EV_EXIT, EV_AM_START})  # events that can make progress (kernel_busy)
+# events that can make progress (kernel_busy)
+_PROGRESS_KINDS = frozenset({EV_SUBMIT, EV_EXIT, EV_AM_START, EV_COMMIT})
 
 
 class ResourceManager:
@@ -51,8 +52,11 @@ class ResourceManager:
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: YarnConf, scheduler: YarnScheduler, *,
                  seed: int = 0, aligned_heartbeats: bool = False, job_overheads: bool = True,
                  queue_series: bool = True, rack_local_slowdown: float = 1.0, off_switch_slowdown: float = 1.0,
-                 locality: str = "auto", poll_ams: bool = False) -> None:
+                 locality: str = "auto", poll_ams: bool = False, commit_s: list[float] | None = None) -> None:
         self.workload = workload
+        # per app (workload order): the AM's job-commit tail after its last task, s (None: no calibration, every
+        # job finishes with its last task; mrsim.engine.yarn.calibration)
+        self.commit_s = commit_s
         self.cluster = cluster
         self.conf = conf
         self.scheduler = scheduler
@@ -83,7 +87,8 @@ class ResourceManager:
         self.ams: list[MRAppMaster] = []
         origin = workload.origin_s
         for i, tmpl in enumerate(workload.jobs):
-            props = tmpl.extra.get("properties") if isinstance(tmpl.extra.get("properties"), dict) else None
+            raw = tmpl.extra.get("properties")
+            props: dict[str, str] | None = raw if isinstance(raw, dict) else None
             sizes = conf.job_sizes(props, tmpl.extra)
             for kind in ("am", "map", "reduce"):
                 mem, vc = sizes[kind]
@@ -137,7 +142,7 @@ class ResourceManager:
             self.kernel.schedule(app.submit, ORDER_SUBMIT, EV_SUBMIT, app.index, 0)
         self.scheduler.start(self)
         handlers = (self._on_sample, self._on_submit, self._on_exit, self._on_am_start, self._on_allocate,
-                    self._on_nm_heartbeat)
+                    self._on_nm_heartbeat, self._on_commit)
         self.kernel.run(handlers, after_event)
         if self.series is not None:
             self.series.finish(self.kernel.now)
@@ -241,10 +246,12 @@ class ResourceManager:
         if self.series is not None:
             self.series.touch(now)
         self.scheduler.add_app(app)
-        q = app.stats = self.qstats.get(str(app.queue))
-        if q is None:
+        found = self.qstats.get(str(app.queue))
+        if found is None:
             q = app.stats = self.qstats[str(app.queue)] = QueueSeries.new_stats(str(app.queue))
             q[8] = self.series is None  # marked for good: nothing samples it
+        else:
+            q = app.stats = found
         if not q[8]:
             q[8] = True
             self.dirty_stats.append(q)
@@ -342,6 +349,22 @@ class ResourceManager:
             elif self.free_mem < self.free_low:
                 self.free_low = self.free_mem
 
+    def tasks_done(self, am: MRAppMaster, now: float) -> None:
+        """The job's last task reported to its AM at ``now``: the AM commits the job (``CommitterEventHandler``)
+        for its calibrated commit tail, keeping its container, then unregisters; without a tail, at once."""
+        commit = self.commit_s[am.app.index] if self.commit_s is not None else 0.0
+        if commit > 0.0:
+            self.kernel.schedule(now + commit, ORDER_AM, EV_COMMIT, am.app.index, 0)
+        else:
+            am.finish = now
+            self.app_finished(am, now)
+
+    def _on_commit(self, now: float, order: int, index: int, _b: int) -> None:
+        """The AM committed the job and unregisters: the job finishes now."""
+        am = self.ams[index]
+        am.finish = now
+        self.app_finished(am, now)
+
     # ------------------------------------------------------------------------------------------ containers
 
     def allocate(self, app: SchedulerApp, ask: Ask, node: NodeManager, locality: int) -> Container:
@@ -382,7 +405,7 @@ class ResourceManager:
         if kind == AM:
             app.am_allocated = True
             tmpl = self.ams[app.index].template
-            delay = tmpl.extra.get("launch_delay_s") if self.job_overheads else None
+            delay: Any = tmpl.extra.get("launch_delay_s") if self.job_overheads else None
             start = now + self.am_lag()
             if delay:
                 start = max(start, app.submit + float(delay))
@@ -518,8 +541,9 @@ class ResourceManager:
             self.release_unused(am, c, now)
         am.allocated = []
         self.scheduler.remove_app(app)
-        c = self.am_containers.get(app.index)
-        if c is not None:
+        am_container = self.am_containers.get(app.index)
+        if am_container is not None:
+            c = am_container
             c.finish = now
             self._push_exit(c, now)
         self.apps_done += 1

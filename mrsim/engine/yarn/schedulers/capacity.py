@@ -252,7 +252,7 @@ class CapacityScheduler(YarnScheduler):
             self.set_runnable(app, True)
 
     def remove_app(self, app: SchedulerApp) -> None:
-        queue: CSQueue = app.sched
+        queue: CSQueue = app.sched  # type: ignore[assignment]
         if queue.active.pop(app.index, None) is not None:
             queue.am_used -= app.am_mem
             left = queue.active_users[app.user] - 1
@@ -264,7 +264,7 @@ class CapacityScheduler(YarnScheduler):
         self._activate(queue)
 
     def charge(self, app: SchedulerApp, mem: float, vcores: float, am: bool) -> None:
-        q: CSQueue | None = app.sched
+        q: CSQueue | None = app.sched  # type: ignore[assignment]
         queue = q
         assert queue is not None
         queue.users[app.user] = queue.users.get(app.user, 0.0) + mem
@@ -301,7 +301,7 @@ class CapacityScheduler(YarnScheduler):
 
     def headroom(self, app: SchedulerApp) -> float:
         assert self.rm is not None
-        queue: CSQueue = app.sched
+        queue: CSQueue = app.sched  # type: ignore[assignment]
         user_room = self._user_limit(queue, 0.0) - queue.users.get(app.user, 0.0)
         q: CSQueue | None = queue
         room = self.rm.free_mem

@@ -60,6 +60,9 @@ class FSQueue:
         self.max_vcores = INF
         self.max_apps = -1
         self.max_am_share = 0.5
+        # whether maxAMShare / maxRunningApps take the allocation file's defaults (no value of the queue's own)
+        self.am_share_default = True
+        self.max_apps_default = True
         self.policy = "fair"
         self.used_mem = 0.0
         self.used_vcores = 0.0
@@ -69,7 +72,7 @@ class FSQueue:
         # ancestor has a finite maxResources
         self.kids_min = False
         self.share_memo: tuple = ()  # (own fair share, active children) the children's shares were computed for
-        self.capped = parent.capped if parent is not None else False
+        self.capped: bool = parent.capped if parent is not None else False
         self.n_apps = 0  # runnable apps in this queue's subtree (kept on every change: "active" is n_apps > 0)
         self.apps: dict[int, SchedulerApp] = {}  # runnable, submission order
         self.waiting: dict[int, SchedulerApp] = {}  # not runnable (maxRunningApps)
@@ -216,9 +219,9 @@ class FairScheduler(YarnScheduler):
             else:
                 self.warnings.append(f"{self._at(el)}: <{tag}> is not modelled (ignored)")
         for q in self.queues.values():  # defaults that apply to queues without their own value
-            if getattr(q, "_am_default", True):
+            if q.am_share_default:
                 q.max_am_share = self.default_max_am_share
-            if getattr(q, "_apps_default", True):
+            if q.max_apps_default:
                 q.max_apps = self.default_max_apps
 
     def _number(self, el: Node, queue: str, key: str) -> float:
@@ -251,8 +254,8 @@ class FairScheduler(YarnScheduler):
             parent.children.append(q)
         q.policy = self.default_policy
         q.parent_type = el.attrs.get("type", "") == "parent" or path == "root"
-        q._am_default = True  # type: ignore[attr-defined]
-        q._apps_default = True  # type: ignore[attr-defined]
+        q.am_share_default = True
+        q.max_apps_default = True
         for c in el.children:
             tag = c.tag
             if tag in ("queue", "pool"):
@@ -267,12 +270,12 @@ class FairScheduler(YarnScheduler):
                 q.max_mem, q.max_vcores = _resources(c.text, self._at(c), path, tag)
             elif tag == "maxRunningApps":
                 q.max_apps = int(self._number(c, path, tag))
-                q._apps_default = False  # type: ignore[attr-defined]
+                q.max_apps_default = False
             elif tag == "maxAMShare":
                 q.max_am_share = self._number(c, path, tag)
                 if q.max_am_share > 1 or (q.max_am_share < 0 and q.max_am_share != -1):
                     raise InputError(f"{self._at(c)}: queue {path}: maxAMShare = {c.text!r} must be in [0, 1] or -1")
-                q._am_default = False  # type: ignore[attr-defined]
+                q.am_share_default = False
             elif tag in ("schedulingPolicy", "schedulingMode"):
                 q.policy = self._policy(c, path)
             else:
@@ -519,10 +522,23 @@ class FairScheduler(YarnScheduler):
             return self._assign_leaf(queue, node)
         if queue.policy == "fair" and not queue.kids_min:
             # FairShareComparator without min shares: (1, usage / weight, name) for every child, so the order is
-            # (usage / weight, name); built without calls (this runs at every heartbeat)
-            kids = [(c.used_mem / c.weight if c.weight > 0 else INF, c.path, c) for c in queue.children
-                    if c.n_apps > 0]
-            for child in _min_first(kids):
+            # (usage / weight, name). The least child is found in one pass without building keys (this runs at
+            # every heartbeat, and the first choice nearly always takes the container); the others are sorted
+            # only if it cannot (nothing was allocated then, so their keys are unchanged). Names are unique.
+            best: FSQueue | None = None
+            best_key = 0.0
+            for c in queue.children:
+                if c.n_apps > 0:
+                    key = c.used_mem / c.weight if c.weight > 0 else INF
+                    if best is None or key < best_key or (key == best_key and c.path < best.path):
+                        best, best_key = c, key
+            if best is None:
+                return False
+            if self._assign(best, node):
+                return True
+            kids = sorted((c.used_mem / c.weight if c.weight > 0 else INF, c.path, c) for c in queue.children
+                          if c.n_apps > 0 and c is not best)
+            for _key, _path, child in kids:
                 if self._assign(child, node):
                     return True
             return False
@@ -544,18 +560,36 @@ class FairScheduler(YarnScheduler):
 
         if queue.policy == "fair" and self.pending_known:
             # FairShareComparator for apps (weight 1, no min share): (1, usage, submit, order), over the AM holders
-            # with asks outstanding (the only ones that can take a container), in one pass
-            keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders.values() if a.pending_mb > 0.0]
-            if am_room:  # AM-less apps have no usage: they come first, by (submit, order)
-                keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values()]
-            elif not keyed:
+            # with asks outstanding (the only ones that can take a container) and, with room for an AM, the AM-less
+            # apps (no usage: key (0, submit, order)). The least app is found in one pass without building keys;
+            # the others are sorted only if it cannot take the container (orders are unique).
+            first: SchedulerApp | None = None
+            used, submit, order = 0.0, 0.0, 0
+            for a in queue.am_holders.values():
+                if a.pending_mb > 0.0 and (first is None or a.used_mem < used or (a.used_mem == used and (
+                        a.submit < submit or (a.submit == submit and a.order < order)))):
+                    first, used, submit, order = a, a.used_mem, a.submit, a.order
+            if am_room:
+                for a in queue.am_waiting.values():
+                    if first is None or 0.0 < used or (0.0 == used and (
+                            a.submit < submit or (a.submit == submit and a.order < order))):
+                        first, used, submit, order = a, 0.0, a.submit, a.order
+            if first is None:
                 return False
-            return self._try_apps(queue, node, _min_first(keyed))
-        holders = queue.am_holders.values()
+            if self._try_apps(queue, node, (first,)):
+                return True
+            keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders.values()
+                     if a.pending_mb > 0.0 and a is not first]
+            if am_room:
+                keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values() if a is not first]
+            keyed.sort()
+            return self._try_apps(queue, node, [k[-1] for k in keyed])
+        holders: Iterable[SchedulerApp] = queue.am_holders.values()
         if self.pending_known:  # only AM holders with asks outstanding can take a container
             holders = [a for a in holders if a.pending_mb > 0.0]
             if not holders and not am_room:
                 return False
+        apps: Iterable[SchedulerApp]
         if queue.policy == "fifo":  # submission order is the dict's order
             apps = [a for a in queue.apps.values() if (am_room and not a.am_allocated)
                     or (a.am_allocated and (a.pending_mb > 0.0 or not self.pending_known))]
