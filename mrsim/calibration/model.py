@@ -94,6 +94,11 @@ class Distribution:
                 f"({self.samples} samples)")
 
 
+def _union(a: tuple[tuple[float, float], ...], b: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
+    """Both sets of stall windows, sorted, each once."""
+    return tuple(sorted(set(a) | set(b)))
+
+
 @dataclass(frozen=True)
 class TrackerOutlier:
     """A TaskTracker that stalled: attempts assigned to it started far later than the cluster's launch lags allow.
@@ -226,14 +231,10 @@ class Calibration:
             if mine is None:
                 outliers[host] = seen
                 continue
-
-            def union(a: tuple[tuple[float, float], ...], b: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
-                return tuple(sorted(set(a) | set(b)))
-
             outliers[host] = TrackerOutlier(
-                host=host, stalls=union(mine.stalls, seen.stalls), reason=f"{mine.reason}; {seen.reason}",
-                map_stalls=union(mine.map_stalls, seen.map_stalls),
-                reduce_stalls=union(mine.reduce_stalls, seen.reduce_stalls))
+                host=host, stalls=_union(mine.stalls, seen.stalls), reason=f"{mine.reason}; {seen.reason}",
+                map_stalls=_union(mine.map_stalls, seen.map_stalls),
+                reduce_stalls=_union(mine.reduce_stalls, seen.reduce_stalls))
         threshold = replayed.stall_threshold_s if replayed.stall_threshold_s is not None else self.stall_threshold_s
         return replace(self, outliers=outliers, stall_threshold_s=threshold)
 
