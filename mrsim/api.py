@@ -520,6 +520,15 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     runner = None
     scheduler_name = args.scheduler or conf.scheduler or "fifo"
     run_notes: list[str] = []
+    sched_config = scheduler_config(args)
+    if not args.scheduler and not getattr(args, "scheduler_config", None):  # the scheduler the trace names
+        from mrsim.analysis.validation.trace_conf import scheduler_settings
+
+        extra_config, sched_note = scheduler_settings(trace_conf_used)
+        sched_config.update(extra_config)
+        trace_sched_notes = [sched_note] if sched_note else []
+    else:
+        trace_sched_notes = []
     if yarn_engine.use_yarn(args, args.trace, workload):
         yarn_conf = yarn_engine.yarn_conf(args, workload)
         scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
@@ -534,7 +543,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     if runner is None:  # calibration and outside work are modelled in the MR1 engine (docs/calibration.md)
         calibration = resolve_calibration(args, profiler.measured_calibration(), len(cluster),
                                           yarn=is_yarn_trace(profiler), same_cluster=choice.inferred)
-        run_notes = list(calibration.notes)
+        run_notes = trace_sched_notes + list(calibration.notes)
         options = replace(options, calibration=calibration.calibration, calibration_parts=calibration.parts)
         if not args.isolate:  # an isolated job runs alone: nothing outside it
             interval = effective_interval(options, conf, len(cluster))
@@ -542,7 +551,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
             if note:
                 run_notes.append(note)
     setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
-                            profiler.observations, scheduler_config(args), runner)
+                            profiler.observations, sched_config, runner)
     report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
     if background is not None and not background.is_empty():
         plain = run_validate(replace(setup, options=replace(options, background=None)), Mode.SHARED)

@@ -56,12 +56,20 @@ def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = 
     if yarn and given is None:
         return CalibrationChoice(None, parts, (YARN_NOTE,))
     calibration = given if given is not None else measured
+    stall_hosts: list[str] = []
+    if given is not None and measured is not None and measured.outliers and "stalls" in parts:
+        # Stall windows are events of the replayed run, not cluster properties (Calibration.with_recorded_stalls).
+        calibration = given.with_recorded_stalls(measured)
+        stall_hosts = sorted(measured.outliers)
     if calibration is None or calibration.is_empty():
         origin = given_source or what
         return CalibrationChoice(None, parts, (f"calibration: none ({origin} records no launch or report lags, e.g. a "
                                                "synthetic trace; tasks start as soon as they are assigned)",))
     notes = [f"calibration: from {calibration.source or given_source} (mrsim calibrate shows it; --no-calibration "
              "turns it off)"]
+    if stall_hosts:
+        notes.append(f"calibration: the stall windows of {', '.join(stall_hosts)} come from the replayed {what} (a "
+                     "stall is an event of the run replayed, in its clock; docs/calibration.md)")
     if (calibration.heartbeat_interval_s is not None and "heartbeat" in parts and calibration.hosts
             and not same_cluster and abs(trackers - calibration.hosts) > 0.25 * calibration.hosts):
         notes.append(f"calibration: heartbeat interval {calibration.heartbeat_interval_s:g} s was measured on "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -92,6 +92,11 @@ class Distribution:
             return f"{q[0]:.2f} s (constant)"
         return (f"mean {self.mean:.2f} s, p10 {q[10]:.2f}, p50 {q[50]:.2f}, p90 {q[90]:.2f}, max {q[-1]:.2f} "
                 f"({self.samples} samples)")
+
+
+def _union(a: tuple[tuple[float, float], ...], b: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
+    """Both sets of stall windows, sorted, each once."""
+    return tuple(sorted(set(a) | set(b)))
 
 
 @dataclass(frozen=True)
@@ -207,6 +212,31 @@ class Calibration:
             outliers={**small.outliers, **big.outliers}, stall_threshold_s=big.stall_threshold_s, source=f"{self.source}; {other.source}",
             jobs=self.jobs + other.jobs, attempts=self.attempts + other.attempts, hosts=max(self.hosts, other.hosts),
             notes=tuple(dict.fromkeys(self.notes + other.notes)))
+
+    def with_recorded_stalls(self, replayed: "Calibration") -> "Calibration":
+        """This calibration with the stalls the *replayed* trace recorded added (``--calibration-from``).
+
+        A stall window is an event of one run in that run's clock (``TaskTracker.TaskLauncher`` stuck from one time
+        to another), not a property of the cluster: the windows measured from another log lie outside the replayed
+        trace's time span and can never meet one of its tasks, while the replayed trace's own stalls happened in the
+        run being replayed (what the replayed trace records is not calibration). So the replayed trace's windows
+        are united with this calibration's, host by host (windows given by hand in the replayed trace's clock are
+        kept), and its stall threshold, under which those windows were measured, decides which SETUP/CLEANUP lags
+        were stalls. Laws, heartbeat and JVM reuse stay this calibration's. Cost: O(windows)."""
+        if not replayed.outliers:
+            return self
+        outliers = dict(self.outliers)
+        for host, seen in replayed.outliers.items():
+            mine = outliers.get(host)
+            if mine is None:
+                outliers[host] = seen
+                continue
+            outliers[host] = TrackerOutlier(
+                host=host, stalls=_union(mine.stalls, seen.stalls), reason=f"{mine.reason}; {seen.reason}",
+                map_stalls=_union(mine.map_stalls, seen.map_stalls),
+                reduce_stalls=_union(mine.reduce_stalls, seen.reduce_stalls))
+        threshold = replayed.stall_threshold_s if replayed.stall_threshold_s is not None else self.stall_threshold_s
+        return replace(self, outliers=outliers, stall_threshold_s=threshold)
 
     def describe(self) -> list[str]:
         """Human-readable lines (``mrsim calibrate``)."""

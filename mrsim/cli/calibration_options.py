@@ -79,7 +79,9 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
     profiler = None
     yarn = False
     wants_background = getattr(args, "background", "none") == "trace"
-    needs_trace = wants_background or not (getattr(args, "no_calibration", False) or getattr(args, "calibration_from", None))
+    # With --calibration-from the replayed trace is still measured: its stall windows are events of the run
+    # replayed (Calibration.with_recorded_stalls), not part of the given calibration.
+    needs_trace = wants_background or not getattr(args, "no_calibration", False)
     fmt = getattr(args, "format", None)
     if needs_trace and (fmt is None or str(fmt).lower() not in ("swim", "jobspec")):
         from mrsim.analysis.validation.ingest import profile_input

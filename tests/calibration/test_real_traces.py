@@ -33,9 +33,23 @@ def test_gridmix_group(capsys):
     assert len(errors) == 103
     mean_abs = sum(abs(e) for e in errors) / len(errors)
     signed = sum(errors) / len(errors)
-    # Seed 0 gives 6.3 / -4.6 (seeds 1-3: 5.8-6.5 / -4.4 to -5.0); before job localisation and the measured 3 s
-    # heartbeat 7.7 / -6.4; uncalibrated 19.8 / -19.6 (docs/validation.md, "Third calibration round").
-    assert mean_abs <= 7.0 and abs(signed) <= 5.5, (mean_abs, signed)
+    # Seed 0 gives 6.8 / -3.3 with the scheduler the confs name, 0.21's Capacity Scheduler (seeds 1-3: 4.9-7.7 /
+    # -1.7 to -2.7; under FIFO 6.3 / -4.6); before job localisation and the measured 3 s heartbeat 7.7 / -6.4;
+    # uncalibrated 19.8 / -19.6 (docs/validation.md, "Fourth round").
+    assert mean_abs <= 7.5 and abs(signed) <= 4.0, (mean_abs, signed)
+
+
+def test_gridmix_traces_replay_the_scheduler_their_confs_name(capsys):
+    # Every Gridmix job conf says mapreduce.jobtracker.taskscheduler = CapacityTaskScheduler (the 0.21/0.22 name):
+    # validate replays the Capacity Scheduler with 0.21's one map and one reduce per heartbeat; --scheduler wins.
+    doc = validate(GRIDMIX / "trace_1m.json.gz", capsys)
+    assert doc["spec"]["scheduler"]["name"] == "capacity"
+    assert doc["spec"]["scheduler"]["maximum-tasks-per-heartbeat"] == 1
+    assert doc["spec"]["conf_from_trace"]["mapreduce.jobtracker.taskscheduler"].endswith("CapacityTaskScheduler")
+    assert any("0.21's CapacityTaskScheduler.assignTasks" in n for n in doc["spec"]["notes"])
+    fifo = validate(GRIDMIX / "trace_1m.json.gz", capsys, "--scheduler", "fifo")
+    assert fifo["spec"]["scheduler"]["name"] == "fifo"
+    assert not any("CapacityTaskScheduler" in n for n in fifo["spec"]["notes"])
 
 
 def test_gridmix_trace_10m_calibrated_and_not(capsys):
@@ -48,7 +62,8 @@ def test_gridmix_trace_10m_calibrated_and_not(capsys):
                          "launch,report,aux,heartbeat,localize")
     assert no_stalls["summary"]["mean_abs_error_pct"] <= 8.0
     assert no_stalls["spec"]["heartbeat_interval_s"] == 3.009  # measured from the gaps before regular heartbeats
-    old = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--no-calibration", "--background", "none")["summary"]
+    old = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--no-calibration", "--background", "none",
+                   "--scheduler", "fifo")["summary"]  # the engine before calibration replayed FIFO
     assert round(old["mean_abs_error_pct"], 1) == 20.3 and round(old["max_abs_error_pct"], 1) == 73.4
 
 
@@ -92,6 +107,12 @@ def test_calibrate_command_round_trip(tmp_path, capsys):
     a = validate(GRIDMIX / "trace_5m.json.gz", capsys, "--calibration-from", str(out))
     b = validate(GRIDMIX / "trace_5m.json.gz", capsys, "--calibration-from", str(GRIDMIX / "trace_10m.json.gz"))
     assert a["jobs"] == b["jobs"]  # a saved calibration replays exactly as measuring it again
+    # host254's map launcher stalled in trace_5m too (42-235 s of its clock): the replay takes that window from the
+    # replayed trace, so job 0054, whose maps waited for it, is replayed within a few percent (-61 % when only
+    # trace_10m's window, another run's clock, was used); docs/validation.md, cross-calibration.
+    errors = {j["job_id"][-4:]: j["error_pct"] for j in b["jobs"]}
+    assert abs(errors["0054"]) < 5.0
+    assert any("stall windows of host254 come from the replayed" in n for n in b["spec"]["notes"])
     bad = tmp_path / "bad.toml"
     bad.write_text(out.read_text().replace("jvm_reuse = 1", "jvm_reuse = 1\nlaunch_lags = 2"))
     assert main(["validate", str(GRIDMIX / "trace_5m.json.gz"), "--calibration-from", str(bad)]) == 1  # an input error
@@ -129,7 +150,7 @@ interarrival_scale = [1.0]
 def test_memory_slots_off_is_the_engine_before_memory_based_scheduling(capsys):
     # distcache_case2: its first job asks 2048 MB per map on 1536-MB slots. docs/validation.md's table of the
     # engine before calibration and memory-based scheduling: 20.2 / 35.7 % (mean / max absolute error).
-    old = ("--no-calibration", "--background", "none", "--engine", "mr1")
+    old = ("--no-calibration", "--background", "none", "--engine", "mr1", "--scheduler", "fifo")
     off = validate(GRIDMIX / "distcache_case2_trace.json.gz", capsys, *old, "--memory-slots", "off")
     assert (round(off["summary"]["mean_abs_error_pct"], 1), round(off["summary"]["max_abs_error_pct"], 1)) == (20.2, 35.7)
     assert "memory_slots" not in off["spec"]

@@ -169,3 +169,30 @@ def test_the_setup_task_localizes_its_job_on_its_tracker():
     off = run([template], one_node(1, 1), interval=1.0, calibration=_localizing(),
               calibration_parts=frozenset({"launch", "aux"}))
     assert job_finish(off, "j") == 19
+
+
+def test_calibration_from_another_log_replays_the_stalls_the_replayed_trace_recorded():
+    # --calibration-from: laws from another log (lag 2 s, and a stall of h2 at 1000-1030 s in *that* run's clock),
+    # stall windows also from the replayed trace itself (h2's map launcher stuck 0-30 s in its clock). Two trackers,
+    # one map slot each: m0 on h1 ends 0 + 2 + 10 = 12; m1 on h2 starts when the replayed run's stall ends: 30 + 10
+    # = 40. With the other log's window alone (the model before) h2 is never stalled inside this run: 12 and 12.
+    from mrsim.calibration.choice import choose
+
+    cluster = ClusterSpec((TrackerSpec("h1", map_slots=1, reduce_slots=1), TrackerSpec("h2", map_slots=1, reduce_slots=1)))
+    given = _cal(outliers={"h2": TrackerOutlier("h2", (), "other run", map_stalls=((1000.0, 1030.0),))},
+                 stall_threshold_s=60.0)
+    measured = Calibration(launch_lag={"map": Distribution.constant(0.5)}, stall_threshold_s=20.0, source="replayed",
+                           outliers={"h2": TrackerOutlier("h2", (), "this run", map_stalls=((0.0, 30.0),))})
+    choice = choose(measured, 2, given=given, given_source="other.toml")
+    cal = choice.calibration
+    assert cal is not None and cal.launch_lag == given.launch_lag  # the laws stay the given calibration's
+    assert cal.outliers["h2"].map_stalls == ((0.0, 30.0), (1000.0, 1030.0))
+    assert cal.stall_threshold_s == 20.0  # the threshold the replayed trace's windows were measured under
+    assert any("stall windows of h2 come from the replayed trace" in n for n in choice.notes)
+    r = run([job("j", 0.0, maps=[10, 10])], cluster, interval=1.0, calibration=cal)
+    assert sorted(finishes(r, "j")) == [12, 40]
+    before = run([job("j", 0.0, maps=[10, 10])], cluster, interval=1.0, calibration=given)
+    assert sorted(finishes(before, "j")) == [12, 12]
+    # Nothing recorded, or the stalls part off: the given calibration as it is.
+    assert choose(Calibration(source="replayed"), 2, given=given).calibration is given
+    assert choose(measured, 2, frozenset({"launch"}), given=given).calibration is given

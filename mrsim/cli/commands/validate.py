@@ -16,7 +16,8 @@ from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_
 NAME = "validate"
 HELP = "replay a trace as it ran and compare simulated with actual job completion times"
 DESCRIPTION = (
-    "Replay TRACE (Rumen, JobHistory, .jhist, SLS, or a trace store) under the scheduler that ran it (default fifo) "
+    "Replay TRACE (Rumen, JobHistory, .jhist, SLS, or a trace store) under the scheduler that ran it (--scheduler, "
+    "else mapred-site.xml's, else the one its job confs name, else fifo) "
     "on the cluster it ran on (inferred from the trace's hosts and peak concurrency unless --cluster, --topology "
     "or --nodes is given), and report error_pct = 100 x (simulated - actual) / actual per job. --isolate replays "
     "each job alone with the slots it held (SimMR's validation setting). See docs/validation.md."
@@ -26,8 +27,8 @@ DESCRIPTION = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("trace", help="trace file, log directory, or trace store")
     p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls")
-    add_scheduler_argument(p, "scheduler that ran the trace: a name or module:Class (default fifo, or "
-                              "mapred-site.xml's)")
+    add_scheduler_argument(p, "scheduler that ran the trace: a name or module:Class (default: mapred-site.xml's, "
+                              "else the one the trace's job confs name, else fifo)")
     p.add_argument("--isolate", action="store_true",
                    help="replay each job alone on its observed peak map/reduce slots (SimMR's setting)")
     add_cluster_arguments(p)
