@@ -49,6 +49,13 @@ def add_job(jt: "JobTracker", template: JobTemplate, submit: float, order: int =
     return job
 
 
+def hold_open(jt: "JobTracker") -> None:
+    """Keep the run going after every job added so far is done (a stream that has run dry, whose study still has
+    events to come, e.g. samples until its horizon): a placeholder that never finishes is appended, so the engine
+    never sees all its jobs done and runs until the kernel has no event left. O(1)."""
+    jt.jobs.append(DONE)
+
+
 def forget_job(jt: "JobTracker", job: JobState) -> None:
     """Drop a finished job (call from an ``on_job_done`` hook): its entry becomes :data:`DONE` and the job's
     objects are freed once the caller lets go of them. The engine's done count still includes it. O(1)."""

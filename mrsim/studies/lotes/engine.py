@@ -58,7 +58,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from mrsim.engine.arrivals import add_job, forget_job
+from mrsim.engine.arrivals import add_job, forget_job, hold_open
 from mrsim.engine.events import EV_TASK_DONE, ORDER_HEARTBEAT, ORDER_TIMER
 from mrsim.engine.jobtracker import JobTracker
 from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState
@@ -162,9 +162,9 @@ class LotesRun:
         self.arrived = 0
         self.completed = 0
         self.running_end = 0
+        self.stopped = False
         self.arrival_order = 0
         self.sample_kind = self.stop_kind = -1
-        self.pending: JobState | None = None  # the next job of the source, added and scheduled
         self.jt: JobTracker
 
     def attach(self, jt: JobTracker) -> None:
@@ -191,9 +191,8 @@ class LotesRun:
         if t < math.inf:
             job = add_job(self.jt, self.template, t, self.arrival_order, slowstart=1.0)
             job.sched = [k, req, req2, None]
-            self.pending = job
-        else:
-            self.pending = None
+        else:  # the source ran dry (scripted sources in tests): sample on until the horizon all the same
+            hold_open(self.jt)
 
     # --------------------------------------------------------------------------------------------- hooks
 
@@ -247,6 +246,7 @@ class LotesRun:
     def stop(self, _t: float, _order: int, _a: int, _b: int) -> None:
         """The horizon's events are done: note the tasks still running and end the run."""
         self.running_end = sum(t.running_maps + t.running_reduces for t in self.jt.trackers)
+        self.stopped = True
         self.jt.kernel.clear()
 
     def finish(self) -> None:
@@ -285,7 +285,8 @@ def simulate(
     check = None
     if on_event is not None:
         def check() -> None:
-            on_event(state, running_view(jt, scheduler))
+            if not run.stopped:  # the stop event cleared the engine's queued completions
+                on_event(state, running_view(jt, scheduler))
     wall0 = time.perf_counter()
     cpu0 = time.process_time()
     # The run allocates no reference cycles that matter, so reference counting frees everything; the cyclic
