@@ -1,11 +1,12 @@
-"""The LoTES simulator (Tran & Beck, sections 5-7): Poisson job arrivals and task completions on resource-vector
-machines, as events on the engine's kernel (:class:`mrsim.engine.kernel.Kernel`, the only event loop of mrsim).
+"""Test oracle: the standalone LoTES simulator (Tran & Beck, sections 5-7) that ``mrsim lotes`` ran on until
+issue 17. Poisson job arrivals and task completions on resource-vector machines, as events on mrsim's kernel
+(:class:`mrsim.engine.kernel.Kernel`) with no JobTracker.
 
-This is the paper's model, kept as its own configuration of the kernel rather than of the heartbeat JobTracker:
-the paper's dispatchers *push* a task to a machine when it is released, with no heartbeat between the decision
-and the start, and its tables are defined on that model. The same dispatchers also run inside the heartbeat
-engine (``--scheduler lotes`` / ``greedy``, :mod:`mrsim.studies.lotes.heartbeat`), where launches wait for a heartbeat.
-Why both stay: docs/architecture.md, "Studies".
+``mrsim lotes`` now runs the same model on the JobTracker engine (:mod:`mrsim.studies.lotes.engine`: task mode and
+the push plug-in :mod:`mrsim.studies.lotes.push`); this module stays, under tests/, as the independent
+reference the engine is pinned against (``tests/lotes/test_oracle.py``: every figure identical on seeded runs,
+the hand-computed timelines of ``tests/lotes/test_engine.py`` on both) and the speed baseline of
+``benchmarks/bench_lotes.py oracle``. Nothing under ``mrsim/`` imports it.
 
 **Where to read LoTES.** The model's machine rules (start a dispatched task or queue it, strict FIFO queues with
 head-of-line blocking, what a finished task frees) are :meth:`ClusterState.admit`, :meth:`~ClusterState.enqueue`
@@ -54,13 +55,13 @@ import gc
 import math
 import time
 from operator import itemgetter
-from dataclasses import dataclass, field
 from typing import Callable
 
 from mrsim.engine.kernel import Kernel
 from mrsim.studies.lotes.assignment import LotesPlan
-from mrsim.studies.lotes.metrics import FLUSH, StreamStat, SteadyVerdict, steady_state
-from mrsim.studies.lotes.policies import GreedyDispatcher, LotesDispatcher, Policy
+from mrsim.studies.lotes.engine import RunResult, make_dispatcher
+from mrsim.studies.lotes.metrics import FLUSH, StreamStat, steady_state
+from mrsim.studies.lotes.policies import Policy
 from mrsim.studies.lotes.spec import Cluster, JobShape, Workload
 from mrsim.studies.lotes.state import ClusterState
 from mrsim.studies.lotes.workload import UNITS_PER, JobSource, Uniforms, stream
@@ -68,49 +69,6 @@ from mrsim.studies.lotes.workload import UNITS_PER, JobSource, Uniforms, stream
 #: Event kinds (index into the handler table) and same-instant order values; see the module docstring.
 EV_TASK_FINISHED, EV_ARRIVAL, EV_SAMPLE = 0, 1, 2
 ORDER_SAMPLE, ORDER_TASK_FINISHED, ORDER_ARRIVAL = 0, 1, 2
-
-
-@dataclass
-class RunResult:
-    """What one replication measured. Times in hours."""
-
-    policy: Policy
-    rate: float  # jobs per hour
-    horizon: float
-    warmup: float
-    waits: StreamStat  # task waiting times
-    flows: StreamStat  # job flow times
-    sample_times: list[float]
-    jobs_in_system: list[int]
-    tasks_waiting: list[int]
-    utilisation: list[list[float]]  # per sample, per resource: used / capacity
-    jobs_arrived: int
-    jobs_completed: int
-    tasks_released: int
-    tasks_running_end: int
-    tasks_queued_end: int
-    events: int  # job arrivals + task completions processed
-    censored_tasks: int  # measured tasks still queued at the end
-    censored_age: float  # their summed age at the end (hours)
-    steady: SteadyVerdict
-    wall_seconds: float
-    cpu_seconds: float  # process CPU time of the event loop: the honest cost on a shared machine
-    tree_visits: int
-    dispatch_steps: list[int] = field(default_factory=list)
-
-    @property
-    def wait_mean_with_censored(self) -> float:
-        """Mean wait counting still-queued tasks at their age so far: a lower bound on the true mean."""
-        n = self.waits.count + self.censored_tasks
-        return (self.waits.total + self.censored_age) / n if n else math.nan
-
-
-def make_dispatcher(policy: Policy, state: ClusterState, plan: LotesPlan | None, uniforms: Uniforms):
-    if policy is Policy.GREEDY:
-        return GreedyDispatcher(state, uniforms)
-    if plan is None:
-        raise ValueError("the LoTES policy needs a LotesPlan")
-    return LotesDispatcher(state, plan, uniforms)
 
 
 def simulate(
