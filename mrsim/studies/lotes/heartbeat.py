@@ -243,8 +243,11 @@ class DispatchScheduler(TaskScheduler):
     def task_finished(self, job: JobState, tracker: TrackerState, reduce: bool) -> None:
         req = self._requests(job)[reduce]
         assert req is not None
-        for task in self.state.finish(self.machine_of[tracker.index], req):
+        heads = self.state.finish(self.machine_of[tracker.index], req)
+        for task in heads:
             self.launch[tracker.index].append((task[1], task[2]))
+        if heads and self.jt.task_mode:  # in task mode the engine wakes a waking scheduler's trackers only on its word
+            self.jt.wake(tracker)
         if not reduce and job.finished_maps == job.n_maps:
             self._release_reduces(job)
         if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:

@@ -94,8 +94,9 @@ class PushDispatch(TaskScheduler):
         self.dispatched += len(durations)
 
     def task_finished(self, job: JobState, tracker: TrackerState, reduce: bool) -> None:
-        """The task's request returns to its machine, whose queue heads start while they fit (the engine wakes the
-        tracker after every completion in task mode); the job's last map releases its reduces."""
+        """The task's request returns to its machine, whose queue heads start while they fit (their tracker is
+        woken: in task mode the engine does not wake a waking scheduler's tracker after a completion); the job's
+        last map releases its reduces."""
         m = tracker.index
         now = self.jt.kernel.now
         heads = self.state.finish(m, job.sched[2 if reduce else 1])
@@ -104,6 +105,7 @@ class PushDispatch(TaskScheduler):
             for _req, qjob, qreduce, dur, released in heads:
                 launch.append((qjob, qreduce, dur))
                 started(released, now, dur)
+            self.jt.wake(tracker)
         if not reduce and job.n_reduces and job.finished_maps == job.n_maps:
             self._release(job, True, self.reduce_durations(job), now)
 
