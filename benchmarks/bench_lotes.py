@@ -7,6 +7,7 @@ Usage (from the repository root)::
     python3 benchmarks/bench_lotes.py machines-off --out DIR     # load 0.8, 100/95/90 % of machines, both policies
     python3 benchmarks/bench_lotes.py mapreduce --out DIR        # section 7: 200 maps + 100 reduces per job
     python3 benchmarks/bench_lotes.py backlog                    # cost per event as the backlog grows
+    python3 benchmarks/bench_lotes.py oracle                     # the engine against the standalone oracle
     python3 benchmarks/bench_lotes.py replot --out DIR           # redraw figures from the JSON in DIR
 
 Each mode prints a table and, with ``--out``, writes the JSON results and PNG figures there. Every run asserts
@@ -166,9 +167,50 @@ def _backlog(a: argparse.Namespace) -> int:
     return 0
 
 
+def _oracle(a: argparse.Namespace) -> int:
+    """``mrsim lotes`` runs on the JobTracker engine (``mrsim/studies/lotes/engine.py``); the standalone
+    simulator it replaced is the test oracle (``tests/oracles/lotes_engine.py``). Both run the same replications in
+    this process, alternately (min CPU seconds of ``--replications`` tries each); every figure must be identical."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tests.oracles
+    from mrsim.studies.lotes.engine import simulate
+    from mrsim.studies.lotes.experiment import lam_star, plan_for
+    from tests.oracles.lotes_engine import simulate as oracle
+
+    n = a.machines_per_config  # None: Table 1's 1000 per configuration (10,000 machines)
+    horizon = a.horizon or 10.0
+    loads = [float(x) for x in a.loads.split(",")] if a.loads else [0.9]
+    tries = max(1, a.replications)
+    print(f"{'policy':<7} {'shape':<9} {'load':>5} {'events':>10} {'engine ev':>10} {'oracle cpu s':>12} "
+          f"{'engine cpu s':>12} {'ratio':>6} {'engine us/event':>15}")
+    for mapreduce in (False, True):
+        for policy in (Policy.LOTES, Policy.GREEDY):
+            for load in loads:
+                spec = RunSpec(policy=policy, load=load, horizon=horizon * (3 if mapreduce else 1), seed=a.seed,
+                               machines_per_config=n, mapreduce=mapreduce)
+                full, active, workload = System().resolve(spec)
+                plan = plan_for(active, workload) if policy is Policy.LOTES else None
+                kw = dict(rate=load * lam_star(full, workload), horizon=spec.horizon, warmup=spec.effective_warmup,
+                          seed=replication_seed(a.seed, 0), plan=plan)
+                best = {"oracle": math.inf, "engine": math.inf}
+                results = {}
+                for _ in range(tries):
+                    for name, sim in (("oracle", oracle), ("engine", simulate)):
+                        r = sim(active, workload, policy, **kw)
+                        best[name] = min(best[name], r.cpu_seconds)
+                        results[name] = r
+                o, e = results["oracle"], results["engine"]
+                same = (o.events, o.waits.total, o.flows.total, o.jobs_in_system, o.tasks_queued_end) == (
+                    e.events, e.waits.total, e.flows.total, e.jobs_in_system, e.tasks_queued_end)
+                assert same, f"{policy.value} at load {load}: the engine's figures differ from the oracle's"
+                print(f"{policy.value:<7} {'mapreduce' if mapreduce else 'single':<9} {load:>5.2f} {e.events:>10,} "
+                      f"{e.engine_events:>10,} {best['oracle']:>12.2f} {best['engine']:>12.2f} "
+                      f"{best['engine'] / best['oracle']:>6.2f} {best['engine'] / e.events * 1e6:>15.2f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["speed", "sweep", "machines-off", "mapreduce", "backlog", "replot"])
+    ap.add_argument("mode", choices=["speed", "sweep", "machines-off", "mapreduce", "backlog", "replot", "oracle"])
     ap.add_argument("--horizon", type=float, default=None, help="simulated hours per run")
     ap.add_argument("--replications", type=int, default=1)
     ap.add_argument("--machines-per-config", type=int, default=None)
@@ -181,6 +223,8 @@ def main() -> int:
         return _replot(a.out)
     if a.mode == "backlog":
         return _backlog(a)
+    if a.mode == "oracle":
+        return _oracle(a)
     loads = [float(x) for x in a.loads.split(",")] if a.loads else None
     base = RunSpec(seed=a.seed, replications=a.replications, machines_per_config=a.machines_per_config)
     t0 = time.perf_counter()

@@ -10,8 +10,9 @@ its own tasks finishing) computes its next grid time arithmetically with :func:`
 heartbeat. The naive mode emits every heartbeat; tests check that both give identical results, which holds
 because a grid time is always computed the same way, ``phase + k * interval`` (never by adding intervals).
 
-A finished task is reported (:func:`report`) at once in task mode (``--heartbeat-interval off``), else in the
-tracker's next heartbeat, or in an out-of-band one (``mapreduce.tasktracker.outofband.heartbeat``) that restarts
+A finished task is reported (:func:`report`) at once in task mode (``--heartbeat-interval off``; its tracker is
+then offered work at once, unless the scheduler wakes its own trackers and no feature acts in heartbeats: the
+push model of ``mrsim/studies/lotes/push.py``), else in the tracker's next heartbeat, or in an out-of-band one (``mapreduce.tasktracker.outofband.heartbeat``) that restarts
 the tracker's grid. Each heartbeat refreshes the cluster status (:func:`refresh_status`: the running counts the
 trackers last reported, which Hadoop's schedulers read); a drop wakes the trackers a scheduler parked until the
 cluster changes (``JobTracker.park_until_change``).
@@ -98,7 +99,11 @@ def report(jt: "JobTracker", tracker: TrackerState, gid: int, now: float, aux_ki
         else:
             jt._apply_completion(tracker, gid, now)
         refresh_status(jt, tracker)
-        jt.wake(tracker)
+        # The freed slot is offered at once, unless the scheduler wakes its own trackers (it does so when it has
+        # work for this one: a push dispatcher) and no feature acts in heartbeats: that heartbeat would do nothing.
+        if (not jt.scheduler_wakes or aux_kind >= 0 or jt.assign_first is not None or jt.before_assign
+                or jt.on_heartbeat):
+            jt.wake(tracker)
         return
     (tracker.aux_reports if aux_kind >= 0 else tracker.reports).append(gid)
     if jt.oob:

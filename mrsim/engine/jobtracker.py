@@ -289,7 +289,7 @@ class JobTracker(EngineHooks):
         if assigned or tracker.hb_requested:
             tracker.hb_requested = False
             if self.task_mode:
-                if assigned:
+                if assigned and not self.scheduler_wakes:  # a waking scheduler wakes it if it has more
                     schedule_at(self, tracker, now)
             else:
                 schedule_grid(self, tracker, tracker.hb_k + 1)

@@ -65,7 +65,9 @@ class TaskScheduler:
     #: True for schedulers that decide *which* tracker gets each task (push dispatchers such as ``lotes``) and call
     #: ``jt.wake(tracker)`` for every tracker they give work to: the engine then skips its broadcast wake-ups of
     #: parked trackers on job arrival, slow start and requeues (O(trackers) each on a large cluster). Parked and
-    #: naive heartbeats still agree only if the scheduler really wakes every tracker it gives work.
+    #: naive heartbeats still agree only if the scheduler really wakes every tracker it gives work. In task mode
+    #: (``--heartbeat-interval off``) such a tracker is not offered work again after a heartbeat that launched
+    #: some: the scheduler wakes it when it has more (the push model of ``mrsim/studies/lotes/push.py``).
     wakes_own_trackers = False
     #: True when ``assign_tasks`` launches nothing and changes no state of the scheduler's while no task is pending
     #: (no unlaunched map of a RUNNING job, no unlaunched reduce past slow start): the engine may then wake parked

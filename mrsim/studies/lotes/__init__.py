@@ -8,7 +8,8 @@ Layers, bottom up:
   :mod:`~mrsim.studies.lotes.assignment` (stage 2 LP and the plan);
 * :mod:`~mrsim.studies.lotes.fittree`, :mod:`~mrsim.studies.lotes.qindex`, :mod:`~mrsim.studies.lotes.state` - machine state and its indexes;
 * :mod:`~mrsim.studies.lotes.policies` - the LoTES dispatcher (stage 3) and greedy;
-* :mod:`~mrsim.studies.lotes.workload`, :mod:`~mrsim.studies.lotes.engine`, :mod:`~mrsim.studies.lotes.metrics` - the event simulator;
+* :mod:`~mrsim.studies.lotes.workload`, :mod:`~mrsim.studies.lotes.push`, :mod:`~mrsim.studies.lotes.engine`,
+  :mod:`~mrsim.studies.lotes.metrics` - the paper's push model as a configuration of the JobTracker engine;
 * :mod:`~mrsim.studies.lotes.experiment`, :mod:`~mrsim.studies.lotes.plots` - replications, sweeps, figures.
 
 Time is in hours throughout.

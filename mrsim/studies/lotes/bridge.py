@@ -1,16 +1,17 @@
 """The link between :mod:`mrsim.studies.lotes` and mrsim's own cluster model and heartbeat engine (docs/resources.md).
 
-Three conversions, all in one place so that the standalone simulator and the engine see the same system:
+Three conversions, all in one place so that ``mrsim lotes`` (the push model) and the heartbeat
+schedulers see the same system:
 
 * :func:`lotes_cluster` - a resource-vector :class:`~mrsim.model.cluster.ClusterSpec` (``resources = {vcores, memory_mb}``
   per node) as a LoTES :class:`~mrsim.studies.lotes.spec.Cluster`: one machine configuration per distinct capacity vector,
   in first-appearance order, with its node count. ``units="lotes"`` gives Table 1's units (cores, GB of RAM) so
-  that the standalone job stream can be drawn unchanged; ``units="engine"`` keeps the cluster's own resource names
+  that ``mrsim lotes``'s job stream can be drawn unchanged; ``units="engine"`` keeps the cluster's own resource names
   and units (what the heartbeat schedulers plan with).
 * :func:`google_workload` - LoTES Table 3 (section 5.1) or its MapReduce variant (section 7) as mrsim
   :class:`~mrsim.model.templates.JobTemplate`\\ s, at a load fraction of the allocation LP's lambda* for the given
   cluster. Jobs are drawn by :class:`mrsim.studies.lotes.workload.JobSource`, so a seed gives exactly the jobs the
-  standalone ``mrsim lotes run`` sees on the same machines; requests are then rounded to Hadoop's units (see
+  push model (``mrsim lotes run``) sees on the same machines; requests are then rounded to Hadoop's units (see
   :func:`engine_request`).
 * :func:`to_logged_job` - a template as a Rumen ``LoggedJob`` carrying its requests the way real traces do
   (``jobMapMB``/``jobReduceMB`` and the job properties ``mapreduce.{map,reduce}.memory.mb`` /

@@ -1,51 +1,50 @@
-"""The LoTES simulator (Tran & Beck, sections 5-7): Poisson job arrivals and task completions on resource-vector
-machines, as events on the engine's kernel (:class:`mrsim.engine.kernel.Kernel`, the only event loop of mrsim).
+"""The LoTES experiments (Tran & Beck, sections 5-7) as a configuration of mrsim's JobTracker engine.
 
-This is the paper's model, kept as its own configuration of the kernel rather than of the heartbeat JobTracker:
-the paper's dispatchers *push* a task to a machine when it is released, with no heartbeat between the decision
-and the start, and its tables are defined on that model. The same dispatchers also run inside the heartbeat
-engine (``--scheduler lotes`` / ``greedy``, :mod:`mrsim.studies.lotes.heartbeat`), where launches wait for a heartbeat.
-Why both stay: docs/architecture.md, "Studies".
+One replication is a replay on the one engine (:class:`mrsim.engine.jobtracker.JobTracker` on the kernel), set up
+as the paper's push model (:mod:`mrsim.studies.lotes.push`):
 
-**Where to read LoTES.** The model's machine rules (start a dispatched task or queue it, strict FIFO queues with
-head-of-line blocking, what a finished task frees) are :meth:`ClusterState.admit`, :meth:`~ClusterState.enqueue`
-and :meth:`~ClusterState.finish` in :mod:`mrsim.studies.lotes.state`, shared with the heartbeat schedulers; the dispatchers
-(stage 3) are :mod:`mrsim.studies.lotes.policies`; the plan (stages 1 and 2) :mod:`mrsim.studies.lotes.assignment`. This module
-is the rest: when tasks are released and jobs complete, and what is measured.
+* one TaskTracker per machine, in the cluster's configuration order (machine ``i`` is tracker ``i``), whose slots
+  never bind: machines' capacities are resource vectors held by the plug-in's
+  :class:`~mrsim.studies.lotes.state.ClusterState`;
+* task-completion mode (heartbeat interval 0): completions are reported, and dispatched tasks launched, at the
+  instant they happen (Hadoop's out-of-band heartbeats, for dispatches too);
+* the scheduler plug-in :class:`~mrsim.studies.lotes.push.PushDispatch` with the LoTES or greedy dispatcher;
+* jobs from the seeded random source (:class:`mrsim.studies.lotes.workload.JobSource`) added to the engine as
+  they arrive and dropped when done (:mod:`mrsim.engine.arrivals`), so memory grows with the jobs in flight;
+* :class:`LotesRun`, attached to the engine's hooks, which feeds the source and measures.
 
-Events (kinds ``EV_*``, handler table in :func:`simulate`) and their order at one instant (the kernel's
-``(time, order, seq)``):
+The engine's clock runs in **hours** here (the study's unit): in task mode without features the engine reads no
+time constant, so it is unit-free.
 
-1. *sample* (:data:`ORDER_SAMPLE`): jobs in system, waiting tasks and resource use, every ``horizon / samples``
-   hours, taken before the events of its instant;
-2. *task finished* (:data:`ORDER_TASK_FINISHED`), in the order the tasks started (the kernel's push sequence):
-   the task's request returns to its machine, which starts tasks from the head of its FIFO queue while the head
-   fits (head-of-line blocking: a head that does not fit stops the queue even if a later task would fit); then
-   (MapReduce) the last map of a job releases its reduce tasks, which are dispatched now, and the last reduce
-   completes the job;
-3. *job arrival* (:data:`ORDER_ARRIVAL`): the job's task (or all its maps) is released; the next job of the
-   source is scheduled. So a task finished at the same instant as an arrival is processed first.
+**The model** (the paper's definition; the standalone simulator this replaced is kept as the test oracle
+``tests/oracles/lotes_engine.py``, and the tests pin every figure of both against each other). Order at one
+instant (the kernel's ``(time, order, seq)``):
 
-A released task goes to the machine its dispatcher names; it starts at once if that machine's queue is empty and
-it fits, otherwise it joins the queue's tail. A running task is the kernel event ``(end, ORDER_TASK_FINISHED,
-seq, EV_TASK_FINISHED, machine, tag)``: ``tag`` is the job number (single-task jobs) or ``2 * job + is_reduce``,
-and the task's request is found from it.
+1. *sample* (the engine's timer order): jobs in system, waiting tasks and resource use, every ``horizon /
+   samples`` hours, taken before the events of its instant;
+2. *task finished* (the engine's task-done order), in the order the tasks were launched: the task's request
+   returns to its machine, which starts tasks from the head of its FIFO queue while the head fits (head-of-line
+   blocking); then (MapReduce) the last map of a job releases its reduce tasks, which are dispatched now, and the
+   last reduce completes the job. The started tasks launch in their trackers' heartbeats of the same instant;
+3. *job arrival* (after every heartbeat of the instant): the job's task (or all its maps) is released and
+   dispatched; the source's next job is added. So a task finished at the same instant as an arrival is
+   processed first.
 
-Jobs (MapReduce, Tran & Beck section 7): all ``maps`` map tasks are released and dispatched one by one at the
-job's arrival; the ``reduces`` reduce tasks are released when the last map finishes (no slow start); the job
-completes when its last reduce finishes. Flow time = completion - arrival. Task waiting time = start - release.
+Jobs (MapReduce, section 7): all maps are released at the job's arrival; the reduces when the last map finishes
+(reduce slow start 1.0); the job completes when its last reduce finishes. Flow time = completion - arrival. Task
+waiting time = start - release.
 
 Measurement: tasks released and jobs arriving at or after ``warmup`` are measured; quantities stream into
-:class:`~mrsim.studies.lotes.metrics.StreamStat`. A single-task job's flow time is its wait plus its own processing time,
-both known when it starts, so it is recorded at the start: long jobs are then not lost to the horizon (recording
-at completion would drop every job still running at the end, mostly the 20-hour classes, and bias the mean
-down). A MapReduce job's flow time is recorded when it completes; jobs still running at the end are censored
-and the Little's-law estimate (time-average jobs in system / arrival rate) is reported beside it. Jobs in system, waiting tasks and resource use are sampled every
-``horizon / samples`` hours. The run stops at the first event after ``horizon``; tasks still queued then are
-*censored* and reported separately (their age so far gives a lower bound on their wait).
+:class:`~mrsim.studies.lotes.metrics.StreamStat` (folded every :data:`~mrsim.studies.lotes.metrics.FLUSH`
+values, checked at the end of every event). A single-task job's flow time is its wait plus its own processing
+time, both known when it starts, so it is recorded at the start (long jobs are not lost to the horizon). A
+MapReduce job's flow time is recorded when it completes; the Little's-law estimate is reported beside it. The run
+stops after the events at ``horizon``; tasks still queued then are *censored* (their age so far bounds their wait
+from below).
 
-Cost per event: one kernel push and pop (O(log running)), plus the dispatcher's and indexes' costs, none of which
-depend on the number of waiting tasks (the backlog).
+Cost per task: what the plug-in costs (dispatch and queue rules, O(log) per change), plus the engine's launch,
+completion and heartbeat events (about four kernel events per single-task job: arrival, launch heartbeat,
+completion, and the heartbeat that follows it); nothing depends on the number of waiting tasks.
 """
 
 from __future__ import annotations
@@ -53,21 +52,30 @@ from __future__ import annotations
 import gc
 import math
 import time
-from operator import itemgetter
 from dataclasses import dataclass, field
-from typing import Callable
+from operator import itemgetter
+from typing import Callable, Sequence
 
-from mrsim.engine.kernel import Kernel
+import numpy as np
+
+from mrsim.engine.arrivals import add_job, forget_job, hold_open
+from mrsim.engine.events import EV_TASK_DONE, ORDER_HEARTBEAT, ORDER_TIMER
+from mrsim.engine.jobtracker import JobTracker
+from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState
+from mrsim.model.cluster import ClusterSpec, TrackerSpec
+from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import JobTemplate
+from mrsim.model.templates import Workload as JobWorkload
 from mrsim.studies.lotes.assignment import LotesPlan
-from mrsim.studies.lotes.metrics import FLUSH, StreamStat, SteadyVerdict, steady_state
+from mrsim.studies.lotes.metrics import FLUSH, SteadyVerdict, StreamStat, steady_state
 from mrsim.studies.lotes.policies import GreedyDispatcher, LotesDispatcher, Policy
+from mrsim.studies.lotes.push import PushDispatch
 from mrsim.studies.lotes.spec import Cluster, JobShape, Workload
 from mrsim.studies.lotes.state import ClusterState
 from mrsim.studies.lotes.workload import UNITS_PER, JobSource, Uniforms, stream
 
-#: Event kinds (index into the handler table) and same-instant order values; see the module docstring.
-EV_TASK_FINISHED, EV_ARRIVAL, EV_SAMPLE = 0, 1, 2
-ORDER_SAMPLE, ORDER_TASK_FINISHED, ORDER_ARRIVAL = 0, 1, 2
+#: Slots of every TaskTracker: more tasks than any machine can run at once (requests are at least one unit).
+UNBOUNDED_SLOTS = 1 << 40
 
 
 @dataclass
@@ -97,6 +105,7 @@ class RunResult:
     cpu_seconds: float  # process CPU time of the event loop: the honest cost on a shared machine
     tree_visits: int
     dispatch_steps: list[int] = field(default_factory=list)
+    engine_events: int = 0  # every kernel event (heartbeats and samples included); not in the JSON figures
 
     @property
     def wait_mean_with_censored(self) -> float:
@@ -105,12 +114,145 @@ class RunResult:
         return (self.waits.total + self.censored_age) / n if n else math.nan
 
 
-def make_dispatcher(policy: Policy, state: ClusterState, plan: LotesPlan | None, uniforms: Uniforms):
+def make_dispatcher(policy: Policy, state: ClusterState, plan: LotesPlan | None,
+                    uniforms: Uniforms) -> LotesDispatcher | GreedyDispatcher:
+    """The policy's dispatcher over ``state`` (LoTES needs the plan of stages 1 and 2)."""
     if policy is Policy.GREEDY:
         return GreedyDispatcher(state, uniforms)
     if plan is None:
         raise ValueError("the LoTES policy needs a LotesPlan")
     return LotesDispatcher(state, plan, uniforms)
+
+
+def engine_cluster(cluster: Cluster) -> ClusterSpec:
+    """One TaskTracker per machine, in configuration order, with slots that never bind (module docstring)."""
+    n = sum(c.count for c in cluster.configs)
+    return ClusterSpec(tuple(TrackerSpec(f"m{i}", map_slots=UNBOUNDED_SLOTS, reduce_slots=UNBOUNDED_SLOTS)
+                             for i in range(n)), source="lotes")
+
+
+class LotesRun:
+    """The study's side of one replication, attached to the engine: it adds the source's jobs as they arrive,
+    samples the state, counts and measures, and stops the run at the horizon (module docstring)."""
+
+    def __init__(self, cluster: Cluster, workload: Workload, state: ClusterState, src: JobSource, horizon: float,
+                 warmup: float, samples: int) -> None:
+        self.state = state
+        # capacity per resource in units (floats, as the oracle sums them: the utilisation figures match exactly)
+        self.total_cap = [sum(c.capacity[l] * c.count for c in cluster.configs) * UNITS_PER
+                          for l in state.resource_range]
+        self.src = src
+        self.horizon = horizon
+        self.warmup = warmup
+        self.single = workload.shape is JobShape.SINGLE_TASK
+        self.n_maps = 1 if self.single else workload.maps
+        self.n_reduces = 0 if self.single else workload.reduces
+        # Every job of the run shares one template (the engine copies durations into the job's own arrays on
+        # arrival); the real durations are drawn on release and bound at launch (mrsim.studies.lotes.push).
+        self.template = JobTemplate("lotes-job", 0.0, np.zeros(self.n_maps), np.zeros(self.n_reduces))
+        self.waits, self.flows = StreamStat(), StreamStat()
+        self.wbuf: list[float] = []
+        self.fbuf: list[float] = []
+        self.sample_dt = horizon / samples
+        self.next_sample = 0.0
+        self.s_times: list[float] = []
+        self.s_jobs: list[int] = []
+        self.s_wait: list[int] = []
+        self.s_util: list[list[float]] = []
+        self.arrived = 0
+        self.completed = 0
+        self.running_end = 0
+        self.stopped = False
+        self.arrival_order = 0
+        self.sample_kind = self.stop_kind = -1
+        self.jt: JobTracker
+
+    def attach(self, jt: JobTracker) -> None:
+        self.jt = jt
+        # Arrivals after every completion and heartbeat of their instant; the stop after everything at the horizon.
+        self.arrival_order = ORDER_HEARTBEAT + len(jt.trackers)
+        jt.on_job_arrival.append(self.job_arrived)
+        jt.on_job_done.append(self.job_done)
+        jt.after_event.append(self.flush)
+        self.sample_kind = jt.register_event(self.sample)
+        self.stop_kind = jt.register_event(self.stop)
+        # The first job is added by an event of its own: jt.run schedules the arrivals of the jobs it holds when
+        # it starts, and add_job schedules its job's arrival itself (mrsim/engine/arrivals.py).
+        jt.schedule(0.0, ORDER_TIMER - 1, jt.register_event(self.first_job))
+        jt.schedule(0.0, ORDER_TIMER, self.sample_kind)
+        jt.schedule(self.horizon, self.arrival_order + 1, self.stop_kind)
+
+    def first_job(self, _t: float, _order: int, _a: int, _b: int) -> None:
+        self.add_next()
+
+    def add_next(self) -> None:
+        """Add the source's next job to the engine (its arrival is scheduled), unless the source ran dry."""
+        t, k, req, req2 = self.src.next_job()
+        if t < math.inf:
+            job = add_job(self.jt, self.template, t, self.arrival_order, slowstart=1.0)
+            job.sched = [k, req, req2, None]
+        else:  # the source ran dry (scripted sources in tests): sample on until the horizon all the same
+            hold_open(self.jt)
+
+    # --------------------------------------------------------------------------------------------- hooks
+
+    def job_arrived(self, job: JobState) -> None:
+        """A job arrives: draw its maps' durations (before the source moves on), then add the next job."""
+        info = job.sched
+        info[3] = [self.src.duration()] if self.single else self.src.durations(info[0], self.n_maps)
+        self.arrived += 1
+        self.add_next()
+
+    def reduce_durations(self, job: JobState) -> list[float]:
+        """Durations of the job's reduces, drawn when they are released (its last map has finished)."""
+        return self.src.durations(job.sched[0], self.n_reduces)
+
+    def started(self, released: float, now: float, dur: float) -> None:
+        """A task released at ``released`` starts at ``now``: its wait, and a single task's flow time."""
+        if released >= self.warmup:
+            wait = now - released
+            self.wbuf.append(wait)
+            if self.single:
+                self.fbuf.append(wait + dur)
+
+    def job_done(self, job: JobState) -> None:
+        self.completed += 1
+        if not self.single and job.submit >= self.warmup:
+            self.fbuf.append(job.finish_time - job.submit)
+        forget_job(self.jt, job)
+
+    def flush(self) -> None:
+        """Fold full buffers into the statistics (at the end of every event: the batches do not depend on how
+        many engine events a task costs)."""
+        if len(self.wbuf) >= FLUSH:
+            self.waits.add_many(self.wbuf)
+            self.wbuf.clear()
+        if len(self.fbuf) >= FLUSH:
+            self.flows.add_many(self.fbuf)
+            self.fbuf.clear()
+
+    def sample(self, t: float, _order: int, _a: int, _b: int) -> None:
+        """Jobs in system, waiting tasks and resource use at ``t``, before the events of ``t``."""
+        state = self.state
+        free = state.free
+        self.s_times.append(t)
+        self.s_jobs.append(self.arrived - self.completed)
+        self.s_wait.append(state.waiting)
+        self.s_util.append([1.0 - sum(map(itemgetter(l), free)) / self.total_cap[l] for l in state.resource_range])
+        self.next_sample += self.sample_dt
+        if self.next_sample <= self.horizon:
+            self.jt.schedule(self.next_sample, ORDER_TIMER, self.sample_kind)
+
+    def stop(self, _t: float, _order: int, _a: int, _b: int) -> None:
+        """The horizon's events are done: note the tasks still running and end the run."""
+        self.running_end = sum(t.running_maps + t.running_reduces for t in self.jt.trackers)
+        self.stopped = True
+        self.jt.kernel.clear()
+
+    def finish(self) -> None:
+        self.waits.add_many(self.wbuf)
+        self.flows.add_many(self.fbuf)
+        self.wbuf, self.fbuf = [], []
 
 
 def simulate(
@@ -126,200 +268,84 @@ def simulate(
     on_event: Callable[[ClusterState, list], None] | None = None,
     source: JobSource | None = None,
 ) -> RunResult:
-    """Run one replication until ``horizon`` hours.
+    """Run one replication until ``horizon`` hours on the engine (module docstring).
 
-    ``on_event(state, running)`` (tests) is called after every arrival and completion, with the running tasks as
-    ``(end, tag, machine, request)`` tuples (built from the kernel's events: O(running) per call, only when a
-    checker is given). ``source`` replaces the random job source with any object offering the same three methods
-    (scripted timelines in tests).
+    ``on_event(state, running)`` (tests) is called after every engine event, with the tasks holding machine
+    resources as ``(end, tag, machine, request)`` tuples (O(running) per call, only when a checker is given).
+    ``source`` replaces the random job source with any object offering the same three methods (scripted
+    timelines in tests).
     """
     state = ClusterState(cluster)
-    uniforms = Uniforms(stream(seed, "dispatch"))
-    dispatcher = make_dispatcher(policy, state, plan, uniforms)
-    dispatch = dispatcher.dispatch
-    admit, enqueue, finish = state.admit, state.enqueue, state.finish
+    dispatcher = make_dispatcher(policy, state, plan, Uniforms(stream(seed, "dispatch")))
     src = source if source is not None else JobSource(workload, cluster, rate, seed)
-    next_job = src.next_job
-    single = workload.shape is JobShape.SINGLE_TASK
-    n_maps, n_reduces = workload.maps, workload.reduces
-
-    free = state.free
-    rR = state.resource_range
-    kernel = Kernel()
-    schedule = kernel.schedule
-    waits, flows = StreamStat(), StreamStat()
-    wbuf: list[float] = []
-    fbuf: list[float] = []
-    # MapReduce: job id -> [arrival, maps left, reduces left, class, reduce request, map request]
-    jobs: dict[int, list] = {}
-    single_req: dict[int, list[int]] = {}  # single-task jobs: job id -> request, while the task runs
-    total_cap = [sum(c.capacity[l] * c.count for c in cluster.configs) * UNITS_PER for l in rR]
-    sample_dt = horizon / samples
-    s_times: list[float] = []
-    s_jobs: list[int] = []
-    s_wait: list[int] = []
-    s_util: list[list[float]] = []
-    # counters (mutated in place by the handlers): arrived, completed, tasks released, events, next sample time
-    c = [0, 0, 0, 0, 0.0]
-    pending = [math.inf, 0, None, None]  # the next job from the source: arrival, class, request, reduce request
-
-    def release(t: float, k: int, req: list[int], dur: float, tag: int) -> None:
-        """Dispatch one task released at ``t``, then start it or queue it on the chosen machine."""
-        m, now = dispatch(k, req)
-        c[2] += 1
-        if admit(m, req, now):
-            schedule(t + dur, ORDER_TASK_FINISHED, EV_TASK_FINISHED, m, tag)
-            if t >= warmup:
-                wbuf.append(0.0)
-                if single:
-                    fbuf.append(dur)  # a single task's flow time is known when it starts (module docstring)
-        else:
-            enqueue(m, (req, dur, t, tag))
-
-    def running_view() -> list[tuple[float, int, int, list[int]]]:
-        """Running tasks as ``(end, tag, machine, request)`` (for ``on_event`` checkers; O(running))."""
-        out = []
-        for end, kind, m, tag in kernel.pending():
-            if kind == EV_TASK_FINISHED:
-                if single:
-                    req = single_req[tag]
-                else:
-                    job = jobs[tag >> 1]
-                    req = job[4] if tag & 1 else job[5]
-                out.append((end, tag, m, req))
-        return out
-
-    def after_event() -> None:
-        """Book-keeping of every arrival and completion: the event count, metric buffers, the test hook."""
-        c[3] += 1
-        if len(wbuf) >= FLUSH:
-            waits.add_many(wbuf)
-            wbuf.clear()
-        if len(fbuf) >= FLUSH:
-            flows.add_many(fbuf)
-            fbuf.clear()
-        if on_event is not None:
-            on_event(state, running_view())
-
-    def task_finished(t: float, _order: int, m: int, tag: int) -> None:
-        """A task ends on machine ``m``: its request returns, queue heads start while they fit (state.finish);
-        MapReduce: the last map of a job releases its reduces, the last reduce completes the job."""
-        if single:
-            req = single_req.pop(tag)
-        else:
-            job = jobs[tag >> 1]
-            req = job[4] if tag & 1 else job[5]
-        for _req, dur, released, qtag in finish(m, req):  # queue heads that now fit start at once
-            schedule(t + dur, ORDER_TASK_FINISHED, EV_TASK_FINISHED, m, qtag)
-            if released >= warmup:
-                wbuf.append(t - released)
-                if single:
-                    fbuf.append(t - released + dur)
-        if single:
-            c[1] += 1
-        else:
-            jid = tag >> 1
-            if tag & 1 == 0:
-                job[1] -= 1
-                if job[1] == 0:
-                    if n_reduces:
-                        k = job[3]
-                        rreq = job[4]
-                        rtag = 2 * jid + 1
-                        for d in src.durations(k, n_reduces):
-                            release(t, k, rreq, d, rtag)
-                    else:
-                        job[2] = 0
-            else:
-                job[2] -= 1
-            if job[1] == 0 and job[2] == 0:
-                c[1] += 1
-                if job[0] >= warmup:
-                    fbuf.append(t - job[0])
-                del jobs[jid]
-        after_event()
-
-    def job_arrived(t: float, _order: int, _a: int, _b: int) -> None:
-        """The pending job arrives: its task (or all its maps) is released; the source's next job is scheduled."""
-        _, k, req, req2 = pending
-        jid = c[0]
-        c[0] += 1
-        if single:
-            single_req[jid] = req
-            release(t, k, req, src.duration(), jid)
-        else:
-            jobs[jid] = [t, n_maps, n_reduces, k, req2, req]
-            for d in src.durations(k, n_maps):
-                release(t, k, req, d, 2 * jid)
-        pending[:] = next_job()
-        if pending[0] < math.inf:
-            schedule(pending[0], ORDER_ARRIVAL, EV_ARRIVAL)
-        after_event()
-
-    def sample(t: float, _order: int, _a: int, _b: int) -> None:
-        """Jobs in system, waiting tasks and resource use at ``t``, before the events of ``t``."""
-        s_times.append(t)
-        s_jobs.append(c[0] - c[1])
-        s_wait.append(state.waiting)
-        s_util.append([1.0 - sum(map(itemgetter(l), free)) / total_cap[l] for l in rR])
-        c[4] += sample_dt
-        if c[4] <= horizon:
-            schedule(c[4], ORDER_SAMPLE, EV_SAMPLE)
-
-    handlers = [task_finished, job_arrived, sample]  # indexed by EV_TASK_FINISHED, EV_ARRIVAL, EV_SAMPLE
-    schedule(0.0, ORDER_SAMPLE, EV_SAMPLE)
-    pending[:] = next_job()
-    if pending[0] < math.inf:
-        schedule(pending[0], ORDER_ARRIVAL, EV_ARRIVAL)
+    run = LotesRun(cluster, workload, state, src, horizon, warmup, samples)
+    scheduler = PushDispatch(state, dispatcher, run.reduce_durations, run.started)
+    jt = JobTracker(JobWorkload.of([]), engine_cluster(cluster), HadoopConf(), scheduler, heartbeat_interval=0.0)
+    jt.attach(run)
+    check = None
+    if on_event is not None:
+        def check() -> None:
+            if not run.stopped:  # the stop event cleared the engine's queued completions
+                on_event(state, running_view(jt, scheduler))
     wall0 = time.perf_counter()
     cpu0 = time.process_time()
-    # The handlers allocate no reference cycles (tuples, lists, ints), so reference counting frees everything;
-    # the cyclic collector would only rescan the queued tasks again and again, making the cost per event grow with
-    # the backlog (measured: +40 % per event at 480k queued tasks). It is switched off for the run only.
+    # The run allocates no reference cycles that matter, so reference counting frees everything; the cyclic
+    # collector would only rescan the queued tasks again and again, making the cost per event grow with the
+    # backlog (measured: +40 % per event at 480k queued tasks). It is switched off for the run only.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        kernel.run(handlers, until=horizon)  # stops at the first event after the horizon, which is not handled
+        jt.run(check)
     finally:
         if gc_was_enabled:
             gc.enable()
     wall = time.perf_counter() - wall0
     cpu = time.process_time() - cpu0
-    waits.add_many(wbuf)
-    flows.add_many(fbuf)
-    queues = state.queues
-    arrived, completed = c[0], c[1]
-    running_end = kernel.pending_count() - (pending[0] < math.inf)  # every event left is a running task or the next arrival
-
+    run.finish()
     censored = 0
     age = 0.0
-    for q in queues:  # once, at the end: O(backlog)
+    for q in state.queues:  # once, at the end: O(backlog)
         for task in q:
-            if task[2] >= warmup:
+            if task[4] >= warmup:
                 censored += 1
-                age += horizon - task[2]
+                age += horizon - task[4]
     return RunResult(
         policy=policy,
         rate=rate,
         horizon=horizon,
         warmup=warmup,
-        waits=waits,
-        flows=flows,
-        sample_times=s_times,
-        jobs_in_system=s_jobs,
-        tasks_waiting=s_wait,
-        utilisation=s_util,
-        jobs_arrived=arrived,
-        jobs_completed=completed,
-        tasks_released=c[2],
-        tasks_running_end=running_end,
+        waits=run.waits,
+        flows=run.flows,
+        sample_times=run.s_times,
+        jobs_in_system=run.s_jobs,
+        tasks_waiting=run.s_wait,
+        utilisation=run.s_util,
+        jobs_arrived=run.arrived,
+        jobs_completed=run.completed,
+        tasks_released=scheduler.dispatched,
+        tasks_running_end=run.running_end,
         tasks_queued_end=state.waiting,
-        events=c[3],
+        events=run.arrived + jt.tasks_done,
         censored_tasks=censored,
         censored_age=age,
-        steady=steady_state(s_times, [float(x) for x in s_jobs], warmup),
+        steady=steady_state(run.s_times, [float(x) for x in run.s_jobs], warmup),
         wall_seconds=wall,
         cpu_seconds=cpu,
         tree_visits=sum(g.tree.visits for g in state.config_groups),
         dispatch_steps=list(getattr(dispatcher, "steps", [])),
+        engine_events=jt.kernel.events,
     )
+
+
+def running_view(jt: JobTracker, scheduler: PushDispatch) -> list[tuple[float, int, int, Sequence[int]]]:
+    """Tasks holding machine resources as ``(end, tag, machine, request)``: the engine's running tasks (their
+    completion events) and the started tasks not yet launched. O(running); for checkers."""
+    out: list[tuple[float, int, int, Sequence[int]]] = []
+    for end, kind, tracker, gid in jt.kernel.pending():
+        if kind == EV_TASK_DONE:
+            reduce = bool(gid & REDUCE_BIT)
+            out.append((end, gid, tracker, jt.jobs[gid >> JOB_SHIFT].sched[2 if reduce else 1]))
+    for m, queue in enumerate(scheduler.launch):
+        for job, reduce, _dur in queue:
+            out.append((math.inf, -1, m, job.sched[2 if reduce else 1]))
+    return out

@@ -22,12 +22,12 @@ report completions, which parked and naive heartbeat modes process at identical 
 schedules (tested).
 
 Cost: ``assign_tasks`` is O(1) when the tracker has nothing committed (the common heartbeat), else O(tasks
-launched); a dispatch costs what it costs in the standalone simulator (fit-tree descents, O(configurations)
+launched); a dispatch costs what it costs in the push model (``mrsim lotes``) (fit-tree descents, O(configurations)
 queue comparisons); a completion one tree update. Nothing depends on the number of waiting tasks.
 
 **Classes** (what LoTES plans with): jobs drawn by ``mrsim synth --lotes-google`` carry their Table 3 class
 (``extra["lotes_class"]``, or the job name ``lotes-c<k>-...`` after a Rumen round trip); when every job has one,
-the plan is the standalone simulator's plan from Table 3's exact means (so both worlds use the same bins). Any
+the plan is ``mrsim lotes``'s plan from Table 3's exact means (so both worlds use the same bins). Any
 other trace is grouped by **request vector**: tasks whose requests are equal form one class (maps and reduces
 alike); a class's proportion is its share of all tasks, its mean duration the mean task duration in the trace,
 its request the shared vector. This reads the whole trace at start, as LoTES's offline stages assume the class
@@ -208,7 +208,7 @@ class DispatchScheduler(TaskScheduler):
         for _ in range(n):
             m, now = dispatch(k, req)
             self.dispatched += 1
-            if st.admit(m, req, now):  # the same rule as the standalone simulator's (ClusterState.admit)
+            if st.admit(m, req, now):  # the same rule as the push model's (ClusterState.admit)
                 self.started_at_once += 1
                 tracker = self.tracker_of[m]
                 self.launch[tracker.index].append((job, reduce))
@@ -243,8 +243,11 @@ class DispatchScheduler(TaskScheduler):
     def task_finished(self, job: JobState, tracker: TrackerState, reduce: bool) -> None:
         req = self._requests(job)[reduce]
         assert req is not None
-        for task in self.state.finish(self.machine_of[tracker.index], req):
+        heads = self.state.finish(self.machine_of[tracker.index], req)
+        for task in heads:
             self.launch[tracker.index].append((task[1], task[2]))
+        if heads and self.jt.task_mode:  # in task mode the engine wakes a waking scheduler's trackers only on its word
+            self.jt.wake(tracker)
         if not reduce and job.finished_maps == job.n_maps:
             self._release_reduces(job)
         if job.finished_maps == job.n_maps and job.finished_reduces == job.n_reduces:

@@ -13,7 +13,7 @@ drained, so "can start now" means "queue empty and enough free capacity" (the tr
 
 The model's machine rules live here and only here: :meth:`ClusterState.admit` (a dispatched task starts or must
 queue), :meth:`~ClusterState.enqueue` and :meth:`~ClusterState.finish` (a finished task frees its request and the
-queue heads that now fit start). The simulator (:mod:`mrsim.studies.lotes.engine`) and the heartbeat schedulers
+queue heads that now fit start). The push plug-in (:mod:`mrsim.studies.lotes.push`, what ``mrsim lotes`` runs) and the heartbeat schedulers
 (:mod:`mrsim.studies.lotes.heartbeat`) both call them.
 
 Cost per state change: one tree update, ``O(R log n)`` at worst, plus O(1) per queue group of the machine (at
@@ -88,7 +88,7 @@ class ClusterState:
         self.groups.append(g)
         return g
 
-    # ---- changes: the machine rules of the model, used by the simulator (mrsim.studies.lotes.engine) and the heartbeat
+    # ---- changes: the machine rules of the model, used by the push plug-in (mrsim.studies.lotes.push) and the heartbeat
     # schedulers (mrsim.studies.lotes.heartbeat) alike, so they are written once, here ---------------------------------
 
     def admit(self, m: int, req: Sequence[int], now: bool) -> bool:
