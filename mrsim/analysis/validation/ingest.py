@@ -23,6 +23,7 @@ one; the other two are cheap to read).
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,6 +224,23 @@ def _from_cache(p: Path, format_: Format, key: str) -> SingleInput:
 
 
 def _read(p: Path, format_: Format) -> SingleInput:
+    """:func:`_read_pass` with Python's cyclic garbage collector paused.
+
+    The pass creates no reference cycles: the decoder's dicts and lists are trees, freed by reference counting
+    when their job is done. Yet each job allocates thousands of containers, and every few hundred allocations
+    the collector runs, now and then over everything alive (the collectors' hundreds of thousands of samples,
+    the job being read): about a quarter of the parse's CPU on the 1148-job trace (docs/performance.md).
+    Collection resumes, as it was, when the pass returns or raises."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_pass(p, format_)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _read_pass(p: Path, format_: Format) -> SingleInput:
     """One pass: the steps of ``load_with_hosts`` and of ``Profiler.logged_jobs``, per job, in their order."""
     from mrsim.analysis.validation.observe import observe_job
     from mrsim.analysis.validation.trace_conf import TraceConf
