@@ -99,9 +99,18 @@ def rumen_ms(value: object) -> int:
         return -1
 
 
+_KIND_OF: dict[tuple[str, str], str] = {}  # (taskType, default) -> kind: a handful of distinct values per trace
+
+
 def _kind(task: Mapping[str, Any], default: str) -> str:
-    t = str(task.get("taskType") or default).lower()
-    return t if t in KINDS else default
+    raw = task.get("taskType")
+    if type(raw) is str and (known := _KIND_OF.get((raw, default))) is not None:
+        return known
+    t = str(raw or default).lower()
+    kind = t if t in KINDS else default
+    if type(raw) is str and len(_KIND_OF) < 64:
+        _KIND_OF[raw, default] = kind
+    return kind
 
 
 def _host(attempt: Mapping[str, Any]) -> str:
@@ -223,16 +232,22 @@ class CalibrationCollector:
                         if lag < 0:
                             self.negative_report += 1
                         self.report[kind].append(lag)
+        kind_lists = None
+        last_kind = ""
         for a_start, start, host, kind, reduce_slot in launches:
+            if kind != last_kind:  # launches come task list by task list: the kind's four lists fetched once a run
+                last_kind = kind
+                kind_lists = (self.host_launch[kind], self.windows[kind], self.reduce_side[kind], self.phase[kind])
+            host_lags, spans, sides, phases = kind_lists  # type: ignore[misc]
             lag = (a_start - start) / _MS
             if lag < 0:
                 self.negative_launch += 1
-            self.host_launch[kind].append((host, lag))
-            self.windows[kind].append((start / _MS, a_start / _MS))
-            self.reduce_side[kind].append(reduce_slot)
-            self.host_events[host].append((start / _MS, True))
+            host_lags.append((host, lag))
+            spans.append((start / _MS, a_start / _MS))
+            sides.append(reduce_slot)
+            host_events[host].append((start / _MS, True))
             ready = localised.get(host, a_start)
-            self.phase[kind].append(COLD if a_start <= ready else IN_FLIGHT if start < ready else WARM)
+            phases.append(COLD if a_start <= ready else IN_FLIGHT if start < ready else WARM)
 
     def result(self, source: str = "", oob_heartbeat: bool | None = None,
                slots: tuple[int | None, int | None] = (None, None)) -> Calibration:
