@@ -125,7 +125,11 @@ def observe_job(job: Mapping[str, Any], windows: Any = None) -> JobObservation:
     finish_lags: list[int] = []
     for key in ("mapTasks", "reduceTasks"):
         for task in job.get(key) or ():
-            start, end = _ms(task.get("startTime")), _ms(task.get("finishTime"))
+            start, end = task.get("startTime"), task.get("finishTime")
+            if type(start) is not int:  # _ms only for what is not already an int (nearly every value is)
+                start = _ms(start)
+            if type(end) is not int:
+                end = _ms(end)
             if start > 0 and (first_start < 0 or start < first_start):
                 first_start = start
             if end > 0 and end > last_finish:
@@ -133,7 +137,11 @@ def observe_job(job: Mapping[str, Any], windows: Any = None) -> JobObservation:
             for attempt in task.get("attempts") or ():
                 if attempt.get("result") != "SUCCESS":
                     continue
-                a_start, a_end = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
+                a_start, a_end = attempt.get("startTime"), attempt.get("finishTime")
+                if type(a_start) is not int:
+                    a_start = _ms(a_start)
+                if type(a_end) is not int:
+                    a_end = _ms(a_end)
                 if start > 0 and a_start > 0:
                     start_lags.append(a_start - start)
                 if end > 0 and a_end > 0:
