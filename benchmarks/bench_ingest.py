@@ -43,7 +43,10 @@ def child(args: list[str], env: dict[str, str]) -> tuple[float, float, bytes]:
     """(CPU s, wall s, stdout) of ``python -m mrsim ARGS``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "mrsim", *args], env=env, capture_output=True, check=False)
+    # cwd: a scratch directory, not the repository: ``python -m`` puts the working directory first on sys.path,
+    # ahead of PYTHONPATH, so run from the repository every child would import this tree, --before's included.
+    done = subprocess.run([sys.executable, "-m", "mrsim", *args], env=env, capture_output=True, check=False,
+                          cwd=tempfile.gettempdir())
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -113,7 +116,8 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="an unpacked older mrsim to measure the same replays with")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="mrsim-bench-ingest-"))
-    env = {**os.environ, "MRSIM_CACHE_DIR": str(work / "cache")}
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "MRSIM_CACHE_DIR": str(work / "cache"), "PYTHONPATH": str(repo)}
     env.pop("MRSIM_NO_CACHE", None)
     # Each mrsim gets its own cache directory: an older mrsim of the same version would otherwise hit this one's
     # entries (the key names mrsim's version, not its commit).

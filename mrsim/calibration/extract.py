@@ -205,11 +205,15 @@ class CalibrationCollector:
                 for attempt in attempts:
                     if not (type(attempt) is dict or isinstance(attempt, Mapping)):
                         continue
-                    a_start = rumen_ms(attempt.get("startTime"))
-                    a_end = rumen_ms(attempt.get("finishTime"))
+                    a_start, a_end = attempt.get("startTime"), attempt.get("finishTime")
+                    if type(a_start) is not int:  # rumen_ms only for what is not already an int
+                        a_start = rumen_ms(a_start)
+                    if type(a_end) is not int:
+                        a_end = rumen_ms(a_end)
                     host, reduce_slot = "", None  # each worked out once per attempt, when needed
                     if a_start > 0:
-                        host = _host(attempt)
+                        name = attempt.get("hostName")
+                        host = name.rpartition("/")[2] if type(name) is str else _host(attempt)
                         if a_start < localised.get(host, a_start + 1):
                             localised[host] = a_start
                         if a_end > 0:
