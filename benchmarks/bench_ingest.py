@@ -17,7 +17,9 @@ JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each
    figures, as CPU ratios.
 
 The replays' ``--json`` outputs are compared (minus ``spec.trace_cache`` and the wall-clock fields): a speed-up that
-changed a result would fail here. Usage: ``python3 benchmarks/bench_ingest.py [--repeat 3] [--before DIR]``
+changed a result would fail here. ``--steps`` prints instead the CPU of each step of the ingest pass, in process,
+with the cyclic garbage collector enabled and paused. Usage: ``python3 benchmarks/bench_ingest.py [--repeat 3]
+[--before DIR] [--steps]``
 """
 
 from __future__ import annotations
@@ -32,9 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import orjson  # noqa: E402
+import orjson
 
 REPLAY = ["replay", "--nodes", "64", "--map-slots", "1", "--reduce-slots", "1", "--json"]
 
@@ -97,6 +97,62 @@ def decode_only(trace: Path, repeat: int) -> None:
         print(f"decode {name:<37} CPU {cpu:6.2f} s (min of {repeat})  = {cpu / base:.2f}x the stdlib")
 
 
+def steps(trace: Path) -> None:
+    """CPU of each step of the one-pass ingest (:func:`mrsim.analysis.validation.ingest._read_pass`'s per-job
+    steps, streamed one job at a time as the pass reads), with the cyclic GC enabled (as before the pass paused
+    it) and paused (as the pass runs now); the GC's own time from ``gc.callbacks``."""
+    import gc
+
+    from mrsim.analysis.validation.observe import observe_job
+    from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.calibration.background import BackgroundCollector
+    from mrsim.calibration.extract import CalibrationCollector
+    from mrsim.ingest.builder import template_from_logged_job
+    from mrsim.ingest.detect import Format, iter_logged_jobs
+    from mrsim.ingest.topology_infer import SlotUsage, iter_attempt_windows
+
+    in_gc = [0.0, 0.0]
+
+    def on_gc(phase: str, _info: dict) -> None:
+        if phase == "start":
+            in_gc[1] = time.process_time()
+        else:
+            in_gc[0] += time.process_time() - in_gc[1]
+
+    gc.callbacks.append(on_gc)
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            in_gc[0] = 0.0
+            spent: dict[str, float] = {}
+
+            def timed(name, f, *a):  # type: ignore[no-untyped-def]
+                started = time.process_time()
+                out = f(*a)
+                spent[name] = spent.get(name, 0.0) + time.process_time() - started
+                return out
+
+            usage, conf, lags, background = SlotUsage(), TraceConf(), CalibrationCollector(), BackgroundCollector()
+            jobs = iter_logged_jobs(trace, Format.RUMEN, warnings=[])
+            started = time.process_time()
+            while (job := timed("decode", next, jobs, None)) is not None:
+                windows = timed("attempt windows", lambda j: list(iter_attempt_windows(j)), job)
+                timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[]), job)
+                timed("observations", observe_job, job, windows)
+                timed("slot usage", usage.add_job, job, windows)
+                timed("job confs", conf.add_job, job)
+                timed("calibration lags", lags.add_job, job)
+                timed("background usage", background.add_job, job, "j")
+            timed("calibration laws", lags.result, str(trace), None)
+            timed("inferred hosts", usage.hosts)
+            total = time.process_time() - started
+            print(f"ingest steps, GC {'enabled' if enabled else 'paused'}: CPU {total:.2f} s, of which the GC "
+                  f"{in_gc[0]:.2f} s: " + ", ".join(f"{k} {v:.2f}" for k, v in spent.items()))
+    finally:
+        gc.callbacks.remove(on_gc)
+        gc.enable()
+
+
 def replay_runs(trace: Path, store: Path, work: Path, env: dict[str, str], tag: str,
                 into: dict[str, list[tuple[float, float, bytes]]]) -> None:
     """One round of the four replays of one mrsim (``tag``): ``--no-cache``, a cache miss (a fresh cache
@@ -114,7 +170,9 @@ def main() -> None:
     ap.add_argument("--trace", type=Path, help="a trace to use instead of the 1148-job benchmark trace")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--before", type=Path, help="an unpacked older mrsim to measure the same replays with")
+    ap.add_argument("--steps", action="store_true", help="only the CPU of each step of the ingest pass, in process")
     args = ap.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # here: steps() may run in a child on --before's code
     work = Path(tempfile.mkdtemp(prefix="mrsim-bench-ingest-"))
     repo = Path(__file__).resolve().parents[1]
     env = {**os.environ, "MRSIM_CACHE_DIR": str(work / "cache"), "PYTHONPATH": str(repo)}
@@ -129,6 +187,18 @@ def main() -> None:
         if args.trace is None:
             child(["synth", "--jobs", "1148", "--seed", "7", "-o", str(trace)], env)
         print(f"trace {trace}: {trace.stat().st_size / 1e6:.1f} MB; cache {work / 'cache'}")
+        if args.steps:
+            print("this tree:")
+            steps(trace)
+            if args.before is not None:  # the same function in a child that imports the older mrsim
+                code = ("import importlib.util, sys; from pathlib import Path; "
+                        f"spec = importlib.util.spec_from_file_location('bench_ingest', {str(Path(__file__).resolve())!r}); "
+                        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); "
+                        f"m.steps(Path({str(trace)!r}))")
+                done = subprocess.run([sys.executable, "-c", code], env=codes["before "], capture_output=True, text=True,
+                                      cwd=tempfile.gettempdir(), check=True)
+                print(f"BEFORE ({args.before.name}):\n{done.stdout}", end="")
+            return
         decode_only(trace, args.repeat)
         stores = {}
         for tag, code_env in codes.items():  # untimed: fill the cache for the hits, write the store
