@@ -10,11 +10,16 @@ JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each
    every time), a cache miss (parse, then save the entry), a cache hit, and a trace store made by ``mrsim profile``;
    CPU time (user + system, from ``RUSAGE_CHILDREN``) and wall time. The baseline is the ``--no-cache`` run of the
    same invocation; the hit and store runs are printed as ratios of it;
-3. with ``--before DIR`` (an unpacked older mrsim, e.g. ``git archive c9cae0a | tar -x -C DIR``), the same replay
-   from ``.json.gz`` and from a store run with that code on ``PYTHONPATH``: the before/after figures.
+3. with ``--before DIR`` (an unpacked older mrsim, e.g. ``git archive c9cae0a | tar -x -C DIR``, plus the compiled
+   core's ``*.so`` files and ``mrsim/_compiled_core.json`` copied beside its sources when the engine did not change),
+   the same four replays run with that code on ``PYTHONPATH``, with a cache directory of its own, in rounds that
+   interleave the two versions (a change of load on a shared machine then hits both alike): the before/after
+   figures, as CPU ratios.
 
 The replays' ``--json`` outputs are compared (minus ``spec.trace_cache`` and the wall-clock fields): a speed-up that
-changed a result would fail here. Usage: ``python3 benchmarks/bench_ingest.py [--repeat 3] [--before DIR]``
+changed a result would fail here. ``--steps`` prints instead the CPU of each step of the ingest pass, in process,
+with the cyclic garbage collector enabled and paused. Usage: ``python3 benchmarks/bench_ingest.py [--repeat 3]
+[--before DIR] [--steps]``
 """
 
 from __future__ import annotations
@@ -29,9 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import orjson  # noqa: E402
+import orjson
 
 REPLAY = ["replay", "--nodes", "64", "--map-slots", "1", "--reduce-slots", "1", "--json"]
 
@@ -40,7 +43,10 @@ def child(args: list[str], env: dict[str, str]) -> tuple[float, float, bytes]:
     """(CPU s, wall s, stdout) of ``python -m mrsim ARGS``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "mrsim", *args], env=env, capture_output=True, check=False)
+    # cwd: a scratch directory, not the repository: ``python -m`` puts the working directory first on sys.path,
+    # ahead of PYTHONPATH, so run from the repository every child would import this tree, --before's included.
+    done = subprocess.run([sys.executable, "-m", "mrsim", *args], env=env, capture_output=True, check=False,
+                          cwd=tempfile.gettempdir())
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -91,43 +97,137 @@ def decode_only(trace: Path, repeat: int) -> None:
         print(f"decode {name:<37} CPU {cpu:6.2f} s (min of {repeat})  = {cpu / base:.2f}x the stdlib")
 
 
+def steps(trace: Path) -> None:
+    """CPU of each step of the one-pass ingest (:func:`mrsim.analysis.validation.ingest._read_pass`'s per-job
+    steps, streamed one job at a time as the pass reads), with the cyclic GC enabled (as before the pass paused
+    it) and paused (as the pass runs now); the GC's own time from ``gc.callbacks``."""
+    import gc
+
+    from mrsim.analysis.validation.observe import observe_job
+    from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.calibration.background import BackgroundCollector
+    from mrsim.calibration.extract import CalibrationCollector
+    from mrsim.ingest.builder import template_from_logged_job
+    from mrsim.ingest.detect import Format, iter_logged_jobs
+    from mrsim.ingest.topology_infer import SlotUsage, iter_attempt_windows
+
+    in_gc = [0.0, 0.0]
+
+    def on_gc(phase: str, _info: dict) -> None:
+        if phase == "start":
+            in_gc[1] = time.process_time()
+        else:
+            in_gc[0] += time.process_time() - in_gc[1]
+
+    gc.callbacks.append(on_gc)
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            in_gc[0] = 0.0
+            spent: dict[str, float] = {}
+
+            def timed(name, f, *a):  # type: ignore[no-untyped-def]
+                started = time.process_time()
+                out = f(*a)
+                spent[name] = spent.get(name, 0.0) + time.process_time() - started
+                return out
+
+            usage, conf, lags, background = SlotUsage(), TraceConf(), CalibrationCollector(), BackgroundCollector()
+            jobs = iter_logged_jobs(trace, Format.RUMEN, warnings=[])
+            started = time.process_time()
+            while (job := timed("decode", next, jobs, None)) is not None:
+                windows = timed("attempt windows", lambda j: list(iter_attempt_windows(j)), job)
+                timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[]), job)
+                timed("observations", observe_job, job, windows)
+                timed("slot usage", usage.add_job, job, windows)
+                timed("job confs", conf.add_job, job)
+                timed("calibration lags", lags.add_job, job)
+                timed("background usage", background.add_job, job, "j")
+            timed("calibration laws", lags.result, str(trace), None)
+            timed("inferred hosts", usage.hosts)
+            total = time.process_time() - started
+            print(f"ingest steps, GC {'enabled' if enabled else 'paused'}: CPU {total:.2f} s, of which the GC "
+                  f"{in_gc[0]:.2f} s: " + ", ".join(f"{k} {v:.2f}" for k, v in spent.items()))
+    finally:
+        gc.callbacks.remove(on_gc)
+        gc.enable()
+
+
+def replay_runs(trace: Path, store: Path, work: Path, env: dict[str, str], tag: str,
+                into: dict[str, list[tuple[float, float, bytes]]]) -> None:
+    """One round of the four replays of one mrsim (``tag``): ``--no-cache``, a cache miss (a fresh cache
+    directory), a cache hit (a cache directory a miss filled before the rounds) and a trace store."""
+    args = [*REPLAY[:1], str(trace), *REPLAY[1:]]
+    into.setdefault(f"{tag}nocache", []).append(child([*args, "--no-cache"], env))
+    fresh = {**env, "MRSIM_CACHE_DIR": str(work / f"{tag}miss-{len(into[f'{tag}nocache'])}")}
+    into.setdefault(f"{tag}miss", []).append(child(args, fresh))
+    into.setdefault(f"{tag}hit", []).append(child(args, env))
+    into.setdefault(f"{tag}store", []).append(child([*REPLAY[:1], str(store), *REPLAY[1:]], env))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trace", type=Path, help="a trace to use instead of the 1148-job benchmark trace")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--before", type=Path, help="an unpacked older mrsim to measure the same replays with")
+    ap.add_argument("--steps", action="store_true", help="only the CPU of each step of the ingest pass, in process")
     args = ap.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # here: steps() may run in a child on --before's code
     work = Path(tempfile.mkdtemp(prefix="mrsim-bench-ingest-"))
-    env = {**os.environ, "MRSIM_CACHE_DIR": str(work / "cache")}
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "MRSIM_CACHE_DIR": str(work / "cache"), "PYTHONPATH": str(repo)}
     env.pop("MRSIM_NO_CACHE", None)
+    # Each mrsim gets its own cache directory: an older mrsim of the same version would otherwise hit this one's
+    # entries (the key names mrsim's version, not its commit).
+    codes = {"": env}
+    if args.before is not None:
+        codes["before "] = {**env, "PYTHONPATH": str(args.before.resolve()), "MRSIM_CACHE_DIR": str(work / "cache-before")}
     try:
         trace = args.trace or work / "b.json.gz"
         if args.trace is None:
             child(["synth", "--jobs", "1148", "--seed", "7", "-o", str(trace)], env)
         print(f"trace {trace}: {trace.stat().st_size / 1e6:.1f} MB; cache {work / 'cache'}")
+        if args.steps:
+            print("this tree:")
+            steps(trace)
+            if args.before is not None:  # the same function in a child that imports the older mrsim
+                code = ("import importlib.util, sys; from pathlib import Path; "
+                        f"spec = importlib.util.spec_from_file_location('bench_ingest', {str(Path(__file__).resolve())!r}); "
+                        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); "
+                        f"m.steps(Path({str(trace)!r}))")
+                done = subprocess.run([sys.executable, "-c", code], env=codes["before "], capture_output=True, text=True,
+                                      cwd=tempfile.gettempdir(), check=True)
+                print(f"BEFORE ({args.before.name}):\n{done.stdout}", end="")
+            return
         decode_only(trace, args.repeat)
-        plain = [child([*REPLAY[:1], str(trace), *REPLAY[1:], "--no-cache"], env) for _ in range(args.repeat)]
-        base, reference = best("replay .json.gz --no-cache (parse)", plain)
-        miss = [child([*REPLAY[:1], str(trace), *REPLAY[1:]], env)]
-        best("replay .json.gz, cache miss (parse + save)", miss, base)
-        hits = [child([*REPLAY[:1], str(trace), *REPLAY[1:]], env) for _ in range(args.repeat)]
-        _, hit_out = best("replay .json.gz, cache hit", hits, base)
-        store = work / "store"
-        child(["profile", str(trace), "-o", str(store)], env)
-        stored = [child([*REPLAY[:1], str(store), *REPLAY[1:]], env) for _ in range(args.repeat)]
-        _, store_out = best("replay trace store", stored, base)
-        assert comparable(hit_out) == comparable(reference) == comparable(miss[0][2]), "a cache hit changed the result"
+        stores = {}
+        for tag, code_env in codes.items():  # untimed: fill the cache for the hits, write the store
+            child([*REPLAY[:1], str(trace), *REPLAY[1:]], code_env)
+            stores[tag] = work / f"{tag.strip() or 'after'}-store"
+            child(["profile", str(trace), "-o", str(stores[tag])], code_env)
+        runs: dict[str, list[tuple[float, float, bytes]]] = {}
+        for _ in range(args.repeat):  # rounds interleave the mrsims: a load change hits both alike
+            for tag, code_env in codes.items():
+                replay_runs(trace, stores[tag], work, code_env, tag, runs)
+        base, reference = best("replay .json.gz --no-cache (parse)", runs["nocache"])
+        best("replay .json.gz, cache miss (parse + save)", runs["miss"], base)
+        _, hit_out = best("replay .json.gz, cache hit", runs["hit"], base)
+        _, store_out = best("replay trace store", runs["store"], base)
+        assert comparable(hit_out) == comparable(reference) == comparable(runs["miss"][0][2]), "a cache hit changed the result"
         assert orjson.loads(store_out)["summary"]["tasks"] == orjson.loads(reference)["summary"]["tasks"]
         if args.before is not None:
-            old_env = {**env, "PYTHONPATH": str(args.before.resolve())}
-            old = [child([*REPLAY[:1], str(trace), *REPLAY[1:]], old_env) for _ in range(args.repeat)]
-            _, old_out = best(f"BEFORE ({args.before.name}) replay .json.gz", old, base)
-            old_store = work / "store-before"
-            child(["profile", str(trace), "-o", str(old_store)], old_env)
-            old_stored = [child([*REPLAY[:1], str(old_store), *REPLAY[1:]], old_env) for _ in range(args.repeat)]
-            best(f"BEFORE ({args.before.name}) replay trace store", old_stored, base)
-            assert comparable(old_out) == comparable(reference), "the result changed since the older mrsim"
-        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+            name = args.before.name
+            for key, label in (("nocache", "--no-cache"), ("miss", "cache miss"), ("hit", "cache hit"),
+                               ("store", "trace store")):
+                old_cpu = min(r[0] for r in runs[f"before {key}"])
+                new_cpu = min(r[0] for r in runs[key])
+                old_wall = min(r[1] for r in runs[f"before {key}"])
+                print(f"BEFORE ({name}) {label:<12} CPU {old_cpu:6.2f} s  wall {old_wall:6.2f} s  ->  now CPU "
+                      f"{new_cpu:6.2f} s = {new_cpu / old_cpu:.2f}x")
+                if key != "store":
+                    assert comparable(runs[f"before {key}"][0][2]) == comparable(reference), \
+                        f"the result changed since the older mrsim ({label})"
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

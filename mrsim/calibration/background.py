@@ -140,6 +140,7 @@ class BackgroundCollector:
                 ready = s_end if s_end > 0 else -1
             if ready > 0 and first_map > ready:
                 self.waits.append((job_id, ready / _MS, first_map / _MS))
+        usage = self.usage
         for key in ("mapTasks", "otherTasks"):
             for task in job.get(key) or ():
                 if not (type(task) is dict or isinstance(task, Mapping)):
@@ -147,10 +148,14 @@ class BackgroundCollector:
                 for attempt in task.get("attempts") or ():
                     if not (type(attempt) is dict or isinstance(attempt, Mapping)):
                         continue
-                    a, b = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
+                    a, b = attempt.get("startTime"), attempt.get("finishTime")
+                    if type(a) is not int:  # _ms only for what is not already an int (nearly every value is)
+                        a = _ms(a)
+                    if type(b) is not int:
+                        b = _ms(b)
                     if a > 0 and b >= a:
-                        self.usage.append((a / _MS, 1))
-                        self.usage.append((b / _MS, -1))
+                        usage.append((a / _MS, 1))
+                        usage.append((b / _MS, -1))
 
     def estimate(self, total_map_slots: int, heartbeat_interval_s: float) -> Background:
         return estimate_background(self.waits, self.usage, total_map_slots, heartbeat_interval_s)

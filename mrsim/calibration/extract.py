@@ -99,21 +99,34 @@ def rumen_ms(value: object) -> int:
         return -1
 
 
+_KIND_OF: dict[tuple[str, str], str] = {}  # (taskType, default) -> kind: a handful of distinct values per trace
+
+
 def _kind(task: Mapping[str, Any], default: str) -> str:
-    t = str(task.get("taskType") or default).lower()
-    return t if t in KINDS else default
+    raw = task.get("taskType")
+    if type(raw) is str and (known := _KIND_OF.get((raw, default))) is not None:
+        return known
+    t = str(raw or default).lower()
+    kind = t if t in KINDS else default
+    if type(raw) is str and len(_KIND_OF) < 64:
+        _KIND_OF[raw, default] = kind
+    return kind
 
 
 def _host(attempt: Mapping[str, Any]) -> str:
     """The TaskTracker's host name (last path component of Rumen's ``/rack/host``)."""
-    return str(attempt.get("hostName") or "").rsplit("/", 1)[-1]
+    name = attempt.get("hostName")
+    if type(name) is str:  # nearly every value: no str() copy; rpartition == rsplit("/", 1)[-1]
+        return name.rpartition("/")[2]
+    return str(name or "").rsplit("/", 1)[-1]
 
 
 def _reduce_slot(attempt: Mapping[str, Any], kind: str) -> bool:
     """Whether the attempt ran in a reduce slot, i.e. was started by the TaskTracker's reduce-slot launcher: the
     attempt id's type letter (``attempt_<jt>_<job>_r_<task>_<n>``; a setup or cleanup task given a reduce slot is
     ``_r_``, ``JobTracker.getSetupAndCleanupTasks``), else its kind (only reduces use reduce slots)."""
-    parts = str(attempt.get("attemptID") or "").split("_")
+    # maxsplit 5: the same parts[3], and len(parts) >= 6 exactly when the full split has 6 or more parts
+    parts = str(attempt.get("attemptID") or "").split("_", 5)
     if len(parts) >= 6 and parts[3] in ("m", "r"):
         return parts[3] == "r"
     return kind == "reduce"
@@ -121,6 +134,9 @@ def _reduce_slot(attempt: Mapping[str, Any], kind: str) -> bool:
 
 def _first_start(attempts: list) -> int:
     """The earliest start (epoch ms) of a task's attempts of any result, or -1."""
+    if len(attempts) == 1 and type(attempts[0]) is dict:  # nearly every task: one attempt
+        first = rumen_ms(attempts[0].get("startTime"))
+        return first if first > 0 else -1
     starts = [rumen_ms(a.get("startTime")) for a in attempts if isinstance(a, Mapping)]
     return min((x for x in starts if x > 0), default=-1)
 
@@ -171,6 +187,7 @@ class CalibrationCollector:
             if OOB_KEY in props:
                 self.oob[str(props[OOB_KEY]).strip().lower()] += 1
         launches: list[tuple[int, int, str, str, bool]] = []  # (attempt start, task start, host, kind, reduce slot)
+        host_events, slot_ends = self.host_events, self.slot_ends
         localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
             tasks = job.get(key)
@@ -188,40 +205,53 @@ class CalibrationCollector:
                 for attempt in attempts:
                     if not (type(attempt) is dict or isinstance(attempt, Mapping)):
                         continue
-                    a_start = rumen_ms(attempt.get("startTime"))
+                    a_start, a_end = attempt.get("startTime"), attempt.get("finishTime")
+                    if type(a_start) is not int:  # rumen_ms only for what is not already an int
+                        a_start = rumen_ms(a_start)
+                    if type(a_end) is not int:
+                        a_end = rumen_ms(a_end)
+                    host, reduce_slot = "", None  # each worked out once per attempt, when needed
                     if a_start > 0:
-                        host = _host(attempt)
+                        name = attempt.get("hostName")
+                        host = name.rpartition("/")[2] if type(name) is str else _host(attempt)
                         if a_start < localised.get(host, a_start + 1):
                             localised[host] = a_start
-                        a_finish = rumen_ms(attempt.get("finishTime"))
-                        if a_finish > 0:
-                            self.host_events[host].append((a_finish / _MS, False))
-                            self.slot_ends[host, _reduce_slot(attempt, kind)].append(a_finish / _MS)
+                        if a_end > 0:
+                            host_events[host].append((a_end / _MS, False))
+                            reduce_slot = _reduce_slot(attempt, kind)
+                            slot_ends[host, reduce_slot].append(a_end / _MS)
                     if attempt.get("result") != "SUCCESS":
                         continue
-                    a_end = rumen_ms(attempt.get("finishTime"))
                     self.attempts += 1
                     if a_start > first > 0:
                         # Not the task's first attempt (a retry or a speculative backup): the task start is the
                         # first attempt's assignment, so attempt start - task start is not this attempt's launch lag.
                         self.later_attempts += 1
                     elif start > 0 and a_start > 0:
-                        launches.append((a_start, start, _host(attempt), kind, _reduce_slot(attempt, kind)))
+                        if reduce_slot is None:
+                            reduce_slot = _reduce_slot(attempt, kind)
+                        launches.append((a_start, start, host, kind, reduce_slot))
                     if end > 0 and a_end > 0:
                         lag = (end - a_end) / _MS
                         if lag < 0:
                             self.negative_report += 1
                         self.report[kind].append(lag)
+        kind_lists = None
+        last_kind = ""
         for a_start, start, host, kind, reduce_slot in launches:
+            if kind != last_kind:  # launches come task list by task list: the kind's four lists fetched once a run
+                last_kind = kind
+                kind_lists = (self.host_launch[kind], self.windows[kind], self.reduce_side[kind], self.phase[kind])
+            host_lags, spans, sides, phases = kind_lists  # type: ignore[misc]
             lag = (a_start - start) / _MS
             if lag < 0:
                 self.negative_launch += 1
-            self.host_launch[kind].append((host, lag))
-            self.windows[kind].append((start / _MS, a_start / _MS))
-            self.reduce_side[kind].append(reduce_slot)
-            self.host_events[host].append((start / _MS, True))
+            host_lags.append((host, lag))
+            spans.append((start / _MS, a_start / _MS))
+            sides.append(reduce_slot)
+            host_events[host].append((start / _MS, True))
             ready = localised.get(host, a_start)
-            self.phase[kind].append(COLD if a_start <= ready else IN_FLIGHT if start < ready else WARM)
+            phases.append(COLD if a_start <= ready else IN_FLIGHT if start < ready else WARM)
 
     def result(self, source: str = "", oob_heartbeat: bool | None = None,
                slots: tuple[int | None, int | None] = (None, None)) -> Calibration:
@@ -236,15 +266,23 @@ class CalibrationCollector:
         by_phase: tuple[dict[str, Distribution], dict[str, Distribution]] = ({}, {})  # cold, warm
         waits = self._slot_waits()
         for kind in KINDS:
-            values = [lag for n, (_h, lag) in enumerate(self.host_launch.get(kind, ())) if (kind, n) not in stalled]
-            if values:
-                launch[kind] = Distribution.of(values)
-            phases = self.phase.get(kind, [])
+            # Column-wise: the lags in launch order, masked (the laws are built from the same values in the same order).
+            rows = self.host_launch.get(kind, ())
+            if not rows:
+                continue
+            lags = np.fromiter((lag for _h, lag in rows), dtype=np.float64, count=len(rows))
+            normal = np.ones(len(rows), dtype=bool)
+            for stalled_kind, n in stalled:
+                if stalled_kind == kind:
+                    normal[n] = False
+            if normal.any():
+                launch[kind] = Distribution.of(lags[normal])
+            phases = np.asarray(self.phase[kind], dtype=np.int8)
+            usable = normal & ~waits[kind]
             for law, phase in zip(by_phase, (COLD, WARM)):
-                values = [lag for n, (_h, lag) in enumerate(self.host_launch.get(kind, ()))
-                          if phases[n] == phase and (kind, n) not in stalled and (kind, n) not in waits]
-                if values:
-                    law[kind] = Distribution.of(values)
+                chosen = usable & (phases == phase)
+                if chosen.any():
+                    law[kind] = Distribution.of(lags[chosen])
         report = {kind: Distribution.of(self.report[kind]) for kind in KINDS if self.report.get(kind)}
         if oob_heartbeat is None and self.oob:
             oob_heartbeat = self.oob.most_common(1)[0][0] == "true"
@@ -266,19 +304,34 @@ class CalibrationCollector:
             attempts=self.attempts, hosts=len({h for rows in self.host_launch.values() for h, _l in rows if h}),
             notes=tuple(notes))
 
-    def _slot_waits(self) -> set[tuple[str, int]]:
-        """``(kind, n)`` of the launches that waited for their slot to be free (see the module docstring)."""
+    def _slot_waits(self) -> dict[str, np.ndarray]:
+        """Per kind, a mask over its launches: True for those that waited for their slot to be free (see the module
+        docstring): an attempt end on the launch's host and slot side in ``(max(start - SLOT_WAIT_S, assignment),
+        start + SLOT_WAIT_S]``. One ``searchsorted`` per (host, side), not per launch."""
         ends = {key: np.sort(np.asarray(v)) for key, v in self.slot_ends.items()}
-        waits: set[tuple[str, int]] = set()
+        waits: dict[str, np.ndarray] = {}
         for kind in KINDS:
-            for n, (host, _lag) in enumerate(self.host_launch.get(kind, ())):
-                side = ends.get((host, self.reduce_side[kind][n]))
+            rows = self.host_launch.get(kind, ())
+            mask = np.zeros(len(rows), dtype=bool)
+            waits[kind] = mask
+            if not rows:
+                continue
+            groups: dict[tuple[str, bool], list[int]] = defaultdict(list)
+            sides = self.reduce_side[kind]
+            for n, (host, _lag) in enumerate(rows):
+                groups[host, sides[n]].append(n)
+            spans = np.asarray(self.windows[kind], dtype=np.float64)  # (assignment, attempt start), s
+            for key, members in groups.items():
+                side = ends.get(key)
                 if side is None:
                     continue
-                assigned, started = self.windows[kind][n]
-                lo = np.searchsorted(side, max(started - SLOT_WAIT_S, assigned), side="right")
-                if lo < side.size and side[lo] <= started + SLOT_WAIT_S:
-                    waits.add((kind, n))
+                index = np.asarray(members, dtype=np.intp)
+                assigned, started = spans[index, 0], spans[index, 1]
+                lo = np.searchsorted(side, np.maximum(started - SLOT_WAIT_S, assigned), side="right")
+                inside = lo < side.size
+                hit = np.zeros(index.size, dtype=bool)
+                hit[inside] = side[lo[inside]] <= started[inside] + SLOT_WAIT_S
+                mask[index] = hit
         return waits
 
     def _outliers(self) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:

@@ -26,7 +26,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-import fastavro
 
 from mrsim.errors import InputError
 from mrsim.ingest.logged import (
@@ -186,6 +185,8 @@ def _iter_events(fh: IO[bytes], where: str) -> Iterator[tuple[int, str, Mapping[
     """Yield ``(event number or line, type, body)`` from a ``.jhist`` byte stream."""
     head = fh.read(4)
     if head == CONTAINER_MAGIC:
+        import fastavro  # here, not at module level: every command imports this reader, few read .jhist files
+
         fh.seek(0)  # plain and gzip streams are seekable; a 4-byte rewind is cheap for both
         stream = fh
         try:
@@ -229,6 +230,8 @@ def _iter_json_events(fh: IO[bytes], where: str) -> Iterator[tuple[int, str, Map
 
 
 def _iter_binary_events(fh: IO[bytes], where: str, schema: Any) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    import fastavro  # see _iter_events
+
     try:
         parsed = fastavro.parse_schema(schema)
     except Exception as exc:  # fastavro raises several types for a bad schema

@@ -126,6 +126,35 @@ def _flat(parts: list[np.ndarray], dtype: type = np.float64) -> np.ndarray:
     return np.concatenate(parts).astype(dtype, copy=False) if parts else np.empty(0, dtype=dtype)
 
 
+_NUMERIC_ARROW = {"double": np.float64, "int8": np.int8, "int32": np.int32, "int64": np.int64}
+
+
+def _arrow_array(values: Sequence[Any], type_: pa.DataType) -> pa.Array:
+    """``pa.array(values, type=type_)`` for the column types a store writes, built from buffers: ``pa.array``
+    imports pandas on its first call (about 0.25 s of a cache miss). Strings, booleans and numbers without
+    ``None`` take the buffer path (the same array: NaN stays a value, as ``pa.array`` keeps it); anything else,
+    ``pa.array`` itself."""
+    n = len(values)
+    try:
+        if str(type_) in _NUMERIC_ARROW and all(v is not None for v in values):
+            data = np.asarray(values, dtype=_NUMERIC_ARROW[str(type_)])
+            if data.shape == (n,):
+                return pa.Array.from_buffers(type_, n, [None, pa.py_buffer(data)])
+        elif type_ == pa.bool_() and all(type(v) is bool for v in values):
+            bits = np.packbits(np.asarray(values, dtype=bool), bitorder="little")
+            return pa.Array.from_buffers(type_, n, [None, pa.py_buffer(bits)])
+        elif type_ == pa.string() and all(type(v) is str for v in values):
+            encoded = [v.encode("utf-8") for v in values]
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=n), out=offsets[1:])
+            if offsets[-1] < 2**31:
+                return pa.Array.from_buffers(type_, n, [None, pa.py_buffer(offsets.astype(np.int32)),
+                                                        pa.py_buffer(b"".join(encoded))])
+    except (UnicodeEncodeError, OverflowError, ValueError, TypeError):
+        pass  # pa.array decides, and raises what it always raised
+    return pa.array(values, type=type_)
+
+
 def _extra_json(template: JobTemplate) -> str:
     try:
         return orjson.dumps(dict(template.extra), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS).decode()
@@ -177,13 +206,13 @@ def _columns_from_templates(templates: Sequence[JobTemplate],
         "actual_completion_s": pa.float64(), "demand_resources": pa.string(), "has_map_demands": pa.bool_(),
         "has_reduce_demands": pa.bool_(), "has_map_locations": pa.bool_(), "extra": pa.string(),
     }
-    table = pa.table({k: pa.array(v, type=schema[k]) for k, v in cols.items()})
+    table = pa.table({k: _arrow_array(v, schema[k]) for k, v in cols.items()})
     if observations:
         names = sorted({k for obs in observations.values() for k in obs})
         for name in names:
             values = [observations.get(jid, {}).get(name) for jid in cols["job_id"]]
-            table = table.append_column(OBS_PREFIX + name, pa.array(
-                [math.nan if v is None else float(v) for v in values], type=pa.float64()))
+            table = table.append_column(OBS_PREFIX + name, _arrow_array(
+                [math.nan if v is None else float(v) for v in values], pa.float64()))
     arrays: dict[str, np.ndarray] = {}
     for name in parts:
         arrays[name] = _flat(parts[name])
@@ -671,17 +700,17 @@ def _prepare_dir(store: Path) -> bool:
 def _hosts_table(hosts: Iterable[Mapping[str, Any]]) -> pa.Table:
     rows = list(hosts)
     columns = {
-        "rack": pa.array([str(h["rack"]) for h in rows], type=pa.string()),
-        "host": pa.array([str(h["host"]) for h in rows], type=pa.string()),
-        "map_slots": pa.array([int(h["map_slots"]) for h in rows], type=pa.int32()),
-        "reduce_slots": pa.array([int(h["reduce_slots"]) for h in rows], type=pa.int32()),
-        "attempts": pa.array([int(h.get("attempts", 0)) for h in rows], type=pa.int64()),
+        "rack": _arrow_array([str(h["rack"]) for h in rows], pa.string()),
+        "host": _arrow_array([str(h["host"]) for h in rows], pa.string()),
+        "map_slots": _arrow_array([int(h["map_slots"]) for h in rows], pa.int32()),
+        "reduce_slots": _arrow_array([int(h["reduce_slots"]) for h in rows], pa.int32()),
+        "attempts": _arrow_array([int(h.get("attempts", 0)) for h in rows], pa.int64()),
     }
     # Peak attempts one slot each, where high-RAM attempts made them differ (optional columns, null elsewhere:
     # mrsim.ingest.topology_infer.HostSlots; stores written before them have neither).
     for key in ("map_tasks", "reduce_tasks"):
         if any(key in h for h in rows):
-            columns[key] = pa.array([h.get(key) for h in rows], type=pa.int32())
+            columns[key] = _arrow_array([h.get(key) for h in rows], pa.int32())
     return pa.table(columns)
 
 

@@ -84,7 +84,11 @@ def iter_attempt_windows(job: Mapping[str, Any]) -> Iterator[tuple[int, Mapping[
             for attempt in attempts:
                 if not (type(attempt) is dict or isinstance(attempt, Mapping)):
                     continue
-                start, finish = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
+                start, finish = attempt.get("startTime"), attempt.get("finishTime")
+                if type(start) is not int:  # _ms inline for the usual int: no call per attempt
+                    start = _ms(start)
+                if type(finish) is not int:
+                    finish = _ms(finish)
                 if start <= 0 or finish < start:
                     continue
                 yield kind, attempt, start, max(finish, start + 1)
@@ -162,6 +166,7 @@ class SlotUsage:
         # read (the cluster's slot memory, mrsim.model.memory_slots), so weights are applied in hosts().
         self._jobs: dict[str, tuple[list[int], list[int]]] = {}
         self._confs: list[dict[str, str]] = []
+        self._named: dict[str, tuple[str | None, str] | None] = {}  # hostName -> attempt_host (no location)
 
     def add_job(self, job: Mapping[str, Any], windows: Windows | None = None) -> None:
         """Add one job's attempts (``windows``: its :func:`iter_attempt_windows`, when the caller has them)."""
@@ -175,18 +180,29 @@ class SlotUsage:
         conf = {k: str(v) for k, v in props.items() if k in memory_slots.ALL_KEYS} if isinstance(props, Mapping) else {}
         job_index = len(self._confs)
         self._confs.append(conf)
+        named = self._named
         for kind, attempt, start, finish in (iter_attempt_windows(job) if windows is None else windows):
-            where = attempt_host(attempt)
+            name = attempt.get("hostName")
+            if type(name) is str and name and "location" not in attempt:
+                # attempt_host depends on the name alone here: parsed once per distinct name
+                where = named.get(name)
+                if where is None:
+                    where = named[name] = attempt_host(attempt)
+            else:
+                where = attempt_host(attempt)
             if where is None:
                 self.unnamed += 1
                 continue
             rack, host = where
-            if rack is not None:
-                self._rack.setdefault(host, rack)
-            lists = self._windows.setdefault(host, ([], [], [], []))
+            if rack is not None and host not in self._rack:
+                self._rack[host] = rack
+            lists = self._windows.get(host)
+            if lists is None:
+                lists = self._windows[host] = ([], [], [], [])
+                self._jobs[host] = ([], [])
             lists[2 * kind].append(start)
             lists[2 * kind + 1].append(finish)
-            self._jobs.setdefault(host, ([], []))[kind].append(job_index)
+            self._jobs[host][kind].append(job_index)
             self.attempts += 1
 
     def observe(self, jobs: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:

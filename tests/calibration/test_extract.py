@@ -167,3 +167,21 @@ def test_a_launch_that_waited_for_its_slot_is_in_neither_law():
     assert cal.cold_launch_lag["map"].quantiles == (1.0,)
     assert cal.warm_launch_lag["map"].quantiles == (0.2,) and cal.warm_launch_lag["map"].samples == 1
     assert cal.launch_lag["map"].samples == 3
+
+
+def test_slot_waits_are_matched_per_host_and_slot_side():
+    # h1 map A runs 10..20 s. On h1, map B (assigned 15 s) starts at 20.05 s, within 0.1 s of A's end: a slot
+    # wait, in neither law. At the same instants map D on h2 and reduce R on h1 start too, but no attempt ended
+    # near 20 s on h2's map side (C ended at 6 s) nor on h1's reduce side: both are warm launches of 5.05 s.
+    # Cold: A (1.0 s, first on h1) and C (0.5 s, first on h2).
+    maps = [_task("MAP", 9_000, 20_010, 10_000, 20_000, "/r/h1"), _task("MAP", 15_000, 30_010, 20_050, 30_000, "/r/h1"),
+            _task("MAP", 5_000, 6_010, 5_500, 6_000, "/r/h2"), _task("MAP", 15_000, 30_010, 20_050, 30_000, "/r/h2")]
+    c = CalibrationCollector()
+    c.add_job(_job(maps, reduces=[_task("REDUCE", 15_000, 30_010, 20_050, 30_000, "/r/h1")]))
+    cal = c.result("hand")
+    assert cal.launch_lag["map"].samples == 4
+    cold = cal.cold_launch_lag["map"]
+    assert cold.samples == 2 and (cold.quantiles[0], cold.quantiles[-1]) == (0.5, 1.0)
+    assert cal.warm_launch_lag["map"].quantiles == (5.05,) and cal.warm_launch_lag["map"].samples == 1
+    assert cal.warm_launch_lag["reduce"].quantiles == (5.05,)
+    assert "reduce" not in cal.cold_launch_lag
