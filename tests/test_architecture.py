@@ -277,7 +277,8 @@ CORE_MODULES = ("mrsim.engine.kernel", "mrsim.engine.jobtracker", "mrsim.engine.
 #: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
 FEATURE_MODULES = ("mrsim.engine.features.contention", "mrsim.engine.features.speculation",
                    "mrsim.engine.features.overheads", "mrsim.engine.features.failures",
-                   "mrsim.engine.features.reducer_preemption", "mrsim.calibration.feature",
+                   "mrsim.engine.features.reducer_preemption", "mrsim.engine.features.federation",
+                   "mrsim.calibration.feature",
                    "mrsim.calibration.background")
 #: Feature code the core still imports, and why. Empty since issue 17 moved overheads, failed attempts, speculation
 #: and contention onto hooks; a new entry needs a reason.

@@ -6,8 +6,8 @@
 1. asks a feature for a backup attempt when the job has no pending task of that kind (speculation);
 2. checks the tracker can take the task: its resource request (``mrsim/engine/resources.py``), the free slots a
    high-RAM task needs;
-3. picks the task: a federation's task placed in the tracker's datacenter (``placement.pick_in_datacenter``),
-   else a killed or failed one first (``findNewMapTask`` step 1), else for maps the locality search over the
+3. picks the task: a feature's pick when one set ``pick_task`` (a federation's task placed in the tracker's
+   datacenter: ``mrsim/engine/features/federation.py``), else a killed or failed one first (``findNewMapTask`` step 1), else for maps the locality search over the
    job's host and rack caches (``locality.pick_local_map``: node-local, rack-local, then any), else the next
    never-launched index;
 4. sets the attempt's end: its trace duration over the node's speed, a replayed failed attempt's own length,
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mrsim.engine import placement
 from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
 from mrsim.engine.locality import pick_local_map
 from mrsim.engine.resources import fits, hold
@@ -48,10 +47,8 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
         # about, a scheduler's own count of free slots (tasks) can be stale, so every map is checked then.
         return 0
     level = 2
-    if job.dc_maps is not None:
-        if locality == Locality.NODE or locality == Locality.NON_LOCAL:
-            return 0  # within its datacenter every map is rack-local (no split locations there)
-        i = placement.pick_in_datacenter(job, tracker, False)
+    if jt.pick_task is not None:
+        i = jt.pick_task(job, tracker, False, locality)
         if i < 0:
             return 0
     elif job.requeued_maps:
@@ -119,8 +116,8 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         return False
     if jt.wide_reduces and job.reduce_width > tracker.reduce_slots - tracker.running_reduces:
         return False  # a high-RAM reduce needs reduce_width free slots (as for maps)
-    if job.dc_reduces is not None:
-        i = placement.pick_in_datacenter(job, tracker, True)
+    if jt.pick_task is not None:
+        i = jt.pick_task(job, tracker, True, Locality.ANY)
         if i < 0:
             return False
     elif job.requeued_reduces:

@@ -121,6 +121,10 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     bounded_wakes=options.bounded_wakes, memory_slots=options.memory_slots)
     jt.progress = progress
     jt.keep_task_results = options.task_results or bool(jt.datacenters)
+    if jt.datacenters:  # a federation: every task runs in the datacenter it is placed in
+        from mrsim.engine.features.federation import FederationFeature
+
+        jt.attach(FederationFeature())
     if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
         from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
 

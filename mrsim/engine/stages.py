@@ -32,15 +32,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def job_arrived(jt: "JobTracker", job: JobState, now: float) -> None:
-    """A job arrived: materialise it, run the arrival hooks, set up its placement, locality caches and
-    requests, then make it RUNNING unless a feature holds its start (``hold_job_start``)."""
+    """A job arrived: materialise it, run the arrival hooks (a federation places its tasks), set up its locality
+    caches and requests, then make it RUNNING unless a feature holds its start (``hold_job_start``)."""
     job.materialize()
     if jt.on_job_arrival:
         for hook in jt.on_job_arrival:
             hook(job)
-    if jt.datacenters:
-        placement.setup_datacenters(jt, job)
-    elif job.template.map_locations is not None:
+    if job.map_dc is None and job.template.map_locations is not None:  # placed in a datacenter: no locality
         setup_locality(jt, job)
     if jt.resource_names:
         placement.setup_requests(jt, job)
