@@ -28,7 +28,7 @@ from mrsim.studies.geo.experiments import improvements, run_workload
 from mrsim.studies.geo.model import Federation, GeoWorkload
 from mrsim.studies.geo.placement import Placement, PlacementKind, from_templates
 from mrsim.studies.geo.policies import Policy
-from mrsim.studies.geo.simulator import SizeMeasure
+from mrsim.studies.geo.result import SizeMeasure
 from mrsim.studies.geo.spec import load_spec
 from mrsim.studies.geo.workloads import DurationModel, Scenario, TraceType, synthesize
 

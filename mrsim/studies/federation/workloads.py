@@ -34,14 +34,19 @@ def federation_cluster(names: tuple[str, ...], slots: tuple[int, ...]) -> Cluste
                        if len(set(slots)) == 1 else f"federation of {len(names)} datacenters")
 
 
-def engine_inputs(geo: GeoWorkload) -> tuple[Workload, ClusterSpec]:
-    """The engine workload and federated cluster equivalent to ``geo`` (module docstring)."""
+def engine_inputs(geo: GeoWorkload, *, keep_order: bool = False) -> tuple[Workload, ClusterSpec]:
+    """The engine workload and federated cluster equivalent to ``geo`` (module docstring).
+
+    ``keep_order``: the engine takes jobs submitted at one instant in job id order, ``geo`` in its own (file)
+    order; True prefixes each id with the job's zero-padded position in ``geo`` (``"007 B"``), so that engine
+    job ``k`` is ``geo.jobs[k]`` and same-instant arrivals keep ``geo``'s order (``mrsim geo`` runs this way)."""
     fed = geo.federation
+    width = len(str(max(0, len(geo.jobs) - 1)))
     jobs = []
-    for job in geo.jobs:
+    for k, job in enumerate(geo.jobs):
         durations = np.concatenate(job.durations) if job.durations else np.zeros(0)
         jobs.append(JobTemplate(
-            job_id=job.job_id, submit_s=float(job.arrival_s), map_durations=durations, reduce_durations=[],
+            job_id=f"{k:0{width}d} {job.job_id}" if keep_order else job.job_id, submit_s=float(job.arrival_s), map_durations=durations, reduce_durations=[],
             first_shuffle_durations=[], typical_shuffle_durations=[],
             extra={"map_datacenters": {fed.names[d]: int(a.size) for d, a in zip(job.dcs, job.durations)}},
         ))

@@ -14,7 +14,8 @@ Modules, bottom up: :mod:`.model` (frozen federation/jobs), :mod:`.streams` (nam
 from mrsim.studies.geo.model import Federation, GeoJob, GeoWorkload
 from mrsim.studies.geo.placement import Placement, PlacementKind, from_templates
 from mrsim.studies.geo.policies import Policy, Snapshot
-from mrsim.studies.geo.simulator import GeoResult, SizeMeasure, simulate
+from mrsim.studies.geo.result import GeoResult, SizeMeasure
+from mrsim.studies.geo.run import simulate
 from mrsim.studies.geo.spec import load_spec, parse_spec
 from mrsim.studies.geo.workloads import DurationModel, Scenario, TraceType, synthesize
 

@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterable, Sequence
 from mrsim.studies.geo.metrics import isolated_completion, summarize
 from mrsim.studies.geo.model import GeoWorkload
 from mrsim.studies.geo.policies import Policy
-from mrsim.studies.geo.simulator import SizeMeasure, simulate
+from mrsim.studies.geo.result import SizeMeasure
+from mrsim.studies.geo.run import simulate
 from mrsim.studies.geo.workloads import Scenario, synthesize
 
 ALL_POLICIES: tuple[Policy, ...] = tuple(Policy)
