@@ -58,6 +58,8 @@ from mrsim.engine.state import JobState, TrackerState
 from mrsim.studies.geo.policies import Policy, Snapshot, local_orders
 from mrsim.studies.geo.result import SizeMeasure
 
+_ANY = Locality.ANY  # bound once: passed on every launch
+
 
 class GeoControllerScheduler(TaskScheduler):
     """Base class: subclasses set ``policy`` (a :class:`mrsim.studies.geo.policies.Policy`), ``name`` and ``summary``."""
@@ -69,6 +71,7 @@ class GeoControllerScheduler(TaskScheduler):
     def start(self, jt) -> None:  # type: ignore[override]
         super().start(jt)
         self.n_dc = max(1, len(jt.datacenters))
+        self.task_mode = jt.task_mode
         self.federated = bool(jt.datacenters)
         # Slots the policies normalise queues by: map slots per datacenter (reduce slots if a site has none).
         maps, reduces = jt.site_slots
@@ -231,7 +234,7 @@ class GeoControllerScheduler(TaskScheduler):
                         h += 1
                     i += 1
                     continue
-                if jt.obtain_new_map_task(job, tracker, Locality.ANY):
+                if jt.obtain_new_map_task(job, tracker, _ANY):
                     launched += 1
                     free -= 1
                 else:
@@ -255,6 +258,9 @@ class GeoControllerScheduler(TaskScheduler):
                 else:
                     i += 1  # before slow start (or no room): later jobs may still run a reduce here
             self.reduce_head[d] = h
+        if launched and self.task_mode and tracker.running_maps >= tracker.map_slots \
+                and tracker.running_reduces >= tracker.reduce_slots:
+            return 0  # the tracker is full: no follow-up heartbeat (module docstring, "Events per task")
         return launched
 
     # ------------------------------------------------------------------------------------------------ reporting

@@ -34,6 +34,8 @@ from mrsim.model.templates import JobTemplate
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
 
+_NODE, _NON_LOCAL = Locality.NODE, Locality.NON_LOCAL  # bound once: read on every launch
+
 
 def _expand(value: object, n: int, what: str, job_id: str, index: Mapping[str, int]) -> list[int]:
     if isinstance(value, Mapping):
@@ -129,24 +131,38 @@ class FederationFeature:
         """A pending task of ``job`` placed in ``tracker``'s datacenter (requeued ones first), or -1 (module doc).
 
         Updates the per-datacenter pending count and the job's launch counter; the core does the rest."""
-        if not reduce and (locality == Locality.NODE or locality == Locality.NON_LOCAL):
-            return -1  # within its datacenter every map is rack-local (no split locations there)
         d = tracker.datacenter
-        pending = job.dc_reduces_pending if reduce else job.dc_maps_pending
-        if pending[d] == 0:  # type: ignore[index]
-            return -1
-        pending[d] -= 1  # type: ignore[index]
-        requeued = job.requeued_reduces if reduce else job.requeued_maps
-        if requeued:
-            placed = job.reduce_dc if reduce else job.map_dc
-            for k in range(len(requeued) - 1, -1, -1):
-                if placed[requeued[k]] == d:  # type: ignore[index]
-                    return requeued.pop(k)
         if reduce:
+            pending = job.dc_reduces_pending
+            if not pending[d]:  # type: ignore[index]
+                return -1
+            pending[d] -= 1  # type: ignore[index]
+            if job.requeued_reduces:
+                i = self._requeued_in(job.requeued_reduces, job.reduce_dc, d)  # type: ignore[arg-type]
+                if i >= 0:
+                    return i
             job.next_reduce += 1
             return job.dc_reduces[d].pop()  # type: ignore[index]
+        if locality == _NODE or locality == _NON_LOCAL:
+            return -1  # within its datacenter every map is rack-local (no split locations there)
+        pending = job.dc_maps_pending
+        if not pending[d]:  # type: ignore[index]
+            return -1
+        pending[d] -= 1  # type: ignore[index]
+        if job.requeued_maps:
+            i = self._requeued_in(job.requeued_maps, job.map_dc, d)  # type: ignore[arg-type]
+            if i >= 0:
+                return i
         job.next_map += 1
         return job.dc_maps[d].pop()  # type: ignore[index]
+
+    @staticmethod
+    def _requeued_in(requeued: list[int], placed: list[int], d: int) -> int:
+        """Take a requeued task placed in ``d`` (the latest first) off ``requeued``, or -1 when there is none."""
+        for k in range(len(requeued) - 1, -1, -1):
+            if placed[requeued[k]] == d:
+                return requeued.pop(k)
+        return -1
 
     def _requeued(self, job: JobState, i: int, reduce: bool) -> None:
         if reduce:

@@ -32,11 +32,19 @@ from mrsim.engine.features.federation import FederationFeature
 from mrsim.engine.jobtracker import JobTracker
 from mrsim.engine.scheduling import create_scheduler
 from mrsim.engine.state import TASK_MASK, JobState, TrackerState
+from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.templates import Workload
 from mrsim.studies.federation.workloads import engine_inputs
 from mrsim.studies.geo.model import GeoWorkload
 from mrsim.studies.geo.policies import Policy
 from mrsim.studies.geo.result import GeoResult, InvariantError, SizeMeasure
+
+
+def prepare(workload: GeoWorkload) -> tuple[Workload, ClusterSpec]:
+    """The engine inputs of ``workload`` (job templates and the federated cluster), built once and shared by the
+    runs of every policy on it: building and validating the templates costs about as much as a run. O(tasks)."""
+    return engine_inputs(workload, keep_order=True)
 
 
 def simulate(
@@ -46,13 +54,15 @@ def simulate(
     *,
     record_tasks: bool = False,
     check: bool = False,
+    inputs: tuple[Workload, ClusterSpec] | None = None,
 ) -> GeoResult:
     """Run ``workload`` under ``policy`` on the engine until every job has finished (module docstring).
 
     Deterministic except ``decision_ns``. ``record_tasks`` keeps ``(start, end, job, datacenter)`` per task in
-    launch order; ``check=True`` runs the engine's invariant checks after every event (tests).
+    launch order; ``check=True`` runs the engine's invariant checks after every event (tests); ``inputs``:
+    :func:`prepare`'s result for ``workload``, when several policies run on it.
     """
-    engine_workload, cluster = engine_inputs(workload, keep_order=True)
+    engine_workload, cluster = inputs if inputs is not None else prepare(workload)
     config = {"measure": measure.value} if measure is SizeMeasure.SECONDS else None
     scheduler = create_scheduler(policy.value, config)
     jt = JobTracker(engine_workload, cluster, HadoopConf(), scheduler, heartbeat_interval=0.0)
