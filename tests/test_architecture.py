@@ -11,8 +11,8 @@
   of a higher layer (``mrsim.engine.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
   engine it helps). They do not constrain import order or compilation.
 * **One event loop**: only the kernel (``mrsim/engine/kernel.py``) takes events off a heap in a loop; the fluid
-  model (a different model by design) is the documented exception. The study simulators (``mrsim/studies/geo/simulator.py``,
-  ``mrsim/studies/lotes/engine.py``) schedule their events on the kernel.
+  model (a different model by design) is the documented exception. The study simulators (``mrsim/studies/lotes/engine.py``;
+  the geo model written directly, now the test oracle ``tests/oracles/geo_simulator.py``) schedule their events on the kernel.
 * **No copied blocks between plug-ins or between features**: no six code lines (comments, blank lines, imports and
   lone brackets dropped, white space folded) stand in the same order in two scheduler plug-ins, or in two engine
   features; shared steps go into a helper (``mrsim/engine/plugin_helpers.py``). Repeats inside one file, and

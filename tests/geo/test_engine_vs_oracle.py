@@ -5,6 +5,7 @@ measures, on the worked example and seeded synthetic traces (constant durations 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -68,3 +69,11 @@ def test_a_late_first_arrival_shifts_the_clock_only() -> None:
     late = GeoWorkload(w.federation, tuple(GeoJob(j.job_id, j.arrival_s + 2.5, j.dcs, j.durations) for j in w.jobs))
     assert_identical(simulate(late, Policy.SWAG), oracle_simulate(late, Policy.SWAG))
     assert simulate(late, Policy.SWAG).decision_at_s.tolist() == [2.5, 9.5, 12.5, 20.5]
+
+
+def test_nothing_shipped_imports_the_oracle() -> None:
+    root = Path(__file__).resolve().parents[2]
+    shipped = [*(root / "mrsim").rglob("*.py"), *(root / "schedulers").rglob("*.py")]
+    assert shipped
+    importing = re.compile(r"^\s*(from|import)\s+tests\b", re.M)
+    assert not [str(p.relative_to(root)) for p in shipped if importing.search(p.read_text())]

@@ -3,7 +3,7 @@
 Hung, Golubchik and Yu (SoCC'15, section 2) define their results on a push model: a task launches the instant a
 slot of its datacenter frees, after one controller decision per batch of same-instant events holding an arrival
 or a departure. The engine runs exactly that in task-completion mode (``--heartbeat-interval off``): each
-datacenter is one TaskTracker with the datacenter's slots (:func:`mrsim.studies.federation.workloads.engine_inputs`),
+datacenter is one TaskTracker with the datacenter's slots (:func:`mrsim.studies.geo.engine_inputs.engine_inputs`),
 the federation feature (``mrsim/engine/features/federation.py``) runs each task in its datacenter, and the geo
 controller (``schedulers/geo_controller.py``) decides once at the end of every instant with a change, then the
 trackers launch in datacenter order. ``tests/oracles/geo_simulator.py`` is the paper's model written directly
@@ -35,7 +35,7 @@ from mrsim.engine.state import TASK_MASK, JobState, TrackerState
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
-from mrsim.studies.federation.workloads import engine_inputs
+from mrsim.studies.geo.engine_inputs import engine_inputs
 from mrsim.studies.geo.model import GeoWorkload
 from mrsim.studies.geo.policies import Policy
 from mrsim.studies.geo.result import GeoResult, InvariantError, SizeMeasure
