@@ -34,6 +34,12 @@ skips, for good, jobs with nothing of that kind left in the datacenter (they get
 which triggers a new decision). Cost per heartbeat: O(1) when idle; otherwise O(tasks launched + jobs skipped).
 No sorting and no allocation on the hot path.
 
+Events per task (task mode): after a heartbeat that launched, the engine queues a follow-up heartbeat at the same
+instant (it reports the new tasks as running and lets a scheduler launch more). When this scheduler's launches
+filled the tracker it returns 0, so that no follow-up is queued: nothing here reads the cluster-status counts that
+heartbeat would refresh, and the tracker's next completion refreshes them. The schedule is unchanged; the engine
+runs two events per task instead of three (``docs/performance.md``, "The geo study on the engine").
+
 Parked trackers: the local scheduler declines only when no job in its datacenter's order has a launchable task
 here; that changes only on a job arrival, slow start being met, a requeue or one of the tracker's own tasks
 finishing (resources), all of which wake trackers, so it never needs ``request_heartbeat``.
