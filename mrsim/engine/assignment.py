@@ -8,8 +8,8 @@
    high-RAM task needs;
 3. picks the task: a feature's pick when one set ``pick_task`` (a federation's task placed in the tracker's
    datacenter: ``mrsim/engine/features/federation.py``), else a killed or failed one first (``findNewMapTask``
-   step 1), else for maps the locality search over the job's host and rack caches (``locality.pick_local_map``: node-local, rack-local, then any), else the next
-   never-launched index;
+   step 1), else for maps the locality search over the job's host and rack caches (``locality.pick_local_map``:
+   node-local, rack-local, then any), else the next never-launched index;
 4. sets the attempt's end: its trace duration over the node's speed, a replayed failed attempt's own length,
    the rack-local / off-switch slowdowns, a feature's launch lag; a reduce launched before its job's map stage
    ended waits for it (``mrsim/engine/stages.py``, the reduce model);
