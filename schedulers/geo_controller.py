@@ -7,14 +7,23 @@ of sub-jobs, one per datacenter holding part of its input; it completes when its
 **Controller.** A decision is due after every job arrival (``job_added``), departure (``job_removed``) and
 requeue of killed or failed tasks (``job_updated(TASKS_REQUEUED)``). It snapshots, per running job and per
 datacenter, the job's *queued* tasks there (pending: never launched, or requeued), calls the policy from
-:mod:`mrsim.studies.geo.policies` (the same pure functions the standalone simulator ``mrsim.studies.geo`` uses) and keeps one
-local order per datacenter. The decision is computed lazily, at the first ``assign_tasks`` after the change:
-queued counts change only through launches, and launches happen only in ``assign_tasks``, so this gives exactly
-the orders an eager recomputation at every event would give, with one computation per batch of same-instant
-events (as in ``mrsim.studies.geo.simulator``).
+:mod:`mrsim.studies.geo.policies` and keeps one local order per datacenter. Queued work changes only through
+launches, and launches happen only in ``assign_tasks``, so a decision computed any time between the change and
+the next ``assign_tasks`` gives the same orders. When it is computed:
+
+* in task-completion mode (``--heartbeat-interval off``: the paper's push model, what ``mrsim geo`` runs) at the
+  end of the instant of the change: the change queues one controller event at that instant with the order of
+  task completions, so it runs after every arrival and completion of the instant and before its heartbeats.
+  That is the paper's rule, one decision per batch of same-instant events that holds an arrival or a
+  departure, and the decision records (``decision_at``, ``decision_jobs``) are the model's;
+* with heartbeats, lazily at the first ``assign_tasks`` after the change (no event of its own): a decision then
+  covers every change since the last one, and ``decision_at`` records the first of them.
 
 **Size of a sub-job** (what the SRPT variants, Reordering and SWAG compare): its queued tasks, maps plus
-reduces, in that datacenter, as the paper counts tasks. Reduces count from the job's arrival, before slow
+reduces, in that datacenter, as the paper counts tasks (``measure = "tasks"``, the default), or their queued
+task-seconds (``measure = "seconds"``, scheduler option ``{"measure": "seconds"}``: the trace durations of the
+tasks not yet launched, summed as ``cumsum[-1] - cumsum[launched]`` over the sub-job's tasks in launch order;
+an exact sum over the queued tasks when some were requeued). Reduces count from the job's arrival, before slow
 start, because they are remaining work of the sub-job. Queues are compared per map slot of the datacenter
 (``q_d / slots_d``), which is the paper's rule when every datacenter has the same number of slots.
 
@@ -25,6 +34,12 @@ skips, for good, jobs with nothing of that kind left in the datacenter (they get
 which triggers a new decision). Cost per heartbeat: O(1) when idle; otherwise O(tasks launched + jobs skipped).
 No sorting and no allocation on the hot path.
 
+Events per task (task mode): after a heartbeat that launched, the engine queues a follow-up heartbeat at the same
+instant (it reports the new tasks as running and lets a scheduler launch more). When this scheduler's launches
+filled the tracker it returns 0, so that no follow-up is queued: nothing here reads the cluster-status counts that
+heartbeat would refresh, and the tracker's next completion refreshes them. The schedule is unchanged; the engine
+runs two events per task instead of three (``docs/performance.md``, "The geo study on the engine").
+
 Parked trackers: the local scheduler declines only when no job in its datacenter's order has a launchable task
 here; that changes only on a job arrival, slow start being met, a requeue or one of the tracker's own tasks
 finishing (resources), all of which wake trackers, so it never needs ``request_heartbeat``.
@@ -32,8 +47,8 @@ finishing (resources), all of which wake trackers, so it never needs ``request_h
 One-site clusters: the policies see a single datacenter holding every task (they then reduce to FCFS and
 SRPT-like orders); ``run_stats()["note"]`` says so.
 
-Statistics (``run_stats()``): per decision the wall time of snapshot + policy + installing orders
-(``time.perf_counter``, ms: mean, p50, p95, max, count), the jobs in the system at each decision, and the
+Statistics (``run_stats()``): per decision the process CPU time of snapshot + policy + installing orders
+(``time.process_time_ns``, robust to other processes on a shared machine; ms: mean, p50, p95, max, count), the jobs in the system at each decision, and the
 number of jobs in the system after every arrival and departure (the paper's communication-overhead proxy).
 """
 
@@ -43,9 +58,13 @@ import time
 
 import numpy as np
 
+from mrsim.engine.events import ORDER_TASK_DONE
 from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.engine.state import JobState, TrackerState
 from mrsim.studies.geo.policies import Policy, Snapshot, local_orders
+from mrsim.studies.geo.result import SizeMeasure
+
+_ANY = Locality.ANY  # bound once: passed on every launch
 
 
 class GeoControllerScheduler(TaskScheduler):
@@ -58,6 +77,7 @@ class GeoControllerScheduler(TaskScheduler):
     def start(self, jt) -> None:  # type: ignore[override]
         super().start(jt)
         self.n_dc = max(1, len(jt.datacenters))
+        self.task_mode = jt.task_mode
         self.federated = bool(jt.datacenters)
         # Slots the policies normalise queues by: map slots per datacenter (reduce slots if a site has none).
         maps, reduces = jt.site_slots
@@ -68,8 +88,16 @@ class GeoControllerScheduler(TaskScheduler):
         self.reduce_head = [0] * self.n_dc
         self.dirty = False
         self.dirty_since = 0.0
+        self.measure = SizeMeasure.parse(str(self.config.get("measure", "tasks")))
+        self.seconds = self.measure is SizeMeasure.SECONDS
+        # Seconds measure: per job index, per datacenter, cumulative trace durations of its maps (reduces) there in
+        # launch order, with a leading 0.0; built when the job arrives, dropped when it leaves. O(tasks) memory.
+        self.map_cum: dict[int, list[list[float]]] = {}
+        self.reduce_cum: dict[int, list[list[float]]] = {}
+        # Task mode: decisions at the end of the instant of a change (module docstring), as a controller event.
+        self.decision_event = jt.register_event(self._on_decision) if jt.task_mode else -1
         # Statistics: flat lists, appended once per decision or per arrival/departure (never per heartbeat).
-        self.decision_ms: list[float] = []
+        self.decision_ns: list[int] = []
         self.decision_at: list[float] = []
         self.decision_jobs: list[int] = []
         self.decision_entries: list[int] = []
@@ -82,8 +110,17 @@ class GeoControllerScheduler(TaskScheduler):
         if not self.dirty:
             self.dirty = True
             self.dirty_since = self.jt.now
+            if self.decision_event >= 0:
+                self.jt.schedule(self.dirty_since, ORDER_TASK_DONE, self.decision_event, 0, 0)
+
+    def _on_decision(self, _now: float, _order: int, _a: int, _b: int) -> None:
+        if self.dirty:  # else a requeue's decision was already taken by an earlier assign_tasks
+            self.decide()
 
     def job_added(self, job: JobState) -> None:
+        if self.seconds:
+            self.map_cum[job.index] = self._cumulative(job, False)
+            self.reduce_cum[job.index] = self._cumulative(job, True)
         self.active[job.index] = job
         self.jobs_at.append(self.jt.now)
         self.jobs_n.append(len(self.active))
@@ -91,6 +128,8 @@ class GeoControllerScheduler(TaskScheduler):
 
     def job_removed(self, job: JobState) -> None:
         del self.active[job.index]
+        if self.seconds:
+            del self.map_cum[job.index], self.reduce_cum[job.index]
         self.jobs_at.append(self.jt.now)
         self.jobs_n.append(len(self.active))
         self._changed()
@@ -101,17 +140,52 @@ class GeoControllerScheduler(TaskScheduler):
 
     # ------------------------------------------------------------------------------------------------ controller
 
+    def _cumulative(self, job: JobState, reduce: bool) -> list[list[float]]:
+        """Per datacenter, ``[0.0, *cumsum(durations)]`` of the job's maps (reduces) there in launch order (index
+        order: the federation feature launches a datacenter's tasks lowest index first). O(tasks)."""
+        durations = np.asarray(job.reduce_dur if reduce else job.map_dur, dtype=np.float64)
+        placed = job.reduce_dc if reduce else job.map_dc
+        where = np.zeros(durations.size, dtype=np.int64) if placed is None else np.asarray(placed, dtype=np.int64)
+        return [[0.0, *np.cumsum(durations[where == d]).tolist()] for d in range(self.n_dc)]
+
+    def _queued_seconds(self, job: JobState, d: int, queued_maps: int, queued_reduces: int) -> float:
+        """Trace seconds of the job's queued maps plus reduces in datacenter ``d`` (module docstring)."""
+        if job.requeued_maps or job.requeued_reduces:  # rare (kills, failed attempts): an exact sum
+            total = 0.0
+            for reduce, durations, placed, stacks, requeued in (
+                    (False, job.map_dur, job.map_dc, job.dc_maps, job.requeued_maps),
+                    (True, job.reduce_dur, job.reduce_dc, job.dc_reduces, job.requeued_reduces)):
+                if stacks is None:
+                    launched = job.next_reduce if reduce else job.next_map
+                    unlaunched = range(launched, len(durations))
+                else:
+                    unlaunched = stacks[d]  # type: ignore[assignment]
+                total += sum(durations[i] for i in unlaunched)
+                total += sum(durations[i] for i in requeued if placed is None or placed[i] == d)
+            return total
+        cm = self.map_cum[job.index][d]
+        size = cm[-1] - cm[len(cm) - 1 - queued_maps]
+        if queued_reduces:
+            cr = self.reduce_cum[job.index][d]
+            size += cr[-1] - cr[len(cr) - 1 - queued_reduces]
+        return size
+
     def snapshot(self) -> tuple[Snapshot, list[JobState]]:
         """The queued work of every running job per datacenter (jobs with none are left out). O(jobs x D)."""
         entries: list[list[tuple[int, float, int]]] = []
         jobs: list[JobState] = []
         n_dc = self.n_dc
+        seconds = self.seconds
         for job in self.active.values():
             mp, rp = job.dc_maps_pending, job.dc_reduces_pending
             k = len(jobs)
             if mp is None or rp is None:
-                size = job.maps_pending + job.reduces_pending
-                ent = [(0, float(size), k * n_dc)] if size else []
+                m, r = job.maps_pending, job.reduces_pending
+                size = self._queued_seconds(job, 0, m, r) if seconds and m + r else float(m + r)
+                ent = [(0, size, k * n_dc)] if m + r else []
+            elif seconds:
+                ent = [(d, self._queued_seconds(job, d, mp[d], rp[d]), k * n_dc + d)
+                       for d in range(n_dc) if mp[d] + rp[d]]
             else:
                 ent = [(d, float(mp[d] + rp[d]), k * n_dc + d) for d in range(n_dc) if mp[d] + rp[d]]
             if ent:
@@ -121,7 +195,7 @@ class GeoControllerScheduler(TaskScheduler):
 
     def decide(self) -> None:
         """Recompute every datacenter's local order (see the module docstring)."""
-        t0 = time.perf_counter()
+        t0 = time.process_time_ns()
         snap, jobs = self.snapshot()
         local = local_orders(self.policy, snap)
         pushed = 0
@@ -132,7 +206,7 @@ class GeoControllerScheduler(TaskScheduler):
         self.map_head = [0] * self.n_dc
         self.reduce_head = [0] * self.n_dc
         self.dirty = False
-        self.decision_ms.append((time.perf_counter() - t0) * 1e3)
+        self.decision_ns.append(time.process_time_ns() - t0)
         self.decision_at.append(self.dirty_since)
         self.decision_jobs.append(len(self.active))
         self.decision_entries.append(pushed)
@@ -166,7 +240,7 @@ class GeoControllerScheduler(TaskScheduler):
                         h += 1
                     i += 1
                     continue
-                if jt.obtain_new_map_task(job, tracker, Locality.ANY):
+                if jt.obtain_new_map_task(job, tracker, _ANY):
                     launched += 1
                     free -= 1
                 else:
@@ -190,17 +264,22 @@ class GeoControllerScheduler(TaskScheduler):
                 else:
                     i += 1  # before slow start (or no room): later jobs may still run a reduce here
             self.reduce_head[d] = h
+        if launched and self.task_mode and tracker.running_maps >= tracker.map_slots \
+                and tracker.running_reduces >= tracker.reduce_slots:
+            return 0  # the tracker is full: no follow-up heartbeat (module docstring, "Events per task")
         return launched
 
     # ------------------------------------------------------------------------------------------------ reporting
 
     def describe(self) -> dict:
+        measure = self.config.get("measure")
+        size = "tasks (maps + reduces)" if measure is None else f"{SizeMeasure.parse(str(measure)).value} of the tasks"
         return {"name": self.name, "policy": self.policy.value, "policy_label": self.policy.label,
-                "size": "queued tasks (maps + reduces) per datacenter, compared per map slot", **self.config}
+                "size": f"queued {size} per datacenter, compared per map slot", **self.config}
 
     def run_stats(self) -> dict:
-        """Controller statistics of the run (module docstring). ``decision_ms_*`` are wall times and vary."""
-        ms = np.asarray(self.decision_ms, dtype=float)
+        """Controller statistics of the run (module docstring). ``decision_ms_*`` are CPU times and vary."""
+        ms = np.asarray(self.decision_ns, dtype=float) / 1e6
         at = np.asarray(self.jobs_at, dtype=float)
         n = np.asarray(self.jobs_n, dtype=float)
         if at.size >= 2 and at[-1] > at[0]:

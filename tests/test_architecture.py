@@ -11,9 +11,9 @@
   of a higher layer (``mrsim.engine.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
   engine it helps). They do not constrain import order or compilation.
 * **One event loop**: only the kernel (``mrsim/engine/kernel.py``) takes events off a heap in a loop; the fluid
-  model (a different model by design) is the documented exception. The study simulators (``mrsim/studies/geo/simulator.py``;
-  LoTES runs on the JobTracker, its former simulator is the oracle ``tests/oracles/lotes_engine.py``) schedule their
-  events on the kernel.
+  model (a different model by design) is the documented exception. Geo and LoTES run on the JobTracker; their
+  former simulators are the test oracles ``tests/oracles/geo_simulator.py`` and ``tests/oracles/lotes_engine.py``,
+  which schedule their events on the kernel too.
 * **No copied blocks between plug-ins or between features**: no six code lines (comments, blank lines, imports and
   lone brackets dropped, white space folded) stand in the same order in two scheduler plug-ins, or in two engine
   features; shared steps go into a helper (``mrsim/engine/plugin_helpers.py``). Repeats inside one file, and
@@ -279,7 +279,7 @@ CORE_MODULES = ("mrsim.engine.kernel", "mrsim.engine.jobtracker", "mrsim.engine.
 FEATURE_MODULES = ("mrsim.engine.features.contention", "mrsim.engine.features.speculation",
                    "mrsim.engine.features.overheads", "mrsim.engine.features.failures",
                    "mrsim.engine.features.reducer_preemption", "mrsim.engine.features.resources",
-                   "mrsim.calibration.feature", "mrsim.calibration.background")
+                   "mrsim.engine.features.federation", "mrsim.calibration.feature", "mrsim.calibration.background")
 #: Feature code the core still imports, and why. Empty since issue 17 moved overheads, failed attempts, speculation
 #: and contention onto hooks; a new entry needs a reason.
 CORE_STILL_IMPORTS: dict[str, str] = {}

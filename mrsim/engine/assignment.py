@@ -6,10 +6,10 @@
 1. asks a feature for a backup attempt when the job has no pending task of that kind (speculation);
 2. asks the ``task_fits`` hook whether the tracker can take the task now (the resources feature: its resource
    request, the free slots a high-RAM task needs; ``mrsim/engine/features/resources.py``);
-3. picks the task: a federation's task placed in the tracker's datacenter (``placement.pick_in_datacenter``),
-   else a killed or failed one first (``findNewMapTask`` step 1), else for maps the locality search over the
-   job's host and rack caches (``locality.pick_local_map``: node-local, rack-local, then any), else the next
-   never-launched index;
+3. picks the task: a feature's pick when one set ``pick_task`` (a federation's task placed in the tracker's
+   datacenter: ``mrsim/engine/features/federation.py``), else a killed or failed one first (``findNewMapTask``
+   step 1), else for maps the locality search over the job's host and rack caches (``locality.pick_local_map``:
+   node-local, rack-local, then any), else the next never-launched index;
 4. sets the attempt's end: its trace duration over the node's speed, a replayed failed attempt's own length,
    the rack-local / off-switch slowdowns, a feature's launch lag; a reduce launched before its job's map stage
    ended waits for it (``mrsim/engine/stages.py``, the reduce model);
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mrsim.engine import placement
 from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
 from mrsim.engine.locality import pick_local_map
 from mrsim.engine.scheduling import Locality
@@ -43,10 +42,8 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     if jt.task_fits is not None and not jt.task_fits(job, tracker, False):
         return 0  # its request or a high-RAM map's slots do not fit now (the resources feature)
     level = 2
-    if job.dc_maps is not None:
-        if locality == Locality.NODE or locality == Locality.NON_LOCAL:
-            return 0  # within its datacenter every map is rack-local (no split locations there)
-        i = placement.pick_in_datacenter(job, tracker, False)
+    if jt.pick_task is not None:
+        i = jt.pick_task(job, tracker, False, locality)
         if i < 0:
             return 0
     elif job.requeued_maps:
@@ -109,8 +106,8 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         return False
     if jt.task_fits is not None and not jt.task_fits(job, tracker, True):
         return False
-    if job.dc_reduces is not None:
-        i = placement.pick_in_datacenter(job, tracker, True)
+    if jt.pick_task is not None:
+        i = jt.pick_task(job, tracker, True, Locality.ANY)
         if i < 0:
             return False
     elif job.requeued_reduces:

@@ -47,6 +47,14 @@ class EngineHooks:
         #: launch; for first-wave reduces when the map stage ends): a feature that models durations (contention)
         #: decides when the task finishes and calls :meth:`task_done` then. ``job.*_finish`` holds the trace value.
         self.finish_model: Callable[[JobState, TrackerState, int], None] | None = None
+        #: ``(job, tracker, reduce, locality) -> task index or -1``: *instead of* the core's own pick (requeued
+        #: first, then the locality search or the next index), the pending task a launch takes on ``tracker``; the
+        #: hook updates the job's launch counter (``next_map`` / ``next_reduce``) and its own counts (federations:
+        #: a task placed in the tracker's datacenter). None: the core picks.
+        self.pick_task: Callable[[JobState, TrackerState, bool, Locality], int] | None = None
+        #: a running task was stopped and put back in its job's queue (a kill, a replayed failed attempt):
+        #: ``(job, task index, reduce) -> None``
+        self.on_requeue: list[Callable[[JobState, int, bool], None]] = []
         #: after every map or reduce launch (not backups): ``(job, tracker, gid) -> None``
         self.on_launch: list[Callable[[JobState, TrackerState, int], None]] = []
         #: a job arrived (its template materialised, before the engine sets it up): ``(job) -> None``

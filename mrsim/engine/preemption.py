@@ -29,7 +29,7 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
                  result: str = "KILLED") -> None:
     """The tail shared by every path that stops task ``i``'s running attempt on ``tracker`` and puts the task
     back at the front of its job's queue (a kill, a replayed failed attempt): free the slot and the resources,
-    count the task pending again (in its datacenter too), charge ``wasted`` seconds, tell the scheduler and
+    count the task pending again (``on_requeue``: in its datacenter too), charge ``wasted`` seconds, tell the scheduler and
     wake the trackers that may now run it. The attempt is recorded in :attr:`JobTracker.lost_attempts` as ``result``.
     Cost O(1) plus the wake-ups."""
     now = jt.kernel.now
@@ -42,8 +42,6 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
         job.requeued_reduces.append(i)
         job.reduce_start[i] = job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
         live = job.live_reduces
-        if job.dc_reduces_pending is not None and job.reduce_dc is not None:
-            job.dc_reduces_pending[job.reduce_dc[i]] += 1
     else:
         tracker.running_maps -= job.map_width
         job.running_maps -= 1
@@ -52,8 +50,9 @@ def requeue_task(jt: "JobTracker", tracker: TrackerState, job: JobState, i: int,
         job.requeued_maps.append(i)
         job.map_start[i] = job.map_finish[i] = -1.0
         live = job.live_maps
-        if job.dc_maps_pending is not None and job.map_dc is not None:
-            job.dc_maps_pending[job.map_dc[i]] += 1
+    if jt.on_requeue:
+        for hook in jt.on_requeue:
+            hook(job, i, reduce)
     if live is not None:
         live.discard(i)
     if jt.release_resources is not None:
@@ -84,9 +83,9 @@ def kill_task(jt: "JobTracker", job: JobState, reduce: bool) -> float:
     starts = job.reduce_start if reduce else job.map_start
     finishes = job.reduce_finish if reduce else job.map_finish
     if reduce:
-        top = job.n_reduces if job.dc_reduces is not None else job.next_reduce
+        top = job.n_reduces if job.reduce_dc is not None else job.next_reduce
     else:
-        top = job.n_maps if job.map_launched is not None or job.dc_maps is not None else job.next_map
+        top = job.n_maps if job.map_launched is not None or job.map_dc is not None else job.next_map
     requeued = job.requeued_reduces if reduce else job.requeued_maps  # skipped: not running
     victim = -1
     newest = -1.0

@@ -125,6 +125,10 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
     jt.keep_task_results = options.task_results or bool(jt.datacenters)
     # First of all features: its on_launch takes a launched task's resources before any other feature's hook runs.
     jt.attach(ResourcesFeature(memory_slots=options.memory_slots))
+    if jt.datacenters:  # a federation: every task runs in the datacenter it is placed in
+        from mrsim.engine.features.federation import FederationFeature
+
+        jt.attach(FederationFeature())
     if cluster.resource_names:  # maps and reduces share containers: waiting reduces may starve the maps
         from mrsim.engine.features.reducer_preemption import ReducerPreemptionFeature
 

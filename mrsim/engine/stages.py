@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mrsim.engine import placement
 from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
 from mrsim.engine.heartbeats import wake_change_waiters
 from mrsim.engine.locality import setup_locality
@@ -32,16 +31,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def job_arrived(jt: "JobTracker", job: JobState, now: float) -> None:
-    """A job arrived: materialise it, run the arrival hooks, set up its placement and locality caches, run the
-    set-up hooks (the resources feature's requests), then make it RUNNING unless a feature holds its start
-    (``hold_job_start``)."""
+    """A job arrived: materialise it, run the arrival hooks (a federation places its tasks), set up its locality
+    caches, run the set-up hooks (the resources feature's requests, which read the placement), then make it
+    RUNNING unless a feature holds its start (``hold_job_start``)."""
     job.materialize()
     if jt.on_job_arrival:
         for hook in jt.on_job_arrival:
             hook(job)
-    if jt.datacenters:
-        placement.setup_datacenters(jt, job)
-    elif job.template.map_locations is not None:
+    if job.map_dc is None and job.template.map_locations is not None:  # placed in a datacenter: no locality
         setup_locality(jt, job)
     if jt.on_job_setup:
         for setup_hook in jt.on_job_setup:

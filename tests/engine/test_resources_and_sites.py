@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.engine.placement import proportional_split, task_datacenters, task_request
+from mrsim.engine.features.federation import proportional_split, task_datacenters
+from mrsim.engine.placement import task_request
 from mrsim.engine.replay import ReplayOptions, replay
 from mrsim.engine.scheduling import Locality, TaskScheduler, available_schedulers, create_scheduler
 from mrsim.errors import InputError

@@ -10,7 +10,7 @@ from mrsim.cli import main
 def test_engine_figures_quick_plan_writes_figures_and_matches_the_model_in_task_mode(tmp_path, capsys):
     out = tmp_path / "figs"
     # A quarter of the quick plan's jobs: every cell, mode and figure is still made, and task mode must still equal
-    # the standalone model exactly (the check does not depend on the workload's size); ~3x less engine time.
+    # mrsim geo's run exactly (the check does not depend on the workload's size); ~3x less engine time.
     argv = ["geo", "figures", "--engine", "heartbeat", "--quick", "--jobs-scale", "0.25", "-o", str(out), "--json"]
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)

@@ -1,8 +1,9 @@
 """The paper's worked example through the heartbeat engine, against the standalone simulator and the paper.
 
 Three jobs, three one-slot datacenters, unit tasks, task-completion mode (``--heartbeat-interval off``): the
-engine's per-datacenter schedules and completion times must be exactly those of ``mrsim.studies.geo`` (pinned to the
-paper's Figure 3 in tests/geo/test_simulator.py) for every policy.
+engine's per-datacenter schedules and completion times must be exactly those of the paper's model written directly
+(``tests/oracles/geo_simulator.py``, pinned to the paper's Figure 3 in tests/geo/test_simulator.py) for every
+policy.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from mrsim.ingest.workloads import load_workload
 from mrsim.model.cluster import load_cluster_file
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.studies.geo.policies import Policy, Snapshot, reorder, split, swag, global_srpt, independent_srpt
-from mrsim.studies.geo.simulator import simulate
+from tests.oracles.geo_simulator import simulate
 from mrsim.studies.geo.spec import load_spec
 from tests.geo.test_simulator import schedule as standalone_schedule
 
@@ -57,7 +58,7 @@ def engine_runs(result: ReplayResult) -> dict[str, list[tuple[str, float, float]
 
 def standalone_runs(policy: Policy) -> dict[str, list[tuple[str, float, float]]]:
     """The standalone simulator's per-datacenter runs (tests/geo's helper), datacenters that ran nothing dropped."""
-    return {d: runs for d, runs in standalone_schedule(policy).items() if runs}
+    return {d: runs for d, runs in standalone_schedule(policy, "oracle").items() if runs}
 
 
 @pytest.mark.parametrize("policy", list(Policy), ids=lambda p: p.value)

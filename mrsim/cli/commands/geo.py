@@ -28,7 +28,7 @@ from mrsim.studies.geo.experiments import improvements, run_workload
 from mrsim.studies.geo.model import Federation, GeoWorkload
 from mrsim.studies.geo.placement import Placement, PlacementKind, from_templates
 from mrsim.studies.geo.policies import Policy
-from mrsim.studies.geo.simulator import SizeMeasure
+from mrsim.studies.geo.result import SizeMeasure
 from mrsim.studies.geo.spec import load_spec
 from mrsim.studies.geo.workloads import DurationModel, Scenario, TraceType, synthesize
 
@@ -121,8 +121,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fig.add_argument("--workers", type=_positive_int, default=1, metavar="N", help="worker processes (default 1)")
     fig.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     fig.add_argument("--engine", choices=["model", "heartbeat"], default="model",
-                     help="model: this standalone slot model (default); heartbeat: the same policies as --scheduler "
-                          "names through mrsim's heartbeat engine on a federated cluster (docs/geo.md)")
+                     help="model: the paper's push model (the engine in task-completion mode, as every mrsim geo "
+                          "command; default); heartbeat: the same policies as --scheduler names through mrsim.replay "
+                          "on a federated cluster, with heartbeats and in task mode (docs/geo.md)")
     fig.add_argument("--modes", default="heartbeat,task", metavar="M[,M]",
                      help="with --engine heartbeat: engine modes, heartbeat and/or task (default both)")
     fig.set_defaults(_geo=_cmd_figures)
@@ -349,7 +350,7 @@ def _engine_figures(args: argparse.Namespace, seeds: tuple[int, ...]) -> int:
         sys.stdout.buffer.write(_dump(result) + b"\n")
         return 0
     print("\n".join(result["files"]))
-    print(f"task-mode cross-check against the standalone model: {result['standalone_check']}")
+    print(f"task-mode cross-check against mrsim geo's run: {result['standalone_check']}")
     return 0
 
 

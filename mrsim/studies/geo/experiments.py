@@ -2,7 +2,8 @@
 
 Every row carries the full scenario it ran with (``row["scenario"]``) beside its metrics, so a results file is
 self-describing; plotting (:mod:`mrsim.studies.geo.plots`) only reads rows. Policies compared on one scenario see the
-identical workload (same seed, same streams). Cost: one simulation per (scenario, policy).
+identical workload (same seed, same streams). Cost: one engine run per (scenario, policy)
+(:func:`mrsim.studies.geo.run.simulate`), the engine inputs built once per scenario.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any, Callable, Iterable, Sequence
 from mrsim.studies.geo.metrics import isolated_completion, summarize
 from mrsim.studies.geo.model import GeoWorkload
 from mrsim.studies.geo.policies import Policy
-from mrsim.studies.geo.simulator import SizeMeasure, simulate
+from mrsim.studies.geo.result import SizeMeasure
+from mrsim.studies.geo.run import prepare, simulate
 from mrsim.studies.geo.workloads import Scenario, synthesize
 
 ALL_POLICIES: tuple[Policy, ...] = tuple(Policy)
@@ -26,9 +28,10 @@ def run_workload(
     """One summary row per policy on ``workload`` (isolated times computed once)."""
     iso = isolated_completion(workload)
     load = workload.offered_load()
+    inputs = prepare(workload)
     rows = []
     for p in policies:
-        row = summarize(simulate(workload, p, measure), iso)
+        row = summarize(simulate(workload, p, measure, inputs=inputs), iso)
         row["scenario"] = dict(workload.spec)
         row["offered_load"] = None if math.isnan(load) else load
         rows.append(row)

@@ -28,7 +28,7 @@ from mrsim.io import atomic_write
 from mrsim.studies.geo import plots
 from mrsim.studies.geo.experiments import ALL_POLICIES, improvements, sweep
 from mrsim.studies.geo.placement import Placement, PlacementKind
-from mrsim.studies.geo.simulator import SizeMeasure
+from mrsim.studies.geo.result import SizeMeasure
 from mrsim.studies.geo.workloads import Scenario, TraceType
 
 #: Jobs per run by trace type, chosen so each run has roughly 0.4-0.7 million tasks.

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from mrsim.studies.geo.model import GeoWorkload
-from mrsim.studies.geo.simulator import GeoResult
+from mrsim.studies.geo.result import GeoResult
 from mrsim.studies.geo.workloads import SIZE_CLASSES
 
 

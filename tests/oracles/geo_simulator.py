@@ -1,12 +1,12 @@
-"""Event simulator for a datacenter federation with a central controller (Hung, Golubchik, Yu, SoCC'15, sec. 2).
+"""Test oracle: the geo paper's federation model written directly (Hung, Golubchik, Yu, SoCC'15, section 2).
 
-This is the paper's model, kept as its own configuration on the engine's event kernel
-(:class:`mrsim.engine.kernel.Kernel`, the only event loop of mrsim): no heartbeats, no Hadoop slots per node,
-tasks launched the instant a slot frees. The same study also runs inside the heartbeat engine
-(``--scheduler geo-*`` with :mod:`mrsim.studies.federation`); the tests pin the two against each other on the paper's
-worked example and synthetic traces. Why both stay (docs/architecture.md, "Studies"): the paper's tables are
-defined on this push model, which the heartbeat engine reproduces only in its task mode, and the sweeps of
-``mrsim geo`` need this model's speed.
+``mrsim geo`` runs the study on the engine (:func:`mrsim.studies.geo.run.simulate`: the JobTracker in
+task-completion mode with the federation feature and the geo controller). This module is the paper's model as a
+configuration of the event kernel alone (:class:`mrsim.engine.kernel.Kernel`: no JobTracker, no heartbeats, no
+Hadoop slots per node, tasks launched the instant a slot frees). It lives under ``tests/`` as the reference the
+engine form is pinned against (``tests/geo/test_engine_vs_oracle.py``, ``tests/federation``): the paper's worked
+example exactly, seeded synthetic traces to the last bit; ``benchmarks/bench_geo.py`` times both in one run.
+Nothing under ``mrsim/`` imports it. It returns the same :class:`~mrsim.studies.geo.result.GeoResult`.
 
 Model:
 
@@ -38,72 +38,20 @@ event ``(end, ORDER_TASK_FINISHED, seq, EV_TASK_FINISHED, sub-job id, datacenter
 
 from __future__ import annotations
 
-import enum
 import math
 import time
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
 from mrsim.engine.kernel import Kernel
-from mrsim.errors import InputError
 from mrsim.studies.geo.model import GeoWorkload
 from mrsim.studies.geo.policies import Policy, Snapshot, local_orders
+from mrsim.studies.geo.result import GeoResult, InvariantError, SizeMeasure
 
 #: Event kinds (index into the handler table) and same-instant order values; see the module docstring.
 EV_TASK_FINISHED, EV_ARRIVAL = 0, 1
 ORDER_TASK_FINISHED, ORDER_ARRIVAL = 0, 1
-
-
-class SizeMeasure(enum.Enum):
-    """What "remaining size" means to the policies: queued task count (the paper) or queued task-seconds."""
-
-    TASKS = "tasks"
-    SECONDS = "seconds"
-
-    @classmethod
-    def parse(cls, text: str) -> "SizeMeasure":
-        try:
-            return cls(text.strip().lower())
-        except ValueError:
-            raise InputError(f"unknown size measure {text!r} (expected tasks or seconds)") from None
-
-
-class InvariantError(AssertionError):
-    """The simulator broke one of its own invariants (a bug, never a user error)."""
-
-
-@dataclass(frozen=True, eq=False)
-class GeoResult:
-    """Flat records of one run. Times in seconds of simulated time unless named ``_ns`` (CPU time).
-
-    Per job ``i`` (workload order): ``arrival_s[i]``, ``finish_s[i]``, ``n_tasks[i]``.
-    Per controller decision ``k``: ``decision_at_s[k]`` (simulated instant), ``decision_jobs[k]`` (jobs in the
-    system after the batch, i.e. the number of jobs whose order the controller handles), ``decision_entries[k]``
-    ((job, datacenter) entries in the orders it produced) and ``decision_ns[k]`` (process CPU nanoseconds of
-    the decision; the only non-deterministic field).
-    ``busy_s[d]``: task-seconds run in datacenter ``d``. ``tasks``: optional ``(start, end, job, dc)`` per task,
-    in launch order.
-    """
-
-    policy: Policy
-    measure: SizeMeasure
-    job_ids: tuple[str, ...]
-    arrival_s: np.ndarray
-    finish_s: np.ndarray
-    n_tasks: np.ndarray
-    decision_at_s: np.ndarray
-    decision_jobs: np.ndarray
-    decision_entries: np.ndarray
-    decision_ns: np.ndarray
-    busy_s: np.ndarray
-    n_events: int
-    tasks: tuple[tuple[float, float, int, int], ...] | None = None
-
-    @property
-    def completion_s(self) -> np.ndarray:
-        return self.finish_s - self.arrival_s
 
 
 #: Called after every batch with the simulator's live state when invariant checking is on (tests only).
