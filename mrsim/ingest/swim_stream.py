@@ -46,8 +46,9 @@ def swim_stream(path: str | os.PathLike[str], model: SwimTaskModel = SwimTaskMod
 
 def iter_swim_templates(path: str, model: SwimTaskModel = SwimTaskModel()) -> Iterator[JobTemplate]:
     """One template per line, in file order; any malformed or out-of-order line raises :class:`InputError`."""
-    from mrsim.io.limits import check_limit
+    from mrsim.io.limits import check_limit, limit
 
+    max_maps = limit("tasks_per_job")  # read once: check_limit reads the environment each call
     split = model.split_bytes
     per_reducer = model.bytes_per_reducer
     max_reducers = int(model.max_reducers)
@@ -80,7 +81,8 @@ def iter_swim_templates(path: str, model: SwimTaskModel = SwimTaskModel()) -> It
             # swim_task_counts, one job at a time (the same float operations, so the same counts)
             n_map = max(1, math.ceil(inp / split))
             n_red = 0 if shuffle <= 0 else min(max(math.ceil(shuffle / per_reducer), 1), max_reducers)
-            check_limit("tasks_per_job", n_map, f"{path}: job {jid}: maps")
+            if n_map > max_maps:
+                check_limit("tasks_per_job", n_map, f"{path}: job {jid}: maps")
             jobs += 1
             yield swim_job_template(jid, submit, inp, shuffle, out, n_map, n_red, model)
     if not jobs:
