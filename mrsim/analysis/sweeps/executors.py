@@ -150,11 +150,9 @@ def _preload_dask_forkserver(distributed: Any) -> None:
     Dask's default (``spawn``) makes each worker import Dask, numpy and mrsim anew: about 1 s of CPU per worker,
     most of a short sweep's start-up on a 2-core machine. Dask's own fork-server preload lists Dask and its
     dependencies only; this one adds :data:`PRELOAD`. ``fork`` would be faster still but is unsafe here: the
-    driver runs Dask's event loop in a thread when the workers start.
+    driver runs Dask's event loop in a thread when the workers start. Call inside
+    ``dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})``.
     """
-    import dask
-
-    dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
     utils = getattr(distributed, "utils", None)
     if utils is not None and not getattr(utils, "_forkserver_preload_set", True):
         multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", "numpy", "pandas", *PRELOAD])
@@ -204,9 +202,14 @@ class DaskBackend:
                 except (OSError, TimeoutError) as exc:
                     raise InputError(f"--address {self._address}: cannot reach a Dask scheduler ({exc})") from None
             else:
-                _preload_dask_forkserver(distributed)
-                self._cluster = distributed.LocalCluster(n_workers=self.slots, threads_per_worker=1, processes=True,
-                                                         dashboard_address=None, silence_logs=logging.ERROR)
+                import dask
+
+                # only while this cluster starts its workers: the user's other clusters keep their own setting
+                with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+                    _preload_dask_forkserver(distributed)
+                    self._cluster = distributed.LocalCluster(n_workers=self.slots, threads_per_worker=1,
+                                                             processes=True, dashboard_address=None,
+                                                             silence_logs=logging.ERROR)
                 self._client = distributed.Client(self._cluster, set_as_default=False)
             self._client.wait_for_workers(1, timeout=60)
             self.slots = max(1, sum(self._client.nthreads().values()))
