@@ -147,6 +147,9 @@ def test_what_a_stream_cannot_replay_is_refused(tmp_path, capsys):
     path = str(_swim_file(tmp_path))
     with pytest.raises(InputError, match="per-task results"):
         replay(swim_stream(path), uniform_cluster(2, 1, 1), HadoopConf(), create_scheduler("fifo"), ReplayOptions())
+    with pytest.raises(InputError, match="the 'srpt' scheduler"):
+        replay(swim_stream(path), uniform_cluster(2, 1, 1), HadoopConf(), create_scheduler("srpt"),
+               ReplayOptions(task_results=False))
 
     class _Delayed(_CountingSource):
         def jobs(self) -> Iterator[JobTemplate]:

@@ -17,7 +17,8 @@ summary from these columns.
 What a streamed replay cannot do (each refused with a one-line error, ``check_streamable``): per-task results
 (``--out``, ``--report``), the features that read every job before the run starts (job overheads, failed attempts,
 memory-based scheduling: a streamed job whose template carries them is refused, naming it), contention, calibration,
-background work, speculation, federations and resource-vector clusters.
+background work, speculation, federations, resource-vector clusters, and the size-based scheduler plug-ins
+(``srpt``, ``fsp``, ``las``: they draw size estimates for every job when the run starts).
 """
 
 from __future__ import annotations
@@ -233,6 +234,8 @@ def check_streamable(options: object, jt: "JobTracker") -> None:
         reasons.append("a federation")
     if jt.resource_names:
         reasons.append("a resource-vector cluster")
+    if hasattr(jt.scheduler, "uses_estimates"):  # the size-based plug-ins draw per-job estimates for the whole
+        reasons.append(f"the {jt.scheduler.name!r} scheduler (it reads every job at start)")  # workload at start
     if reasons:
         raise InputError(f"a streamed replay (--stream) does not support {', '.join(reasons)}; replay without "
                          f"--stream")
