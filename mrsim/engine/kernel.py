@@ -26,6 +26,10 @@ from typing import Callable, Iterator, Sequence
 
 Handler = Callable[[float, int, int, int], None]
 
+#: Arrivals pushed by :meth:`Kernel.schedule_arrival` get ``seq = index - ARRIVAL_SEQ_BASE``: below every counter
+#: value of :meth:`Kernel.schedule` (which starts at 1), in index order (up to 2**62 jobs).
+ARRIVAL_SEQ_BASE = 1 << 62
+
 
 class Kernel:
     """Clock, heap and run loop."""
@@ -43,6 +47,13 @@ class Kernel:
     def schedule(self, time: float, order: int, kind: int, a: int = 0, b: int = 0) -> None:
         """Push an event; ``time`` must not be earlier than :attr:`now`. O(log n)."""
         heappush(self.heap, (time, order, self._seq(), kind, a, b))
+
+    def schedule_arrival(self, time: float, order: int, kind: int, index: int) -> None:
+        """Push the arrival of job ``index`` (the ``index``-th in submit order) so that it pops before every other
+        event of the same ``(time, order)`` and after the arrivals of lower indices, whenever it is pushed: the
+        order that pushing every arrival before the run gives. Streamed replays push one arrival at a time
+        (``mrsim/engine/features/streaming.py``). O(log n)."""
+        heappush(self.heap, (time, order, index - ARRIVAL_SEQ_BASE, kind, index, 0))
 
     def register(self, kind: int, handler: Handler) -> None:
         """Handle events of ``kind`` (a small non-negative int) with ``handler(time, order, a, b)``."""

@@ -20,6 +20,7 @@ from mrsim.engine.scheduling import TaskScheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.streamed import StreamedWorkload
 from mrsim.model.templates import Workload
 
 if TYPE_CHECKING:
@@ -101,16 +102,20 @@ class ReplayOptions:
 
 def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler: TaskScheduler,
            options: ReplayOptions = ReplayOptions(), progress: Callable[[int], None] | None = None) -> ReplayResult:
-    """Replay ``workload`` on ``cluster`` under ``scheduler`` and return per-job and per-task results."""
-    if len(workload) == 0:
+    """Replay ``workload`` on ``cluster`` under ``scheduler`` and return per-job and per-task results.
+
+    A :class:`~mrsim.model.streamed.StreamedWorkload` is read while the replay runs, one arrival ahead
+    (``mrsim/engine/features/streaming.py``); it needs ``options.task_results=False``."""
+    streamed = isinstance(workload, StreamedWorkload)
+    if not streamed and len(workload) == 0:
         raise InputError(f"{workload.source or 'workload'}: no jobs to replay")
     if not (options.rack_local_slowdown > 0 and options.off_switch_slowdown > 0):
         raise InputError("locality slowdown factors must be positive")
     if options.heartbeat_interval_s is not None and options.heartbeat_interval_s < 0:
         raise InputError("--heartbeat-interval must be positive, or 'off'")
-    if cluster.map_slots == 0 and workload.n_maps > 0:
+    if cluster.map_slots == 0 and not streamed and workload.n_maps > 0:  # streamed: checked job by job
         raise InputError("the cluster has no map slots but the workload has map tasks")
-    if cluster.reduce_slots == 0 and workload.n_reduces > 0:
+    if cluster.reduce_slots == 0 and not streamed and workload.n_reduces > 0:
         raise InputError("the cluster has no reduce slots but the workload has reduce tasks")
     if options.contention and options.contention != "tdam":
         raise InputError(f"unknown --contention model {options.contention!r} (expected none or tdam)")
@@ -123,6 +128,10 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                     bounded_wakes=options.bounded_wakes)
     jt.progress = progress
     jt.keep_task_results = options.task_results or bool(jt.datacenters)
+    if streamed:
+        from mrsim.engine.features.streaming import check_streamable
+
+        check_streamable(options, jt)
     # First of all features: its on_launch takes a launched task's resources before any other feature's hook runs.
     jt.attach(ResourcesFeature(memory_slots=options.memory_slots))
     if jt.datacenters:  # a federation: every task runs in the datacenter it is placed in
@@ -165,6 +174,12 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         from mrsim.calibration.background import BackgroundFeature
 
         jt.attach(BackgroundFeature(options.background))
+    arrivals = None
+    if streamed:  # last: the features above scanned no job (a streamed job needing one of them is refused)
+        from mrsim.engine.features.streaming import StreamedArrivals
+
+        arrivals = StreamedArrivals(workload)
+        jt.attach(arrivals)
     started = time.perf_counter()
     jt.run(jt.check_invariants if options.check_invariants else None)
     wall = time.perf_counter() - started
@@ -174,7 +189,10 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
             f"replay stalled: {len(jt.jobs) - jt.jobs_done} job(s) never finished (first: {stuck.job_id}); "
             f"scheduler {scheduler.name!r} stopped assigning tasks"
         )
-    return collect_result(jt, options, wall)
+    result = collect_result(jt, options, wall)
+    if arrivals is not None:
+        result.warnings = workload.stream_warnings  # found while reading, i.e. during the run
+    return result
 
 
 def _replayed_calibration(options: ReplayOptions) -> "Calibration | None":

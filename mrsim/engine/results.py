@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from mrsim.engine.jobtracker import JobTracker
     from mrsim.engine.replay import ReplayOptions
+    from mrsim.engine.state import JobState
 
 
 @dataclass
@@ -156,24 +157,22 @@ def _r(x: float) -> float:
     return round(float(x), 6)
 
 
-def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) -> ReplayResult:
-    """Build the result tables from the JobTracker's flat per-job lists (pandas only here, at the edge)."""
-    jobs = jt.jobs
+def _job_columns(jobs: "list[JobState]") -> tuple[dict, np.ndarray]:
+    """The job table from the engine's ``JobState`` objects, and the absolute deadlines (``inf``: none). O(jobs)."""
     n = len(jobs)
     submit = np.fromiter((j.submit for j in jobs), float, n)
-    start = np.fromiter((j.start_time for j in jobs), float, n)
     finish = np.fromiter((j.finish_time for j in jobs), float, n)
     actual = np.fromiter(
         (j.template.actual_completion_s if j.template.actual_completion_s is not None else np.nan for j in jobs), float, n
     )
     deadline = np.fromiter((j.deadline for j in jobs), float, n)
-    job_columns = {
+    columns = {
         "job_id": [j.job_id for j in jobs],
         "name": [j.template.name for j in jobs],
         "user": [j.user for j in jobs],
         "queue": [j.queue for j in jobs],
         "submit_s": submit,
-        "start_s": start,
+        "start_s": np.fromiter((j.start_time for j in jobs), float, n),
         "finish_s": finish,
         "completion_s": finish - submit,
         "maps": [j.n_maps for j in jobs],
@@ -181,13 +180,33 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "actual_completion_s": actual,
         "deadline_s": np.where(np.isfinite(deadline), deadline, np.nan),
     }
+    return columns, deadline
+
+
+def _streamed_job_columns(jt: "JobTracker") -> tuple[dict, np.ndarray] | None:
+    """A streamed replay's job table, kept by its arrivals feature as jobs finished (their ``JobState`` objects are
+    gone, ``mrsim/engine/features/streaming.py``), and the deadlines; None for a replay held whole."""
+    for feature in jt.features:
+        rows = getattr(feature, "rows", None)
+        if rows is not None and hasattr(feature, "job_columns"):
+            return feature.job_columns(), rows.deadlines()
+    return None
+
+
+def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) -> ReplayResult:
+    """Build the result tables from the JobTracker's flat per-job lists (pandas only here, at the edge)."""
+    streamed = _streamed_job_columns(jt)
+    job_columns, deadline = _job_columns(jt.jobs) if streamed is None else streamed
+    submit = job_columns["submit_s"]
+    finish = job_columns["finish_s"]
+    n = len(submit)
     task_columns = _task_columns(jt) if jt.keep_task_results else None
     completion = finish - submit
     makespan = float(finish.max()) if n else 0.0
     events = jt.kernel.events
     summary = {
         "jobs": n,
-        "tasks": int(sum(j.n_maps + j.n_reduces for j in jobs)),
+        "tasks": int(sum(job_columns["maps"]) + sum(job_columns["reduces"])),
         "makespan_s": _r(makespan),
         "mean_completion_s": _r(float(completion.mean())) if n else 0.0,
         "events": int(events),
@@ -256,6 +275,7 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
             key, spec_part, summary_part = described
             spec[key] = spec_part
             summary.update(summary_part)
-    lost = tuple((jt.jobs[j].job_id, "REDUCE" if reduce else "MAP", i, jt.trackers[t].host, _r(start), _r(end), result)
+    job_ids = job_columns["job_id"]
+    lost = tuple((job_ids[j], "REDUCE" if reduce else "MAP", i, jt.trackers[t].host, _r(start), _r(end), result)
                  for j, i, reduce, t, start, end, result in jt.lost_attempts)
     return ReplayResult(jt.scheduler.name, job_columns, task_columns, summary, spec, jt.workload.warnings, lost)

@@ -236,6 +236,28 @@ def swim_task_counts(trace: SwimTrace, model: SwimTaskModel = SwimTaskModel()) -
     return maps, red
 
 
+def swim_job_template(jid: str, submit_s: float, inp: float, shuffle: float, out: float, n_map: int, n_red: int,
+                      model: SwimTaskModel) -> JobTemplate:
+    """One SWIM job's template under ``model`` (:func:`swim_to_templates` says how; ``n_map`` / ``n_red`` from
+    :func:`swim_task_counts`). Shared with the streamed reader (``mrsim.ingest.swim_stream``)."""
+    split = model.split_bytes
+    map_rate = model.map_mb_s * MB
+    reduce_rate = model.reduce_mb_s * MB
+    over = model.task_overhead_s
+    map_d = np.full(n_map, split / map_rate + over)
+    map_d[-1] = (inp - (n_map - 1) * split) / map_rate + over
+    if n_red == 0:
+        map_d += (out / n_map) / reduce_rate
+        red_d = np.empty(0)
+        shuf_d = np.empty(0)
+    else:
+        red_d = np.full(n_red, (out / n_red) / reduce_rate + over)
+        shuf_d = np.full(n_red, (shuffle / n_red) / (model.shuffle_mb_s * MB))
+    return JobTemplate(job_id=jid, submit_s=submit_s, map_durations=map_d, reduce_durations=red_d,
+                       typical_shuffle_durations=shuf_d, name=jid,
+                       extra={"input_bytes": inp, "shuffle_bytes": shuffle, "output_bytes": out})
+
+
 def swim_to_templates(path_or_trace: str | os.PathLike[str] | SwimTrace,
                       model: SwimTaskModel = SwimTaskModel()) -> Workload:
     """One :class:`JobTemplate` per SWIM job, wrapped in a :class:`Workload` (submit times on the file's clock).
@@ -254,34 +276,7 @@ def swim_to_templates(path_or_trace: str | os.PathLike[str] | SwimTrace,
         worst = int(np.argmax(maps))
         check_limit("tasks_per_job", int(maps[worst]), f"{trace.source}: job {trace.job_ids[worst]}: maps")
         check_limit("tasks", int(maps.sum() + reduces.sum()), f"{trace.source}: tasks")
-    split = model.split_bytes
-    map_rate = model.map_mb_s * MB
-    shuffle_rate = model.shuffle_mb_s * MB
-    reduce_rate = model.reduce_mb_s * MB
-    over = model.task_overhead_s
-    jobs = []
-    for j, jid in enumerate(trace.job_ids):
-        n_map = int(maps[j])
-        n_red = int(reduces[j])
-        inp = float(trace.input_bytes[j])
-        shuffle = float(trace.shuffle_bytes[j])
-        out = float(trace.output_bytes[j])
-        map_d = np.full(n_map, split / map_rate + over)
-        map_d[-1] = (inp - (n_map - 1) * split) / map_rate + over
-        if n_red == 0:
-            map_d += (out / n_map) / reduce_rate
-            red_d = np.empty(0)
-            shuf_d = np.empty(0)
-        else:
-            red_d = np.full(n_red, (out / n_red) / reduce_rate + over)
-            shuf_d = np.full(n_red, (shuffle / n_red) / shuffle_rate)
-        jobs.append(JobTemplate(
-            job_id=jid,
-            submit_s=float(trace.submit_s[j]),
-            map_durations=map_d,
-            reduce_durations=red_d,
-            typical_shuffle_durations=shuf_d,
-            name=jid,
-            extra={"input_bytes": inp, "shuffle_bytes": shuffle, "output_bytes": out},
-        ))
+    jobs = [swim_job_template(jid, float(trace.submit_s[j]), float(trace.input_bytes[j]), float(trace.shuffle_bytes[j]),
+                              float(trace.output_bytes[j]), int(maps[j]), int(reduces[j]), model)
+            for j, jid in enumerate(trace.job_ids)]
     return Workload.of(jobs, source=trace.source)

@@ -25,10 +25,12 @@ Random streams: one per quantity, derived from ``seed`` (see :mod:`mrsim.rng`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
 from mrsim.errors import InputError
+from mrsim.model.streamed import StreamedWorkload
 from mrsim.model.templates import JobTemplate, Workload
 from mrsim.rng import stream
 
@@ -68,38 +70,84 @@ class FacebookLikeSpec:
 
 def facebook_like_workload(spec: FacebookLikeSpec = FacebookLikeSpec()) -> Workload:
     """Draw the workload as templates (no file round trip). Cost: O(tasks)."""
+    return Workload.of(list(iter_facebook_like(spec)), source=facebook_like_source_name(spec))
+
+
+def facebook_like_source_name(spec: FacebookLikeSpec) -> str:
+    """The ``source`` of the workload (``spec.trace`` in replay results), streamed or held whole."""
+    return f"synth facebook-like jobs={spec.jobs} seed={spec.seed}"
+
+
+#: Jobs whose sizes, arrivals and users are drawn at once (a streamed million-job run holds one such chunk, not
+#: one array entry per job of the run). Drawing in chunks gives the same numbers as one draw of the whole run.
+DRAW_CHUNK = 4096
+
+
+def iter_facebook_like(spec: FacebookLikeSpec = FacebookLikeSpec()) -> Iterator[JobTemplate]:
+    """The workload's templates one at a time, in submit order (streamed replays, ``mrsim.model.streamed``).
+
+    The same templates as :func:`facebook_like_workload`: each quantity has its own random stream, and per-job
+    quantities are drawn ``DRAW_CHUNK`` jobs at a time (numpy's generators give the same sequence in chunks; the
+    submit times are a running sum carried from chunk to chunk). Memory: O(``DRAW_CHUNK`` + one job's tasks).
+    """
     spec.validate()
     n = spec.jobs
     bins = np.array([b[2] for b in FACEBOOK_MAP_BINS])
-    bin_idx = stream(spec.seed, "synth-bins").choice(len(FACEBOOK_MAP_BINS), size=n, p=bins / bins.sum())
+    bin_rng = stream(spec.seed, "synth-bins")
     size_rng = stream(spec.seed, "synth-sizes")
-    lows = np.array([b[0] for b in FACEBOOK_MAP_BINS])[bin_idx]
-    highs = np.array([b[1] for b in FACEBOOK_MAP_BINS])[bin_idx]
-    maps = size_rng.integers(lows, highs + 1)
-    reduces = np.maximum(1, np.rint(maps * spec.reduce_ratio)).astype(np.int64)
-    gaps = stream(spec.seed, "synth-arrivals").exponential(spec.mean_interarrival_s, n) if spec.mean_interarrival_s else np.zeros(n)
-    gaps[0] = 0.0
-    submit_ms = EPOCH_MS + np.rint(np.cumsum(gaps) * 1000.0)
+    arrival_rng = stream(spec.seed, "synth-arrivals")
     map_rng = stream(spec.seed, "synth-map-durations")
     red_rng = stream(spec.seed, "synth-reduce-durations")
-    users = stream(spec.seed, "synth-users").integers(1, spec.users + 1, n)
+    user_rng = stream(spec.seed, "synth-users")
+    bin_lows = np.array([b[0] for b in FACEBOOK_MAP_BINS])
+    bin_highs = np.array([b[1] for b in FACEBOOK_MAP_BINS])
     width = max(4, len(str(n)))
-    jobs = []
-    for j in range(n):
-        m, r = int(maps[j]), int(reduces[j])
-        map_ms = np.maximum(1.0, np.rint(map_rng.lognormal(spec.map_mu, spec.map_sigma, m)))
-        total_ms = np.maximum(1.0, np.rint(red_rng.lognormal(spec.reduce_mu, spec.reduce_sigma, r)))
-        shuffle_ms = np.rint(total_ms * spec.shuffle_fraction)
-        jobs.append(JobTemplate(
-            job_id=f"job_{EPOCH_MS // 1000}_{j + 1:0{width}d}",
-            submit_s=float(submit_ms[j]) / 1000.0,
-            map_durations=map_ms / 1000.0,
-            reduce_durations=(total_ms - shuffle_ms) / 1000.0,
-            typical_shuffle_durations=shuffle_ms / 1000.0,
-            name=f"synthetic-{j + 1}",
-            user=f"user{int(users[j])}",
-        ))
-    return Workload.of(jobs, source=f"synth facebook-like jobs={n} seed={spec.seed}")
+    clock_s = 0.0  # running sum of the gaps (s), carried across chunks
+    for first in range(0, n, DRAW_CHUNK):
+        size = min(DRAW_CHUNK, n - first)
+        bin_idx = bin_rng.choice(len(FACEBOOK_MAP_BINS), size=size, p=bins / bins.sum())
+        maps = size_rng.integers(bin_lows[bin_idx], bin_highs[bin_idx] + 1)
+        reduces = np.maximum(1, np.rint(maps * spec.reduce_ratio)).astype(np.int64)
+        gaps = arrival_rng.exponential(spec.mean_interarrival_s, size) if spec.mean_interarrival_s else np.zeros(size)
+        if first == 0:
+            gaps[0] = 0.0
+        clocks = np.cumsum(np.concatenate(([clock_s], gaps)))[1:]  # sequential sums, as one cumsum of all gaps
+        clock_s = float(clocks[-1])
+        submit_ms = EPOCH_MS + np.rint(clocks * 1000.0)
+        users = user_rng.integers(1, spec.users + 1, size)
+        for k in range(size):
+            j = first + k
+            m, r = int(maps[k]), int(reduces[k])
+            map_ms = np.maximum(1.0, np.rint(map_rng.lognormal(spec.map_mu, spec.map_sigma, m)))
+            total_ms = np.maximum(1.0, np.rint(red_rng.lognormal(spec.reduce_mu, spec.reduce_sigma, r)))
+            shuffle_ms = np.rint(total_ms * spec.shuffle_fraction)
+            yield JobTemplate(
+                job_id=f"job_{EPOCH_MS // 1000}_{j + 1:0{width}d}",
+                submit_s=float(submit_ms[k]) / 1000.0,
+                map_durations=map_ms / 1000.0,
+                reduce_durations=(total_ms - shuffle_ms) / 1000.0,
+                typical_shuffle_durations=shuffle_ms / 1000.0,
+                name=f"synthetic-{j + 1}",
+                user=f"user{int(users[k])}",
+            )
+
+
+class FacebookLikeSource:
+    """:func:`iter_facebook_like` as the job source of a streamed workload (``mrsim.model.streamed.JobSource``)."""
+
+    def __init__(self, spec: FacebookLikeSpec) -> None:
+        spec.validate()
+        self.spec = spec
+        self.warnings: list[str] = []
+        self.total: int | None = spec.jobs
+
+    def jobs(self) -> Iterator[JobTemplate]:
+        return iter_facebook_like(self.spec)
+
+
+def streamed_facebook_like(spec: FacebookLikeSpec) -> StreamedWorkload:
+    """The workload of :func:`facebook_like_workload`, read while a replay runs (same ``source``)."""
+    return StreamedWorkload(FacebookLikeSource(spec), facebook_like_source_name(spec))
 
 
 def template_to_logged_job(t: JobTemplate) -> dict:

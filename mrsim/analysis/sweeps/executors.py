@@ -14,6 +14,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
@@ -49,6 +50,7 @@ class Backend(Protocol):
     slots: int  # cells that can run at the same time
 
     def submit(self, cells: Sequence[Cell]) -> Any: ...
+    def ready(self) -> bool: ...  # False while the executor still starts (the driver may run cells meanwhile)
     def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]: ...
     def result(self, future: Any) -> list[CellOutcome]: ...
     def close(self, cancel: bool) -> None: ...
@@ -128,6 +130,9 @@ class LocalBackend:
     def submit(self, cells: Sequence[Cell]) -> cf.Future:
         return self._pool.submit(run_chunk, tuple(cells))
 
+    def ready(self) -> bool:
+        return True  # the pool's workers are started in __init__
+
     def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
         done, pending = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
         return set(done), set(pending)
@@ -139,11 +144,29 @@ class LocalBackend:
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
+def _preload_dask_forkserver(distributed: Any) -> None:
+    """Start LocalCluster workers from a fork server that has imported Dask and mrsim's engines once.
+
+    Dask's default (``spawn``) makes each worker import Dask, numpy and mrsim anew: about 1 s of CPU per worker,
+    most of a short sweep's start-up on a 2-core machine. Dask's own fork-server preload lists Dask and its
+    dependencies only; this one adds :data:`PRELOAD`. ``fork`` would be faster still but is unsafe here: the
+    driver runs Dask's event loop in a thread when the workers start. Call inside
+    ``dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})``.
+    """
+    utils = getattr(distributed, "utils", None)
+    if utils is not None and not getattr(utils, "_forkserver_preload_set", True):
+        multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", "numpy", "pandas", *PRELOAD])
+        utils._forkserver_preload_set = True
+
+
 class DaskBackend:
     """A ``dask.distributed.Client`` on ``address``, or on a LocalCluster of ``workers`` single-threaded processes.
 
-    Every worker must be able to import ``mrsim`` (same version as the driver) and read the traces at the paths
-    the spec names (a shared file system, or identical paths on every machine).
+    The LocalCluster starts in a background thread (:meth:`ready` says when its first worker is up), so that the
+    sweep driver runs cells itself meanwhile instead of waiting (``Sweep._dispatch``); its workers fork from a
+    preloaded fork server (:func:`_preload_dask_forkserver`). Every worker must be able to import ``mrsim`` (same
+    version as the driver) and read the traces at the paths the spec names (a shared file system, or identical
+    paths on every machine).
     """
 
     def __init__(self, workers: int | None, address: str | None) -> None:
@@ -153,26 +176,67 @@ class DaskBackend:
             raise InputError("--executor dask needs dask.distributed: pip install 'dask[distributed]' "
                              "(or mrsim's 'dask' extra)") from None
         self._distributed = distributed
-        self._cluster = None
-        if address:
-            try:
-                self._client = distributed.Client(address, timeout="15s", set_as_default=False)
-            except (OSError, TimeoutError) as exc:
-                raise InputError(f"--address {address}: cannot reach a Dask scheduler ({exc})") from None
-        else:
-            n = workers or _default_workers()
-            self._cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                     dashboard_address=None, silence_logs=logging.ERROR)
-            self._client = distributed.Client(self._cluster, set_as_default=False)
-        self._client.wait_for_workers(1, timeout=60)
-        self.slots = max(1, sum(self._client.nthreads().values()))
+        self._cluster: Any = None
+        self._client: Any = None
+        self._error: BaseException | None = None
+        self._up = threading.Event()
+        self._started = time.perf_counter()
+        self.startup_s = 0.0
+        self.slots = workers or _default_workers()
+        self._address = address
         where = address or "LocalCluster"
         self.name = f"dask ({where}, {self.slots} thread{'s' if self.slots > 1 else ''})"
         self._futures: set[Any] = set()
-        # one completion queue for the whole sweep: O(1) per finished task (a fresh wait() per call is O(in flight))
-        self._completed = distributed.as_completed(loop=self._client.loop, raise_errors=False)
+        self._completed: Any = None
+        if address:
+            self._connect()
+        else:
+            threading.Thread(target=self._connect, name="mrsim-dask-start", daemon=True).start()
+
+    def _connect(self) -> None:
+        distributed = self._distributed
+        try:
+            if self._address:
+                try:
+                    self._client = distributed.Client(self._address, timeout="15s", set_as_default=False)
+                except (OSError, TimeoutError) as exc:
+                    raise InputError(f"--address {self._address}: cannot reach a Dask scheduler ({exc})") from None
+            else:
+                import dask
+
+                # only while this cluster starts its workers: the user's other clusters keep their own setting
+                with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+                    _preload_dask_forkserver(distributed)
+                    self._cluster = distributed.LocalCluster(n_workers=self.slots, threads_per_worker=1,
+                                                             processes=True, dashboard_address=None,
+                                                             silence_logs=logging.ERROR)
+                self._client = distributed.Client(self._cluster, set_as_default=False)
+            self._client.wait_for_workers(1, timeout=60)
+            self.slots = max(1, sum(self._client.nthreads().values()))
+            where = self._address or "LocalCluster"
+            self.name = f"dask ({where}, {self.slots} thread{'s' if self.slots > 1 else ''})"
+            # one completion queue for the whole sweep: O(1) per finished task (a fresh wait() per call is
+            # O(in flight))
+            self._completed = distributed.as_completed(loop=self._client.loop, raise_errors=False)
+        except BaseException as exc:  # re-raised in the driver's thread by ready() / submit()
+            self._error = exc
+        finally:
+            self.startup_s = time.perf_counter() - self._started
+            self._up.set()
+        if self._error is not None and self._address:
+            raise self._error
+
+    def ready(self) -> bool:
+        """Whether the cluster is up (a start-up error is raised here)."""
+        if not self._up.is_set():
+            return False
+        if self._error is not None:
+            raise self._error
+        return True
 
     def submit(self, cells: Sequence[Cell]) -> Any:
+        self._up.wait()
+        self.ready()
         fut = self._client.submit(run_chunk, tuple(cells), pure=False)
         self._futures.add(fut)
         self._completed.add(fut)
@@ -187,6 +251,7 @@ class DaskBackend:
         return future.result()
 
     def close(self, cancel: bool) -> None:
+        self._up.wait()
         with contextlib.suppress(Exception):  # best effort: the scheduler may already be gone
             if cancel and self._futures:
                 self._client.cancel(list(self._futures))

@@ -20,6 +20,7 @@ from mrsim.analysis.sweeps.batching import ChunkSizer
 from mrsim.analysis.sweeps.cells import Cell, plan_cells
 from mrsim.analysis.sweeps.executors import ExecutorOptions, open_backend
 from mrsim.analysis.sweeps.journal import Journal, journal_path
+from mrsim.analysis.sweeps.runner import CellOutcome, run_chunk
 from mrsim.analysis.sweeps.spec import SweepSpec
 from mrsim.analysis.sweeps.table import results_table, write_results
 from mrsim.errors import InputError
@@ -87,6 +88,7 @@ class Sweep:
                 name = backend.name
                 computed, chunks = self._dispatch(backend, todo, chunk_size, progress)
                 finished = time.perf_counter()  # before the executor's shutdown, which is not throughput
+                startup = max(startup, getattr(backend, "startup_s", 0.0))  # Dask: started in the background
         wall = finished - started
         self.todo = tuple(c for c in self.cells if c.cell_id not in self.records)
         written: tuple[str, ...] = ()
@@ -103,6 +105,10 @@ class Sweep:
         inflight: dict[Any, tuple[Cell, ...]] = {}
         failures: list[str] = []
         computed = chunks = 0
+        # While the executor starts (Dask's LocalCluster, in a background thread), the driver runs cells itself,
+        # one at a time, rather than wait: the start-up the user waits for is no longer idle time.
+        while queue and not failures and not backend.ready():
+            computed += self._record(run_chunk((queue.popleft(),)), by_id, sizer, failures, progress, computed)
         while True:
             while queue and not failures and len(inflight) < IN_FLIGHT_PER_SLOT * backend.slots:
                 n = sizer.next_size(len(queue))
@@ -120,17 +126,23 @@ class Sweep:
                     failures.append(f"a worker failed while running {len(chunk)} cell(s) from {chunk[0].describe()}: "
                                     f"{type(exc).__name__}: {' '.join(str(exc).split())}")
                     continue
-                for rec in self._journal.append(outcomes):
-                    self.records[rec["cell_id"]] = rec
-                sizer.observe(len(outcomes), sum(o.wall_s for o in outcomes))
-                failures += [f"{by_id[o.cell_id].describe()} failed: {o.error}" for o in outcomes if o.error]
-                computed += sum(1 for o in outcomes if o.error is None)
-                if progress is not None:
-                    progress(computed)
+                computed += self._record(outcomes, by_id, sizer, failures, progress, computed)
         if failures:
             raise InputError(f"{len(failures)} problem(s); first: {failures[0]}. Finished cells are kept in "
                              f"{self._journal.path}; re-run to compute the rest")
         return computed, chunks
+
+    def _record(self, outcomes: list[CellOutcome], by_id: dict[str, Cell], sizer: ChunkSizer, failures: list[str],
+                progress: Callable[[int], None] | None, computed: int) -> int:
+        """Journal a finished chunk's outcomes; returns how many cells it computed (failures go to ``failures``)."""
+        for rec in self._journal.append(outcomes):
+            self.records[rec["cell_id"]] = rec
+        sizer.observe(len(outcomes), sum(o.wall_s for o in outcomes))
+        failures += [f"{by_id[o.cell_id].describe()} failed: {o.error}" for o in outcomes if o.error]
+        done = sum(1 for o in outcomes if o.error is None)
+        if progress is not None:
+            progress(computed + done)
+        return done
 
     def _spec_record(self) -> dict[str, Any]:
         return {**self.spec.describe(), "cells": len(self.cells)}

@@ -32,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the cluster (SimMR section V); reported as deadlines_missed / relative_deadline_exceeded")
     add_scheduler_argument(p, "scheduler plug-in: a registered name or module:Class (default fifo, or "
                               "mapred-site.xml's)")
+    p.add_argument("--stream", action="store_true",
+                   help="read the jobs while replaying (memory grows with the jobs in flight, not the trace): a SWIM "
+                        ".tsv file or synth:JOBS[:SEED[:MEAN_INTERARRIVAL_S]]; the same --json, no per-task output")
     p.add_argument("--model", choices=["slots", "fluid"], default="slots",
                    help="slots: the heartbeat engine (default); fluid: the idealised one-server model (SWIM traces)")
     g = p.add_argument_group("fluid model (--model fluid)")
@@ -51,6 +54,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     trace = args.trace or str(default_trace_path())
+    if args.stream:
+        from mrsim.cli.streamed import refuse_unstreamable_flags
+
+        refuse_unstreamable_flags(args)
     if args.model == "fluid":
         return _run_fluid(args, trace)
     check_report_path(args)
@@ -58,7 +65,12 @@ def run(args: argparse.Namespace) -> int:
     # Per-task results only for the outputs that show them: a --json or table run drops each job's per-task
     # state when it finishes (same figures; memory grows with the jobs in flight, docs/performance.md).
     args.task_results = bool(args.out or args.report)
-    replayed = execute_replay(args)
+    if args.stream:
+        from mrsim.cli.streamed import execute_streamed_replay
+
+        replayed = execute_streamed_replay(args)
+    else:
+        replayed = execute_replay(args)
     result = replayed.result
     enforce(result.warnings)  # --strict: before anything is written
     if args.out:
