@@ -11,7 +11,7 @@ replay of the same workload held whole (``tests/engine/test_streaming.py`` compa
 When a job finishes (``on_job_done``) its row (ids, submit, start and finish times, task counts, the trace's
 completion time, deadline) goes into :class:`JobRows`, compact typed columns of about 100 bytes per job plus its
 id and name strings, and the engine's slot for it (``jt.jobs[index]``, which stale completion events still
-index) points at one shared finished stand-in. ``mrsim.engine.results.collect_result`` reads the job table and the
+index) points at the one shared finished stand-in of :mod:`mrsim.engine.arrivals`. ``mrsim.engine.results.collect_result`` reads the job table and the
 summary from these columns.
 
 What a streamed replay cannot do (each refused with a one-line error, ``check_streamable``): per-task results
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from mrsim.engine.events import EV_JOB_ARRIVAL, ORDER_JOB_ARRIVAL
+from mrsim.engine.arrivals import add_job, forget_job
 from mrsim.engine.state import JobState
 from mrsim.errors import InputError
 from mrsim.model.streamed import StreamedWorkload
@@ -41,16 +41,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: memory-based scheduling): a streamed job carrying one is refused rather than replayed without it.
 UNSTREAMABLE_EXTRAS = ("launch_delay_s", "setup_s", "cleanup_s", "failed_map_attempts", "failed_reduce_attempts",
                        "backup_map_waits", "backup_reduce_waits", "properties")
-
-
-def _finished_stand_in() -> JobState:
-    """The one ``JobState`` that the slots of finished jobs point at: done (``finish_time`` 0), no tasks, so stale
-    completion events for it are ignored (``JobTracker._on_task_done``)."""
-    empty = np.empty(0)
-    job = JobState(-1, JobTemplate(job_id="(finished job)", submit_s=0.0, map_durations=empty,
-                                   reduce_durations=empty), 0.0, 1.0)
-    job.finish_time = 0.0
-    return job
 
 
 class JobRows:
@@ -131,7 +121,6 @@ class StreamedArrivals:
         self._group: list[JobTemplate] = []  # the rest of the current same-instant group, last job first
         self._lookahead: JobTemplate | None = None
         self._origin = 0.0
-        self._finished = _finished_stand_in()
 
     def attach(self, jt: "JobTracker") -> None:
         if jt.jobs:
@@ -176,12 +165,8 @@ class StreamedArrivals:
         which queues the arrival of every job the engine holds when it starts)."""
         jt = self.jt
         _check_template(template, jt, self.workload.source)
-        index = len(jt.jobs)
-        job = JobState(index, template, template.submit_s - self._origin, jt.conf.slowstart_completed_maps)
-        jt.jobs.append(job)
+        job = add_job(jt, template, template.submit_s - self._origin, queue=not pushed_by_run, in_job_order=True)
         self.rows.add(job)
-        if not pushed_by_run:
-            jt.kernel.schedule_arrival(job.submit, ORDER_JOB_ARRIVAL, EV_JOB_ARRIVAL, index)
 
     # -------------------------------------------------------------------------------------- hooks
 
@@ -192,7 +177,7 @@ class StreamedArrivals:
 
     def _done(self, job: JobState) -> None:
         self.rows.finish_job(job)
-        self.jt.jobs[job.index] = self._finished  # the JobState, its template and its arrays can go
+        forget_job(self.jt, job)  # the JobState, its template and its arrays can go
 
     # -------------------------------------------------------------------------------------- results
 
