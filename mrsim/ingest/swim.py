@@ -82,6 +82,20 @@ def _number(tok: str, source: str, lineno: int, col: int) -> float:
 MAX_SWIM_VALUE = 1e18
 
 
+def swim_line(line: str, source: str, lineno: int) -> tuple[str, float, float, float, float] | None:
+    """One line of a SWIM file as ``(job id, submit s, map input, shuffle, reduce output bytes)``; None for a blank
+    or comment line. The gap column is checked and dropped. A malformed line raises :class:`InputError` naming it."""
+    toks = line.split()
+    if not toks or toks[0].startswith("#"):
+        return None
+    if len(toks) != 6:
+        raise InputError(f"{source}:{lineno}: expected 6 columns (job id, submit s, gap s, map input, shuffle, "
+                         f"reduce output bytes), got {len(toks)}")
+    _number(toks[2], source, lineno, 2)
+    return (toks[0], _number(toks[1], source, lineno, 1), _number(toks[3], source, lineno, 3),
+            _number(toks[4], source, lineno, 4), _number(toks[5], source, lineno, 5))
+
+
 def read_swim(path: str | os.PathLike[str]) -> SwimTrace:
     """Parse a SWIM ``.tsv`` file (optionally gzipped). Any malformed line raises :class:`InputError` naming it.
 
@@ -93,22 +107,16 @@ def read_swim(path: str | os.PathLike[str]) -> SwimTrace:
     seen: dict[str, int] = {}
     with open_text(source) as fh:
         for lineno, line in enumerate(fh, start=1):
-            toks = line.split()
-            if not toks or toks[0].startswith("#"):
+            row = swim_line(line, source, lineno)
+            if row is None:
                 continue
-            if len(toks) != 6:
-                raise InputError(f"{source}:{lineno}: expected 6 columns (job id, submit s, gap s, map input, shuffle, "
-                                 f"reduce output bytes), got {len(toks)}")
-            jid = toks[0]
+            jid = row[0]
             if jid in seen:
                 raise InputError(f"{source}:{lineno}: job id {jid!r} repeats line {seen[jid]}")
             seen[jid] = lineno
             ids.append(jid)
-            cols[0].append(_number(toks[1], source, lineno, 1))
-            _number(toks[2], source, lineno, 2)
-            cols[1].append(_number(toks[3], source, lineno, 3))
-            cols[2].append(_number(toks[4], source, lineno, 4))
-            cols[3].append(_number(toks[5], source, lineno, 5))
+            for c, value in zip(cols, row[1:]):
+                c.append(value)
     if not ids:
         raise InputError(f"{source}: no jobs (empty SWIM file)")
     submit = np.asarray(cols[0], dtype=np.float64)

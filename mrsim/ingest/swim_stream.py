@@ -20,7 +20,7 @@ import os
 from typing import Iterator
 
 from mrsim.errors import InputError
-from mrsim.ingest.swim import SwimTaskModel, _number, swim_job_template
+from mrsim.ingest.swim import SwimTaskModel, swim_job_template, swim_line
 from mrsim.io.compressed import open_text
 from mrsim.model.streamed import StreamedWorkload
 from mrsim.model.templates import JobTemplate
@@ -58,21 +58,13 @@ def iter_swim_templates(path: str, model: SwimTaskModel = SwimTaskModel()) -> It
     jobs = 0
     with open_text(path) as fh:
         for lineno, line in enumerate(fh, start=1):
-            toks = line.split()
-            if not toks or toks[0].startswith("#"):
+            row = swim_line(line, path, lineno)
+            if row is None:
                 continue
-            if len(toks) != 6:
-                raise InputError(f"{path}:{lineno}: expected 6 columns (job id, submit s, gap s, map input, shuffle, "
-                                 f"reduce output bytes), got {len(toks)}")
-            jid = toks[0]
+            jid, submit, inp, shuffle, out = row
             if jid in seen:
                 raise InputError(f"{path}:{lineno}: job id {jid!r} repeats an earlier line")
             seen.add(jid)
-            submit = _number(toks[1], path, lineno, 1)
-            _number(toks[2], path, lineno, 2)
-            inp = _number(toks[3], path, lineno, 3)
-            shuffle = _number(toks[4], path, lineno, 4)
-            out = _number(toks[5], path, lineno, 5)
             if submit < last_submit:
                 raise InputError(f"{path}:{lineno}: job {jid} is submitted at {submit:g} s, before line {last_line} "
                                  f"({last_submit:g} s): a streamed SWIM file must be in submit order (replay it "
