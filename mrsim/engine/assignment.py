@@ -64,9 +64,10 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
         job.map_launched[i] = 1
         job.map_locality[i] = level
     now = jt.kernel.now
+    gid = (job.index << JOB_SHIFT) | i
     duration = job.map_dur[i] / tracker.speed
     if jt.attempt_length is not None:
-        lost = jt.attempt_length(job, (job.index << JOB_SHIFT) | i)
+        lost = jt.attempt_length(job, gid)
         if lost >= 0.0:
             duration = lost / tracker.speed
     if level != 2 or job.host_cache is not None:
@@ -88,12 +89,12 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     if job.start_time < 0.0:
         job.start_time = now
     if jt.finish_model is None:
-        jt.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, (job.index << JOB_SHIFT) | i)
+        jt.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
     else:
-        jt.finish_model(job, tracker, (job.index << JOB_SHIFT) | i)
+        jt.finish_model(job, tracker, gid)
     if jt.on_launch:
         for hook in jt.on_launch:
-            hook(job, tracker, (job.index << JOB_SHIFT) | i)
+            hook(job, tracker, gid)
     return level
 
 

@@ -20,12 +20,10 @@ second (ramp-down on a falling headroom is seen at the AM's next wake-up); ``pol
 
 from __future__ import annotations
 
-import math
-import time
 from typing import Any, Callable
 
-import numpy as np
 
+from mrsim.engine.heartbeats import next_grid_k
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.yarn.appmaster import MRAppMaster
 from mrsim.engine.yarn.config import YarnConf
@@ -165,16 +163,6 @@ class ResourceManager:
 
     # ------------------------------------------------------------------------------------------ heartbeats
 
-    def _next_k(self, phase: float, interval: float, now: float, order: int) -> int:
-        k = max(0, math.ceil((now - phase) / interval))
-        while phase + k * interval < now:
-            k += 1
-        while k > 0 and phase + (k - 1) * interval >= now:
-            k -= 1
-        if phase + k * interval == now and order <= self.kernel.order and self.kernel.now == now:
-            k += 1
-        return k
-
     def _schedule_nm(self, node: NodeManager, k: int) -> None:
         node.hb_k = k
         node.stamp += 1
@@ -185,8 +173,9 @@ class ResourceManager:
     def wake_node(self, node: NodeManager) -> None:
         if node.next_hb != INF:
             return
-        self._schedule_nm(node, self._next_k(node.phase, self.conf.nm_heartbeat_s, self.kernel.now,
-                                             ORDER_NM + node.index))
+        kernel = self.kernel
+        self._schedule_nm(node, next_grid_k(node.phase, self.conf.nm_heartbeat_s, kernel.now, ORDER_NM + node.index,
+                                            kernel.order))
 
     def kernel_busy(self) -> bool:
         """Whether an event that can make progress is queued: a submission, a container exit or an AM start
@@ -211,22 +200,15 @@ class ResourceManager:
         self.kernel.schedule(t, ORDER_AM, EV_ALLOCATE, am.app.index, am.stamp)
 
     def wake_am(self, am: MRAppMaster) -> None:
-        """Queue the AM's next allocate after now: :meth:`_next_k` inlined (this runs for most containers)."""
+        """Queue the AM's next allocate after now, on its allocate grid (``heartbeats.next_grid_k``, the grid rule of
+        every heartbeat in mrsim)."""
         if am.next_alloc != INF or am.start < 0 or am.finish >= 0:
             return
         kernel = self.kernel
         now = kernel.now
         phase = am.start
         interval = self.conf.am_heartbeat_s
-        k = math.ceil((now - phase) / interval)
-        if k < 0:
-            k = 0
-        while phase + k * interval < now:
-            k += 1
-        while k > 0 and phase + (k - 1) * interval >= now:
-            k -= 1
-        if phase + k * interval == now and ORDER_AM <= kernel.order:
-            k += 1
+        k = next_grid_k(phase, interval, now, ORDER_AM, kernel.order)
         if k < 1:
             k = 1
         am.alloc_k = k
