@@ -331,7 +331,7 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
         with progress_bar(len(workload), "jobs") as progress:
             result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress,
-                                                      calibration)
+                                                      calibration, inferred_cluster=choice.inferred)
         result.spec["notes"] = [calibration_note]
         notes.append(calibration_note)
         notes.extend(yarn_notes)
@@ -406,7 +406,8 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
         notes.append(calibration_note)
         with progress_bar(args.replications * len(names), "replays") as progress:
             result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress,
-                                              calibration)
+                                              calibration, inferred_cluster=choice.inferred)
+            notes.extend(yarn_engine.yarn_conf(args, workload, cluster, choice.inferred)[1])
     else:
         names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
         options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
@@ -530,15 +531,16 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     else:
         trace_sched_notes = []
     if yarn_engine.use_yarn(args, args.trace, workload):
-        yarn_conf = yarn_engine.yarn_conf(args, workload)
+        yarn_conf, conf_notes = yarn_engine.yarn_conf(args, workload, cluster, choice.inferred)
         scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
         from mrsim.cli.yarn_calibration import resolve_yarn_calibration
 
         yarn_calibration, calibration_note = resolve_yarn_calibration(args, args.trace, workload, profiler)
-        run_notes = [calibration_note] + ([note] if note else [])
+        run_notes = [calibration_note] + ([note] if note else []) + conf_notes
 
         def runner(w, c):  # noqa: E306 - one YARN replay per call (isolate calls it per job)
-            return yarn_engine.run_yarn(args, w, c, scheduler_config(args), calibration=yarn_calibration)[0]
+            return yarn_engine.run_yarn(args, w, c, scheduler_config(args), calibration=yarn_calibration,
+                                        inferred_cluster=choice.inferred)[0]
     background = None
     if runner is None:  # calibration and outside work are modelled in the MR1 engine (docs/calibration.md)
         calibration = resolve_calibration(args, profiler.measured_calibration(), len(cluster),

@@ -60,6 +60,7 @@ Cost: linear in the attempts; memory: three floats per attempt until :meth:`Cali
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -72,6 +73,7 @@ _MS = 1000.0
 STALL_MIN_LAGS = 20
 OUTLIER_MIN_EXCESS_S = 30.0
 MIN_REPORT_SAMPLES = 20
+MIN_VERSION_SAMPLES = 3  # report lags whose median may rule out Hadoop 1.1+'s formula
 MAX_NEGATIVE_FRACTION = 0.02
 OOB_WINDOW_S = 0.15
 SLOT_WAIT_S = 0.1
@@ -363,7 +365,7 @@ class CalibrationCollector:
         if oob:
             return self._heartbeat_from_assignments()
         if len(values) < MIN_REPORT_SAMPLES:
-            return None, f"formula: only {len(values)} report lags (fewer than {MIN_REPORT_SAMPLES})"
+            return self._heartbeat_version_minimum(values)
         negative = sum(1 for v in values if v < 0) / len(values)
         if negative >= MAX_NEGATIVE_FRACTION:
             return None, (f"formula: {100 * negative:.0f} % of report lags are negative (TaskTracker and JobTracker "
@@ -372,6 +374,28 @@ class CalibrationCollector:
         if median <= 0.0:
             return None, "formula: report lags are zero (no heartbeat wait recorded)"
         return round(2.0 * median, 6), f"trace: 2 x median report lag of {len(values)} map/reduce attempts"
+
+    def _heartbeat_version_minimum(self, values: list[float]) -> tuple[float | None, str]:
+        """Too few report lags for ``2 x median``, but enough to rule out Hadoop 1.1+'s cluster-size formula.
+
+        A TaskTracker reports an attempt's end in its next heartbeat, so a report lag (one clock: none negative) is
+        below the interval (plus the heartbeat's RPC time). When the median of at least ``MIN_VERSION_SAMPLES``
+        lags exceeds twice what Hadoop 1.1+'s formula gives for the trace's hosts (``max(0.3 s, N / 100 s)``,
+        MAPREDUCE-1906; twice, so that RPC time cannot explain it), the JobTracker ran an older formula: Hadoop
+        0.20-1.0's ``max(3 s, ceil(N / 100) s)`` (``MRConstants.HEARTBEAT_INTERVAL_MIN``), used when the median is
+        within it. Otherwise the formula stays."""
+        few = f"formula: only {len(values)} report lags (fewer than {MIN_REPORT_SAMPLES})"
+        if len(values) < MIN_VERSION_SAMPLES or any(v < 0 for v in values):
+            return None, few
+        hosts = max(1, len(self.host_events))
+        median = float(np.median(values))
+        newest = max(0.3, hosts / 100.0)
+        older = float(max(3, math.ceil(hosts / 100)))
+        if median <= 2.0 * newest or median > older:
+            return None, few
+        return older, (f"trace: the median of {len(values)} report lags, {median:.2f} s, rules out Hadoop 1.1+'s "
+                       f"{newest:g} s for {hosts} host(s): Hadoop 0.20-1.0's minimum "
+                       "(HEARTBEAT_INTERVAL_MIN), max(3 s, ceil(N/100) s)")
 
     def _heartbeat_from_assignments(self) -> tuple[float | None, str]:
         """The interval as the mode of the gaps before regular heartbeats that assigned a task (module docstring)."""

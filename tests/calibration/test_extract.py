@@ -185,3 +185,26 @@ def test_slot_waits_are_matched_per_host_and_slot_side():
     assert cal.warm_launch_lag["map"].quantiles == (5.05,) and cal.warm_launch_lag["map"].samples == 1
     assert cal.warm_launch_lag["reduce"].quantiles == (5.05,)
     assert "reduce" not in cal.cold_launch_lag
+
+
+def test_few_report_lags_rule_out_hadoop_1_1s_heartbeat_formula():
+    # Four maps on one host (the Gridmix wordcount trace's pattern): report lags 2.0, 2.2, 2.4, 2.9 s. Too few for
+    # 2 x median, but their median, 2.3 s, is far above Hadoop 1.1+'s max(0.3 s, 1/100 s) = 0.3 s for one host
+    # (twice it: 0.6 s), and within 0.20-1.0's max(3 s, ceil(1/100) s) = 3 s: that JobTracker's interval.
+    c = CalibrationCollector()
+    c.add_job(_job(_many_maps([2_000, 2_200, 2_400, 2_900])))
+    cal = c.result("hand", oob_heartbeat=False)
+    assert cal.heartbeat_interval_s == 3.0
+    assert cal.heartbeat_source.startswith("trace") and "2.30 s" in cal.heartbeat_source
+    # 0.5 s lags (median 0.5 <= 2 x 0.3 s: RPC time could explain them), two lags (fewer than 3), and lags whose
+    # median, 4 s, no JobTracker minimum explains: the formula stays, and the note says how few lags there were.
+    for lags in ([500] * 5, [2_000, 2_900], [4_000] * 4):
+        c = CalibrationCollector()
+        c.add_job(_job(_many_maps(lags)))
+        cal = c.result("hand", oob_heartbeat=False)
+        assert cal.heartbeat_interval_s is None and cal.heartbeat_source == (
+            f"formula: only {len(lags)} report lags (fewer than 20)")
+    # a negative lag (two clocks) makes the lags no bound on the interval
+    c = CalibrationCollector()
+    c.add_job(_job(_many_maps([-100, 2_000, 2_200, 2_400])))
+    assert c.result("hand", oob_heartbeat=False).heartbeat_interval_s is None

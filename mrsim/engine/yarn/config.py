@@ -20,10 +20,14 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from mrsim.engine.schedconf.xmlfile import read_properties
 from mrsim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.model.cluster import ClusterSpec
+    from mrsim.model.templates import Workload
 
 NM_HEARTBEAT = "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"  # 1000
 NM_MEMORY = "yarn.nodemanager.resource.memory-mb"  # 8192
@@ -102,6 +106,10 @@ class YarnConf:
     am_launch_lag: LaunchLag = field(default_factory=LaunchLag)
     sources: tuple[str, ...] = ()
     from_trace: tuple[tuple[str, str], ...] = ()
+    #: field names some input set (the trace's job confs, a site file, an override): not Hadoop's default
+    given: tuple[str, ...] = ()
+    #: (field, why) of the values inferred from the trace (:func:`infer_nm_resources`)
+    inferred: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("nm_heartbeat_s", "am_heartbeat_s", "nm_memory_mb", "nm_vcores", "min_mb", "max_mb", "am_mb",
@@ -154,7 +162,7 @@ class YarnConf:
             "slowstart": self.slowstart, "reduce_rampup_limit": self.rampup_limit,
             "reduce_preemption_limit": self.preemption_limit,
             "task_launch_lag": self.task_launch_lag.describe(), "am_launch_lag": self.am_launch_lag.describe(),
-            "sources": list(self.sources), "from_trace": dict(self.from_trace),
+            "sources": list(self.sources), "from_trace": dict(self.from_trace), "inferred": dict(self.inferred),
         }
 
 
@@ -189,7 +197,7 @@ def _apply(conf: YarnConf, values: Mapping[str, str], where: str) -> YarnConf:
             raise InputError(f"{where}: {key} = {text!r} is not finite")
         changes[name] = value * scale
     try:
-        return replace(conf, **changes)  # type: ignore[arg-type]
+        return replace(conf, given=tuple(sorted(set(conf.given) | set(changes))), **changes)  # type: ignore[arg-type]
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
 
@@ -218,8 +226,55 @@ def build_yarn_conf(*, trace_props: Mapping[str, str] | None = None, files: tupl
         conf = _apply(conf, {k: p.value for k, p in props.items()}, str(path))
         conf = replace(conf, sources=conf.sources + (str(path),))
     if overrides:
-        conf = replace(conf, **{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
+        chosen = {k: v for k, v in overrides.items() if v is not None}
+        conf = replace(conf, given=tuple(sorted(set(conf.given) | set(chosen))), **chosen)  # type: ignore[arg-type]
     return conf
+
+
+def infer_nm_resources(conf: YarnConf, cluster: "ClusterSpec", workload: "Workload") -> tuple[YarnConf, str | None]:
+    """NodeManager memory and vcores for a cluster inferred from the trace, when no input gives them.
+
+    MR1 mode infers a TaskTracker's slots as the peak concurrent map and reduce attempts the trace shows on its
+    host (:mod:`mrsim.ingest.topology_infer`). YARN mode reads the same peaks as containers: a NodeManager held at
+    least ``map_slots`` map containers, ``reduce_slots`` reduce containers and, wherever the AM ran (a ``.jhist``
+    or SLS trace does not record its host), the AM's container. When Hadoop's defaults
+    (``yarn.nodemanager.resource.memory-mb`` 8192, ``...cpu-vcores`` 8) cannot hold that on the busiest host, the
+    log contradicts them: the NodeManagers get the smallest size that holds it (container sizes normalised as
+    :meth:`YarnConf.normalise`; per kind the largest of the jobs'). The defaults are only raised, never lowered:
+    a host's observed peak is a lower bound of its NodeManager, not its size.
+
+    Only for a ``cluster`` inferred from the trace (its slots are the observed peaks) whose nodes declare no
+    ``memory_mb`` / ``vcores``, and for each key only when no input set it (:attr:`YarnConf.given`: the trace's
+    job confs, ``--yarn-site``, flags). Returns the conf (unchanged when nothing is inferred) and a note for
+    stderr (None when nothing is inferred). Cost: O(jobs + nodes).
+    """
+    if not cluster.trackers or not workload.jobs:
+        return conf, None
+    sizes = [conf.job_sizes(t.extra.get("properties") if isinstance(t.extra.get("properties"), dict) else None,
+                            t.extra) for t in workload.jobs]
+    am, mp, rd = ((max(s[k][0] for s in sizes), max(s[k][1] for s in sizes)) for k in ("am", "map", "reduce"))
+    busiest = max(cluster.trackers, key=lambda t: (t.map_slots * mp[0] + t.reduce_slots * rd[0], t.name))
+    maps, reduces = busiest.map_slots, busiest.reduce_slots
+    need = (maps * mp[0] + reduces * rd[0] + am[0], maps * mp[1] + reduces * rd[1] + am[1])
+    names = cluster.resource_names
+    changes: dict[str, float] = {}
+    why: list[tuple[str, str]] = []
+    for field_name, key, resource, value, unit in (("nm_memory_mb", NM_MEMORY, "memory_mb", need[0], "MB"),
+                                                  ("nm_vcores", NM_VCORES, "vcores", need[1], "vcores")):
+        default = float(getattr(conf, field_name))
+        if field_name in conf.given or resource in names or value <= default:
+            continue
+        changes[field_name] = float(value)
+        why.append((field_name, f"{value:g} {unit}, not {key} = {default:g}: {maps} map + {reduces} reduce "
+                                f"containers at once on {busiest.name} (the trace's peak) and an AM container"))
+    if not changes:
+        return conf, None
+    conf = replace(conf, inferred=conf.inferred + tuple(why), **changes)  # type: ignore[arg-type]
+    held = " and ".join(f"{changes[f]:g} {u}" for f, u in (("nm_memory_mb", "MB"), ("nm_vcores", "vcores"))
+                        if f in changes)
+    return conf, (f"YARN NodeManagers of {held} (inferred: the trace ran {maps} map + {reduces} reduce containers "
+                  f"at once on {busiest.name}, {mp[0]:g} / {rd[0]:g} MB, beside a {am[0]:g} MB AM, more than "
+                  f"Hadoop's default NodeManager holds); --yarn-site with {NM_MEMORY} / {NM_VCORES} overrides")
 
 
 def unmodelled_keys(path: str | os.PathLike[str], honoured: frozenset[str] | set[str]) -> list[str]:

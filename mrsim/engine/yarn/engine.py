@@ -14,7 +14,7 @@ import sys
 
 from mrsim.engine.results import ReplayResult
 from mrsim.engine.yarn.calibration import YarnCalibration
-from mrsim.engine.yarn.config import YarnConf, build_yarn_conf, trace_values, unmodelled_keys
+from mrsim.engine.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources, trace_values, unmodelled_keys
 from mrsim.engine.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
@@ -74,13 +74,20 @@ def check_flags(args: argparse.Namespace) -> dict:
     return overrides
 
 
-def yarn_conf(args: argparse.Namespace, workload: Workload) -> YarnConf:
+def yarn_conf(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec | None = None,
+              inferred_cluster: bool = False) -> tuple[YarnConf, list[str]]:
+    """The YARN settings of a run, and notes for stderr. With ``inferred_cluster`` (``cluster`` was inferred from
+    the trace's hosts), NodeManager sizes no input gives are inferred from its peaks (:func:`infer_nm_resources`)."""
     files = tuple(getattr(args, "yarn_site", None) or ())
     if getattr(args, "mapred_site", None):
         files = (args.mapred_site,) + files
     trace = trace_values(_props(workload)) if not getattr(args, "ignore_trace_conf", False) else {}
     overrides = {"slowstart": getattr(args, "slowstart", None), **check_flags(args)}
-    return build_yarn_conf(trace_props=trace, files=files, overrides=overrides)
+    conf = build_yarn_conf(trace_props=trace, files=files, overrides=overrides)
+    if not (inferred_cluster and cluster is not None):
+        return conf, []
+    conf, note = infer_nm_resources(conf, cluster, workload)
+    return conf, [f"mrsim: note: {note}"] if note else []
 
 
 def scheduler_name(args: argparse.Namespace, conf: YarnConf) -> tuple[str, str | None]:
@@ -113,12 +120,14 @@ def ignored_keys(args: argparse.Namespace, scheduler: str) -> list[str]:
 
 
 def run_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec, scheduler_config: dict,
-             progress=None, calibration: YarnCalibration | None = None) -> tuple[ReplayResult, list[str]]:
+             progress=None, calibration: YarnCalibration | None = None,
+             inferred_cluster: bool = False) -> tuple[ReplayResult, list[str]]:
     """Replay in YARN mode; returns the result and notes for stderr. ``calibration``: the jobs' commit tails
-    (``mrsim.cli.yarn_calibration`` chooses it)."""
+    (``mrsim.cli.yarn_calibration`` chooses it); ``inferred_cluster``: ``cluster`` was inferred from the trace's
+    hosts (NodeManager sizes may then be inferred too, :func:`yarn_conf`)."""
     from mrsim.engine.yarn.replay import replay_yarn
 
-    conf = yarn_conf(args, workload)
+    conf, conf_notes = yarn_conf(args, workload, cluster, inferred_cluster)
     name, note = scheduler_name(args, conf)
     scheduler = create_yarn_scheduler(name, scheduler_config)
     ignored = ignored_keys(args, name)
@@ -132,7 +141,7 @@ def run_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec,
     # (printed once by the command, one line per key) and both are listed in spec.ignored_keys.
     result.spec["ignored_keys"] = list(ignored) + [w for w in scheduler.warnings if "not modelled" in w]
     result.spec["site_ignored_keys"] = list(ignored)
-    notes = [note] if note else []
+    notes = ([note] if note else []) + conf_notes
     return result, notes
 
 
@@ -151,7 +160,8 @@ def print_queue_summary(result: ReplayResult, file=None) -> None:
 
 
 def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec, names: list[str],
-                 replications: int, config: dict, progress=None, calibration: YarnCalibration | None = None):
+                 replications: int, config: dict, progress=None, calibration: YarnCalibration | None = None,
+                 inferred_cluster: bool = False):
     """``mrsim compare`` in YARN mode: every YARN scheduler in ``names`` on the same workload, seeds SEED..SEED+N-1.
 
     Slot shares count containers: the cluster's memory in map-container units is the "slot" total. Slowdowns (which
@@ -166,7 +176,7 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
         if name.strip().lower() not in YARN_SCHEDULERS:
             raise InputError(f"--schedulers {name}: not a YARN scheduler in YARN mode (expected "
                              f"{', '.join(YARN_SCHEDULERS)}; use --engine mr1 for the Hadoop 1 plug-ins)")
-    conf = yarn_conf(args, workload)
+    conf, _notes = yarn_conf(args, workload, cluster, inferred_cluster)
     total = int(sum(conf.nm_memory_mb for _ in cluster.trackers) // conf.normalise(conf.map_mb, conf.map_vcores)[0])
     runs = {name: SchedulerRuns(name) for name in names}
     done = 0
