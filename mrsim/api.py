@@ -364,7 +364,7 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     result.spec["trace_cache"] = cache_spec
     notes.extend(cache_notes)
     notes.extend(_scheduler_warnings(result.spec))
-    hb = heartbeat_origin(args, conf, len(cluster.trackers))
+    hb = heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine=result.spec.get("engine", "mr1"))
     line = assumption_line("replay", cluster_line(result.spec.get("cluster", {})), choice.origin, result.spec, hb)
     result.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
     return Run(result, workload, cluster, [line], notes)
@@ -433,7 +433,8 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     if placement is not None:
         notes.append(placement.describe())
     first = next(iter(result.runs.values())).results[0]
-    hb = heartbeat_origin(args, conf, len(cluster.trackers))
+    hb = heartbeat_origin(args, conf, len(cluster.trackers), options=options,
+                          engine=first.spec.get("engine", "mr1"))
     line = assumption_line("compare", cluster_line(first.spec.get("cluster", {})), choice.origin, first.spec, hb)
     cache_spec, cache_notes = _cache_use(trace if getattr(args, "_workload", None) is None else None)
     notes.extend(cache_notes)
@@ -561,7 +562,8 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     report.spec["notes"] = run_notes
     report.spec.setdefault("engine", "yarn" if runner is not None else "mr1")
     report.spec["conf_from_trace"] = trace_conf_used
-    hb = heartbeat_origin(args, conf, len(choice.cluster.trackers), trace_conf_used)
+    hb = heartbeat_origin(args, conf, len(choice.cluster.trackers), trace_conf_used, options=setup.options,
+                          engine=report.spec["engine"])
     report.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
     cache_spec, cache_notes = _cache_use(args.trace)
     report.spec["trace_cache"] = cache_spec

@@ -179,10 +179,19 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
 
 
 def heartbeat_origin(args: argparse.Namespace, conf: HadoopConf, n_trackers: int,
-                     conf_from_trace: dict[str, str] | None = None) -> str:
-    """Where the heartbeat interval came from, for :func:`assumption_line`."""
+                     conf_from_trace: dict[str, str] | None = None, options: Any = None, engine: str = "mr1") -> str:
+    """Where the heartbeat interval came from, for :func:`assumption_line`. ``options``: the run's
+    ``ReplayOptions`` (its calibration may have measured the interval); ``engine``: ``yarn`` for YARN mode, whose
+    interval is the NodeManagers'."""
     if getattr(args, "heartbeat_interval", None) is not None:
         return "--heartbeat-interval"
+    if engine == "yarn":
+        return "NodeManager heartbeat, yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
+    if options is not None:
+        from mrsim.engine.replay import requested_interval
+
+        if requested_interval(options) is not None:
+            return f"calibration: {options.calibration.heartbeat_source}"
     version = conf.version.value
     formula = {"0.20": "max(3 s, ceil(N/100) s)", "1.0": "max(3 s, s*ceil(N/h) s)"}.get(version, "max(0.3 s, N/h s)")
     by = "--hadoop-version" if getattr(args, "hadoop_version", None) else "default --hadoop-version"

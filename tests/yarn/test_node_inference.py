@@ -96,3 +96,5 @@ def test_the_jobclient_jhist_without_conf(capsys) -> None:
     spec = json.loads(out)["spec"]
     assert spec["yarn"]["nm_memory_mb"] == 10240.0 and "nm_memory_mb" in spec["yarn"]["inferred"]
     assert "YARN NodeManagers of 10240 MB and 9 vcores" in err
+    assert spec["assumed"]["heartbeat"].startswith("NodeManager heartbeat")  # not the JobTracker's formula
+    assert json.loads(out)["jobs"][0]["error_pct"] == pytest.approx(1.8, abs=0.1)  # +32.5 on Hadoop's 8192 MB
