@@ -27,15 +27,29 @@ def _inferred(*slots: tuple[int, int]) -> ClusterSpec:
                        source="inferred from test")
 
 
-def test_defaults_raised_to_hold_the_busiest_hosts_containers_and_an_am() -> None:
-    # h0 ran 7 maps and 1 reduce at once, h1 2 maps: 7 x 1024 + 1 x 1024 + a 2048 MB AM = 10240 MB > 8192, and
-    # 7 + 1 + 1 = 9 vcores > 8. Both are raised; the reason is recorded per field for spec.yarn.inferred.
+def test_defaults_raised_to_hold_the_one_nodes_containers_and_its_am() -> None:
+    # One node that ran 7 maps and 1 reduce at once, and the AM (there is no other node): 7 x 1024 + 1 x 1024 + a
+    # 2048 MB AM = 10240 MB > 8192, and 7 + 1 + 1 = 9 vcores > 8. Both are raised; the reason is recorded per field
+    # for spec.yarn.inferred.
     w = workload(job("j1", [10.0] * 10, [5.0]))
-    conf, note = infer_nm_resources(YarnConf(), _inferred((7, 1), (2, 0)), w)
+    conf, note = infer_nm_resources(YarnConf(), _inferred((7, 1)), w)
     assert (conf.nm_memory_mb, conf.nm_vcores) == (10240.0, 9.0)
     assert dict(conf.inferred).keys() == {"nm_memory_mb", "nm_vcores"}
-    assert "7 map + 1 reduce containers at once on h0" in conf.describe()["inferred"]["nm_memory_mb"]
+    assert conf.describe()["inferred"]["nm_memory_mb"] == (
+        "10240 MB, not yarn.nodemanager.resource.memory-mb = 8192: 7 map + 1 reduce containers at once on h0 "
+        "(the trace's peak) and the AM's container")
     assert note is not None and "10240 MB and 9 vcores" in note and "--yarn-site" in note
+
+
+def test_on_several_nodes_the_busiest_one_without_the_am() -> None:
+    # h0 ran 7 maps + 1 reduce, h1 9 maps: the AM's node is unknown, so only the containers count. h0 needs
+    # 8 x 1024 = 8192 MB and 8 vcores (the defaults hold it); h1 needs 9 x 1024 = 9216 MB and 9 vcores.
+    w = workload(job("j1", [10.0] * 20, [5.0]))
+    conf, _note = infer_nm_resources(YarnConf(), _inferred((7, 1), (9, 0)), w)
+    assert (conf.nm_memory_mb, conf.nm_vcores) == (9216.0, 9.0)
+    assert "on h1 (the trace's peak)" in dict(conf.inferred)["nm_memory_mb"]
+    conf, note = infer_nm_resources(YarnConf(), _inferred((7, 1), (2, 0)), w)
+    assert conf == YarnConf() and note is None
 
 
 def test_the_jobs_own_container_sizes_count() -> None:

@@ -236,8 +236,9 @@ def infer_nm_resources(conf: YarnConf, cluster: "ClusterSpec", workload: "Worklo
 
     MR1 mode infers a TaskTracker's slots as the peak concurrent map and reduce attempts the trace shows on its
     host (:mod:`mrsim.ingest.topology_infer`). YARN mode reads the same peaks as containers: a NodeManager held at
-    least ``map_slots`` map containers, ``reduce_slots`` reduce containers and, wherever the AM ran (a ``.jhist``
-    or SLS trace does not record its host), the AM's container. When Hadoop's defaults
+    least ``map_slots`` map containers and ``reduce_slots`` reduce containers and, on a one-node cluster, the AM's
+    container too (the AM ran there; on several nodes its node is unknown: ``.jhist`` and SLS traces do not record
+    it, so it is not added). When Hadoop's defaults
     (``yarn.nodemanager.resource.memory-mb`` 8192, ``...cpu-vcores`` 8) cannot hold that on the busiest host, the
     log contradicts them: the NodeManagers get the smallest size that holds it (container sizes normalised as
     :meth:`YarnConf.normalise`; per kind the largest of the jobs'). The defaults are only raised, never lowered:
@@ -253,28 +254,35 @@ def infer_nm_resources(conf: YarnConf, cluster: "ClusterSpec", workload: "Worklo
     sizes = [conf.job_sizes(t.extra.get("properties") if isinstance(t.extra.get("properties"), dict) else None,
                             t.extra) for t in workload.jobs]
     am, mp, rd = ((max(s[k][0] for s in sizes), max(s[k][1] for s in sizes)) for k in ("am", "map", "reduce"))
-    busiest = max(cluster.trackers, key=lambda t: (t.map_slots * mp[0] + t.reduce_slots * rd[0], t.name))
-    maps, reduces = busiest.map_slots, busiest.reduce_slots
-    need = (maps * mp[0] + reduces * rd[0] + am[0], maps * mp[1] + reduces * rd[1] + am[1])
+    # per resource, the busiest host (ties: the first name); memory's names the host in the note
+    busiest = [max(cluster.trackers, key=lambda t, r=r: (t.map_slots * mp[r] + t.reduce_slots * rd[r], t.name))
+               for r in (0, 1)]
+    with_am = len(cluster.trackers) == 1
+    need = [busiest[r].map_slots * mp[r] + busiest[r].reduce_slots * rd[r] + (am[r] if with_am else 0.0)
+            for r in (0, 1)]
     names = cluster.resource_names
     changes: dict[str, float] = {}
     why: list[tuple[str, str]] = []
-    for field_name, key, resource, value, unit in (("nm_memory_mb", NM_MEMORY, "memory_mb", need[0], "MB"),
-                                                  ("nm_vcores", NM_VCORES, "vcores", need[1], "vcores")):
+    for r, (field_name, key, resource, unit) in enumerate((("nm_memory_mb", NM_MEMORY, "memory_mb", "MB"),
+                                                           ("nm_vcores", NM_VCORES, "vcores", "vcores"))):
         default = float(getattr(conf, field_name))
-        if field_name in conf.given or resource in names or value <= default:
+        host = busiest[r]
+        if field_name in conf.given or resource in names or need[r] <= default:
             continue
-        changes[field_name] = float(value)
-        why.append((field_name, f"{value:g} {unit}, not {key} = {default:g}: {maps} map + {reduces} reduce "
-                                f"containers at once on {busiest.name} (the trace's peak) and an AM container"))
+        changes[field_name] = float(need[r])
+        why.append((field_name, f"{need[r]:g} {unit}, not {key} = {default:g}: {host.map_slots} map + "
+                                f"{host.reduce_slots} reduce containers at once on {host.name} (the trace's peak)"
+                                + (" and the AM's container" if with_am else "")))
     if not changes:
         return conf, None
     conf = replace(conf, inferred=conf.inferred + tuple(why), **changes)  # type: ignore[arg-type]
     held = " and ".join(f"{changes[f]:g} {u}" for f, u in (("nm_memory_mb", "MB"), ("nm_vcores", "vcores"))
                         if f in changes)
-    return conf, (f"YARN NodeManagers of {held} (inferred: the trace ran {maps} map + {reduces} reduce containers "
-                  f"at once on {busiest.name}, {mp[0]:g} / {rd[0]:g} MB, beside a {am[0]:g} MB AM, more than "
-                  f"Hadoop's default NodeManager holds); --yarn-site with {NM_MEMORY} / {NM_VCORES} overrides")
+    beside = f", beside its {am[0]:g} MB AM" if with_am else ""
+    host = busiest[0] if "nm_memory_mb" in changes else busiest[1]
+    return conf, (f"YARN NodeManagers of {held} (inferred: the trace ran {host.map_slots} map + {host.reduce_slots} "
+                  f"reduce containers of {mp[0]:g} / {rd[0]:g} MB at once on {host.name}{beside}, more than Hadoop's "
+                  f"default NodeManager holds); --yarn-site with {NM_MEMORY} / {NM_VCORES} overrides")
 
 
 def unmodelled_keys(path: str | os.PathLike[str], honoured: frozenset[str] | set[str]) -> list[str]:
