@@ -112,3 +112,12 @@ def test_the_jobclient_jhist_without_conf(capsys) -> None:
     assert "YARN NodeManagers of 10240 MB and 9 vcores" in err
     assert spec["assumed"]["heartbeat"].startswith("NodeManager heartbeat")  # not the JobTracker's formula
     assert json.loads(out)["jobs"][0]["error_pct"] == pytest.approx(1.8, abs=0.1)  # +32.5 on Hadoop's 8192 MB
+
+
+@pytest.mark.skipif(not JOBCLIENT.exists(), reason="shared data absent")
+def test_isolated_yarn_validation_reports_the_nodemanager_heartbeat(capsys) -> None:
+    # --isolate replays each job alone through YARN mode: the interval it reports is the NodeManagers' 1 s, not
+    # the JobTracker formula's 0.3 s for one tracker
+    assert main(["validate", str(JOBCLIENT), "--json", "--no-cache", "--isolate"]) == 0
+    spec = json.loads(capsys.readouterr().out)["spec"]
+    assert spec["heartbeat_interval_s"] == 1.0 and spec["assumed"]["heartbeat"].startswith("NodeManager heartbeat")

@@ -145,7 +145,9 @@ def validate_isolated(setup: ValidationSetup) -> ValidationReport:
     }
     spec = {
         **{k: v for k, v in first_spec.items() if k != "cluster"},
-        "heartbeat_interval_s": interval,
+        # a runner's (YARN mode's) own interval is its NodeManagers'; the JobTracker formula's is not used there
+        "heartbeat_interval_s": first_spec.get("heartbeat_interval_s", interval) if setup.runner is not None
+        else interval,
         "mode_validation": Mode.ISOLATE.value,
         "cluster": {"isolate": "per job: peak_maps map slots + peak_reduces reduce slots on single-slot trackers",
                     "full_cluster": setup.cluster.describe()},
