@@ -14,6 +14,10 @@
   model (a different model by design) is the documented exception. Geo and LoTES run on the JobTracker; their
   former simulators are the test oracles ``tests/oracles/geo_simulator.py`` and ``tests/oracles/lotes_engine.py``,
   which schedule their events on the kernel too.
+* **One JobTracker core for both modes**: only ``mrsim/engine/jobtracker.py`` builds the kernel; tracker heartbeats
+  (NodeManager heartbeats in YARN mode) are queued by the core alone (``EV_HEARTBEAT`` is named by ``events.py``,
+  ``heartbeats.py`` and ``jobtracker.py`` only), and no module outside the core writes a tracker's parking state
+  (``next_hb``, ``hb_k``, ``hb_stamp``); a YARN replay runs on a JobTracker whose heartbeat handler the kernel calls.
 * **No copied blocks between plug-ins or between features**: no six code lines (comments, blank lines, imports and
   lone brackets dropped, white space folded) stand in the same order in two scheduler plug-ins, or in two engine
   features; shared steps go into a helper (``mrsim/engine/plugin_helpers.py``). Repeats inside one file, and
@@ -337,6 +341,78 @@ def test_only_the_kernel_touches_its_heap() -> None:
             touches[rel] = lines
     assert not touches, f"modules pushing onto or reading the kernel's heap: {touches}"
     assert _heap_touches(ast.parse("k = self.kernel\nheappush(k.heap, ev)\nself.kernel.heap.clear()\n")) == [2, 3]
+
+
+#: Modules of the JobTracker core that handle tracker heartbeats: ``EV_HEARTBEAT`` is defined, queued and handled
+#: there and nowhere else (issue 17: one heartbeat mechanism for TaskTrackers and NodeManagers).
+HEARTBEAT_OWNERS = {"mrsim/engine/events.py", "mrsim/engine/heartbeats.py", "mrsim/engine/jobtracker.py"}
+#: Tracker attributes that are the core's heartbeat grid and parking state.
+PARKING_STATE = ("next_hb", "hb_k", "hb_stamp")
+#: Core modules that keep that state: the heartbeat helpers, the handlers, bounded wake-ups, the end of a run.
+PARKING_OWNERS = {"mrsim/engine/heartbeats.py", "mrsim/engine/jobtracker.py", "mrsim/engine/wakeups.py",
+                  "mrsim/engine/stages.py", "mrsim/engine/state.py"}
+
+
+def _names_used(tree: ast.Module) -> set[str]:
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} | {
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+
+
+def _kernels_built(tree: ast.Module) -> list[int]:
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and (getattr(node.func, "id", None) == "Kernel" or getattr(node.func, "attr", None) == "Kernel")]
+
+
+def _parking_writes(tree: ast.Module) -> list[int]:
+    targets = [t for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+               for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+    flat = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    return [e.lineno for e in flat if isinstance(e, ast.Attribute) and e.attr in PARKING_STATE]
+
+
+def test_one_core_owns_the_kernel_and_the_heartbeats() -> None:
+    """Issue 17: "one JobTracker core (heartbeats, slots or containers, assignment, completion) that every scheduler
+    and every study runs on". YARN mode too: its NodeManager heartbeats are the core's tracker heartbeats (no
+    second grid, parking rule or event loop in ``mrsim/engine/yarn``)."""
+    kernels, heartbeats, parking = {}, [], {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        tree = parsed(path)
+        if _kernels_built(tree):
+            kernels[rel] = _kernels_built(tree)
+        if "EV_HEARTBEAT" in _names_used(tree) and rel not in HEARTBEAT_OWNERS:
+            heartbeats.append(rel)
+        if _parking_writes(tree) and rel not in PARKING_OWNERS:
+            parking[rel] = _parking_writes(tree)
+    assert set(kernels) == {"mrsim/engine/jobtracker.py"}, f"modules building their own kernel: {kernels}"
+    assert not heartbeats, f"modules queuing or handling tracker heartbeats outside the core: {heartbeats}"
+    assert not parking, f"modules writing the core's heartbeat grid or parking state: {parking}"
+    assert _parking_writes(ast.parse("t.next_hb = 1\nnode.hb_k, x = 2, 3\nt.hb_stamp += 1\nt.phase = 0\n")) == [1, 2, 3]
+    assert _kernels_built(ast.parse("k = Kernel()\nk2 = kernel.Kernel()\n")) == [1, 2]
+
+
+def test_yarn_mode_runs_on_the_jobtracker_core() -> None:
+    """A YARN replay's events run on a JobTracker: the kernel is the core's, NodeManager heartbeats are the core's
+    heartbeat events (counted by the core), job submissions are its job arrivals, task results its ``JobState``."""
+    from mrsim.engine.events import EV_HEARTBEAT, EV_JOB_ARRIVAL
+    from mrsim.engine.jobtracker import JobTracker
+    from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
+    from mrsim.engine.yarn.heartbeat import NodeUpdates
+    from tests.yarn.helpers import cluster, conf, job, workload
+
+    seen = []
+    result = replay_yarn(workload(job("j1", [10.0, 10.0], [5.0]), job("j2", [4.0], submit=3.0)), cluster(2),
+                         conf(), create_yarn_scheduler("capacity"), aligned_heartbeats=True,
+                         check=lambda rm: seen.append(rm) if not seen else None)
+    rm = seen[0]
+    jt = rm.jt
+    assert isinstance(jt, JobTracker) and isinstance(jt.scheduler, NodeUpdates) and rm in jt.features
+    assert rm.kernel is jt.kernel and jt.kernel.events == result.summary["events"]
+    assert jt.kernel.handlers[EV_HEARTBEAT] == jt._on_heartbeat
+    assert jt.kernel.handlers[EV_JOB_ARRIVAL] == jt._on_job_arrival
+    assert result.summary["yarn"]["nm_heartbeats"] == jt.heartbeats > 0
+    assert [j.finish_time for j in jt.jobs] == [-1.0, -1.0]  # the AM, not the core's slots, ran them
+    assert list(jt.jobs[0].map_start) == list(result.task_columns["start_s"][:2])
 
 
 #: How many code lines in a row make a copied block (issue 17's target).

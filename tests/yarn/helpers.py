@@ -47,7 +47,7 @@ class StubRM:
     """Just enough of ResourceManager for a scheduler's ``node_update``: one node, allocation bookkeeping."""
 
     def __init__(self, mem: float, vcores: float, memory_only: bool = False) -> None:
-        self.nodes = [NodeManager(0, "node0001", "/default-rack", mem, vcores, 0.0)]
+        self.nodes = [NodeManager(0, "node0001", "/default-rack", mem, vcores)]
         self.cluster_mem, self.cluster_vcores = mem, vcores
         self.free_mem, self.free_vcores = mem, vcores
         self.min_mem, self.min_vcores = 1.0, 1.0

@@ -1,8 +1,10 @@
 """YARN mode: an emulated ResourceManager, NodeManagers and MR ApplicationMasters for Hadoop 2/3 (``docs/yarn.md``).
 
 * :mod:`mrsim.engine.yarn.config` - YARN / MR-on-YARN keys and the container launch lag;
-* :mod:`mrsim.engine.yarn.rm` - the ResourceManager event loop (NodeManager heartbeats, submissions, container exits);
-* :mod:`mrsim.engine.yarn.nodemanager` - nodes and containers;
+* :mod:`mrsim.engine.yarn.rm` - the ResourceManager, a feature of the JobTracker core (submissions, containers,
+  container exits, AM starts, allocates and commits); NodeManager heartbeats are the core's tracker heartbeats;
+* :mod:`mrsim.engine.yarn.heartbeat` - the core's scheduler plug-in in YARN mode (a heartbeat runs ``nodeUpdate``);
+* :mod:`mrsim.engine.yarn.nodemanager` - a node's memory and vcores, and containers;
 * :mod:`mrsim.engine.yarn.appmaster` - the MR ApplicationMaster's allocate protocol and ``RMContainerAllocator`` rules;
 * :mod:`mrsim.engine.yarn.schedulers` - FIFO, Capacity and Fair, container by container;
 * :mod:`mrsim.engine.yarn.timeseries` - per-queue metrics per second (SLS style);

@@ -19,7 +19,9 @@ Protocol (times in seconds; ``docs/yarn.md`` has a worked timeline):
   one map, the AM kills up to ``max(one map, preemption.limit x memory limit)`` worth of its newest reduces; they
   are requested again later.
 * A container is matched to a map node-local first, then rack-local, then any (``assignMapsWithLocality``).
-* Task durations follow the templates and SimMR's reduce model, as in the MR1 engine (``mrsim.engine``).
+* Task durations follow the templates and SimMR's reduce model, as in the MR1 engine (``mrsim.engine``). The
+  job's per-task durations and results are the JobTracker core's :class:`~mrsim.engine.state.JobState` arrays
+  (materialised when the job arrives), so YARN and MR1 replays keep a task's state in one place.
 * A task's completion reaches the AM when the task ends (``TaskUmbilicalProtocol.done``: the task reports to its
   AM directly, not through the RM): completed-map counts, slow start and the map-stage end use that instant. The
   job finishes when its last task does, plus the job's commit tail when a calibration gives one
@@ -31,8 +33,10 @@ Protocol (times in seconds; ``docs/yarn.md`` has a worked timeline):
 from __future__ import annotations
 
 import math
+from array import array
 from typing import TYPE_CHECKING
 
+from mrsim.engine.state import JobState
 from mrsim.engine.yarn.nodemanager import MAP, REDUCE, Container
 from mrsim.engine.yarn.schedulers.base import NODE_LOCAL, PRIORITY_MAP, PRIORITY_REDUCE, RACK_LOCAL, SchedulerApp
 from mrsim.model.templates import JobTemplate
@@ -50,6 +54,8 @@ class MRAppMaster:
                  slowstart: float, hosts: set[str], host_rack: dict[str, str]) -> None:
         self.app = app
         self.template = template
+        # the core's state of this job (durations, per-task results), from its arrival on (:meth:`joined`)
+        self.job: JobState | None = None
         self.n_maps = template.n_maps
         self.n_reduces = template.n_reduces
         self.map_size = sizes["map"]
@@ -61,16 +67,7 @@ class MRAppMaster:
         self.stamp = 0
         self.first_task_start = INF
         self.finish = -1.0
-        # per-task results
         n, r = self.n_maps, self.n_reduces
-        self.map_start = [-1.0] * n
-        self.map_finish = [-1.0] * n
-        self.map_node = [-1] * n
-        self.map_locality = [0] * n
-        self.reduce_start = [-1.0] * r
-        self.reduce_shuffle_end = [-1.0] * r
-        self.reduce_finish = [-1.0] * r
-        self.reduce_node = [-1] * r
         # split locations that name cluster hosts
         self.map_hosts: list[tuple[str, ...]] = [()] * n
         self.map_racks: list[tuple[str, ...]] = [()] * n
@@ -112,6 +109,18 @@ class MRAppMaster:
         self.killed = 0
         self.wasted_s = 0.0
         self.headroom_mb = -1.0  # the current allocate's headroom once read (-1: not yet)
+
+    def joined(self, job: JobState) -> None:
+        """The job arrived in the core (materialised): its durations and per-task results (start, finish, node
+        index, map locality 0-3, -1 / 0 until known) are ``job``'s arrays from now on."""
+        self.job = job
+        job.map_locality = array("b", bytes(self.n_maps))
+
+    def state(self) -> JobState:
+        """The core's state of the job (it arrived before its AM could start)."""
+        job = self.job
+        assert job is not None, "the AM runs only after its job arrived"
+        return job
 
     # ------------------------------------------------------------------------------------------ requests
 
@@ -214,7 +223,8 @@ class MRAppMaster:
                     self.outbox.append((PRIORITY_MAP, 0, hosts, racks))
             start = now + (rm.lag_constant if rm.lag_constant is not None else rm.task_lag())
             speed = node.speed
-            dur = float(self.template.map_durations[i]) / speed
+            job = self.state()
+            dur = job.map_dur[i] / speed
             if loc == RACK_LOCAL:
                 dur *= rm.rack_local_slowdown
             elif loc == 3 and self.map_hosts[i]:
@@ -222,8 +232,8 @@ class MRAppMaster:
             c.task = i
             c.start = start
             c.finish = start + dur
-            self.map_start[i], self.map_finish[i], self.map_node[i] = start, c.finish, c.node
-            self.map_locality[i] = loc
+            job.map_start[i], job.map_finish[i], job.map_tracker[i] = start, c.finish, c.node
+            job.map_locality[i] = loc
             if start < self.first_task_start:
                 self.first_task_start = start
             rm.container_runs(c)
@@ -238,14 +248,13 @@ class MRAppMaster:
             start = now + rm.task_lag()
             c.task = i
             c.start = start
-            self.reduce_start[i], self.reduce_node[i] = start, c.node
+            job = self.state()
+            job.reduce_start[i], job.reduce_tracker[i] = start, c.node
             self._started(start)
             self.running_reduces.append(c)
             if self.map_stage_done:
-                typical = self.template.typical_shuffle_durations
-                if not typical.size:
-                    typical = self.template.first_shuffle_durations
-                shuffle = float(typical[self.typical_count % typical.size]) if typical.size else 0.0
+                typical = job.typical_shuffle  # the typical shuffles, else the first ones, else [0.0] (JobState)
+                shuffle = typical[self.typical_count % len(typical)]
                 self.typical_count += 1
                 self._finish_reduce(rm, c, start + shuffle / node.speed)
             else:
@@ -263,21 +272,20 @@ class MRAppMaster:
     def _finish_reduce(self, rm: "ResourceManager", c: Container, shuffle_end: float) -> None:
         i = c.task
         node = rm.nodes[c.node]
-        c.finish = shuffle_end + float(self.template.reduce_durations[i]) / node.speed
-        self.reduce_shuffle_end[i] = shuffle_end
-        self.reduce_finish[i] = c.finish
+        job = self.state()
+        c.finish = shuffle_end + job.reduce_dur[i] / node.speed
+        job.reduce_shuffle_end[i] = shuffle_end
+        job.reduce_finish[i] = c.finish
         rm.container_runs(c)
 
     def _map_stage_done(self, rm: "ResourceManager", now: float) -> None:
         """First-wave reduces get their shuffle end: ``first_shuffle`` after the last map finished (SimMR III-B),
         never before the AM knows the map stage is complete."""
         self.map_stage_done = True
-        first = self.template.first_shuffle_durations
-        if not first.size:
-            first = self.template.typical_shuffle_durations
+        first = self.state().first_shuffle  # the first shuffles, else the typical ones, else [0.0] (JobState)
         for c in self.waiting_reduces:
             node = rm.nodes[c.node]
-            shuffle = float(first[self.first_wave_count % first.size]) if first.size else 0.0
+            shuffle = first[self.first_wave_count % len(first)]
             self.first_wave_count += 1
             end = max(now, self.last_map_finish + shuffle / node.speed)
             self._finish_reduce(rm, c, end)
@@ -354,7 +362,8 @@ class MRAppMaster:
             self.pending_reduces += 1
             i = c.task
             self.requeued_reduces.append(i)
-            self.reduce_start[i] = self.reduce_finish[i] = self.reduce_shuffle_end[i] = -1.0
+            job = self.state()
+            job.reduce_start[i] = job.reduce_finish[i] = job.reduce_shuffle_end[i] = -1.0
             self.killed += 1
             self.wasted_s += max(0.0, now - c.start)
             rm.kill_container(c, now)

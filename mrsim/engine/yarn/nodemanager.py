@@ -1,9 +1,10 @@
 """NodeManagers and containers: the resources of one node and what runs in them.
 
 A NodeManager heartbeats to the ResourceManager every ``yarn.resourcemanager.nodemanagers.heartbeat-interval-ms``
-at ``phase + k * interval`` (phases drawn once from a seeded stream, as the MR1 engine does for TaskTrackers). A
-container that exits is reported in the node's next heartbeat: only then does the RM free its resources and tell
-the scheduler (``RMNodeImpl.StatusUpdateWhenHealthyTransition`` then ``nodeUpdate``).
+at ``phase + k * interval``: it is a tracker of the JobTracker core, whose heartbeat grid, parking and reports it
+uses (``mrsim/engine/heartbeats.py``); this object holds only what a node has beyond a tracker, its memory and
+vcores. A container that exits is reported in the node's next heartbeat: only then does the RM free its resources
+and tell the scheduler (``RMNodeImpl.StatusUpdateWhenHealthyTransition`` then ``nodeUpdate``).
 """
 
 from __future__ import annotations
@@ -35,13 +36,11 @@ class Container:
 
 
 class NodeManager:
-    """One node's capacity, free resources, heartbeat state and exited-but-unreported containers."""
+    """One node's capacity and free resources (its heartbeats are its core tracker's, of the same index)."""
 
-    __slots__ = ("index", "name", "rack", "mem", "vcores", "free_mem", "free_vcores", "phase", "next_hb", "hb_k",
-                 "stamp", "exited", "running", "speed")
+    __slots__ = ("index", "name", "rack", "mem", "vcores", "free_mem", "free_vcores", "running", "speed")
 
-    def __init__(self, index: int, name: str, rack: str, mem: float, vcores: float, phase: float,
-                 speed: float = 1.0) -> None:
+    def __init__(self, index: int, name: str, rack: str, mem: float, vcores: float, speed: float = 1.0) -> None:
         self.index = index
         self.name = name
         self.rack = rack
@@ -49,11 +48,6 @@ class NodeManager:
         self.vcores = vcores
         self.free_mem = mem
         self.free_vcores = vcores
-        self.phase = phase
-        self.next_hb = INF
-        self.hb_k = 0
-        self.stamp = 0
-        self.exited: list[Container] = []
         self.running = 0
         self.speed = speed
 

@@ -14,10 +14,14 @@ from typing import Callable
 import numpy as np
 
 from mrsim import compiled_core
+from mrsim.engine.jobtracker import JobTracker
+from mrsim.engine.locality import LocalityMode
 from mrsim.engine.results import ReplayResult, _r
 from mrsim.engine.yarn.calibration import YarnCalibration
 from mrsim.engine.yarn.config import YarnConf
+from mrsim.engine.yarn.heartbeat import NodeUpdates
 from mrsim.engine.yarn.rm import ResourceManager
+from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.engine.yarn.schedulers.base import YarnScheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
@@ -41,8 +45,10 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
                          rack_local_slowdown=rack_local_slowdown, off_switch_slowdown=off_switch_slowdown,
                          poll_ams=poll_ams, commit_s=commit_s)
     rm.progress = progress
+    jt = yarn_jobtracker(rm, workload, cluster, seed)
     started = time.perf_counter()
-    rm.run((lambda: check(rm)) if check is not None else None)
+    jt.run((lambda: check(rm)) if check is not None else None)
+    rm.finish()
     wall = time.perf_counter() - started
     if rm.stalled or rm.apps_done != len(rm.apps):
         stuck = next(am for am in rm.ams if am.finish < 0)
@@ -54,6 +60,17 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
     result = collect_yarn_result(rm, wall, seed, locality, job_overheads, warnings)
     result.spec["yarn_calibration"] = calibration.describe(job_ids) if calibration is not None else None
     return result
+
+
+def yarn_jobtracker(rm: ResourceManager, workload: Workload, cluster: ClusterSpec, seed: int) -> JobTracker:
+    """The JobTracker core YARN mode runs on: one tracker per NodeManager heartbeating every
+    ``yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`` (the RM sets their phases), the YARN scheduler as its
+    plug-in (:class:`NodeUpdates`), the ResourceManager attached as a feature. No locality caches (the MR AM matches
+    containers to splits itself) and no bounded wake-ups (the RM wakes the nodes with room)."""
+    jt = JobTracker(workload, cluster, HadoopConf(), NodeUpdates(rm), heartbeat_interval=rm.conf.nm_heartbeat_s,
+                    seed=seed, aligned_heartbeats=True, locality=LocalityMode.OFF, bounded_wakes=False)
+    jt.attach(rm)
+    return jt
 
 
 def collect_yarn_result(rm: ResourceManager, wall_s: float, seed: int, locality: str, job_overheads: bool,
@@ -94,11 +111,14 @@ def collect_yarn_result(rm: ResourceManager, wall_s: float, seed: int, locality:
         index.extend(list(range(am.n_maps)) + list(range(am.n_reduces)))
     del counts
 
+    jobs = [am.state() for am in ams]  # per-task results: the core's JobState arrays
+
     def flat(m: str, r: str | None) -> np.ndarray:
         return np.fromiter(chain.from_iterable(
-            chain(getattr(am, m), getattr(am, r) if r else [np.nan] * am.n_reduces) for am in ams), float, total)
+            chain(getattr(job, m), getattr(job, r) if r else [np.nan] * job.n_reduces) for job in jobs), float, total)
 
-    node_idx = np.fromiter(chain.from_iterable(chain(am.map_node, am.reduce_node) for am in ams), np.int64, total)
+    node_idx = np.fromiter(chain.from_iterable(chain(job.map_tracker, job.reduce_tracker) for job in jobs), np.int64,
+                           total)
     task_columns = {
         "job_id": np.array(ids, dtype=object),
         "type": np.array(kinds, dtype=object),
@@ -106,9 +126,9 @@ def collect_yarn_result(rm: ResourceManager, wall_s: float, seed: int, locality:
         "tracker": names[node_idx],
         "start_s": flat("map_start", "reduce_start"),
         "shuffle_end_s": np.fromiter(chain.from_iterable(
-            chain([np.nan] * am.n_maps, am.reduce_shuffle_end) for am in ams), float, total),
+            chain([np.nan] * job.n_maps, job.reduce_shuffle_end) for job in jobs), float, total),
         "finish_s": flat("map_finish", "reduce_finish"),
-        "locality": np.fromiter(chain.from_iterable(chain(am.map_locality, [0] * am.n_reduces) for am in ams),
+        "locality": np.fromiter(chain.from_iterable(chain(job.map_locality, [0] * job.n_reduces) for job in jobs),
                                 np.int8, total),
     }
     completion = finish - submit

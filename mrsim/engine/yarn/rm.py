@@ -1,30 +1,49 @@
-"""The emulated ResourceManager: application submission, NodeManager heartbeats, AM allocates, container exits.
+"""The emulated ResourceManager: a feature of the JobTracker core (``docs/architecture.md``, "YARN mode on the core").
 
-Events (one :class:`mrsim.engine.kernel.Kernel`, the MR1 engine's event core, reused by composition) and their
-same-instant order: application submissions, container exits, AM starts and allocates, then
-NodeManager heartbeats in node order. So a container allocated in a NodeManager heartbeat at time *t* reaches its
-AM at the AM's first allocate *after* t, and asks sent in an allocate at *t* can be served by heartbeats at *t*.
+YARN mode runs on the one JobTracker core (issue 17): the core owns the event loop (the kernel), job arrivals (a
+submission is the core's job arrival), the NodeManagers' heartbeats (each NodeManager is a core tracker: its
+heartbeat is the core's tracker heartbeat on the core's grid, parked and woken by the core's rules) and the
+reporting of a finished container in its node's next heartbeat (``jt.report_completion``, applied by the
+``apply_aux`` hook before the scheduler runs). This module adds what YARN has and Hadoop 1 does not, on the core's
+hooks:
 
-NodeManager heartbeats that cannot change anything are not simulated (as the MR1 engine parks TaskTrackers): a node
-is parked unless it has exited containers to report, or some application has outstanding asks and the node has
-room for a minimum allocation. New asks wake parked nodes with room; an exiting container wakes its node. Schedulers
-count missed scheduling opportunities only in heartbeats that offer room to an app with asks, so parking does not
-change their decisions. AM allocates are parked the same way: an AM with nothing to send or receive skips its allocates until a task
-completion (reported to it at once) or a new container wakes it for its next regular allocate. Two decisions depend
-on headroom, which other applications change: reduce preemption (possible only while the AM has maps asked, reduces
-running and no map running; such an AM allocates every interval, :attr:`MRAppMaster.must_poll`) and the reduce
-ramp-up limit (:attr:`MRAppMaster.ramping`): a ramping AM is parked until the cluster's free memory rises by at
-least one minimum allocation above its lowest level since the AM parked. That is an approximation of polling every
-second (ramp-down on a falling headroom is seen at the AM's next wake-up); ``poll_ams=True`` polls instead.
+* ``hold_job_start``: a submitted job is the RM's (``RMAppImpl`` accepted): its ApplicationMaster container is asked
+  for, and the job runs through its MR AM (:mod:`mrsim.engine.yarn.appmaster`), never through the core's slots;
+* ``apply_aux``: a container exit the node reports frees its memory and vcores (``RMNodeImpl`` status update);
+* the core's scheduler plug-in is :class:`mrsim.engine.yarn.heartbeat.NodeUpdates`: at a NodeManager heartbeat it
+  calls :meth:`ResourceManager.node_heartbeat`, the YARN scheduler's ``nodeUpdate`` container by container;
+* its own events (``register_event``): container exits, AM starts, AM allocates (their own grid, ``start + k x
+  interval``, with the core's grid rule ``heartbeats.next_grid_k``) and job commits.
+
+Same-instant order (``mrsim/engine/events.py``): submissions (job arrivals), container exits (with task
+completions), AM starts and allocates (``ORDER_APP_MASTER``), then NodeManager heartbeats in node order. So a
+container allocated in a NodeManager heartbeat at time *t* reaches its AM at the AM's first allocate *after* t, and
+asks sent in an allocate at *t* can be served by heartbeats at *t*.
+
+NodeManager heartbeats that cannot change anything are not simulated (the core parks trackers): a node keeps
+heartbeating only while it has exited containers to report (the core's rule for reports) or some application has
+outstanding asks and the node has room for a minimum allocation (:meth:`node_heartbeat` asks the core for its next
+heartbeat, ``jt.request_heartbeat``). New asks wake parked nodes with room (``jt.wake``). Schedulers count missed
+scheduling opportunities only in heartbeats that offer room to an app with asks, so parking does not change their
+decisions. AM allocates are parked the same way: an AM with nothing to send or receive skips its allocates until a
+task completion (reported to it at once) or a new container wakes it for its next regular allocate. Two decisions
+depend on headroom, which other applications change: reduce preemption (possible only while the AM has maps
+asked, reduces running and no map running; such an AM allocates every interval, :attr:`MRAppMaster.must_poll`)
+and the reduce ramp-up limit (:attr:`MRAppMaster.ramping`): a ramping AM is parked until the cluster's free memory
+rises by at least one minimum allocation above its lowest level since the AM parked. That is an approximation of
+polling every second (ramp-down on a falling headroom is seen at the AM's next wake-up); ``poll_ams=True`` polls
+instead.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-
+from mrsim.engine.events import EV_JOB_ARRIVAL, ORDER_APP_MASTER, ORDER_TASK_DONE
 from mrsim.engine.heartbeats import next_grid_k
+from mrsim.engine.jobtracker import JobTracker
 from mrsim.engine.kernel import Kernel
+from mrsim.engine.state import JobState, TrackerState
 from mrsim.engine.yarn.appmaster import MRAppMaster
 from mrsim.engine.yarn.config import YarnConf
 from mrsim.engine.yarn.nodemanager import AM, INF, MAP, REDUCE, Container, NodeManager
@@ -36,16 +55,19 @@ from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 from mrsim.rng import stream
 
-EV_SAMPLE, EV_SUBMIT, EV_EXIT, EV_AM_START, EV_ALLOCATE, EV_NM_HEARTBEAT, EV_COMMIT = 0, 1, 2, 3, 4, 5, 6
-ORDER_SAMPLE, ORDER_SUBMIT, ORDER_EXIT, ORDER_AM, ORDER_NM = -1, 0, 1, 2, 3
-# events that can make progress (kernel_busy)
-_PROGRESS_KINDS = frozenset({EV_SUBMIT, EV_EXIT, EV_AM_START, EV_COMMIT})
+ORDER_EXIT, ORDER_AM = ORDER_TASK_DONE, ORDER_APP_MASTER
+#: ``aux_kind`` of a container exit reported through the core (``jt.report_completion``; 2 and 3 are MR1's
+#: setup and cleanup tasks)
+AUX_CONTAINER_EXIT = 4
 
 
 class ResourceManager:
-    """One YARN replay's live state. Build and run with :func:`mrsim.engine.yarn.replay.replay_yarn`."""
+    """One YARN replay's live state, a feature of the JobTracker core (:meth:`attach`). Build and run with
+    :func:`mrsim.engine.yarn.replay.replay_yarn`."""
 
     keeps_pending = True  # SchedulerApp.pending_mb is kept at every change (schedulers may rely on it)
+    jt: JobTracker  # the core this RM is attached to, and its kernel (attach)
+    kernel: Kernel
 
     def __init__(self, workload: Workload, cluster: ClusterSpec, conf: YarnConf, scheduler: YarnScheduler, *,
                  seed: int = 0, aligned_heartbeats: bool = False, job_overheads: bool = True,
@@ -58,19 +80,20 @@ class ResourceManager:
         self.cluster = cluster
         self.conf = conf
         self.scheduler = scheduler
-        self.kernel = Kernel()
         self.job_overheads = job_overheads
         self.rack_local_slowdown = rack_local_slowdown
         self.off_switch_slowdown = off_switch_slowdown
         n = len(cluster.trackers)
         interval = conf.nm_heartbeat_s
-        phases = [0.0] * n if aligned_heartbeats else stream(seed, "nm-heartbeat-phases").uniform(0.0, interval, n).tolist()
+        # the NodeManagers' heartbeat phases (their own seeded stream; the core's trackers take them in attach)
+        self.phases: list[float] = ([0.0] * n if aligned_heartbeats
+                                    else stream(seed, "nm-heartbeat-phases").uniform(0.0, interval, n).tolist())
         names = cluster.resource_names
         self.nodes: list[NodeManager] = []
         for i, t in enumerate(cluster.trackers):
             mem = t.capacity("memory_mb") if "memory_mb" in names else conf.nm_memory_mb
             vcores = t.capacity("vcores") if "vcores" in names else conf.nm_vcores
-            self.nodes.append(NodeManager(i, t.name, t.rack, float(mem), float(vcores), phases[i], t.speed))
+            self.nodes.append(NodeManager(i, t.name, t.rack, float(mem), float(vcores), t.speed))
         self.cluster_mem = sum(nd.mem for nd in self.nodes)
         self.cluster_vcores = sum(nd.vcores for nd in self.nodes)
         self.free_mem = self.cluster_mem
@@ -107,9 +130,11 @@ class ResourceManager:
         self.min_mem, self.min_vcores = conf.min_mb, conf.min_vcores
         self.memory_only = scheduler.memory_only
         self.apps_done = 0
-        self.heartbeats = 0
         self.allocates = 0
         self.containers = 0
+        self.trackers: list[TrackerState] = []  # the core's trackers, one per NodeManager (attach)
+        self.ev_exit = self.ev_am_start = self.ev_allocate = self.ev_commit = -1  # event kinds (attach)
+        self.progress_kinds: frozenset[int] = frozenset()
         self.killed = 0
         self.wasted_s = 0.0
         self.released_unused = 0
@@ -135,15 +160,40 @@ class ResourceManager:
 
     # ------------------------------------------------------------------------------------------ running
 
-    def run(self, after_event: Callable[[], None] | None = None) -> None:
-        for app in self.apps:
-            self.kernel.schedule(app.submit, ORDER_SUBMIT, EV_SUBMIT, app.index, 0)
+    def attach(self, jt: JobTracker) -> None:
+        """Join the core: NodeManagers are its trackers (their phases, one nominal slot each so that every heartbeat
+        reaches :meth:`node_heartbeat`), submissions its job arrivals, exits its reported completions."""
+        if jt.interval != self.conf.nm_heartbeat_s or len(jt.trackers) != len(self.nodes):
+            raise ValueError("the JobTracker must have one tracker per NodeManager and the NodeManager heartbeat")
+        self.jt = jt
+        self.kernel = jt.kernel
+        self.trackers = jt.trackers
+        for tracker, phase in zip(jt.trackers, self.phases):
+            tracker.phase = phase
+            # no slots on YARN: the core offers a heartbeat to its scheduler while a slot is free, and nothing
+            # occupies this one (containers are the NodeManager's memory and vcores)
+            tracker.map_slots, tracker.reduce_slots = 1, 0
+        jt.hold_job_start = self.submit
+        jt.apply_aux = self.release_reported
+        self.ev_exit = jt.register_event(self._on_exit)
+        self.ev_am_start = jt.register_event(self._on_am_start)
+        self.ev_allocate = jt.register_event(self._on_allocate)
+        self.ev_commit = jt.register_event(self._on_commit)
+        self.progress_kinds = frozenset({EV_JOB_ARRIVAL, self.ev_exit, self.ev_am_start, self.ev_commit})
+
+    def start(self) -> None:
+        """The run starts (the core's ``scheduler.start``): start the YARN scheduler."""
         self.scheduler.start(self)
-        handlers = (self._on_sample, self._on_submit, self._on_exit, self._on_am_start, self._on_allocate,
-                    self._on_nm_heartbeat, self._on_commit)
-        self.kernel.run(handlers, after_event)
+
+    def finish(self) -> None:
+        """The run is over: close the per-queue series."""
         if self.series is not None:
             self.series.finish(self.kernel.now)
+
+    @property
+    def heartbeats(self) -> int:
+        """NodeManager heartbeats handled (the core's tracker heartbeats)."""
+        return self.jt.heartbeats
 
     @property
     def now(self) -> float:
@@ -163,41 +213,32 @@ class ResourceManager:
 
     # ------------------------------------------------------------------------------------------ heartbeats
 
-    def _schedule_nm(self, node: NodeManager, k: int) -> None:
-        node.hb_k = k
-        node.stamp += 1
-        t = node.phase + k * self.conf.nm_heartbeat_s
-        node.next_hb = t
-        self.kernel.schedule(t, ORDER_NM + node.index, EV_NM_HEARTBEAT, node.index, node.stamp)
-
     def wake_node(self, node: NodeManager) -> None:
-        if node.next_hb != INF:
-            return
-        kernel = self.kernel
-        self._schedule_nm(node, next_grid_k(node.phase, self.conf.nm_heartbeat_s, kernel.now, ORDER_NM + node.index,
-                                            kernel.order))
+        """Queue the node's next heartbeat on its grid unless one is queued (the core's ``wake``)."""
+        self.jt.wake(self.trackers[node.index])
 
     def kernel_busy(self) -> bool:
         """Whether an event that can make progress is queued: a submission, a container exit or an AM start
         (heartbeats and allocates alone only poll). O(queued events); called only after ``stall_after`` seconds
         without an allocation or a task exit."""
-        return self.kernel.has_pending(_PROGRESS_KINDS)
+        return self.kernel.has_pending(self.progress_kinds)
 
     def has_room(self, node: NodeManager) -> bool:
         """Room for a minimum allocation (by memory alone under a memory-only scheduler)."""
         return node.free_mem >= self.min_mem and (self.memory_only or node.free_vcores >= self.min_vcores)
 
     def wake_nodes_with_room(self) -> None:
-        for node in self.nodes:
-            if node.next_hb == INF and self.has_room(node):
-                self.wake_node(node)
+        jt = self.jt
+        for tracker in self.trackers:
+            if tracker.next_hb == INF and self.has_room(self.nodes[tracker.index]):
+                jt.wake(tracker)
 
     def _schedule_allocate(self, am: MRAppMaster, k: int) -> None:
         am.alloc_k = k
         am.stamp += 1
         t = am.start + k * self.conf.am_heartbeat_s
         am.next_alloc = t
-        self.kernel.schedule(t, ORDER_AM, EV_ALLOCATE, am.app.index, am.stamp)
+        self.kernel.schedule(t, ORDER_AM, self.ev_allocate, am.app.index, am.stamp)
 
     def wake_am(self, am: MRAppMaster) -> None:
         """Queue the AM's next allocate after now, on its allocate grid (``heartbeats.next_grid_k``, the grid rule of
@@ -215,16 +256,17 @@ class ResourceManager:
         am.stamp += 1
         t = phase + k * interval
         am.next_alloc = t
-        kernel.schedule(t, ORDER_AM, EV_ALLOCATE, am.app.index, am.stamp)
+        kernel.schedule(t, ORDER_AM, self.ev_allocate, am.app.index, am.stamp)
 
     # ------------------------------------------------------------------------------------------ handlers
 
-    def _on_sample(self, now: float, order: int, a: int, b: int) -> None:  # pragma: no cover - kind kept free
-        pass
-
-    def _on_submit(self, now: float, order: int, index: int, _b: int) -> None:
-        """``RMAppImpl`` accepted: the scheduler places the app; the RM asks for its AM container (priority 0)."""
-        app = self.apps[index]
+    def submit(self, job: JobState, now: float) -> bool:
+        """The core's ``hold_job_start``: the job arrived and is the RM's from now on (``RMAppImpl`` accepted): the
+        scheduler places the app and the RM asks for its AM container (priority 0). The core never makes it
+        RUNNING: its tasks run in containers its AM receives."""
+        am = self.ams[job.index]
+        am.joined(job)
+        app = am.app
         if self.series is not None:
             self.series.touch(now)
         self.scheduler.add_app(app)
@@ -248,6 +290,7 @@ class ResourceManager:
             self.outstanding += 1
             if self.outstanding == 1:
                 self.wake_nodes_with_room()
+        return True
 
     def runnable_changed(self, app: SchedulerApp) -> None:
         """The scheduler may now (no longer) serve ``app``: its asks count (no longer count) as outstanding."""
@@ -260,19 +303,23 @@ class ResourceManager:
             self.wake_nodes_with_room()
 
     def _on_exit(self, now: float, order: int, seq: int, _b: int) -> None:
-        """A container exited (task done, killed, or the AM unregistered): its node reports it next heartbeat."""
-        c = self._exiting.pop(seq)
+        """A container exited (task done, killed, or the AM unregistered): its node reports it in its next heartbeat
+        (the core's report: ``release_reported`` frees it there, before the scheduler runs)."""
+        c = self._exiting[seq]
         if c.exit_seq != seq:
+            del self._exiting[seq]
             return  # superseded: the container was killed before this exit
         if c.kind != AM:
             self.running_tasks -= 1
             self.last_progress = now
             if not c.killed:
                 self.ams[c.app].task_done(self, c, now)
-        node = self.nodes[c.node]
-        node.exited.append(c)
-        if node.next_hb == INF:  # else its next heartbeat is already queued
-            self.wake_node(node)
+        self.jt.report_completion(self.trackers[c.node], seq, now, AUX_CONTAINER_EXIT)
+
+    def release_reported(self, tracker: TrackerState, seq: int, now: float) -> None:
+        """The core's ``apply_aux``: the node's heartbeat reports the container that exited with ``seq``."""
+        c = self._exiting.pop(seq)
+        self._release(self.nodes[c.node], c)
 
     def _on_am_start(self, now: float, order: int, index: int, _b: int) -> None:
         am = self.ams[index]
@@ -302,16 +349,12 @@ class ResourceManager:
             if self.free_mem < self.free_low:
                 self.free_low = self.free_mem
 
-    def _on_nm_heartbeat(self, now: float, order: int, index: int, stamp: int) -> None:
-        node = self.nodes[index]
-        if stamp != node.stamp:
-            return
-        node.next_hb = INF
-        self.heartbeats += 1
-        if node.exited:
-            exited, node.exited = node.exited, []
-            for c in exited:
-                self._release(node, c)
+    def node_heartbeat(self, tracker: TrackerState) -> None:
+        """A NodeManager heartbeat, after the core applied its reports (exited containers freed): the scheduler's
+        ``nodeUpdate`` while an app has asks and the node has room; the node keeps heartbeating while that stays
+        true (``jt.request_heartbeat``), else the core parks it. Then parked ramping AMs may wake."""
+        node = self.nodes[tracker.index]
+        now = self.kernel.now
         if self.outstanding > 0 and self.has_room(node):
             before = self.containers
             self.scheduler.node_update(node)
@@ -321,7 +364,7 @@ class ResourceManager:
                 if now - self.last_progress > self.stall_after and not self.kernel_busy():
                     self.stalled = True  # nothing runs, nothing can be allocated: stop polling (see replay_yarn)
                     return
-                self._schedule_nm(node, node.hb_k + 1)
+                self.jt.request_heartbeat(tracker)
         if self.ramp_waiters:
             if self.free_mem >= self.free_low + self.min_mem:
                 waiters, self.ramp_waiters = self.ramp_waiters, []
@@ -336,7 +379,7 @@ class ResourceManager:
         for its calibrated commit tail, keeping its container, then unregisters; without a tail, at once."""
         commit = self.commit_s[am.app.index] if self.commit_s is not None else 0.0
         if commit > 0.0:
-            self.kernel.schedule(now + commit, ORDER_AM, EV_COMMIT, am.app.index, 0)
+            self.kernel.schedule(now + commit, ORDER_AM, self.ev_commit, am.app.index, 0)
         else:
             am.finish = now
             self.app_finished(am, now)
@@ -393,7 +436,7 @@ class ResourceManager:
                 start = max(start, app.submit + float(delay))
             c.start = start
             self.am_containers[app.index] = c
-            self.kernel.schedule(start, ORDER_AM, EV_AM_START, app.index, 0)
+            self.kernel.schedule(start, ORDER_AM, self.ev_am_start, app.index, 0)
         else:
             am = self.ams[app.index]
             am.allocated.append(c)
@@ -410,7 +453,7 @@ class ResourceManager:
         self._exit_seq += 1
         self._exiting[self._exit_seq] = c
         c.exit_seq = self._exit_seq  # a later exit (a kill) supersedes a queued one
-        self.kernel.schedule(t, ORDER_EXIT, EV_EXIT, self._exit_seq, 0)
+        self.kernel.schedule(t, ORDER_EXIT, self.ev_exit, self._exit_seq, 0)
 
     def release_unused(self, am: MRAppMaster, c: Container, now: float) -> None:
         """The AM got a container it has no task for and releases it (the RM frees it on the allocate)."""

@@ -1,0 +1,43 @@
+"""The YARN scheduler as the JobTracker core's scheduler plug-in: a NodeManager heartbeat is a tracker heartbeat.
+
+In YARN mode the core (``mrsim/engine/jobtracker.py``) runs the NodeManagers' heartbeats as it runs TaskTrackers'
+(one grid, one parking rule, completions reported in the next heartbeat): at a heartbeat it applies the node's
+reported container exits (the ResourceManager's ``apply_aux`` hook frees them), then asks its scheduler plug-in for
+work. :class:`NodeUpdates` is that plug-in: it hands the heartbeat to the ResourceManager
+(``ResourceManager.node_heartbeat``), which runs the YARN scheduler's ``nodeUpdate`` container by container
+(``mrsim/engine/yarn/schedulers/``). It launches no core task (containers are not slots), so it returns 0; a node
+that still has room for outstanding asks asks the core for its next heartbeat (``jt.request_heartbeat``).
+
+Interpreted on purpose: every core plug-in subclasses :class:`mrsim.engine.scheduling.TaskScheduler`, which stays
+interpreted, and a compiled class cannot subclass it. It costs one interpreted call per NodeManager heartbeat.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mrsim.engine.scheduling import TaskScheduler
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.engine.jobtracker import JobTracker
+    from mrsim.engine.state import TrackerState
+    from mrsim.engine.yarn.rm import ResourceManager
+
+
+class NodeUpdates(TaskScheduler):
+    """The core's plug-in in YARN mode: each heartbeat is the ResourceManager's ``nodeUpdate`` of that node."""
+
+    name = "yarn-node-updates"
+
+    def __init__(self, rm: "ResourceManager") -> None:
+        super().__init__()
+        self.rm = rm
+        self.node_heartbeat = rm.node_heartbeat  # bound once: one call per heartbeat
+
+    def start(self, jt: "JobTracker") -> None:
+        super().start(jt)
+        self.rm.start()
+
+    def assign_tasks(self, tracker: "TrackerState") -> int:
+        self.node_heartbeat(tracker)
+        return 0
