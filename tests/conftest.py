@@ -149,6 +149,14 @@ def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     ingest.forget()
 
 
+@pytest.hookimpl(optionalhook=True)  # the hook exists only when pytest-xdist is installed and active
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Hand test files to the workers longest first (tests/xdist_schedule.py)."""
+    from tests.xdist_schedule import make_scheduler
+
+    return make_scheduler(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if SHARED_DATA.exists():
         return
