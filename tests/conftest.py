@@ -11,9 +11,11 @@ instead of a skip line in every test.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def _bundled_trace_entry(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+def _bundled_trace_entry(tmp_path_factory: pytest.TempPathFactory) -> _SeedEntry | None:
     """The bundled default trace's cache entry, built once per session (once per pytest-xdist worker), or None."""
     from mrsim.analysis.validation import ingest
     from mrsim.io import policy
@@ -103,29 +105,51 @@ def _bundled_trace_entry(tmp_path_factory: pytest.TempPathFactory) -> Path | Non
         patch.undo()
         ingest.forget()
     entries = sorted((root / "entries").iterdir()) if (root / "entries").is_dir() else []
-    return entries[0] if len(entries) == 1 else None
+    return _SeedEntry(entries[0]) if len(entries) == 1 else None
 
 
-def _seed(entry: Path, cache_dir: Path) -> None:
-    """Put ``entry`` into ``cache_dir``: its data files hard-linked (read only: a hit never writes them), its
-    metadata copied (a hit refreshes that file's access stamp, which must stay this test's own)."""
-    from mrsim.ingest.cache import ENTRY_META
+class _SeedEntry:
+    """The bundled trace's cache entry as a list of directories and files, read once, so that putting it into a
+    test's cache is a few ``mkdir`` and ``link`` calls (this runs before every test of the suite)."""
 
-    def link_or_copy(src: str, dst: str) -> None:
-        if Path(src).name == ENTRY_META:
-            shutil.copy2(src, dst)
-            return
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
+    def __init__(self, entry: Path) -> None:
+        from mrsim.ingest.cache import ENTRY_META
 
-    shutil.copytree(entry, cache_dir / "entries" / entry.name, copy_function=link_or_copy)
+        self.dirs: list[str] = []
+        self.files: list[tuple[str, str, bool]] = []  # (source, path relative to the cache, is the metadata)
+        base = entry.parent.parent  # the seed cache's root: entries/<key>/...
+        for directory, _, names in os.walk(entry):
+            self.dirs.append(os.path.relpath(directory, base))
+            self.files += [(os.path.join(directory, n), os.path.relpath(os.path.join(directory, n), base),
+                            n == ENTRY_META) for n in names]
+
+    def put_into(self, cache_dir: Path) -> None:
+        """Data files hard-linked (read only: a hit never writes them), the metadata copied (a hit refreshes that
+        file's access stamp, which must stay this test's own)."""
+        for directory in self.dirs:
+            os.makedirs(os.path.join(cache_dir, directory))
+        for source, relative, is_meta in self.files:
+            target = os.path.join(cache_dir, relative)
+            if is_meta:
+                shutil.copy2(source, target)
+                continue
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copy2(source, target)
+
+
+@pytest.fixture(scope="session")
+def _cache_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Fresh directory names for the tests' caches, under one folder of this session (of this xdist worker).
+    ``tmp_path_factory.mktemp`` per test would list every earlier one to number the next: quadratic."""
+    root = tmp_path_factory.mktemp("mrsim-caches")
+    return (root / str(n) for n in itertools.count())
 
 
 @pytest.fixture(autouse=True)
-def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
-                         request: pytest.FixtureRequest, _bundled_trace_entry: Path | None) -> None:
+def _private_trace_cache(_cache_dirs: Iterator[Path], monkeypatch: pytest.MonkeyPatch,
+                         request: pytest.FixtureRequest, _bundled_trace_entry: _SeedEntry | None) -> None:
     """Every test gets its own trace cache (mrsim.ingest.cache): the suite never writes to the user's home,
     and no test sees another's entries or this process's memo of them (nor, under pytest-xdist, another worker's:
     each worker has its own temporary root). The cache starts with one entry, the bundled default trace's, built
@@ -141,12 +165,21 @@ def _private_trace_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     policy.set_strict(False)
     policy.set_verify(True)
 
-    cache_dir = tmp_path_factory.mktemp("mrsim-cache")
+    cache_dir = next(_cache_dirs)
+    cache_dir.mkdir()
     if _bundled_trace_entry is not None and request.node.get_closest_marker("empty_trace_cache") is None:
-        _seed(_bundled_trace_entry, cache_dir)
+        _bundled_trace_entry.put_into(cache_dir)
     monkeypatch.setenv("MRSIM_CACHE_DIR", str(cache_dir))
     monkeypatch.delenv("MRSIM_NO_CACHE", raising=False)
     ingest.forget()
+
+
+@pytest.hookimpl(optionalhook=True)  # the hook exists only when pytest-xdist is installed and active
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Hand test files to the workers longest first (tests/xdist_schedule.py)."""
+    from tests.xdist_schedule import make_scheduler
+
+    return make_scheduler(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -83,7 +83,7 @@ def test_greedy_ignores_which_configuration_suits_a_task():
 
 def small_system(mapreduce: bool, seed: int) -> Workload:
     # Overloaded (3 x lambda*) so that queues form within hours, on 2 machines per configuration.
-    w, _ = google_workload(table1(2), GoogleTraceSpec(load=3.0, hours=8.0 if not mapreduce else 30.0,
+    w, _ = google_workload(table1(2), GoogleTraceSpec(load=3.0, hours=8.0 if not mapreduce else 10.0,
                                                       mapreduce=mapreduce, seed=seed, maps=20, reduces=10))
     return w
 
