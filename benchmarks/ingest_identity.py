@@ -7,7 +7,8 @@ hashes every field of the result: the templates, the warnings in their order, th
 job-conf counts, the calibration (its TOML too), the background's waits and usage columns, the input report.
 ``--save FILE`` writes the digests; ``--check FILE`` compares with a saved set and exits 1 on any difference.
 Run it at the commit before a change with ``--save`` and after it with ``--check`` (an older tree: ``PYTHONPATH=DIR``
-from outside the repository). Not a timing.
+from outside the repository); fields the saved set lacks (a pass that now derives more) are listed and not
+compared. Not a timing.
 
 Usage: ``python3 benchmarks/ingest_identity.py --save before.json`` then ``--check before.json``
 """
@@ -110,6 +111,14 @@ def main() -> None:
         print(f"{len(digests)} inputs digested into {args.save}")
         return
     saved = json.loads(args.check.read_text())
+    # A field the saved set does not have is new in this tree (a pass that derives more): listed, not compared.
+    added = sorted({k for name, new in digests.items() if isinstance(new, dict) and isinstance(saved.get(name), dict)
+                    for k in set(new) - set(saved[name])})
+    if added:
+        print(f"new fields (not in {args.check}, not compared): {', '.join(added)}")
+        for name, new in digests.items():
+            if isinstance(new, dict) and isinstance(saved.get(name), dict):
+                digests[name] = {k: v for k, v in new.items() if k in saved[name]}
     differ = [name for name in sorted(set(saved) | set(digests)) if saved.get(name) != digests.get(name)]
     for name in differ:
         old, new = saved.get(name), digests.get(name)

@@ -550,7 +550,8 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         options = replace(options, calibration=calibration.calibration, calibration_parts=calibration.parts)
         if not args.isolate:  # an isolated job runs alone: nothing outside it
             interval = effective_interval(options, conf, len(cluster))
-            background, note = resolve_background(args, profiler.measured_background(cluster.map_slots, interval))
+            estimate = profiler.measured_background(cluster.map_slots, interval, cluster.reduce_slots)
+            background, note = resolve_background(args, estimate)
             if note:
                 run_notes.append(note)
     setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),

@@ -10,13 +10,25 @@ slot: launch to setup-task start, and setup-task end (or launch, without a setup
 each minus a grace of ``GRACE_S + 2 x heartbeat interval`` (normal dispatch: heartbeat wait and assignment). On the
 union of starved intervals the background holds ``total map slots - map slots used by traced attempts`` (attempts
 of any result, setup and cleanup attempts included); elsewhere none. The result is a step function of held map
-slots over time plus, per job, the seconds of its wait that the background explains. Reduce slots are not
-estimated (reduces wait for slow start by design, so a reduce wait is not evidence of outside work).
+slots over time plus, per job, the seconds of its wait that the background explains.
+
+**Reduce slots** (the same estimate, with other evidence). A reduce waits for slow start by design
+(``JobInProgress.scheduleReduces``: ``mapred.reduce.slowstart.completed.maps`` of the job's maps done), so a
+job's wait for a reduce slot counts only from then (and from its setup task's end) to its first reduce's
+assignment; and because a scheduler hands the reduces of the jobs ahead out one per heartbeat per tracker
+(0.21's ``CapacityTaskScheduler.assignTasks``, ``JobQueueTaskScheduler``), only the stretches of that wait in
+which **no traced reduce at all was assigned** anywhere are evidence: a cluster with free reduce slots and ready
+reduces that assigns none for longer than ``GRACE_S + 2 x heartbeat`` has its reduce slots held by something the
+trace does not show. On those stretches (minus the grace) the background holds ``total reduce slots - reduce slots
+used by traced attempts`` (reduce attempts, and SETUP/CLEANUP attempts run in a reduce slot: ``_r_`` ids). On the
+real traces this fires on Gridmix ``trace_5m`` only (job 0049's ready reduces waited 36.9 s with all 16 reduce
+slots free of traced work; the 1.05-s launches of its reduces show the slots were held by committing reduces of
+jobs outside the trace, ``docs/validation.md``).
 
 **Replay** (:class:`BackgroundFeature`). At each step the target changes; extra slots are taken at heartbeats of
-trackers with free map slots *before* the scheduler is asked (``JobTracker.before_assign``), as jobs ahead in the
-queue would take them; slots are given back when the target drops. Held slots count as running maps in the
-trackers' status (they are real load for the schedulers' load caps).
+trackers with free map (reduce) slots *before* the scheduler is asked (``JobTracker.before_assign``), as jobs ahead
+in the queue would take them; slots are given back when the target drops. Held slots count as running maps
+(reduces) in the trackers' status (they are real load for the schedulers' load caps).
 
 This is an estimate of outside load from its effect, not a model of the missing jobs: ``mrsim validate`` reports
 its figures with and without it (``docs/calibration.md``).
@@ -24,13 +36,15 @@ its figures with and without it (``docs/calibration.md``).
 
 from __future__ import annotations
 
-from bisect import bisect_right
+import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrsim.calibration.extract import rumen_ms as _ms
 from mrsim.engine.events import ORDER_TIMER
+from mrsim.model.hadoop_conf import KEY_SLOWSTART, KEY_SLOWSTART_NEW
 
 if TYPE_CHECKING:
     from mrsim.engine.jobtracker import JobTracker
@@ -44,18 +58,26 @@ GRACE_S = 5.0
 @dataclass(frozen=True)
 class Background:
     """Map slots held by outside work: ``map_slots[i]`` from ``times[i]`` (seconds, trace clock: epoch seconds) to
-    ``times[i + 1]``; the last entry is 0. ``job_waits``: job id -> seconds of its wait the background explains."""
+    ``times[i + 1]``; the last entry is 0. ``reduce_times`` / ``reduce_slots``: the same for reduce slots.
+    ``job_waits``: job id -> seconds of its waits (for map and reduce slots) the background explains."""
 
     times: tuple[float, ...] = ()
     map_slots: tuple[int, ...] = ()
     job_waits: Mapping[str, float] = field(default_factory=dict)
+    reduce_times: tuple[float, ...] = ()
+    reduce_slots: tuple[int, ...] = ()
 
     def is_empty(self) -> bool:
-        return not any(self.map_slots)
+        return not any(self.map_slots) and not any(self.reduce_slots)
 
     @property
     def slot_seconds(self) -> float:
-        return sum(s * (b - a) for a, b, s in zip(self.times, self.times[1:], self.map_slots))
+        """Map-slot seconds held."""
+        return _slot_seconds(self.times, self.map_slots)
+
+    @property
+    def reduce_slot_seconds(self) -> float:
+        return _slot_seconds(self.reduce_times, self.reduce_slots)
 
     @classmethod
     def combined(cls, parts: "list[Background]") -> "Background":
@@ -63,57 +85,88 @@ class Background:
         parts = [p for p in parts if not p.is_empty()]
         if len(parts) <= 1:
             return parts[0] if parts else cls()
-        times = sorted({t for p in parts for t in p.times})
-        levels = []
-        for t in times:
-            total = 0
-            for p in parts:
-                i = bisect_right(p.times, t) - 1
-                total += p.map_slots[i] if i >= 0 else 0
-            levels.append(total)
+        times, levels = _summed([(p.times, p.map_slots) for p in parts])
+        r_times, r_levels = _summed([(p.reduce_times, p.reduce_slots) for p in parts])
         waits: dict[str, float] = {}
         for p in parts:
             for j, v in p.job_waits.items():
                 waits[j] = waits.get(j, 0.0) + v
-        return cls(tuple(times), tuple(levels), waits)
+        return cls(times, levels, waits, r_times, r_levels)
 
     def to_json(self) -> dict[str, Any]:
-        return {"times": list(self.times), "map_slots": list(self.map_slots), "job_waits": dict(self.job_waits)}
+        return {"times": list(self.times), "map_slots": list(self.map_slots), "job_waits": dict(self.job_waits),
+                "reduce_times": list(self.reduce_times), "reduce_slots": list(self.reduce_slots)}
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> "Background":
         return cls(tuple(float(t) for t in doc.get("times", ())), tuple(int(s) for s in doc.get("map_slots", ())),
-                   {str(k): float(v) for k, v in (doc.get("job_waits") or {}).items()})
+                   {str(k): float(v) for k, v in (doc.get("job_waits") or {}).items()},
+                   tuple(float(t) for t in doc.get("reduce_times", ())),
+                   tuple(int(s) for s in doc.get("reduce_slots", ())))
 
     def describe(self) -> str:
         if self.is_empty():
-            return "background: none (no traced job waited for a map slot while the trace left slots free)"
-        peak = max(self.map_slots)
+            return ("background: none (no traced job waited for a map or reduce slot while the trace left slots "
+                    "free)")
+        held = []
+        if any(self.map_slots):
+            held.append(f"up to {max(self.map_slots)} map slot(s), {self.slot_seconds:,.0f} slot-s")
+        if any(self.reduce_slots):
+            held.append(f"up to {max(self.reduce_slots)} reduce slot(s), {self.reduce_slot_seconds:,.0f} slot-s")
         explained = sum(self.job_waits.values())
-        return (f"background: outside work estimated from the trace, up to {peak} map slot(s), "
-                f"{self.slot_seconds:,.0f} slot-s in all; it explains {explained:,.0f} s of waiting over "
-                f"{sum(1 for v in self.job_waits.values() if v > 0)} job(s)")
+        return (f"background: outside work estimated from the trace, {' and '.join(held)}; it explains "
+                f"{explained:,.0f} s of waiting over {sum(1 for v in self.job_waits.values() if v > 0)} job(s)")
+
+
+def _slot_seconds(times: tuple[float, ...], slots: tuple[int, ...]) -> float:
+    return sum(s * (b - a) for a, b, s in zip(times, times[1:], slots))
+
+
+def _summed(steps: list[tuple[tuple[float, ...], tuple[int, ...]]]) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """The sum of step functions given as (times, levels)."""
+    steps = [(t, s) for t, s in steps if any(s)]
+    if len(steps) <= 1:
+        return steps[0] if steps else ((), ())
+    times = sorted({t for ts, _s in steps for t in ts})
+    levels = []
+    for t in times:
+        total = 0
+        for ts, ss in steps:
+            i = bisect_right(ts, t) - 1
+            total += ss[i] if i >= 0 else 0
+        levels.append(total)
+    return tuple(times), tuple(levels)
 
 
 class BackgroundCollector:
-    """Collects, per ``LoggedJob``, the waits and the map-slot usage that :func:`estimate_background` needs."""
+    """Collects, per ``LoggedJob``, the waits and the slot usage that :func:`estimate_background` needs."""
 
     def __init__(self) -> None:
         self.waits: list[tuple[str, float, float]] = []  # (job id, wait start, wait end), epoch seconds
         self.usage: list[tuple[float, int]] = []  # (epoch seconds, +1/-1) map-slot attempts
+        # Reduce side: (job id, ready, first reduce assigned) per job, every traced reduce's assignment, the
+        # reduce-slot attempts; and the gaps of a stored input (already cut at the assignments of its trace).
+        self.reduce_ready: list[tuple[str, float, float]] = []
+        self.reduce_starts: list[float] = []
+        self.reduce_usage: list[tuple[float, int]] = []
+        self.stored_reduce_gaps: list[tuple[str, float, float]] = []
 
     def stored(self) -> "StoredBackground":
         """What a trace store keeps (:class:`mrsim.ingest.store.StoredBackground`): the waits and the *whole*
-        usage as two arrays (9 bytes a change). Lossless: :meth:`from_stored` gives back equal ``waits`` and
-        ``usage``, so a store's estimate equals its trace's. (Store format 1 kept the usage only near the waits,
-        as levels; several changes within one millisecond were then put back in level order, not event order,
-        and the estimate differed: Gridmix ``3m_stream_trace``.)"""
+        usage as two arrays (9 bytes a change), and the same for reduce slots with the waits already cut where a
+        traced reduce was assigned (:meth:`reduce_gaps`). Lossless: :meth:`from_stored` gives back an equal
+        estimate. (Store format 1 kept the usage only near the waits, as levels; several changes within one
+        millisecond were then put back in level order, not event order, and the estimate differed: Gridmix
+        ``3m_stream_trace``.)"""
         import numpy as np
 
         from mrsim.ingest.store import StoredBackground
 
         return StoredBackground(tuple(self.waits), np.array([t for t, _d in self.usage], dtype=np.float64),
-                                np.array([d for _t, d in self.usage], dtype=np.int8))
+                                np.array([d for _t, d in self.usage], dtype=np.int8),
+                                reduce_waits=tuple(self.reduce_gaps()),
+                                reduce_usage_s=np.array([t for t, _d in self.reduce_usage], dtype=np.float64),
+                                reduce_usage_delta=np.array([d for _t, d in self.reduce_usage], dtype=np.int8))
 
     @classmethod
     def from_stored(cls, stored: "StoredBackground") -> "BackgroundCollector":
@@ -121,7 +174,24 @@ class BackgroundCollector:
         c = cls()
         c.waits = [(str(j), float(a), float(b)) for j, a, b in stored.waits]
         c.usage = list(zip(stored.usage_s.tolist(), stored.usage_delta.tolist()))
+        c.stored_reduce_gaps = [(str(j), float(a), float(b)) for j, a, b in stored.reduce_waits]
+        c.reduce_usage = list(zip(stored.reduce_usage_s.tolist(), stored.reduce_usage_delta.tolist()))
         return c
+
+    def has_inputs(self) -> bool:
+        return bool(self.usage or self.waits or self.reduce_usage or self.reduce_ready or self.stored_reduce_gaps)
+
+    def reduce_gaps(self) -> list[tuple[str, float, float]]:
+        """Each job's wait for a reduce slot (ready to first reduce assigned) cut at every assignment of a traced
+        reduce inside it: the stretches in which the trace assigned no reduce at all (module docstring).
+        Cost O(jobs log reduces + gaps)."""
+        starts = sorted(self.reduce_starts)
+        gaps = list(self.stored_reduce_gaps)
+        for job, ready, first in self.reduce_ready:
+            lo, hi = bisect_right(starts, ready), bisect_left(starts, first)
+            points = [ready, *starts[lo:hi], first]
+            gaps.extend((job, a, b) for a, b in zip(points, points[1:]) if b > a)
+        return gaps
 
     def add_job(self, job: Mapping[str, Any], job_id: str) -> None:
         submit, launch = _ms(job.get("submitTime")), _ms(job.get("launchTime"))
@@ -131,6 +201,7 @@ class BackgroundCollector:
         first_map = min((_ms(t.get("startTime")) for t in job.get("mapTasks") or ()
                          if (type(t) is dict or isinstance(t, Mapping))
                          and _ms(t.get("startTime")) > 0), default=-1)
+        ready = -1
         if start > 0:
             ready = start
             if setups:
@@ -156,18 +227,83 @@ class BackgroundCollector:
                     if a > 0 and b >= a:
                         usage.append((a / _MS, 1))
                         usage.append((b / _MS, -1))
+                        if key == "otherTasks" and "_r_" in str(attempt.get("attemptID") or ""):
+                            self.reduce_usage.append((a / _MS, 1))  # a SETUP/CLEANUP task in a reduce slot
+                            self.reduce_usage.append((b / _MS, -1))
+        self._add_reduces(job, job_id, ready)
 
-    def estimate(self, total_map_slots: int, heartbeat_interval_s: float) -> Background:
-        return estimate_background(self.waits, self.usage, total_map_slots, heartbeat_interval_s)
+    def _add_reduces(self, job: Mapping[str, Any], job_id: str, ready: float) -> None:
+        """The reduce side of :meth:`add_job`: ``ready`` (ms) is the setup task's end (or the launch)."""
+        reduces = [t for t in job.get("reduceTasks") or () if type(t) is dict or isinstance(t, Mapping)]
+        if not reduces:
+            return
+        first = -1.0
+        for task in reduces:
+            t = _ms(task.get("startTime"))
+            if t > 0:
+                self.reduce_starts.append(t / _MS)
+                first = t if first < 0 else min(first, t)
+            for attempt in task.get("attempts") or ():
+                if not (type(attempt) is dict or isinstance(attempt, Mapping)):
+                    continue
+                a, b = _ms(attempt.get("startTime")), _ms(attempt.get("finishTime"))
+                if a > 0 and b >= a:
+                    self.reduce_usage.append((a / _MS, 1))
+                    self.reduce_usage.append((b / _MS, -1))
+        maps = job.get("mapTasks") or ()
+        needed = math.ceil(_slowstart(job) * len(maps))  # JobInProgress.initTasks: completedMapsForReduceSlowstart
+        if needed > 0:
+            finishes = sorted(f for f in (_ms(t.get("finishTime")) for t in maps
+                                          if type(t) is dict or isinstance(t, Mapping)) if f > 0)
+            if len(finishes) < needed:
+                return
+            ready = max(ready, finishes[needed - 1])
+        if ready > 0 and first > ready:
+            self.reduce_ready.append((job_id, ready / _MS, first / _MS))
+
+    def estimate(self, total_map_slots: int, heartbeat_interval_s: float, total_reduce_slots: int = 0) -> Background:
+        return estimate_background(self.waits, self.usage, total_map_slots, heartbeat_interval_s,
+                                   self.reduce_gaps(), self.reduce_usage, total_reduce_slots)
+
+
+def _slowstart(job: Mapping[str, Any]) -> float:
+    """The job conf's reduce slow start (``mapred.reduce.slowstart.completed.maps``, 0.21+ name first), else
+    Hadoop's default 0.05."""
+    props = job.get("jobProperties")
+    if type(props) is dict or isinstance(props, Mapping):
+        for key in (KEY_SLOWSTART_NEW, KEY_SLOWSTART):
+            value = props.get(key)
+            if value is not None:
+                try:
+                    f = float(value)
+                except (TypeError, ValueError):
+                    continue
+                if 0.0 <= f <= 1.0:
+                    return f
+    return 0.05
 
 
 def estimate_background(waits: list[tuple[str, float, float]], usage: list[tuple[float, int]], total_map_slots: int,
-                        heartbeat_interval_s: float) -> Background:
-    """The step function described in the module docstring. Cost O((waits + attempts) log(...))."""
+                        heartbeat_interval_s: float, reduce_waits: list[tuple[str, float, float]] | None = None,
+                        reduce_usage: list[tuple[float, int]] | None = None,
+                        total_reduce_slots: int = 0) -> Background:
+    """The step functions described in the module docstring (``reduce_waits``: the gaps of
+    :meth:`BackgroundCollector.reduce_gaps`). Cost O((waits + attempts) log(...))."""
     grace = GRACE_S + 2.0 * max(heartbeat_interval_s, 0.0)
+    job_waits: dict[str, float] = {}
+    times, slots = _held(waits, usage, total_map_slots, grace, job_waits)
+    r_times, r_slots = _held(reduce_waits or [], reduce_usage or [], total_reduce_slots, grace, job_waits)
+    return Background(times, slots, {j: round(v, 3) for j, v in job_waits.items()}, r_times, r_slots)
+
+
+def _held(waits: list[tuple[str, float, float]], usage: list[tuple[float, int]], total_slots: int, grace: float,
+          job_waits: dict[str, float]) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """One side's step function (total slots - slots used by traced attempts, on the union of the waits minus the
+    grace); adds to ``job_waits`` the seconds of each job's wait it covers."""
     starved = sorted((a + grace, b, job) for job, a, b in waits if b - a > grace)
-    if not starved or total_map_slots <= 0:
-        return Background()
+    if not starved or total_slots <= 0:
+        return (), ()
+    total_map_slots = total_slots
     # Union of the starved intervals.
     union: list[list[float]] = []
     for a, b, _job in starved:
@@ -213,11 +349,9 @@ def estimate_background(waits: list[tuple[str, float, float]], usage: list[tuple
             continue
         merged_t.append(t)
         merged_s.append(s)
-    job_waits: dict[str, float] = {}
     for a, b, job in starved:
         job_waits[job] = job_waits.get(job, 0.0) + _held_overlap(merged_t, merged_s, a, b)
-    return Background(tuple(round(t, 3) for t in merged_t), tuple(merged_s),
-                      {j: round(v, 3) for j, v in job_waits.items()})
+    return tuple(round(t, 3) for t in merged_t), tuple(merged_s)
 
 
 def _held_overlap(times: list[float], slots: list[int], a: float, b: float) -> float:
@@ -235,9 +369,12 @@ class BackgroundFeature:
     def __init__(self, background: Background) -> None:
         self.background = background
         self.target = 0
-        self.held: list[int] = []  # tracker index per held slot (a stack: newest given back first)
+        self.held: list[int] = []  # tracker index per held map slot (a stack: newest given back first)
+        self.reduce_target = 0
+        self.reduce_held: list[int] = []  # the same for reduce slots
         self.jt: "JobTracker | None" = None
         self.peak_held = 0
+        self.peak_reduce_held = 0
 
     def attach(self, jt: "JobTracker") -> None:
         self.jt = jt
@@ -245,17 +382,36 @@ class BackgroundFeature:
         origin = jt.workload.origin_s
         for i, t in enumerate(self.background.times):
             jt.kernel.schedule(max(0.0, t - origin), ORDER_TIMER, kind, i, 0)
+        for i, t in enumerate(self.background.reduce_times):
+            jt.kernel.schedule(max(0.0, t - origin), ORDER_TIMER, kind, i, 1)
         jt.before_assign.append(self._take)
 
     def describe_run(self) -> tuple[str, dict, dict]:
         b = self.background
         spec = {"source": "trace", "peak_map_slots": max(b.map_slots, default=0), "slot_s": round(b.slot_seconds, 3),
                 "steps": len(b.times)}
-        return "background", spec, {"background_peak_held_map_slots": self.peak_held}
+        stats = {"background_peak_held_map_slots": self.peak_held}
+        if b.reduce_times:  # keys added only when the reduce side is used (the --json contract is extended)
+            spec.update({"peak_reduce_slots": max(b.reduce_slots, default=0),
+                         "reduce_slot_s": round(b.reduce_slot_seconds, 3), "reduce_steps": len(b.reduce_times)})
+            stats["background_peak_held_reduce_slots"] = self.peak_reduce_held
+        return "background", spec, stats
 
-    def _on_step(self, now: float, order: int, index: int, _b: int) -> None:
+    def _on_step(self, now: float, order: int, index: int, side: int) -> None:
         jt = self.jt
         assert jt is not None
+        if side:
+            self.reduce_target = self.background.reduce_slots[index]
+            while len(self.reduce_held) > self.reduce_target:
+                tracker = jt.trackers[self.reduce_held.pop()]
+                tracker.running_reduces -= 1
+                jt.held_reduces -= 1
+                jt.wake(tracker)
+            if len(self.reduce_held) < self.reduce_target:
+                for t in jt.trackers:
+                    if t.running_reduces < t.reduce_slots:
+                        jt.wake(t)
+            return
         self.target = self.background.map_slots[index]
         while len(self.held) > self.target:
             tracker = jt.trackers[self.held.pop()]
@@ -268,16 +424,23 @@ class BackgroundFeature:
                     jt.wake(t)
 
     def _take(self, tracker: "TrackerState", now: float) -> None:
-        missing = self.target - len(self.held)
-        if missing <= 0:
-            return
         jt = self.jt
         assert jt is not None
-        free = tracker.map_slots - tracker.running_maps
-        n = min(free, missing)
-        for _ in range(n):
-            tracker.running_maps += 1
-            jt.held_maps += 1
-            self.held.append(tracker.index)
-        if len(self.held) > self.peak_held:
-            self.peak_held = len(self.held)
+        missing = self.target - len(self.held)
+        if missing > 0:
+            n = min(tracker.map_slots - tracker.running_maps, missing)
+            for _ in range(n):
+                tracker.running_maps += 1
+                jt.held_maps += 1
+                self.held.append(tracker.index)
+            if len(self.held) > self.peak_held:
+                self.peak_held = len(self.held)
+        missing = self.reduce_target - len(self.reduce_held)
+        if missing > 0:
+            n = min(tracker.reduce_slots - tracker.running_reduces, missing)
+            for _ in range(n):
+                tracker.running_reduces += 1
+                jt.held_reduces += 1
+                self.reduce_held.append(tracker.index)
+            if len(self.reduce_held) > self.peak_reduce_held:
+                self.peak_reduce_held = len(self.reduce_held)

@@ -105,7 +105,8 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
         if profiler is not None:
             from mrsim.engine.replay import effective_interval
 
-            estimate = profiler.measured_background(cluster.map_slots, effective_interval(options, conf, len(cluster)))
+            estimate = profiler.measured_background(cluster.map_slots, effective_interval(options, conf, len(cluster)),
+                                                    cluster.reduce_slots)
         background, note = resolve_background(args, estimate)
         options = replace(options, background=background)
         if note:

@@ -141,9 +141,7 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
             jt.finish_model(job, tracker, gid)
     elif job.map_stage_done:
         speed = tracker.speed
-        typical = job.typical_shuffle
-        shuffle_end = now + lag + typical[job.typical_count % len(typical)] / speed
-        job.typical_count += 1
+        shuffle_end = now + lag + job.next_typical_shuffle() / speed
         finish = shuffle_end + job.reduce_dur[i] / speed
         job.reduce_shuffle_end[i] = shuffle_end
         job.reduce_finish[i] = finish

@@ -69,8 +69,6 @@ def map_stage_done(jt: "JobTracker", job: JobState, now: float) -> None:
     """Release first-wave reduces (SimMR's filler reduce gets its real first-shuffle duration)."""
     job.map_stage_done = True
     base = job.last_map_finish
-    first = job.first_shuffle
-    n_first = len(first)
     trackers = jt.trackers
     schedule = jt.schedule
     finish_model = jt.finish_model
@@ -78,8 +76,7 @@ def map_stage_done(jt: "JobTracker", job: JobState, now: float) -> None:
         i = gid & TASK_MASK
         tracker = trackers[job.reduce_tracker[i]]
         speed = tracker.speed
-        shuffle_end = base + first[job.first_wave_count % n_first] / speed
-        job.first_wave_count += 1
+        shuffle_end = base + job.next_first_shuffle() / speed
         if shuffle_end < now:
             shuffle_end = now
         if shuffle_end < job.reduce_shuffle_end[i]:  # a launch lag still running (see assignment.launch_reduce)

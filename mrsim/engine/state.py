@@ -150,6 +150,41 @@ class JobState:
         self.dc_maps_pending: list[int] | None = None
         self.dc_reduces_pending: list[int] | None = None
 
+    def next_first_shuffle(self) -> float:
+        """The shuffle duration (s) of the next first-wave reduce: ``first_shuffle`` in launch order, cycled (SimMR
+        III-A's non-overlapping part of a first shuffle). A job whose trace had no first-wave reduce draws its
+        *typical* array instead, on the same counter as its later-wave reduces: the stand-in array is one sequence
+        that the job's reduces take in launch order, each duration once before any twice, however the replay splits
+        them between the waves (with two counters, a replay that put 8 of 30 such reduces in the first wave drew
+        the first 8 durations twice and never the last 8). O(1)."""
+        first = self.first_shuffle
+        if first:
+            k = self.first_wave_count
+            self.first_wave_count = k + 1
+            return first[k % len(first)]
+        typical = self.typical_shuffle
+        if typical:
+            c = self.typical_count
+            self.typical_count = c + 1
+            return typical[c % len(typical)]
+        return 0.0
+
+    def next_typical_shuffle(self) -> float:
+        """The shuffle duration (s, from launch) of the next later-wave reduce: ``typical_shuffle`` in launch order,
+        cycled; a job whose trace had no later-wave reduce draws its first-wave array, on the first wave's counter
+        (the rule of :meth:`next_first_shuffle`). O(1)."""
+        typical = self.typical_shuffle
+        if typical:
+            c = self.typical_count
+            self.typical_count = c + 1
+            return typical[c % len(typical)]
+        first = self.first_shuffle
+        if first:
+            k = self.first_wave_count
+            self.first_wave_count = k + 1
+            return first[k % len(first)]
+        return 0.0
+
     def materialize(self) -> None:
         """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""
         t = self.template
@@ -157,9 +192,9 @@ class JobState:
         self.reduce_dur = _floats(t.reduce_durations)
         first = t.first_shuffle_durations.tolist()
         typical = t.typical_shuffle_durations.tolist()
-        # Documented fallback (mrsim.model.templates): one shuffle array stands in for the other; none means 0 s.
-        self.first_shuffle = first or typical or [0.0]
-        self.typical_shuffle = typical or first or [0.0]
+        # Kept as recorded (either may be empty): next_first_shuffle / next_typical_shuffle draw from them.
+        self.first_shuffle = first
+        self.typical_shuffle = typical
         n, r = self.n_maps, self.n_reduces
         self.map_start = _UNSET_FLOAT * n
         self.map_finish = _UNSET_FLOAT * n

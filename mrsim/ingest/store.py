@@ -261,27 +261,36 @@ class StoredBackground:
     usage_s: np.ndarray  # float64
     usage_delta: np.ndarray  # int8
     approximate: bool = False
-
-
-_BG_FILES = ("background.usage_s.npy", "background.usage_delta.npy", "background.usage.offsets.npy",
-             "background.waits_s.npy", "background.waits.offsets.npy", "background.wait_jobs.json")
+    # Reduce slots (the same three; the waits already cut where the trace assigned a reduce). Empty in a store
+    # written before they were kept: such a store estimates no reduce-slot background.
+    reduce_waits: tuple[tuple[str, float, float], ...] = ()
+    reduce_usage_s: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.float64))
+    reduce_usage_delta: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int8))
 
 
 def _write_background(directory: Path, inputs: Sequence[StoredBackground]) -> None:
-    """The ``background.*`` files of the module docstring (nothing when there is no input)."""
+    """The ``background.*`` files of the module docstring (nothing when there is no input); the reduce side in
+    ``background.reduce_*`` files of the same layout, written only when some input has reduce-side data."""
     if not inputs:
         return
-    usage_s = _flat([np.asarray(b.usage_s, dtype=np.float64) for b in inputs])
-    usage_delta = _flat([np.asarray(b.usage_delta, dtype=np.int8) for b in inputs], np.int8)
-    waits_s = np.array([(a, e) for b in inputs for _j, a, e in b.waits], dtype=np.float64).reshape(-1, 2)
+    _write_background_side(directory, "background.", [(b.waits, b.usage_s, b.usage_delta) for b in inputs])
+    reduce_side = [(b.reduce_waits, b.reduce_usage_s, b.reduce_usage_delta) for b in inputs]
+    if any(w or len(u) for w, u, _d in reduce_side):
+        _write_background_side(directory, "background.reduce_", reduce_side)
+
+
+def _write_background_side(directory: Path, prefix: str,
+                           inputs: Sequence[tuple[tuple[tuple[str, float, float], ...], np.ndarray, np.ndarray]]) -> None:
+    usage_s = _flat([np.asarray(u, dtype=np.float64) for _w, u, _d in inputs])
+    usage_delta = _flat([np.asarray(d, dtype=np.int8) for _w, _u, d in inputs], np.int8)
+    waits_s = np.array([(a, e) for w, _u, _d in inputs for _j, a, e in w], dtype=np.float64).reshape(-1, 2)
     arrays = {
-        "background.usage_s": usage_s, "background.usage_delta": usage_delta,
-        "background.usage.offsets": _offsets([len(b.usage_s) for b in inputs]),
-        "background.waits_s": waits_s, "background.waits.offsets": _offsets([len(b.waits) for b in inputs]),
+        "usage_s": usage_s, "usage_delta": usage_delta, "usage.offsets": _offsets([len(u) for _w, u, _d in inputs]),
+        "waits_s": waits_s, "waits.offsets": _offsets([len(w) for w, _u, _d in inputs]),
     }
     for name, values in arrays.items():
-        np.save(directory / f"{name}.npy", values, allow_pickle=False)
-    (directory / "background.wait_jobs.json").write_bytes(orjson.dumps([j for b in inputs for j, _a, _e in b.waits]))
+        np.save(directory / f"{prefix}{name}.npy", values, allow_pickle=False)
+    (directory / f"{prefix}wait_jobs.json").write_bytes(orjson.dumps([j for w, _u, _d in inputs for j, _a, _e in w]))
 
 
 def _legacy_background(doc: Mapping[str, Any]) -> StoredBackground:
@@ -308,17 +317,35 @@ def _read_background(store: Path, manifest: Mapping[str, Any], directory: Path) 
         return [_legacy_background(doc) for doc in entries if isinstance(doc, dict)]
     if not entries:
         return []
+    n = len(entries)
+    maps = _read_background_side(directory, "background.", n)
+    reduces = (_read_background_side(directory, "background.reduce_", n)
+               if (directory / "background.reduce_usage_s.npy").exists() else None)
+    out = []
+    for i, entry in enumerate(entries):
+        approximate = bool(entry.get("approximate")) if isinstance(entry, dict) else False
+        waits, usage_s, usage_delta = maps[i]
+        if reduces is None:
+            out.append(StoredBackground(waits, usage_s, usage_delta, approximate))
+        else:
+            out.append(StoredBackground(waits, usage_s, usage_delta, approximate, *reduces[i]))
+    return out
+
+
+def _read_background_side(directory: Path, prefix: str, n: int
+                          ) -> list[tuple[tuple[tuple[str, float, float], ...], np.ndarray, np.ndarray]]:
+    """(waits, usage times, usage deltas) per input from the ``{prefix}*`` files of :func:`_write_background`."""
+    names = ("usage_s.npy", "usage_delta.npy", "usage.offsets.npy", "waits_s.npy", "waits.offsets.npy")
     try:
-        arrays = {name: np.load(directory / name, allow_pickle=False) for name in _BG_FILES if name.endswith(".npy")}
-        jobs = orjson.loads((directory / "background.wait_jobs.json").read_bytes())
+        arrays = {name: np.load(directory / f"{prefix}{name}", allow_pickle=False) for name in names}
+        jobs = orjson.loads((directory / f"{prefix}wait_jobs.json").read_bytes())
     except FileNotFoundError as exc:
         raise InputError(f"{directory}: trace store data incomplete (missing {Path(exc.filename).name})") from None
     except (OSError, ValueError, orjson.JSONDecodeError) as exc:
         raise InputError(f"{directory}: corrupt trace store background data ({exc})") from None
-    usage_s, usage_delta = arrays["background.usage_s.npy"], arrays["background.usage_delta.npy"]
-    u_offs, w_offs = arrays["background.usage.offsets.npy"], arrays["background.waits.offsets.npy"]
-    waits_s = arrays["background.waits_s.npy"]
-    n = len(entries)
+    usage_s, usage_delta = arrays["usage_s.npy"], arrays["usage_delta.npy"]
+    u_offs, w_offs = arrays["usage.offsets.npy"], arrays["waits.offsets.npy"]
+    waits_s = arrays["waits_s.npy"]
     if (usage_s.dtype != np.float64 or usage_delta.dtype != np.int8 or usage_s.shape != usage_delta.shape
             or u_offs.shape != (n + 1,) or u_offs[0] != 0 or u_offs[-1] != usage_s.size or np.any(np.diff(u_offs) < 0)
             or waits_s.dtype != np.float64 or waits_s.ndim != 2 or waits_s.shape[1:] != (2,)
@@ -329,12 +356,11 @@ def _read_background(store: Path, manifest: Mapping[str, Any], directory: Path) 
         raise InputError(f"{directory}: background arrays do not match the manifest's {n} background input(s)")
     out = []
     starts, ends = waits_s[:, 0].tolist(), waits_s[:, 1].tolist()
-    for i, entry in enumerate(entries):
+    for i in range(n):
         a, b = int(w_offs[i]), int(w_offs[i + 1])
         waits = tuple((str(jobs[k]), starts[k], ends[k]) for k in range(a, b))
         u0, u1 = int(u_offs[i]), int(u_offs[i + 1])
-        approximate = bool(entry.get("approximate")) if isinstance(entry, dict) else False
-        out.append(StoredBackground(waits, usage_s[u0:u1], usage_delta[u0:u1], approximate))
+        out.append((waits, usage_s[u0:u1], usage_delta[u0:u1]))
     return out
 
 

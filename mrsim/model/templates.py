@@ -17,8 +17,9 @@ Durations are numpy ``float64`` arrays in seconds, never per-task Python objects
 How a replay uses the shuffle arrays (SimMR III-B): the k-th reduce of a job that starts *before* the job's map
 stage is complete finishes its shuffle ``first_shuffle_durations[k % n_first]`` seconds after the map stage
 completes; the k-th reduce that starts after it takes ``typical_shuffle_durations[k % n_typical]`` seconds from
-its launch. If a job's trace has no first-wave reduces, first-wave replays use the typical array, and vice versa;
-if both are empty the shuffle takes 0 s. The reduce phase then takes ``reduce_durations[i]`` for reduce ``i``.
+its launch. If a job's trace has no first-wave reduces, first-wave replays use the typical array, and vice versa,
+both waves then drawing that one array on one counter in launch order (each duration once before any twice:
+``JobState.next_first_shuffle``); if both are empty the shuffle takes 0 s. The reduce phase then takes ``reduce_durations[i]`` for reduce ``i``.
 """
 
 from __future__ import annotations

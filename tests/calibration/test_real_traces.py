@@ -64,7 +64,8 @@ def test_gridmix_trace_10m_calibrated_and_not(capsys):
     assert no_stalls["spec"]["heartbeat_interval_s"] == 3.009  # measured from the gaps before regular heartbeats
     old = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--no-calibration", "--background", "none",
                    "--scheduler", "fifo")["summary"]  # the engine before calibration replayed FIFO
-    assert round(old["mean_abs_error_pct"], 1) == 20.3 and round(old["max_abs_error_pct"], 1) == 73.4
+    # 20.3 / 73.4 before a stand-in shuffle array was drawn on one counter by both waves (mrsim.engine.state)
+    assert round(old["mean_abs_error_pct"], 1) == 20.2 and round(old["max_abs_error_pct"], 1) == 73.4
 
 
 def test_host254_stalled_its_map_launcher_only(capsys):

@@ -105,6 +105,55 @@ def test_background_estimate_from_a_wait_with_free_slots():
     assert estimate_background([("A", 0.0, 6.0)], [], 4, 1.0).is_empty()  # within the dispatch latency
 
 
+def test_background_holds_free_reduce_slots_before_the_scheduler():
+    # Outside work holds the only reduce slot from 0 to 30 s (slowstart 0). The map runs 0..10; the reduce is ready
+    # at once but is assigned only at the heartbeat at 30, after the map stage: typical shuffle 2 s, reduce 3 s ->
+    # 35. Without the background the reduce is a first-wave reduce launched at 0: shuffle ends 10 + 1 = 11 -> 14.
+    bg = Background(reduce_times=(0.0, 30.0), reduce_slots=(1, 0))
+    template = job("j", 0.0, maps=[10], reduces=[3], first=[1], typical=[2])
+    r = run([template], one_node(1, 1), interval=1.0, slowstart=0.0, background=bg)
+    assert starts(r, "j", "REDUCE") == [30]
+    assert job_finish(r, "j") == 35
+    assert job_finish(run([template], one_node(1, 1), interval=1.0, slowstart=0.0), "j") == 14
+
+
+def _logged(job_id: str, launch: float, setup: tuple[float, float], maps: list[tuple[float, float]],
+            reduces: list[tuple[float, float, str]], slowstart: float = 0.05) -> dict:
+    """A LoggedJob (Rumen) in epoch ms from seconds: SETUP task, maps (start, finish) and reduces (start, finish,
+    host), task and attempt times equal."""
+    ms = lambda t: int(round(t * 1000))  # noqa: E731
+    task = lambda kind, i, a, b, host="h1": {"taskType": kind, "startTime": ms(a), "finishTime": ms(b), "attempts": [  # noqa: E731
+        {"attemptID": f"attempt_{job_id}_{'r' if kind == 'REDUCE' else 'm'}_{i:06d}_0", "startTime": ms(a),
+         "finishTime": ms(b), "result": "SUCCESS", "hostName": host}]}
+    return {"jobID": job_id, "submitTime": ms(launch), "launchTime": ms(launch),
+            "jobProperties": {"mapreduce.job.reduce.slowstart.completedmaps": str(slowstart)},
+            "otherTasks": [task("SETUP", 99, *setup)], "mapTasks": [task("MAP", i, a, b) for i, (a, b) in enumerate(maps)],
+            "reduceTasks": [task("REDUCE", i, a, b, h) for i, (a, b, h) in enumerate(reduces)]}
+
+
+def test_reduce_background_estimate_counts_only_stretches_without_any_traced_reduce_assignment():
+    # Two reduce slots, heartbeat 1 s: grace 5 + 2 = 7 s. Job A (2 maps, slowstart 0.05 -> 1 map needed): setup
+    # 1..2, maps end at 5 and 6, so its reduces may run from 5; its first reduce is assigned at 30 (runs 30..40).
+    # Job B: setup 15..16, its one map ends at 17 (ready then), first reduce assigned at 45 (45..50). A's
+    # assignment at 30 cuts B's wait in two. Starved (each stretch minus the grace): A 12..30, B 24..30 and 37..45.
+    # Held = 2 - traced reduce-slot attempts: 2 on 12..30; on 37..45 A's reduce runs to 40 -> 1 until 40, then 2.
+    # Explained: A 18 s (12..30); B 6 + 8 = 14 s.
+    from mrsim.calibration.background import BackgroundCollector
+
+    c = BackgroundCollector()
+    c.add_job(_logged("job_1_0001", 0.0, (1.0, 2.0), [(2.0, 5.0), (2.0, 6.0)], [(30.0, 40.0, "h1")]), "A")
+    c.add_job(_logged("job_1_0002", 14.0, (15.0, 16.0), [(16.0, 17.0)], [(45.0, 50.0, "h2")]), "B")
+    assert c.reduce_ready == [("A", 5.0, 30.0), ("B", 17.0, 45.0)]
+    bg = c.estimate(total_map_slots=4, heartbeat_interval_s=1.0, total_reduce_slots=2)
+    assert bg.reduce_times == (12.0, 30.0, 37.0, 40.0, 45.0)
+    assert bg.reduce_slots == (2, 0, 1, 2, 0)
+    assert bg.job_waits == {"A": 18.0, "B": 14.0}
+    assert bg.times == ()  # no map wait: A's and B's maps started when their setup ended
+    # What a trace store keeps gives the same estimate (the waits already cut at the assignments).
+    again = BackgroundCollector.from_stored(c.stored()).estimate(4, 1.0, 2)
+    assert again == bg
+
+
 def test_a_stall_belongs_to_one_launcher_of_its_tracker():
     # TaskTracker.TaskLauncher: map-slot and reduce-slot attempts are started by two threads. h1 runs the map
     # (lag 2, 5 s: 0 -> 7, reported at 7); the reduce (no lag law: 0 s) is handed to h2 at its heartbeat at 7

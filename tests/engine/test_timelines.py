@@ -67,6 +67,29 @@ def test_first_wave_vs_second_wave_reduce():
     assert [round(x, 6) for x in t.shuffle_end_s] == [15, 25]
 
 
+def test_a_stand_in_typical_array_is_drawn_once_through_by_both_waves():
+    # The trace had no first-wave reduce (first=[]): its three typical shuffles 2, 4 and 30 s stand in for both
+    # waves, on one counter, in launch order (mrsim.engine.state.JobState.next_first_shuffle). slowstart 0, two
+    # reduce slots: r0 and r1 launch at 0 (first wave); when the map stage ends at 10 they draw 2 and 4 s from the
+    # last map's finish -> shuffles end 12 and 14, 1 s of reduce -> 13 and 15. r2 launches at 13 (second wave) and
+    # draws the third duration, 30 s from its launch -> 43, ends 44. (With one counter per wave it drew the first,
+    # 2 s, again and the 30-s shuffle was never replayed: 5m_stream_trace job 0920, docs/validation.md.)
+    r = run([job("j", 0.0, maps=[10, 10], reduces=[1, 1, 1], typical=[2, 4, 30])], one_node(2, 2), slowstart=0.0)
+    assert starts(r, "j", "REDUCE") == [0, 0, 13]
+    t = r.tasks[r.tasks.type == "REDUCE"].sort_values("task")
+    assert [round(x, 6) for x in t.shuffle_end_s] == [12, 14, 43]
+    assert finishes(r, "j", "REDUCE") == [13, 15, 44]
+
+
+def test_a_stand_in_first_wave_array_is_drawn_once_through_by_both_waves():
+    # The reverse: no later-wave reduce in the trace (typical=[]), first-wave shuffles 5 and 50 s. One reduce slot,
+    # slowstart 0: r0 launches at 0, draws 5 s from the map stage's end (10) -> 15, ends 16. r1 launches at 16,
+    # after the map stage, and draws the second duration, 50 s -> 66, ends 67 (not 5 s again -> 22).
+    r = run([job("j", 0.0, maps=[10, 10], reduces=[1, 1], first=[5, 50])], one_node(2, 1), slowstart=0.0)
+    assert starts(r, "j", "REDUCE") == [0, 16]
+    assert finishes(r, "j", "REDUCE") == [16, 67]
+
+
 def test_first_shuffle_measured_from_last_map_finish_not_its_report():
     # Heartbeats every 4 s: maps end at 10 but are reported at 12. The first-wave reduce's shuffle ends
     # 5 s after the maps' own finish (15), not after the report (17): the profile already includes that delay.

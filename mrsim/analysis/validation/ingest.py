@@ -69,6 +69,11 @@ class SingleInput:
     profiler_warnings: list[str]
     seen_without_work: frozenset[str]
     cache: CacheUse = field(default_factory=lambda: CacheUse("off"))
+    # The reduce side of the background: each job's wait for a reduce slot cut at the trace's reduce assignments
+    # (BackgroundCollector.reduce_gaps), and the reduce-slot usage as two columns.
+    background_reduce_waits: list[tuple[str, float, float]] = field(default_factory=list)
+    background_reduce_times: "np.ndarray" = field(default_factory=lambda: np.empty(0, dtype=np.float64))
+    background_reduce_deltas: "np.ndarray" = field(default_factory=lambda: np.empty(0, dtype=np.int8))
 
     def workload(self) -> Workload:
         """Exactly :func:`mrsim.ingest.builder.workload_from_logged_jobs` over the input, reader warnings first."""
@@ -79,7 +84,9 @@ class SingleInput:
     def background(self) -> BackgroundCollector:
         """The background collector of the pass (its usage is kept as columns: 9 bytes a point, not 72; the
         collector's list of points is built only when something reads it, e.g. ``--background trace``)."""
-        return _ColumnBackground(self.background_waits, self.background_times, self.background_deltas)
+        return _ColumnBackground(self.background_waits, self.background_times, self.background_deltas,
+                                 self.background_reduce_waits, self.background_reduce_times,
+                                 self.background_reduce_deltas)
 
     def profiler(self, fmt: Format | None = None) -> Profiler:
         """A :class:`Profiler` in the state ``Profiler(fmt).add(path)`` leaves."""
@@ -92,7 +99,7 @@ class SingleInput:
         p.stored_hosts = list(self.profiled_hosts or ())
         p.trace_conf.add_counts(self.conf_counts)
         p.stored_calibration = self.calibration
-        if self.background_times.size or self.background_waits:
+        if self.background_times.size or self.background_waits or self.background_reduce_waits:
             p.stored_backgrounds = [self.background()]
         p.inputs = [dataclasses.replace(self.report)]
         p.warnings = list(self.profiler_warnings)
@@ -105,11 +112,16 @@ class _ColumnBackground(BackgroundCollector):
     1148-job trace, about 0.1 s to build) is built on first use: a replay without ``--background trace`` never
     reads it, and :meth:`stored` gives the columns back as they are."""
 
-    def __init__(self, waits: list[tuple[str, float, float]], times: "np.ndarray", deltas: "np.ndarray") -> None:
+    def __init__(self, waits: list[tuple[str, float, float]], times: "np.ndarray", deltas: "np.ndarray",
+                 reduce_waits: list[tuple[str, float, float]] | None = None, reduce_times: "np.ndarray | None" = None,
+                 reduce_deltas: "np.ndarray | None" = None) -> None:
         super().__init__()
         self.waits = list(waits)
         self._times, self._deltas = times, deltas
         self._usage: list[tuple[float, int]] | None = None
+        self.stored_reduce_gaps = list(reduce_waits or ())
+        if reduce_times is not None and reduce_deltas is not None:
+            self.reduce_usage = list(zip(reduce_times.tolist(), reduce_deltas.tolist()))
 
     @property  # type: ignore[override]
     def usage(self) -> list[tuple[float, int]]:
@@ -125,7 +137,10 @@ class _ColumnBackground(BackgroundCollector):
         from mrsim.ingest.store import StoredBackground
 
         if self._usage is None:  # untouched: the columns are the usage
-            return StoredBackground(tuple(self.waits), self._times, self._deltas)
+            return StoredBackground(tuple(self.waits), self._times, self._deltas,
+                                    reduce_waits=tuple(self.reduce_gaps()),
+                                    reduce_usage_s=np.array([t for t, _d in self.reduce_usage], dtype=np.float64),
+                                    reduce_usage_delta=np.array([d for _t, d in self.reduce_usage], dtype=np.int8))
         return super().stored()
 
 
@@ -369,7 +384,9 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
         background_times=np.array([t for t, _d in background.usage], dtype=np.float64),
         background_deltas=np.array([d for _t, d in background.usage], dtype=np.int8),
         report=report, profiler_warnings=profiler_warnings,
-        seen_without_work=frozenset(without_work))
+        seen_without_work=frozenset(without_work), background_reduce_waits=background.reduce_gaps(),
+        background_reduce_times=np.array([t for t, _d in background.reduce_usage], dtype=np.float64),
+        background_reduce_deltas=np.array([d for _t, d in background.reduce_usage], dtype=np.int8))
 
 
 def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None) -> None:
@@ -392,7 +409,10 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
     kept = [t for i, t in enumerate(result.templates) if i not in result.profiler_skipped]
     # The background's columns as the pass keeps them (what BackgroundCollector.stored() would rebuild from a
     # collector made of these very columns: equal arrays, without the round trip through 600,000 tuples).
-    background = StoredBackground(tuple(result.background_waits), result.background_times, result.background_deltas)
+    background = StoredBackground(tuple(result.background_waits), result.background_times, result.background_deltas,
+                                  reduce_waits=tuple(result.background_reduce_waits),
+                                  reduce_usage_s=result.background_reduce_times,
+                                  reduce_usage_delta=result.background_reduce_deltas)
     add_to_store(directory / _STORE, kept,
                  observations={jid: obs.as_dict() for jid, obs in result.observations.items()},
                  hosts=result.profiled_hosts, sources=[result.report.as_dict()], conf_values=result.conf_counts,
@@ -435,4 +455,6 @@ def _load_entry(entry: Path, p: Path) -> SingleInput:
         profiler_skipped=frozenset(), observations=observations, profiled_hosts=load_hosts(store),
         conf_counts=manifest.get("conf_values", {}), calibration=calibration,
         background_waits=waits, background_times=times, background_deltas=deltas, report=report,
-        profiler_warnings=rename(meta["profiler_warnings"]), seen_without_work=frozenset(meta["seen_without_work"]))
+        profiler_warnings=rename(meta["profiler_warnings"]), seen_without_work=frozenset(meta["seen_without_work"]),
+        background_reduce_waits=list(backgrounds[0].reduce_waits),
+        background_reduce_times=backgrounds[0].reduce_usage_s, background_reduce_deltas=backgrounds[0].reduce_usage_delta)

@@ -331,14 +331,16 @@ class Profiler:
         """What a trace store made from this profiler keeps: the background inputs of the stores read, then the
         logs' (when a job waited); complete, so the store estimates the same background."""
         out = [c.stored() for c in self.stored_backgrounds]
-        if self.background.waits:
+        if self.background.waits or self.background.reduce_ready:
             out.append(self.background.stored())
         return out
 
-    def measured_background(self, total_map_slots: int, heartbeat_interval_s: float) -> Background:
-        """Outside work estimated from the logs read (:mod:`mrsim.calibration.background`), else a store's."""
-        parts = [c.estimate(total_map_slots, heartbeat_interval_s) for c in (self.background, *self.stored_backgrounds)
-                 if c.usage or c.waits]
+    def measured_background(self, total_map_slots: int, heartbeat_interval_s: float,
+                            total_reduce_slots: int = 0) -> Background:
+        """Outside work estimated from the logs read (:mod:`mrsim.calibration.background`), else a store's; the
+        reduce side only when ``total_reduce_slots`` is given."""
+        parts = [c.estimate(total_map_slots, heartbeat_interval_s, total_reduce_slots)
+                 for c in (self.background, *self.stored_backgrounds) if c.has_inputs()]
         return Background.combined(parts)
 
     def hosts(self) -> list[dict[str, Any]] | None:

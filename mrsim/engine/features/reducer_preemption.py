@@ -67,3 +67,8 @@ class ReducerPreemptionFeature:
             if jt.kill_task(job, reduce=True) < 0.0:
                 break
             jt.reduces_preempted += 1
+        if job.maps_pending and job.running_reduces:
+            # The AM re-checks its hanging map requests on every heartbeat: if the containers freed went elsewhere
+            # (another job's reduce, another node) and its maps still wait, it preempts again a delay later.
+            job.hang_check = True
+            jt.schedule(now + self.delay, ORDER_TIMER, self.ev_check, job.index, 0)

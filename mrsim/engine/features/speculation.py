@@ -112,8 +112,10 @@ def launch(jt: "JobTracker", job: JobState, tracker: TrackerState, i: int, reduc
     gid = (job.index << JOB_SHIFT) | (REDUCE_BIT if reduce else 0) | i
     speed = tracker.speed
     if reduce:
-        typical = job.typical_shuffle
-        shuffle_end = now + typical[job.typical_count % len(typical)] / speed
+        # The backup reads the next later-wave duration without taking it (the next launch draws it again).
+        taken = (job.first_wave_count, job.typical_count)
+        shuffle_end = now + job.next_typical_shuffle() / speed
+        job.first_wave_count, job.typical_count = taken
         finish = shuffle_end + job.reduce_dur[i] / speed
         tracker.running_reduces += 1
         jt.held_reduces += 1
