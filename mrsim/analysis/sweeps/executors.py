@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
 from mrsim.analysis.sweeps.cells import Cell
-from mrsim.analysis.sweeps.forkserver import PRELOAD, forkserver_context, start_dask_forkserver
+from mrsim.analysis.sweeps.forkserver import PRELOAD, dask_installed, forkserver_context, start_dask_forkserver
 from mrsim.analysis.sweeps.runner import CellOutcome, run_chunk
 from mrsim.errors import InputError
 
@@ -167,16 +167,6 @@ def _import_distributed() -> Any:
     return distributed
 
 
-def _dask_installed() -> bool:
-    """Whether ``dask`` and ``distributed`` can be imported, without importing them (cost: a path lookup)."""
-    import importlib.util
-
-    try:
-        return all(importlib.util.find_spec(name) is not None for name in ("dask", "distributed"))
-    except (ImportError, ValueError):
-        return False
-
-
 class DaskBackend:
     """A ``dask.distributed.Client`` on ``address``, or on a LocalCluster of ``workers`` single-threaded processes.
 
@@ -194,7 +184,7 @@ class DaskBackend:
     chunk_target_s = 2.0
 
     def __init__(self, workers: int | None, address: str | None) -> None:
-        if not _dask_installed():
+        if not dask_installed():
             _import_distributed()  # raises the one-line InputError (or, if the lookup was wrong, imports fine)
         self._distributed: Any = None
         self._cluster: Any = None

@@ -26,15 +26,29 @@ def forkserver_context(preload: list[str]) -> multiprocessing.context.BaseContex
     return ctx
 
 
+def dask_installed() -> bool:
+    """Whether ``dask`` and ``distributed`` can be imported, without importing them (cost: a path lookup)."""
+    import importlib.util
+
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in ("dask", "distributed"))
+    except (ImportError, ValueError):
+        return False
+
+
 def start_dask_forkserver() -> None:
     """Start the fork server a Dask LocalCluster's workers fork from, now, with Dask and the engines preloaded.
 
     Dask's default (``spawn``) makes each worker import Dask, numpy and mrsim anew: about 1 s of CPU per worker.
     Dask's own fork-server preload lists Dask and its dependencies only (pandas among them, which workers do not
     need); this one is :data:`DASK_PRELOAD`. ``fork`` would be cheaper still but is unsafe: the driver runs Dask's
-    event loop in a thread when the workers start. Cost to the caller: one fork and exec; idempotent.
+    event loop in a thread when the workers start. Cost to the caller: one fork and exec; idempotent. Nothing is
+    started when Dask is not installed (the executor then reports that in one line).
     """
     from multiprocessing import forkserver
+
+    if not dask_installed():
+        return
 
     forkserver_context(DASK_PRELOAD)
     forkserver.ensure_running()
