@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
@@ -220,6 +221,9 @@ class DaskBackend:
 
                 # our fork server is running: Dask must not set its own preload list for it
                 distributed.utils._forkserver_preload_set = True
+                # the scheduler's HTTP server (no dashboard) falls back to a random port when another cluster on
+                # the machine holds 8787; the sweep never uses it, so the user is not told
+                warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
                 # only while this cluster starts (the nannies and the scheduler read it then): the user's other
                 # clusters keep their own settings
                 with dask.config.set(LOCAL_CLUSTER_CONFIG):
