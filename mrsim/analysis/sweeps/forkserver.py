@@ -2,7 +2,7 @@
 
 Kept free of heavy imports (only :mod:`multiprocessing`), so that ``mrsim sweep --executor dask`` can start it
 before the driver imports the sweep modules and Dask: the server's imports (about 1 s of CPU) then run on another
-core while the driver reads the spec and starts the scheduler (``docs/sweeps.md``, "Background").
+core while the driver reads the spec and starts the scheduler (``docs/sweeps.md``, "Run on a cluster").
 """
 
 from __future__ import annotations
