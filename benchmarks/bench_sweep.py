@@ -2,6 +2,7 @@
 
 Usage: python3 benchmarks/bench_sweep.py [--workers N] [--replications 25] [--jobs 4] [--model slots|fluid]
        [--skip-dask]
+       python3 benchmarks/bench_sweep.py --cli [--repeat 3] [--spec SPEC.toml] [--workers N] [--replications 25]
 
 The grid: a synthetic Facebook-like workload of ``--jobs`` jobs on an 8-node cluster in SimMR's task-driven mode,
 4 inter-arrival scales x ``--replications`` x 2 scheduler labels (slots), or a generated SWIM trace under 4
@@ -15,13 +16,24 @@ dominates unless cells are batched. Runs, each from an empty journal:
 For each it prints cells, tasks (chunks), wall time, start-up time, cells/s with and without start-up, the CPU
 seconds the cells used (worker ``process_time``) and the busy share: cell CPU / (wall without start-up x workers),
 which is below 1 when the machine is shared or the workers wait for the driver. The sum of simulation events over
-all cells is asserted equal to the baseline's, so skipping work cannot pass as a speed-up.
+all cells is asserted equal to the baseline's, so skipping work cannot pass as a speed-up. ``wait s`` is the whole
+``run_sweep`` call (start-up, cells, table, executor shutdown) and ``x local`` its ratio to the local pool's
+(adaptive), the throughput ratio with each executor's own start-up and shutdown counted. In-process, the second
+Dask run reuses the first one's fork server (a second cluster in one process starts faster).
+
+``--cli`` measures what a user waits for instead: whole ``mrsim sweep SPEC -o R.parquet --executor local|dask
+--workers N --json`` processes (interpreter start, imports, executor start-up, cells, table, shutdown), alternating
+local and Dask ``--repeat`` times, each in a fresh process, and prints the minimum process wall time of each and
+their ratio (local / Dask: Dask's throughput as a fraction of the pool's). ``--spec`` times a given spec file (for
+example ``examples/sweeps/simmr_edf.toml``) instead of the generated grid.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -69,6 +81,33 @@ def _swim(directory: Path, jobs: int) -> None:
     (directory / "bench.tsv").write_text("\n".join(lines) + "\n")
 
 
+def _cli_runs(spec_file: Path, out_dir: Path, workers: int, repeat: int) -> int:
+    """Alternate whole ``mrsim sweep`` processes on each executor; print each run and the minima's ratio."""
+    import orjson
+
+    walls: dict[str, list[float]] = {"local": [], "dask": []}
+    print(f"{'run':<8} {'repeat':>6} {'process s':>10} {'sweep s':>8} {'start s':>8} {'cells/s':>8} {'tasks':>6}")
+    for i in range(repeat):
+        for executor in ("local", "dask"):
+            out = out_dir / f"cli-{executor}.parquet"
+            cmd = [sys.executable, "-m", "mrsim", "sweep", str(spec_file), "-o", str(out), "--executor", executor,
+                   "--workers", str(workers), "--restart", "--json", "--quiet"]
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, check=False, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            wall = time.perf_counter() - t0
+            if proc.returncode != 0:
+                print(proc.stderr.decode(errors="replace"), file=sys.stderr)
+                return 1
+            stats = orjson.loads(proc.stdout.splitlines()[-1])
+            walls[executor].append(wall)
+            print(f"{executor:<8} {i + 1:>6} {wall:>10.2f} {stats['wall_s']:>8.2f} {stats['startup_s']:>8.2f} "
+                  f"{stats['cells_per_s']:>8.1f} {stats['chunks']:>6}")
+    best = {k: min(v) for k, v in walls.items()}
+    print(f"min of {repeat}: local {best['local']:.2f} s, dask {best['dask']:.2f} s per whole process; "
+          f"dask / local throughput = {best['local'] / best['dask']:.2f}x")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=2)
@@ -76,10 +115,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=4, help="jobs per workload (slots) or x50 SWIM jobs (fluid)")
     ap.add_argument("--model", choices=["slots", "fluid"], default="slots")
     ap.add_argument("--skip-dask", action="store_true")
+    ap.add_argument("--cli", action="store_true", help="time whole `mrsim sweep` processes, local vs dask")
+    ap.add_argument("--repeat", type=int, default=3, help="--cli: runs of each executor (the minimum counts)")
+    ap.add_argument("--spec", type=Path, help="--cli: a spec file to time instead of the generated grid")
     args = ap.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
+        if args.cli:
+            spec_file = args.spec.resolve() if args.spec else d / "bench.toml"
+            if not args.spec:
+                if args.model == "fluid":
+                    _swim(d, args.jobs * 50)
+                    spec_file.write_text(FLUID.format(replications=args.replications))
+                else:
+                    spec_file.write_text(SLOTS.format(replications=args.replications, jobs=args.jobs))
+            print(f"{spec_file.name}: whole `mrsim sweep` processes, {args.workers} workers, "
+                  f"load average {os.getloadavg()[0]:.1f}")
+            return _cli_runs(spec_file, d, args.workers, args.repeat)
         if args.model == "fluid":
             _swim(d, args.jobs * 50)
             text = FLUID.format(replications=args.replications)
@@ -95,17 +148,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{spec.name}: {len(cells)} cells, {baseline_events:,} events in total, "
               f"{1000 * serial / len(cells):.1f} ms per cell serially")
         print(f"{'run':<28} {'cells':>6} {'tasks':>6} {'wall s':>8} {'start s':>8} {'cells/s':>9} {'w/o start':>10} "
-              f"{'cpu s':>7} {'busy':>5}")
+              f"{'cpu s':>7} {'busy':>5} {'wait s':>7} {'x local':>7}")
         print(f"{'serial, in-process':<28} {len(cells):>6} {'-':>6} {serial:>8.2f} {0.0:>8.2f} "
-              f"{len(cells) / serial:>9.1f} {len(cells) / serial:>10.1f} {serial_cpu:>7.2f} {serial_cpu / serial:>5.2f}")
+              f"{len(cells) / serial:>9.1f} {len(cells) / serial:>10.1f} {serial_cpu:>7.2f} "
+              f"{serial_cpu / serial:>5.2f} {serial:>7.2f} {'':>7}")
         runs = [("local pool, adaptive", ExecutorOptions(ExecutorKind.LOCAL, args.workers), None),
                 ("local pool, chunk 1", ExecutorOptions(ExecutorKind.LOCAL, args.workers), 1)]
         if not args.skip_dask:
             runs += [("dask LocalCluster, adaptive", ExecutorOptions(ExecutorKind.DASK, args.workers), None),
                      ("dask LocalCluster, chunk 1", ExecutorOptions(ExecutorKind.DASK, args.workers), 1)]
+        local_wait = 0.0
         for name, options, chunk in runs:
             out = d / f"{name.replace(' ', '_').replace(',', '')}.parquet"
+            t0 = time.perf_counter()
             stats = run_sweep(spec, out, options, restart=True, chunk_size=chunk)
+            wait = time.perf_counter() - t0  # what the caller waited for: start-up, cells, table, shutdown
+            local_wait = local_wait or wait
             table = read_results(out)
             events = int(table["events"].sum())
             assert stats.computed == len(cells) and events == baseline_events, (name, stats.computed, events)
@@ -113,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             cpu = float(table["cell_cpu_s"].sum())
             print(f"{name:<28} {stats.computed:>6} {stats.chunks:>6} {stats.wall_s:>8.2f} {stats.startup_s:>8.2f} "
                   f"{stats.cells_per_s:>9.1f} {stats.computed / work if work > 0 else 0:>10.1f} {cpu:>7.2f} "
-                  f"{cpu / (work * args.workers) if work > 0 else 0:>5.2f}")
+                  f"{cpu / (work * args.workers) if work > 0 else 0:>5.2f} {wait:>7.2f} {local_wait / wait:>7.2f}")
     print(f"peak RSS of the driver {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
           f"workers: {args.workers}")
     return 0

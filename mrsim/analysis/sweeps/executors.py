@@ -15,10 +15,12 @@ import multiprocessing
 import os
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
 from mrsim.analysis.sweeps.cells import Cell
+from mrsim.analysis.sweeps.forkserver import PRELOAD, dask_installed, forkserver_context, start_dask_forkserver
 from mrsim.analysis.sweeps.runner import CellOutcome, run_chunk
 from mrsim.errors import InputError
 
@@ -48,6 +50,7 @@ class Backend(Protocol):
 
     name: str
     slots: int  # cells that can run at the same time
+    chunk_target_s: float  # seconds of work per task (the chunk sizer's target): more where a task costs more
 
     def submit(self, cells: Sequence[Cell]) -> Any: ...
     def ready(self) -> bool: ...  # False while the executor still starts (the driver may run cells meanwhile)
@@ -60,19 +63,13 @@ def _default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-#: Imported once by the fork server, so each worker starts with the engines loaded (saves ~0.5 s per worker).
-PRELOAD = ["mrsim.analysis.sweeps.runner", "mrsim.engine.replay", "mrsim.studies.fluid", "mrsim.ingest.synth", "mrsim.ingest.workloads"]
-
-
 def _mp_context() -> multiprocessing.context.BaseContext:
     """``fork`` when the driver has no other thread (fastest; works from notebooks and stdin scripts), else a
     fork server that has imported the engines once: forking a process that has threads (a Dask client, a
     progress-bar monitor) can deadlock on a lock some thread held at the fork."""
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(PRELOAD)
-    return ctx
+    return forkserver_context(PRELOAD)
 
 
 #: How often a pool worker checks that its driver is still alive (s); the bound on an orphan's lifetime when
@@ -118,6 +115,9 @@ def _exit_with_driver(driver_pid: int) -> None:
 class LocalBackend:
     """A process pool of ``workers`` processes (default: the CPUs this process may use)."""
 
+    #: A task costs ~1 ms of pool overhead: 0.5 s chunks keep it near 0.2 %.
+    chunk_target_s = 0.5
+
     def __init__(self, workers: int | None) -> None:
         self.slots = workers or _default_workers()
         self.name = f"local ({self.slots} process{'es' if self.slots > 1 else ''})"
@@ -144,19 +144,28 @@ class LocalBackend:
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
-def _preload_dask_forkserver(distributed: Any) -> None:
-    """Start LocalCluster workers from a fork server that has imported Dask and mrsim's engines once.
+#: Dask settings for the LocalCluster mrsim starts (a cluster given by ``--address`` keeps its own). The fork
+#: server is the start method (:func:`~.forkserver.start_dask_forkserver`); the others turn off or slow periodic
+#: callbacks that feed Dask's dashboard and diagnostics, none of which a sweep uses. With Dask's defaults an idle
+#: 2-worker LocalCluster cost 48 ms of driver CPU and 98 ms of worker CPU per second on the 2-core development
+#: machine (7 % of its CPUs); with these 22 and 18 ms (docs/performance.md, "Sweeps on Dask").
+LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
+    "distributed.worker.multiprocessing-method": "forkserver",
+    "distributed.worker.profile.enabled": False,  # a stack sample of the task's thread every 10 ms
+    "distributed.admin.tick.interval": "500ms",  # event-loop health check, every 20 ms by default
+    "distributed.admin.system-monitor.interval": "2s",  # psutil samples for the dashboard, every 500 ms by default
+    "distributed.worker.memory.monitor-interval": "500ms",  # the nanny's RSS poll, every 100 ms by default
+}
 
-    Dask's default (``spawn``) makes each worker import Dask, numpy and mrsim anew: about 1 s of CPU per worker,
-    most of a short sweep's start-up on a 2-core machine. Dask's own fork-server preload lists Dask and its
-    dependencies only; this one adds :data:`PRELOAD`. ``fork`` would be faster still but is unsafe here: the
-    driver runs Dask's event loop in a thread when the workers start. Call inside
-    ``dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})``.
-    """
-    utils = getattr(distributed, "utils", None)
-    if utils is not None and not getattr(utils, "_forkserver_preload_set", True):
-        multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", "numpy", "pandas", *PRELOAD])
-        utils._forkserver_preload_set = True
+
+def _import_distributed() -> Any:
+    """``dask.distributed``, or a one-line :class:`InputError` saying how to install it."""
+    try:
+        from dask import distributed
+    except ImportError:
+        raise InputError("--executor dask needs dask.distributed: pip install 'dask[distributed]' "
+                         "(or mrsim's 'dask' extra)") from None
+    return distributed
 
 
 class DaskBackend:
@@ -164,18 +173,21 @@ class DaskBackend:
 
     The LocalCluster starts in a background thread (:meth:`ready` says when its first worker is up), so that the
     sweep driver runs cells itself meanwhile instead of waiting (``Sweep._dispatch``); its workers fork from a
-    preloaded fork server (:func:`_preload_dask_forkserver`). Every worker must be able to import ``mrsim`` (same
-    version as the driver) and read the traces at the paths the spec names (a shared file system, or identical
-    paths on every machine).
+    preloaded fork server started first (:func:`~.forkserver.start_dask_forkserver`), and Dask is imported in that
+    thread too, so the driver's first cell does not wait for it. Every worker must be able to import ``mrsim``
+    (same version as the driver) and read the traces at the paths the spec names (a shared file system, or
+    identical paths on every machine).
     """
 
+    #: A task costs ~5-8 ms of CPU in the driver (client and scheduler) and as much in the worker's event loop on
+    #: the 2-core development machine under load (measured with empty tasks), ~10x the local pool's: 2 s chunks
+    #: keep it under 1 %; the chunk sizer's balance cap still spreads the last cells over all workers.
+    chunk_target_s = 2.0
+
     def __init__(self, workers: int | None, address: str | None) -> None:
-        try:
-            from dask import distributed
-        except ImportError:
-            raise InputError("--executor dask needs dask.distributed: pip install 'dask[distributed]' "
-                             "(or mrsim's 'dask' extra)") from None
-        self._distributed = distributed
+        if not dask_installed():
+            _import_distributed()  # raises the one-line InputError (or, if the lookup was wrong, imports fine)
+        self._distributed: Any = None
         self._cluster: Any = None
         self._client: Any = None
         self._error: BaseException | None = None
@@ -189,30 +201,39 @@ class DaskBackend:
         self._futures: set[Any] = set()
         self._completed: Any = None
         if address:
+            self._distributed = _import_distributed()
             self._connect()
         else:
+            start_dask_forkserver()
             threading.Thread(target=self._connect, name="mrsim-dask-start", daemon=True).start()
 
     def _connect(self) -> None:
-        distributed = self._distributed
         try:
             if self._address:
+                distributed = self._distributed
                 try:
                     self._client = distributed.Client(self._address, timeout="15s", set_as_default=False)
                 except (OSError, TimeoutError) as exc:
                     raise InputError(f"--address {self._address}: cannot reach a Dask scheduler ({exc})") from None
             else:
+                self._distributed = distributed = _import_distributed()
                 import dask
 
-                # only while this cluster starts its workers: the user's other clusters keep their own setting
-                with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
-                    _preload_dask_forkserver(distributed)
+                # our fork server is running: Dask must not set its own preload list for it
+                distributed.utils._forkserver_preload_set = True
+                # the scheduler's HTTP server (no dashboard) falls back to a random port when another cluster on
+                # the machine holds 8787; the sweep never uses it, so the user is not told
+                warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+                # only while this cluster starts (the nannies and the scheduler read it then): the user's other
+                # clusters keep their own settings
+                with dask.config.set(LOCAL_CLUSTER_CONFIG):
                     self._cluster = distributed.LocalCluster(n_workers=self.slots, threads_per_worker=1,
                                                              processes=True, dashboard_address=None,
                                                              silence_logs=logging.ERROR)
                 self._client = distributed.Client(self._cluster, set_as_default=False)
             self._client.wait_for_workers(1, timeout=60)
-            self.slots = max(1, sum(self._client.nthreads().values()))
+            if self._address:  # a LocalCluster keeps the worker count it was asked for while the rest start
+                self.slots = max(1, sum(self._client.nthreads().values()))
             where = self._address or "LocalCluster"
             self.name = f"dask ({where}, {self.slots} thread{'s' if self.slots > 1 else ''})"
             # one completion queue for the whole sweep: O(1) per finished task (a fresh wait() per call is
@@ -255,7 +276,8 @@ class DaskBackend:
         with contextlib.suppress(Exception):  # best effort: the scheduler may already be gone
             if cancel and self._futures:
                 self._client.cancel(list(self._futures))
-            self._client.close()
+            if self._client is not None:
+                self._client.close()
         if self._cluster is not None:
             with contextlib.suppress(Exception):
                 self._cluster.close()

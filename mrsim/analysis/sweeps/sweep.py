@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from mrsim.analysis.sweeps.batching import ChunkSizer
+from mrsim.analysis.sweeps.batching import DEFAULT_CHUNK_S, ChunkSizer
 from mrsim.analysis.sweeps.cells import Cell, plan_cells
 from mrsim.analysis.sweeps.executors import ExecutorOptions, open_backend
 from mrsim.analysis.sweeps.journal import Journal, journal_path
@@ -101,7 +101,8 @@ class Sweep:
                   progress: Callable[[int], None] | None) -> tuple[int, int]:
         queue = collections.deque(todo)
         by_id = {c.cell_id: c for c in todo}
-        sizer = ChunkSizer(backend.slots, fixed=chunk_size)
+        target = getattr(backend, "chunk_target_s", DEFAULT_CHUNK_S)
+        sizer = ChunkSizer(backend.slots, target_s=target, fixed=chunk_size)
         inflight: dict[Any, tuple[Cell, ...]] = {}
         failures: list[str] = []
         computed = chunks = 0

@@ -45,6 +45,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.executor == "dask" and not args.address and not args.dry_run:
+        from mrsim.analysis.sweeps.forkserver import start_dask_forkserver
+
+        # first, so that the workers' fork server imports Dask and the engines on another core while this process
+        # imports the sweep modules and reads the spec (docs/performance.md, "Sweeps on Dask")
+        start_dask_forkserver()
     from mrsim.analysis.sweeps import ExecutorKind, ExecutorOptions, load_spec, open_sweep
     from mrsim.cli.render import progress_bar
     from mrsim.errors import InputError

@@ -1,0 +1,59 @@
+"""The Dask executor's set-up: its LocalCluster settings exist in Dask, its workers' fork server does not import
+pandas, the CLI's --json keys are the local pool's, and a missing Dask is a one-line error from the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from mrsim.analysis.sweeps.executors import LOCAL_CLUSTER_CONFIG, DaskBackend, LocalBackend
+from mrsim.analysis.sweeps.forkserver import DASK_PRELOAD, PRELOAD
+from mrsim.cli import main
+from tests.experiments.helpers import FLUID_SPEC, write_spec
+
+
+def test_every_local_cluster_setting_is_a_dask_setting() -> None:
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    for key in LOCAL_CLUSTER_CONFIG:
+        dask.config.get(key)  # KeyError if Dask renamed or dropped it: the setting would be silently ignored
+
+
+def test_the_workers_preload_does_not_import_pandas() -> None:
+    # the fork server imports these once; pandas would add about half a second of CPU before the first worker
+    code = (f"import importlib, sys\nfor m in {PRELOAD!r}:\n    importlib.import_module(m)\n"
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+    assert set(PRELOAD) < set(DASK_PRELOAD) and "pandas" not in DASK_PRELOAD
+
+
+def test_dask_tasks_carry_more_work_than_local_ones() -> None:
+    # a Dask task costs ~10x a pool task in CPU (client, scheduler and worker event loops), so its chunks are larger
+    assert DaskBackend.chunk_target_s > LocalBackend.chunk_target_s
+
+
+def test_cli_json_keys_are_the_same_on_both_executors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("dask.distributed")
+    spec = write_spec(tmp_path, FLUID_SPEC)
+    keys = {}
+    for executor in ("local", "dask"):
+        assert main(["sweep", str(spec), "-o", str(tmp_path / f"{executor}.parquet"), "--executor", executor,
+                     "--workers", "1", "--json", "--quiet"]) == 0
+        obj = orjson.loads(capsys.readouterr().out)
+        assert obj["complete"] and obj["executor"].startswith(executor)
+        keys[executor] = list(obj)
+    assert keys["dask"] == keys["local"]
+
+
+def test_cli_without_dask_is_one_line_and_nonzero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    spec = write_spec(tmp_path, FLUID_SPEC)
+    monkeypatch.setitem(sys.modules, "dask", None)  # import dask -> ImportError, as when it is not installed
+    assert main(["sweep", str(spec), "-o", str(tmp_path / "r.parquet"), "--executor", "dask"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "needs dask.distributed" in err and "Traceback" not in err
