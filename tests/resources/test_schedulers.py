@@ -82,7 +82,8 @@ def test_greedy_ignores_which_configuration_suits_a_task():
 
 
 def small_system(mapreduce: bool, seed: int) -> Workload:
-    # Overloaded (3 x lambda*) so that queues form within hours, on 2 machines per configuration.
+    # Overloaded (3 x lambda*) so that queues form within hours, on 2 machines per configuration: without map-reduce
+    # structure they form after ~6 h; with it, 10 h give ~1,500 tasks of which ~340 wait (30 h cost 3x more).
     w, _ = google_workload(table1(2), GoogleTraceSpec(load=3.0, hours=8.0 if not mapreduce else 10.0,
                                                       mapreduce=mapreduce, seed=seed, maps=20, reduces=10))
     return w
