@@ -131,8 +131,8 @@ class JobTracker(EngineHooks):
     def run(self, after_event: Callable[[], None] | None = None) -> None:
         """Replay the whole workload to completion."""
         kernel = self.kernel
-        for job in self.jobs:
-            kernel.schedule(job.submit, ORDER_JOB_ARRIVAL, EV_JOB_ARRIVAL, job.index, 0)
+        for submit, index in [(j.submit, j.index) for j in self.jobs]:  # a loop variable would keep a job alive
+            kernel.schedule(submit, ORDER_JOB_ARRIVAL, EV_JOB_ARRIVAL, index, 0)
         if self.naive:
             for t in self.trackers:
                 schedule_grid(self, t, 0)
