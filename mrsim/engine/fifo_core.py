@@ -18,7 +18,7 @@ index.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Final, Iterator
 
 from mrsim.engine.scheduling import JobChange, Locality
 from mrsim.engine.state import JobState, TrackerState
@@ -27,10 +27,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
 
 #: Locality caps of FIFO's two calls, bound once (an enum attribute lookup per call otherwise)
-_RACK = Locality.RACK
-_NON_LOCAL = Locality.NON_LOCAL
-_REDUCES_READY = JobChange.REDUCES_READY
-_TASKS_REQUEUED = JobChange.TASKS_REQUEUED
+_RACK: Final = Locality.RACK
+_NON_LOCAL: Final = Locality.NON_LOCAL
+_REDUCES_READY: Final = JobChange.REDUCES_READY
+_TASKS_REQUEUED: Final = JobChange.TASKS_REQUEUED
 
 
 def exceeded_padding(running: int, capacity: int, needed: int, tracker_slots: int, pad: float,

@@ -30,7 +30,7 @@ import math
 from bisect import insort
 from heapq import heappush
 from itertools import count
-from typing import Callable, Iterator, Sequence, Union
+from typing import Any, Callable, Final, Iterator, Sequence, Union
 
 Handler = Callable[[float, int, int, int], None]
 #: A queued event's ``(order, seq, kind, a, b)``; its time is its key in ``Kernel.events_at`` (typed as a
@@ -39,7 +39,7 @@ Event = tuple[int, ...]
 
 #: Arrivals pushed by :meth:`Kernel.schedule_arrival` get ``seq = index - ARRIVAL_SEQ_BASE``: below every counter
 #: value of :meth:`Kernel.schedule` (which starts at 1), in index order (up to 2**62 jobs).
-ARRIVAL_SEQ_BASE = 1 << 62
+ARRIVAL_SEQ_BASE: Final = 1 << 62
 
 
 class Kernel:
@@ -137,15 +137,19 @@ class Kernel:
                     break
                 time = pop(heap)
                 queued = events_at.pop(time)
+                event: tuple[Any, ...]
                 if isinstance(queued, list):  # several events at this time: the first in (order, seq) order
-                    order, _seq, kind, a, b = queued.pop(0)
+                    event = queued.pop(0)
                     if queued:
                         events_at[time] = queued
                 else:
-                    order, _seq, kind, a, b = queued
+                    event = queued
                 self.now = time
+                # The payloads go to the handler as the objects the tuple holds (typed Any: compiled code would
+                # otherwise unbox them and box them again, allocating an int object per value above 256).
+                order = event[0]
                 self.order = order
-                handlers[kind](time, order, a, b)
+                handlers[event[2]](time, order, event[3], event[4])
                 count += 1
                 if after_event is not None:
                     after_event()
