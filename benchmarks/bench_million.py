@@ -14,12 +14,17 @@ The script writes the tiled SWIM file (gzip) into a temporary directory, then ru
 run's figures: jobs, tasks, events and events per task, heartbeats, makespan, the engine's wall time, the
 process's wall and CPU time and its peak RSS. ``--jobs 100000`` gives the same per-job costs in a tenth of the
 time. No baseline: the figures are absolute (the machine's load is printed with them).
+
+It also prints a digest of the result (the ``--json`` object without its wall-clock fields: every job's row, the
+summary's counts, events and heartbeats included), so that runs of two versions of mrsim can be checked to give
+the same replay; ``--check DIGEST`` exits 1 when the run's digest differs.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import os
 import re
 import shutil
@@ -65,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--scheduler", default="fifo")
     ap.add_argument("--keep", metavar="FILE", help="also write the replay's --json output here")
+    ap.add_argument("--check", metavar="DIGEST", help="exit 1 unless the result's digest is this one")
     args = ap.parse_args(argv)
     mrsim = shutil.which("mrsim") or sys.exit("mrsim is not on PATH")
     with tempfile.TemporaryDirectory() as tmp:
@@ -87,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
             return proc.returncode
         import orjson
 
-        summary = orjson.loads(out.read_bytes())["summary"]
+        doc = orjson.loads(out.read_bytes())
+        summary = doc["summary"]
+        digest = result_digest(doc)
         rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))
         user = float(re.search(r"User time \(seconds\): ([\d.]+)", proc.stderr).group(1))
         system = float(re.search(r"System time \(seconds\): ([\d.]+)", proc.stderr).group(1))
@@ -100,7 +108,22 @@ def main(argv: list[str] | None = None) -> int:
               f"(user {user:.1f} + sys {system:.1f}); peak RSS {rss_kb / 1024:.0f} MiB")
         print(f"load average before the run {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; after "
               f"{os.getloadavg()[0]:.1f} (2 cores)")
+        print(f"result digest {digest}")
+        if args.check and args.check != digest:
+            print(f"DIFFERENT RESULT: expected digest {args.check}")
+            return 1
     return 0
+
+
+def result_digest(doc: dict) -> str:
+    """sha256 of the ``--json`` object without what depends on the machine or the file's location: the
+    wall-clock fields, the trace's path and the engine build."""
+    import orjson
+
+    summary = {k: v for k, v in doc["summary"].items() if k not in ("wall_s", "events_per_s")}
+    spec = {k: v for k, v in doc.get("spec", {}).items() if k not in ("trace", "engine_build", "trace_cache")}
+    kept = {"jobs": doc["jobs"], "summary": summary, "spec": spec, "scheduler": doc.get("scheduler")}
+    return hashlib.sha256(orjson.dumps(kept, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 if __name__ == "__main__":

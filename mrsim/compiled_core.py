@@ -47,6 +47,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.engine.assignment",
     "mrsim.engine.preemption",
     "mrsim.engine.wakeups",
+    "mrsim.engine.fifo_core",  # the FIFO plug-in's queues and heartbeat walk (the plug-in itself stays Python)
     # YARN mode's heartbeat path (docs/yarn.md, "Performance"), its three schedulers included: they are not a plug-in
     # interface users subclass (create_yarn_scheduler picks one by name)
     "mrsim.engine.yarn.nodemanager",

@@ -17,19 +17,18 @@ Follows ``JobQueueTaskScheduler.assignTasks`` (identical in 0.20.2, 0.21, 0.22 a
   given and only the head job with reduces is tried for a reduce.
 * Reduces: at most one per heartbeat.
 
-Cost per heartbeat: O(maps assigned × log jobs) — the queues of jobs with unlaunched maps and of jobs with
-schedulable reduces are kept sorted incrementally (``sortedcontainers``), so an idle answer is O(1).
+Cost per heartbeat: O(maps assigned × log jobs): the queues of jobs with unlaunched maps and of jobs with
+schedulable reduces are kept sorted incrementally, so an idle answer is O(1). The heartbeat itself runs compiled
+(``mrsim/engine/fifo_core.py``, ``FifoCore``: the rules above, the queues as ``JobQueue``); this class keeps the
+plug-in interface, its flags and the admission gate, and hands the listener calls and heartbeats to it.
 """
 
 from __future__ import annotations
 
-import math
-
-from sortedcontainers import SortedKeyList
-
 from typing import Protocol
 
-from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.engine.fifo_core import FifoCore, JobQueue
+from mrsim.engine.scheduling import JobChange, TaskScheduler
 from mrsim.engine.state import JobState, TrackerState
 
 MIN_CLUSTER_SIZE_FOR_PADDING = 3  # JobQueueTaskScheduler.MIN_CLUSTER_SIZE_FOR_PADDING
@@ -74,14 +73,26 @@ class FifoScheduler(TaskScheduler):
         super().start(jt)
         self.pad = jt.conf.capacity_pad
         self.padding_enabled = len(jt.trackers) > MIN_CLUSTER_SIZE_FOR_PADDING
-        self.map_queue: SortedKeyList = SortedKeyList(key=fifo_order)  # running jobs with unlaunched maps
-        self.reduce_queue: SortedKeyList = SortedKeyList(key=fifo_order)  # past slow start, unlaunched reduces
-        self.with_reduces: SortedKeyList = SortedKeyList(key=fifo_order)  # running jobs with numReduceTasks > 0
         # On federations and resource clusters a job's pending reduce may not run on every tracker (wrong
         # datacenter, no room): walk the queue as Hadoop does instead of trying only its head.
         self.walk_reduces = bool(jt.datacenters or jt.resource_names)
-        self.needed_maps = 0  # sum of desired maps over running jobs with reduces (padding)
-        self.needed_reduces = 0
+        self.core = FifoCore(jt, self.pad, self.padding_enabled, self.walk_reduces, self.resume_walk, self.admission)
+        self.map_queue: JobQueue = self.core.map_queue  # running jobs with unlaunched maps
+        self.reduce_queue: JobQueue = self.core.reduce_queue  # past slow start, unlaunched reduces
+        self.with_reduces: JobQueue = self.core.with_reduces  # running jobs with numReduceTasks > 0
+        if type(self).assign_tasks is FifoScheduler.assign_tasks:
+            # The engine calls ``scheduler.assign_tasks`` once per heartbeat: bound to the compiled method, that
+            # call runs no interpreted frame (a subclass that overrides assign_tasks keeps its own).
+            self.assign_tasks = self.core.assign_tasks  # type: ignore[method-assign]
+
+    @property
+    def needed_maps(self) -> int:
+        """Sum of desired maps over running jobs with reduces (padding)."""
+        return self.core.needed_maps
+
+    @property
+    def needed_reduces(self) -> int:
+        return self.core.needed_reduces
 
     def describe(self) -> dict:
         return {"name": self.name, "capacity_pad": self.jt.conf.capacity_pad if hasattr(self, "jt") else None}
@@ -89,125 +100,16 @@ class FifoScheduler(TaskScheduler):
     # --------------------------------------------------------------------------------- listener hooks
 
     def job_added(self, job: JobState) -> None:
-        if job.n_maps:
-            self.map_queue.add(job)
-        if job.n_reduces:
-            self.with_reduces.add(job)
-            self.needed_maps += job.n_maps
-            self.needed_reduces += job.n_reduces
+        self.core.job_added(job)
 
     def job_updated(self, job: JobState, change: JobChange) -> None:
-        if change is JobChange.REDUCES_READY and job.reduces_pending:
-            self.reduce_queue.add(job)
-        elif change is JobChange.TASKS_REQUEUED:
-            if job.maps_pending and job not in self.map_queue:
-                self.map_queue.add(job)
-            if job.reduces_ready and job.reduces_pending and job not in self.reduce_queue:
-                self.reduce_queue.add(job)
+        self.core.job_updated(job, change)
 
     def job_removed(self, job: JobState) -> None:
-        if job in self.map_queue:
-            self.map_queue.remove(job)
-        if job in self.reduce_queue:
-            self.reduce_queue.remove(job)
-        if job.n_reduces:
-            self.with_reduces.remove(job)
-            self.needed_maps -= job.n_maps
-            self.needed_reduces -= job.n_reduces
+        self.core.job_removed(job)
 
     # --------------------------------------------------------------------------------- heartbeat
 
-    def _exceeded_padding(self, running: int, capacity: int, needed: int, tracker_slots: int) -> bool:
-        """``JobQueueTaskScheduler.exceededPadding``; False when no running job has reduces."""
-        if not self.with_reduces:
-            return False
-        padding = min(tracker_slots, int(needed * self.pad)) if self.padding_enabled else 0
-        return running + padding >= capacity
-
     def assign_tasks(self, tracker: TrackerState) -> int:
-        jt = self.jt
-        assigned = 0
-        gate = self.admission
-        map_queue = self.map_queue
-        slots = tracker.map_slots
-        if map_queue and tracker.running_maps < slots:
-            cap = min(math.ceil(jt.remaining_maps / jt.total_map_slots * slots), slots)
-            available = cap - tracker.running_maps
-            if available > 0 and gate is not None and gate.saturated(tracker):
-                pass  # Algorithm 9 line 19: no map is considered on a saturated node
-            elif available > 0:
-                exceeded = self._exceeded_padding(jt.cluster_status_maps, jt.total_map_slots, self.needed_maps, slots)
-                obtain = jt.obtain_new_map_task
-                stop = False
-                speculative = jt.speculative_maps
-                resume = None
-                for _ in range(available):
-                    launched = None
-                    if speculative:  # jobs stay queued for backups until their map stage is over
-                        for job in [j for j in map_queue if j.map_stage_done]:
-                            map_queue.remove(job)
-                    # Hadoop restarts the walk at the head after every launch. The jobs ahead of the one that just
-                    # launched failed both calls, and nothing they depend on (their pending maps, this tracker's
-                    # hosts and racks) changed; on resource clusters the tracker's free resources only shrank.
-                    # So the walk resumes at that job: the same decisions, one pass per heartbeat instead of one
-                    # per launch (a backlog of jobs that do not fit would otherwise cost O(launches x backlog)).
-                    walk = map_queue if resume is None else map_queue.irange_key(min_key=resume)
-                    if gate is not None:
-                        gate.new_walk()
-                    for job in walk:
-                        if gate is not None and not gate.admits(job, tracker, False):
-                            continue
-                        if obtain(job, tracker, Locality.RACK):
-                            launched = job
-                            stop = exceeded
-                            break
-                        if obtain(job, tracker, Locality.NON_LOCAL):
-                            launched = job
-                            stop = True
-                            break
-                    if launched is None:
-                        break
-                    if self.resume_walk:
-                        resume = fifo_order(launched)
-                    assigned += 1
-                    if launched.maps_pending == 0 and not jt.speculative_maps:
-                        map_queue.remove(launched)
-                    if stop or not map_queue:
-                        break
-        slots = tracker.reduce_slots
-        if self.with_reduces and tracker.running_reduces < slots and jt.total_reduce_slots:
-            cap = min(math.ceil(jt.remaining_ready_reduces / jt.total_reduce_slots * slots), slots)
-            if cap - tracker.running_reduces > 0:
-                exceeded = self._exceeded_padding(jt.cluster_status_reduces, jt.total_reduce_slots,
-                                                  self.needed_reduces, slots)
-                # Hadoop walks every running job with reduces; with padding exceeded only the head is tried.
-                # Without speculation the first job that can give a reduce is the head of reduce_queue.
-                reduce_queue = self.reduce_queue
-                if exceeded:
-                    candidates = (self.with_reduces[0],)
-                elif jt.speculative_reduces:
-                    candidates = tuple(self.with_reduces)
-                elif self.walk_reduces or gate is not None:  # a gate may skip the head
-                    candidates = reduce_queue
-                else:
-                    candidates = (reduce_queue[0],) if reduce_queue else ()
-                job = None
-                if gate is not None:
-                    gate.new_walk()
-                for candidate in candidates:
-                    if gate is not None and not gate.admits(candidate, tracker, True):
-                        continue
-                    if jt.obtain_new_reduce_task(candidate, tracker):
-                        job = candidate
-                        break
-                if job is not None:
-                    assigned += 1
-                    if job.reduces_pending == 0 and (not exceeded and not jt.speculative_reduces or job in reduce_queue):
-                        reduce_queue.remove(job)
-                elif exceeded and self.reduce_queue:
-                    # Blocked by padding only: it lifts when the cluster's reported reduces drop or the job
-                    # queue changes; the engine wakes the tracker then (exact w.r.t. polling every heartbeat).
-                    jt.park_until_change(tracker)
-        if gate is not None and gate.declined:
-            gate.declined_at(tracker)
-        return assigned
+        """One heartbeat (``JobQueueTaskScheduler.assignTasks``): ``FifoCore.assign_tasks``."""
+        return self.core.assign_tasks(tracker)

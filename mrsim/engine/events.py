@@ -8,6 +8,16 @@ Kinds from ``EV_FIRST_FEATURE`` on are handed out by ``JobTracker.register_event
 speculation, job overheads, background); a kind's number never affects the order of events.
 """
 
-EV_JOB_ARRIVAL, EV_TASK_DONE, EV_HEARTBEAT, EV_TIMER = 0, 1, 2, 3  # 4 to 7: unused (were features' kinds)
-ORDER_TIMER, ORDER_JOB_ARRIVAL, ORDER_TASK_DONE, ORDER_APP_MASTER, ORDER_HEARTBEAT = -1, 0, 1, 2, 3
-EV_FIRST_FEATURE = 32  # JobTracker.register_event hands out kinds from here
+from typing import Final
+
+# Final: the compiled core inlines them (a plain module attribute costs a dict lookup at every use)
+EV_JOB_ARRIVAL: Final = 0
+EV_TASK_DONE: Final = 1
+EV_HEARTBEAT: Final = 2
+EV_TIMER: Final = 3  # 4 to 7: unused (were features' kinds)
+ORDER_TIMER: Final = -1
+ORDER_JOB_ARRIVAL: Final = 0
+ORDER_TASK_DONE: Final = 1
+ORDER_APP_MASTER: Final = 2
+ORDER_HEARTBEAT: Final = 3
+EV_FIRST_FEATURE: Final = 32  # JobTracker.register_event hands out kinds from here

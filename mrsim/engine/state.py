@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import math
 from array import array
+from typing import Final
 
 import numpy as np
 
 from mrsim.model.templates import JobTemplate
 
-JOB_SHIFT = 25
-REDUCE_BIT = 1 << 24
-TASK_MASK = REDUCE_BIT - 1
+# Final: the compiled core inlines them (a plain module attribute costs a dict lookup at every use)
+JOB_SHIFT: Final = 25
+REDUCE_BIT: Final = 1 << 24
+TASK_MASK: Final = REDUCE_BIT - 1
 
-INF = float("inf")
+INF: Final = float("inf")
 
 
 _NO_FLOATS: "array[float]" = array("d")  # shared empty arrays: a job holds none of its own until it arrives

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from sortedcontainers import SortedList
 
@@ -53,7 +53,8 @@ from mrsim.engine.state import INF, TrackerState
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
 
-MAP, REDUCE = 0, 1
+MAP: Final = 0
+REDUCE: Final = 1
 
 #: Cluster size from which the engine uses bounded wake-ups by default. Below it, the per-heartbeat bookkeeping
 #: (about 15 % more engine CPU on a saturated 64-node replay) costs more than waking every idle tracker; at 1,000

@@ -71,9 +71,15 @@ DEMAND_RESOURCES: tuple[str, ...] = ("cpu", "disk", "memory")
 ISOLATED_KEY = "isolated_completion_s"
 
 
+def _finite_non_negative(arr: np.ndarray) -> bool:
+    """Every entry of a non-empty array is finite and >= 0 (-0.0 included). Two reductions and no temporary
+    array: a NaN makes ``min`` NaN, which fails the comparison; a streamed replay builds four arrays per job."""
+    return bool(arr.min() >= 0.0 and arr.max() < np.inf)
+
+
 def _frozen_array(values: Iterable[float] | np.ndarray, what: str, job_id: str) -> np.ndarray:
     arr = np.array(values, dtype=np.float64, copy=True).reshape(-1)
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr < 0)):
+    if arr.size and not _finite_non_negative(arr):
         raise InputError(f"job {job_id}: {what} must be finite and non-negative")
     arr.setflags(write=False)
     return arr
@@ -85,7 +91,7 @@ def _frozen_demands(values: np.ndarray | None, n: int, what: str, job_id: str) -
     arr = np.array(values, dtype=np.float64, copy=True)
     if arr.ndim != 2 or arr.shape[0] != n:
         raise InputError(f"job {job_id}: {what} must have one row per task ({n}), got shape {arr.shape}")
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr < 0)):
+    if arr.size and not _finite_non_negative(arr):
         raise InputError(f"job {job_id}: {what} must be finite and non-negative")
     arr.setflags(write=False)
     return arr

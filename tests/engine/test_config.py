@@ -88,13 +88,11 @@ def test_fifo_padding_worked_example():
     # docs/hadoop-behaviour.md §7, JobQueueTaskScheduler.exceededPadding:
     # 10 TTs, map capacity 40, 38 maps running, jobs with reduces want 300 maps ->
     # padding = min(4, trunc(300 * 0.01)) = 3 -> 38 + 3 >= 40 -> exceeded. With 36 running: 39 < 40 -> not.
-    from mrsim.schedulers.fifo import FifoScheduler
+    from mrsim.engine.fifo_core import exceeded_padding  # FifoScheduler's rule, compiled with the engine core
 
-    fifo = FifoScheduler()
-    fifo.pad, fifo.padding_enabled, fifo.with_reduces = 0.01, True, [object()]
-    assert fifo._exceeded_padding(38, 40, 300, 4)
-    assert not fifo._exceeded_padding(36, 40, 300, 4)
-    fifo.padding_enabled = False  # 3 trackers or fewer: padding 0
-    assert not fifo._exceeded_padding(38, 40, 300, 4)
-    fifo.with_reduces = []  # no running job with reduces: never exceeded
-    assert not fifo._exceeded_padding(40, 40, 300, 4)
+    assert exceeded_padding(38, 40, 300, 4, pad=0.01, padding_enabled=True, with_reduces=True)
+    assert not exceeded_padding(36, 40, 300, 4, pad=0.01, padding_enabled=True, with_reduces=True)
+    # 3 trackers or fewer: padding 0
+    assert not exceeded_padding(38, 40, 300, 4, pad=0.01, padding_enabled=False, with_reduces=True)
+    # no running job with reduces: never exceeded
+    assert not exceeded_padding(40, 40, 300, 4, pad=0.01, padding_enabled=True, with_reduces=False)
