@@ -99,8 +99,6 @@ class MRAppMaster:
         self.reduce_started = False
         self.map_stage_done = False
         self.last_map_finish = 0.0
-        self.first_wave_count = 0
-        self.typical_count = 0
         self.waiting_reduces: list[Container] = []
         self.running_reduces: list[Container] = []
         # protocol mailboxes
@@ -253,10 +251,8 @@ class MRAppMaster:
             self._started(start)
             self.running_reduces.append(c)
             if self.map_stage_done:
-                typical = job.typical_shuffle  # the typical shuffles, else the first ones, else [0.0] (JobState)
-                shuffle = typical[self.typical_count % len(typical)]
-                self.typical_count += 1
-                self._finish_reduce(rm, c, start + shuffle / node.speed)
+                # SimMR's later-wave shuffle, drawn as the MR1 engine draws it (JobState.next_typical_shuffle)
+                self._finish_reduce(rm, c, start + job.next_typical_shuffle() / node.speed)
             else:
                 self.waiting_reduces.append(c)
 
@@ -282,12 +278,11 @@ class MRAppMaster:
         """First-wave reduces get their shuffle end: ``first_shuffle`` after the last map finished (SimMR III-B),
         never before the AM knows the map stage is complete."""
         self.map_stage_done = True
-        first = self.state().first_shuffle  # the first shuffles, else the typical ones, else [0.0] (JobState)
+        job = self.state()
         for c in self.waiting_reduces:
             node = rm.nodes[c.node]
-            shuffle = first[self.first_wave_count % len(first)]
-            self.first_wave_count += 1
-            end = max(now, self.last_map_finish + shuffle / node.speed)
+            # SimMR's first-wave shuffle, drawn as the MR1 engine draws it (JobState.next_first_shuffle)
+            end = max(now, self.last_map_finish + job.next_first_shuffle() / node.speed)
             self._finish_reduce(rm, c, end)
         self.waiting_reduces = []
 
