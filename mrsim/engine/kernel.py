@@ -9,8 +9,9 @@ Every event has a key ``(time, order, seq)`` and a payload ``(kind, a, b)``:
 * ``kind`` indexes the handler table; ``a`` and ``b`` are two integer payloads.
 
 The binary heap holds only the events' times (one float per event); the tuple ``(order, seq, kind, a, b)`` waits
-in a dict keyed by its time, or, when several queued events share a time, in a list sorted by ``(order, seq)``
-under that time. Popping the smallest time and then the first of its events gives exactly the ``(time, order,
+in a dict keyed by its time, or, when several queued events share a time, in a small heap ordered by ``(order,
+seq)`` under that time (a heap, not a sorted list: YARN mode's ApplicationMaster allocates can put thousands of
+events on one instant, where a sorted list's insert and ``pop(0)`` cost O(n) each). Popping the smallest time and then the first of its events gives exactly the ``(time, order,
 seq)`` order of a heap of whole tuples, but each heap comparison is one float comparison instead of a tuple
 comparison (two float comparisons and a pointer more to follow): on 10,000 trackers, with about 10,000 events
 queued, popping from a heap of tuples was a third of a streamed replay's CPU (issue 18, ``docs/performance.md``).
@@ -27,8 +28,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import insort
-from heapq import heappush
+from heapq import heappop, heappush
 from itertools import count
 from typing import Any, Callable, Final, Iterator, Sequence, Union
 
@@ -49,7 +49,7 @@ class Kernel:
 
     def __init__(self) -> None:
         self.heap: list[float] = []  # the time of every queued event (a time appears once per event)
-        #: time -> its one queued event, or the list of its events sorted by (order, seq) when several share it
+        #: time -> its one queued event, or a heap (by (order, seq)) of its events when several share it
         self.events_at: dict[float, Union[Event, list[Event]]] = {}
         self.now = 0.0
         self.order = -1  # order of the event being handled (for "same instant, later order" decisions)
@@ -65,7 +65,7 @@ class Kernel:
         queued = self.events_at.setdefault(time, event)
         if queued is not event:  # another event has this time already
             if isinstance(queued, list):
-                insort(queued, event)
+                heappush(queued, event)
             else:
                 self.events_at[time] = [queued, event] if queued < event else [event, queued]
         heappush(self.heap, time)
@@ -139,7 +139,7 @@ class Kernel:
                 queued = events_at.pop(time)
                 event: tuple[Any, ...]
                 if isinstance(queued, list):  # several events at this time: the first in (order, seq) order
-                    event = queued.pop(0)
+                    event = heappop(queued)
                     if queued:
                         events_at[time] = queued
                 else:

@@ -8,12 +8,12 @@ Every result records the full specification it ran with (:attr:`ReplayResult.spe
 
 from __future__ import annotations
 
-import gc
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from mrsim.engine.features.resources import ResourcesFeature
+from mrsim.engine.gc_policy import engine_gc
 from mrsim.engine.jobtracker import JobTracker
 from mrsim.engine.locality import LocalityMode
 from mrsim.engine.results import ReplayResult, collect_result
@@ -27,9 +27,6 @@ from mrsim.model.templates import Workload
 if TYPE_CHECKING:
     from mrsim.calibration.background import Background
     from mrsim.calibration.model import Calibration
-
-#: Generation-0 threshold of the cyclic GC while the engine runs (see ``replay``); Python's default is 700.
-RUN_GC_THRESHOLD = 100_000
 
 
 @dataclass(frozen=True)
@@ -185,16 +182,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         arrivals = StreamedArrivals(workload)
         jt.attach(arrivals)
     started = time.perf_counter()
-    # Every queued event is a tuple the cyclic GC tracks, and most live for thousands of events: at the default
-    # threshold (700) nearly every one is scanned in generation 0, promoted and scanned again (3 % of a streamed
-    # replay's CPU on 10,000 nodes). The engine makes no reference cycle per event or per job (a finished job is
-    # freed by reference counting: tests/engine/test_streaming.py), so generation 0 may be larger while it runs.
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(thresholds[0], RUN_GC_THRESHOLD), *thresholds[1:])
-    try:
+    with engine_gc():  # a larger generation 0 while the engine runs (mrsim.engine.gc_policy)
         jt.run(jt.check_invariants if options.check_invariants else None)
-    finally:
-        gc.set_threshold(*thresholds)
     wall = time.perf_counter() - started
     if jt.jobs_done != len(jt.jobs):
         stuck = next(j for j in jt.jobs if j.finish_time < 0)

@@ -23,6 +23,7 @@ from mrsim.engine.yarn.heartbeat import NodeUpdates
 from mrsim.engine.yarn.rm import ResourceManager
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.engine.yarn.schedulers.base import YarnScheduler
+from mrsim.engine.gc_policy import engine_gc
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
@@ -47,7 +48,8 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
     rm.progress = progress
     jt = yarn_jobtracker(rm, workload, cluster, seed)
     started = time.perf_counter()
-    jt.run((lambda: check(rm)) if check is not None else None)
+    with engine_gc():  # the MR1 engine's setting (mrsim.engine.gc_policy)
+        jt.run((lambda: check(rm)) if check is not None else None)
     rm.finish()
     wall = time.perf_counter() - started
     if rm.stalled or rm.apps_done != len(rm.apps):

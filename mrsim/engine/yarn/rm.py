@@ -349,10 +349,12 @@ class ResourceManager:
             if self.free_mem < self.free_low:
                 self.free_low = self.free_mem
 
-    def node_heartbeat(self, tracker: TrackerState) -> None:
+    def node_heartbeat(self, tracker: TrackerState) -> int:
         """A NodeManager heartbeat, after the core applied its reports (exited containers freed): the scheduler's
         ``nodeUpdate`` while an app has asks and the node has room; the node keeps heartbeating while that stays
-        true (``jt.request_heartbeat``), else the core parks it. Then parked ramping AMs may wake."""
+        true (``jt.request_heartbeat``), else the core parks it. Then parked ramping AMs may wake. Returns 0, the
+        core tasks launched (containers are not slots): :class:`mrsim.engine.yarn.heartbeat.NodeUpdates` binds it as
+        the plug-in's ``assign_tasks``."""
         node = self.nodes[tracker.index]
         now = self.kernel.now
         if self.outstanding > 0 and self.has_room(node):
@@ -363,7 +365,7 @@ class ResourceManager:
             if self.outstanding > 0 and self.has_room(node):
                 if now - self.last_progress > self.stall_after and not self.kernel_busy():
                     self.stalled = True  # nothing runs, nothing can be allocated: stop polling (see replay_yarn)
-                    return
+                    return 0
                 self.jt.request_heartbeat(tracker)
         if self.ramp_waiters:
             if self.free_mem >= self.free_low + self.min_mem:
@@ -373,6 +375,7 @@ class ResourceManager:
                     self.wake_am(am)
             elif self.free_mem < self.free_low:
                 self.free_low = self.free_mem
+        return 0
 
     def tasks_done(self, am: MRAppMaster, now: float) -> None:
         """The job's last task reported to its AM at ``now``: the AM commits the job (``CommitterEventHandler``)
