@@ -19,8 +19,10 @@ assignment; and because a scheduler hands the reduces of the jobs ahead out one 
 (0.21's ``CapacityTaskScheduler.assignTasks``, ``JobQueueTaskScheduler``), only the stretches of that wait in
 which **no traced reduce at all was assigned** anywhere are evidence: a cluster with free reduce slots and ready
 reduces that assigns none for longer than ``GRACE_S + 2 x heartbeat`` has its reduce slots held by something the
-trace does not show. On those stretches (minus the grace) the background holds ``total reduce slots - reduce slots
-used by traced attempts`` (reduce attempts, and SETUP/CLEANUP attempts run in a reduce slot: ``_r_`` ids). On the
+trace does not show. On those stretches the background holds ``total reduce slots - reduce slots used by traced
+attempts`` from the stretch's *start* (the grace decides only whether a stretch is evidence: a reduce slot free at
+any heartbeat of the stretch would have been given a ready reduce, so none was; the map waits above lose their
+grace at the start because a job's own wait holds normal dispatch) (reduce attempts, and SETUP/CLEANUP attempts run in a reduce slot: ``_r_`` ids). On the
 real traces this fires on Gridmix ``trace_5m`` only (job 0049's ready reduces waited 36.9 s with all 16 reduce
 slots free of traced work; the 1.05-s launches of its reduces show the slots were held by committing reduces of
 jobs outside the trace, ``docs/validation.md``).
@@ -292,15 +294,20 @@ def estimate_background(waits: list[tuple[str, float, float]], usage: list[tuple
     grace = GRACE_S + 2.0 * max(heartbeat_interval_s, 0.0)
     job_waits: dict[str, float] = {}
     times, slots = _held(waits, usage, total_map_slots, grace, job_waits)
-    r_times, r_slots = _held(reduce_waits or [], reduce_usage or [], total_reduce_slots, grace, job_waits)
+    # A reduce stretch is evidence only when longer than the grace, but then held from its start: no traced reduce
+    # was assigned anywhere while ready ones waited, so no reduce slot was free at any heartbeat of it.
+    r_times, r_slots = _held(reduce_waits or [], reduce_usage or [], total_reduce_slots, grace, job_waits,
+                             from_start=True)
     return Background(times, slots, {j: round(v, 3) for j, v in job_waits.items()}, r_times, r_slots)
 
 
 def _held(waits: list[tuple[str, float, float]], usage: list[tuple[float, int]], total_slots: int, grace: float,
-          job_waits: dict[str, float]) -> tuple[tuple[float, ...], tuple[int, ...]]:
-    """One side's step function (total slots - slots used by traced attempts, on the union of the waits minus the
-    grace); adds to ``job_waits`` the seconds of each job's wait it covers."""
-    starved = sorted((a + grace, b, job) for job, a, b in waits if b - a > grace)
+          job_waits: dict[str, float], from_start: bool = False) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """One side's step function (total slots - slots used by traced attempts, on the union of the waits longer
+    than the grace, each minus the grace at its start, or whole with ``from_start``); adds to ``job_waits`` the
+    seconds of each job's wait it covers."""
+    lead = 0.0 if from_start else grace
+    starved = sorted((a + lead, b, job) for job, a, b in waits if b - a > grace)
     if not starved or total_slots <= 0:
         return (), ()
     total_map_slots = total_slots

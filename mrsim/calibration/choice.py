@@ -17,7 +17,7 @@ from mrsim.calibration.model import Calibration
 if TYPE_CHECKING:
     from mrsim.analysis.validation.observe import Profiler
 
-PARTS = ("launch", "report", "aux", "heartbeat", "stalls", "launchers", "backups", "localize")
+PARTS = ("launch", "report", "aux", "heartbeat", "stalls", "launchers", "backups", "localize", "carry")
 YARN_NOTE = ("calibration: not applied (a YARN trace: its task lags are mostly waits for containers, which come from "
              "the scheduler and the ApplicationMaster, not from each task; docs/calibration.md)")
 

@@ -67,7 +67,7 @@ from typing import Any
 
 import numpy as np
 
-from mrsim.calibration.model import KINDS, Calibration, Distribution, TrackerOutlier
+from mrsim.calibration.model import KINDS, Calibration, Distribution, StalledTask, TrackerOutlier
 
 _MS = 1000.0
 STALL_MIN_LAGS = 20
@@ -85,6 +85,8 @@ MIN_GAP_PEAK_FRACTION = 0.1
 MAX_PEAK_IQR_S = 0.05  # a timer's heartbeats are regular to the RPC time (Gridmix: 3.004-3.079 s, p10-p90)
 REUSE_KEYS = ("mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks")
 OOB_KEY = "mapreduce.tasktracker.outofband.heartbeat"
+TASK_BITS = 24  # a launch's task reference: job ordinal << TASK_BITS | task index (tasks_per_job is far below 2**24)
+TASK_MASK = (1 << TASK_BITS) - 1
 #: A launch's state of its job on its TaskTracker (``TaskTracker.localizeJob``, see the module docstring).
 COLD, IN_FLIGHT, WARM = 0, 1, 2
 
@@ -134,6 +136,22 @@ def _reduce_slot(attempt: Mapping[str, Any], kind: str) -> bool:
     return kind == "reduce"
 
 
+def _completed_in_template(task: Mapping[str, Any], default: str) -> bool:
+    """Whether the template builder keeps this map (reduce) task, i.e. counts it in the job's task indices
+    (``mrsim.ingest.builder``: its type is the list's, it has a SUCCESS attempt, and that attempt, else the task,
+    has a valid start and finish)."""
+    if str(task.get("taskType") or default.upper()) != default.upper():
+        return False
+    for attempt in task.get("attempts") or ():
+        if isinstance(attempt, Mapping) and attempt.get("result") == "SUCCESS":
+            a, b = rumen_ms(attempt.get("startTime")), rumen_ms(attempt.get("finishTime"))
+            if a > 0 and b >= a:
+                return True
+            a, b = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
+            return a > 0 and b >= a
+    return False
+
+
 def _first_start(attempts: list) -> int:
     """The earliest start (epoch ms) of a task's attempts of any result, or -1."""
     if len(attempts) == 1 and type(attempts[0]) is dict:  # nearly every task: one attempt
@@ -163,6 +181,9 @@ class CalibrationCollector:
         self.windows: dict[str, list[tuple[float, float]]] = defaultdict(list)  # (assignment, attempt start), s
         self.reduce_side: dict[str, list[bool]] = defaultdict(list)  # launched by the reduce-slot launcher
         self.phase: dict[str, list[int]] = defaultdict(list)  # COLD, IN_FLIGHT or WARM (TaskTracker.localizeJob)
+        # Per launch, which task it was: job ordinal << TASK_BITS | the task's template index (StalledTask.task).
+        self.task_ref: dict[str, list[int]] = defaultdict(list)
+        self.job_ids: list[str] = []
         self.slot_ends: dict[tuple[str, bool], list[float]] = defaultdict(list)  # (host, reduce slot) -> attempt ends, s
         self.init_delays: list[float] = []
         # host -> (time s, is an assignment) of task assignments and attempt ends (the heartbeat estimate with OOB)
@@ -188,17 +209,28 @@ class CalibrationCollector:
                     break
             if OOB_KEY in props:
                 self.oob[str(props[OOB_KEY]).strip().lower()] += 1
-        launches: list[tuple[int, int, str, str, bool]] = []  # (attempt start, task start, host, kind, reduce slot)
+        # (attempt start, task start, host, kind, reduce slot, task index in the template)
+        launches: list[tuple[int, int, str, str, bool, int]] = []
+        job_ref = len(self.job_ids) << TASK_BITS
+        self.job_ids.append(str(job.get("jobID") or ""))
         host_events, slot_ends = self.host_events, self.slot_ends
         localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
             tasks = job.get(key)
             if not isinstance(tasks, list):
                 continue
+            completed = -1  # the template's index of the current task (mrsim.ingest.builder: completed tasks only)
             for task in tasks:
                 if not (type(task) is dict or isinstance(task, Mapping)):
                     continue
                 kind = _kind(task, default)
+                index = 0  # setup/cleanup: one task of its kind per job
+                if key != "otherTasks":
+                    if _completed_in_template(task, default):
+                        completed += 1
+                        index = completed
+                    else:
+                        index = TASK_MASK  # not in the template: nothing to carry a stall
                 start, end = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
                 attempts = task.get("attempts")
                 if not isinstance(attempts, list):
@@ -232,7 +264,7 @@ class CalibrationCollector:
                     elif start > 0 and a_start > 0:
                         if reduce_slot is None:
                             reduce_slot = _reduce_slot(attempt, kind)
-                        launches.append((a_start, start, host, kind, reduce_slot))
+                        launches.append((a_start, start, host, kind, reduce_slot, index))
                     if end > 0 and a_end > 0:
                         lag = (end - a_end) / _MS
                         if lag < 0:
@@ -240,11 +272,13 @@ class CalibrationCollector:
                         self.report[kind].append(lag)
         kind_lists = None
         last_kind = ""
-        for a_start, start, host, kind, reduce_slot in launches:
-            if kind != last_kind:  # launches come task list by task list: the kind's four lists fetched once a run
+        for a_start, start, host, kind, reduce_slot, index in launches:
+            if kind != last_kind:  # launches come task list by task list: the kind's five lists fetched once a run
                 last_kind = kind
-                kind_lists = (self.host_launch[kind], self.windows[kind], self.reduce_side[kind], self.phase[kind])
-            host_lags, spans, sides, phases = kind_lists  # type: ignore[misc]
+                kind_lists = (self.host_launch[kind], self.windows[kind], self.reduce_side[kind], self.phase[kind],
+                              self.task_ref[kind])
+            host_lags, spans, sides, phases, refs = kind_lists  # type: ignore[misc]
+            refs.append(job_ref | index)
             lag = (a_start - start) / _MS
             if lag < 0:
                 self.negative_launch += 1
@@ -264,6 +298,7 @@ class CalibrationCollector:
             notes.append(f"{self.negative_launch} launch lag(s) were negative (TaskTracker clock behind the "
                          "JobTracker's) and were counted as 0")
         outliers, stalled, stall_threshold = self._outliers()
+        stalled_tasks = self._stalled_tasks(stalled)
         launch: dict[str, Distribution] = {}
         by_phase: tuple[dict[str, Distribution], dict[str, Distribution]] = ({}, {})  # cold, warm
         waits = self._slot_waits()
@@ -302,9 +337,23 @@ class CalibrationCollector:
             launch_lag=launch, report_lag=report, cold_launch_lag=by_phase[0], warm_launch_lag=by_phase[1],
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
-            map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold, source=source, jobs=self.jobs,
+            map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold,
+            stalled_tasks=stalled_tasks, source=source, jobs=self.jobs,
             attempts=self.attempts, hosts=len({h for rows in self.host_launch.values() for h, _l in rows if h}),
             notes=tuple(notes))
+
+    def _stalled_tasks(self, stalled: set[tuple[str, int]]) -> tuple[StalledTask, ...]:
+        """The stalled launches as :class:`StalledTask` records (the tasks that carry their stall), in trace order."""
+        out = []
+        for kind, n in sorted(stalled, key=lambda kn: self.windows[kn[0]][kn[1]]):
+            ref = self.task_ref[kind][n]
+            if ref & TASK_MASK == TASK_MASK:
+                continue  # a task the template builder drops
+            host, lag = self.host_launch[kind][n]
+            assigned = self.windows[kind][n][0]
+            out.append(StalledTask(self.job_ids[ref >> TASK_BITS], kind, ref & TASK_MASK, host,
+                                   bool(self.reduce_side[kind][n]), round(assigned, 3), round(lag, 3)))
+        return tuple(out)
 
     def _slot_waits(self) -> dict[str, np.ndarray]:
         """Per kind, a mask over its launches: True for those that waited for their slot to be free (see the module

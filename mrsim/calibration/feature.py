@@ -20,6 +20,14 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
   lag of their own kind.
 * **Report lag** (``JobTracker.report_lag`` hook): with out-of-band heartbeats, a finished attempt's heartbeat
   leaves after a sampled report lag (without them, the tracker's heartbeat grid is the report delay).
+* **Stalls carried by their tasks** (``carry``): the attempts the trace shows stuck in a stalled launcher
+  (``Calibration.stalled_tasks``: a map of job 0053 waited 191 s in ``host254``'s map launcher,
+  ``TaskTracker.TaskLauncher``) keep their recorded launch lag wherever the replay runs them, as they keep their
+  recorded durations (SimMR III-A: a template replays what each task did). The tracker windows those stalls were
+  measured from are then not replayed, so which task meets a stall no longer depends on the replay's placement
+  (the seed). The recorded lag holds a slot like any launch lag; it neither localises the job nor waits for its
+  localisation (the launcher, not the job's files, held it). Windows not explained by a carried stall (a
+  calibration written by hand, or one from another run) are replayed as below.
 * **Outlier TaskTrackers** keep their stalls (by host name, so the cluster must name the trace's hosts: an
   inferred cluster or a topology does): a task assigned to one inside a stall window starts when the window ends.
 * **Two launchers per TaskTracker** (``launchers``): a TaskTracker starts map-slot and reduce-slot attempts from
@@ -62,7 +70,7 @@ class CalibrationFeature:
 
     def __init__(self, calibration: Calibration, seed: int = 0, *, launch_lag: bool = True, report_lag: bool = True,
                  aux_task_time: bool = True, stalls: bool = True, launchers: bool = True,
-                 backups: bool = True, localize: bool = True) -> None:
+                 backups: bool = True, localize: bool = True, carry: bool = True) -> None:
         self.calibration = calibration
         self.use_launch = launch_lag and bool(calibration.launch_lag)
         self.use_report = report_lag and bool(calibration.report_lag)
@@ -71,6 +79,10 @@ class CalibrationFeature:
         self.use_launchers = launchers
         self.use_backups = backups
         self.use_localize = self.use_launch and localize and bool(calibration.cold_launch_lag)
+        self.use_carry = stalls and carry and bool(calibration.stalled_tasks)
+        # job index -> {(kind, task index): recorded lag} of the stalls its tasks carry (consumed at first launch)
+        self._carried: dict[int, dict[tuple[int, int], float]] = {}
+        self.carried_stalls = 0
         # One stream per term, so that switching a term off (ablations) leaves the others' draws unchanged.
         self._launch_draws = _Draws(stream(seed, "calibration-launch"))
         self._report_draws = _Draws(stream(seed, "calibration-report"))
@@ -97,14 +109,20 @@ class CalibrationFeature:
 
     def attach(self, jt: "JobTracker") -> None:
         origin = jt.workload.origin_s
+        carried = self._carry(jt) if self.use_carry else []
         for state in jt.trackers:
             outlier = self.calibration.outliers.get(state.host)
             if outlier is not None and self.use_stalls:
                 sides = ((outlier.windows(False), outlier.windows(True)) if self.use_launchers
                          else (outlier.all_windows(),) * 2)
-                self._stalls[state.index] = tuple(  # type: ignore[assignment]
-                    tuple((a - origin, b - origin) for a, b in side) for side in sides)
+                mine = [t for t in carried if t.host == state.host]
+                # A window measured from stalls the tasks now carry is not replayed again (once, by its tasks).
+                kept = tuple(tuple((a - origin, b - origin) for a, b in side
+                                   if not any(t.within((a, b)) for t in mine)) for side in sides)
+                if any(kept):
+                    self._stalls[state.index] = kept  # type: ignore[assignment]
         self._now = lambda: jt.kernel.now
+        self._last_task = lambda: jt.last_task
         self._trackers = max(1, len(jt.trackers))
         for job in jt.jobs:
             reuse = _job_reuse(job.template.extra.get("properties"), self.calibration.jvm_reuse)
@@ -117,6 +135,20 @@ class CalibrationFeature:
         if self.use_aux:
             jt.aux_duration = self.aux_duration
 
+    def _carry(self, jt: "JobTracker") -> list:
+        """Index the stalls the replayed jobs' tasks carry (by job id); the carried records, for the windows."""
+        by_job: dict[str, list] = {}
+        for t in self.calibration.stalled_tasks:
+            by_job.setdefault(t.job, []).append(t)
+        used = []
+        for job in jt.jobs:
+            records = by_job.get(job.template.job_id)
+            if not records:
+                continue
+            self._carried[job.index] = {(KIND_INDEX[t.kind], t.task): t.lag_s for t in records}
+            used.extend(records)
+        return used
+
     def describe_run(self) -> tuple[str, dict, dict]:
         """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.engine.results``)."""
         c = self.calibration
@@ -124,6 +156,7 @@ class CalibrationFeature:
                 "launch_lag": self.use_launch, "report_lag": self.use_report, "setup_cleanup_task_time": self.use_aux,
                 "stalls_per_launcher": self.use_launchers, "backup_waits": self.use_backups,
                 "job_localization": self.use_localize,
+                "carried_stalls": sum(len(v) for v in self._carried.values()),
                 "outlier_trackers": sorted(o.host for o in c.outliers.values()),
                 "outlier_trackers_in_cluster": self.outlier_hosts_matched(),
                 "mean_launch_lag_s": {k: round(d.mean, 4) for k, d in c.launch_lag.items()}}
@@ -151,6 +184,16 @@ class CalibrationFeature:
         return 0.0
 
     def _lag(self, job: "JobState", tracker: "TrackerState", kind: int, on_reduce: bool) -> float:
+        carried = self._carried.get(job.index)
+        if carried is not None and kind < 2:
+            # The trace shows this task's attempt stuck in a stalled launcher: it carries its recorded wait (queued
+            # in TaskTracker.TaskLauncher, whatever the JVM reuse), once, at its first launch.
+            lag = carried.pop((kind, self._last_task()), None)
+            if lag is not None:
+                self.carried_stalls += 1
+                self.launches += 1
+                self.lag_s += lag
+                return lag
         reuse = self._reuse.get(job.index)
         if reuse is not None:
             key = (job.index, tracker.index, kind)
@@ -192,9 +235,12 @@ class CalibrationFeature:
         task_time = extra.get("setup_task_s" if kind == 2 else "cleanup_task_s")
         attempt = extra.get("setup_s" if kind == 2 else "cleanup_s")
         threshold = self.calibration.stall_threshold_s
-        if task_time is not None and not (self.use_stalls and threshold is not None and attempt is not None
-                                          and float(task_time) - float(attempt) > threshold):
-            if self.use_localize and kind == 2 and attempt is not None:
+        carried = self._carried.get(job.index)
+        if task_time is not None and (
+                (carried is not None and (kind, 0) in carried)  # its stall is carried: the task time holds it
+                or not (self.use_stalls and threshold is not None and attempt is not None
+                        and float(task_time) - float(attempt) > threshold)):
+            if self.use_localize and kind == 2 and attempt is not None and not (carried and (2, 0) in carried):
                 # The SETUP task is its job's first task: it localises the job on this tracker, within its task time.
                 key = job.index * self._trackers + tracker.index
                 self._localized.setdefault(key, self._now() + max(0.0, float(task_time) - float(attempt)))

@@ -26,6 +26,7 @@ QUANTILES = 101
 #: Tables of per-kind laws in a calibration TOML (``[launch_lag.map]`` ...).
 LAW_TABLES = ("launch_lag", "cold_launch_lag", "warm_launch_lag", "report_lag")
 OUTLIER_KEYS = ("host", "reason", "stalls", "map_stalls", "reduce_stalls")
+STALLED_TASK_KEYS = ("job", "kind", "task", "host", "reduce_slot", "assigned", "lag_s")
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,34 @@ class TrackerOutlier:
 
 
 @dataclass(frozen=True)
+class StalledTask:
+    """One attempt the trace shows stuck in a stalled TaskTracker launcher (``TaskTracker.TaskLauncher``): its task
+    was assigned at ``assigned`` (epoch s, trace clock) to ``host`` and its attempt started ``lag_s`` seconds later.
+
+    ``kind`` is the task kind (``map``, ``reduce``, ``setup``, ``cleanup``); ``task`` the task's index among the
+    job's completed tasks of that kind in trace order (the template's index, ``mrsim.ingest.builder``; 0 for
+    setup/cleanup); ``reduce_slot`` whether it queued in the reduce-slot launcher. The replay gives the task its
+    recorded ``lag_s`` wherever it runs (part ``carry``, ``mrsim.calibration.feature``)."""
+
+    job: str
+    kind: str
+    task: int
+    host: str
+    reduce_slot: bool
+    assigned: float
+    lag_s: float
+
+    def to_toml(self) -> str:
+        return (f"{{job = {_toml_str(self.job)}, kind = {_toml_str(self.kind)}, task = {self.task}, "
+                f"host = {_toml_str(self.host)}, reduce_slot = {'true' if self.reduce_slot else 'false'}, "
+                f"assigned = {self.assigned!r}, lag_s = {self.lag_s!r}}}")
+
+    def within(self, window: tuple[float, float]) -> bool:
+        """Whether this stall lies in ``window`` (trace clock): the window was measured from it."""
+        return window[0] <= self.assigned and self.assigned + self.lag_s <= window[1] + 1e-3
+
+
+@dataclass(frozen=True)
 class Calibration:
     """What a real cluster adds around each task attempt (see ``docs/calibration.md``).
 
@@ -153,8 +182,12 @@ class Calibration:
             cluster inference or the user).
         outliers: TaskTrackers that stalled, with their stall windows (by host name).
         stall_threshold_s: the launch lag above which an attempt counted as a stall (None: too few lags to tell). A
-            setup/cleanup task whose own lag exceeded it is replayed with its attempt time plus a normal lag, so that
-            the stall is replayed once, through its tracker's window, not also inside the task's time.
+            setup/cleanup task whose own lag exceeded it and is not a carried stall is replayed with its attempt
+            time plus a normal lag, so that the stall is replayed once, through its tracker's window, not also
+            inside the task's time.
+        stalled_tasks: the attempts the trace shows stuck in a stalled launcher (:class:`StalledTask`), by job id
+            and task: the replay carries each one's recorded lag with its task (part ``carry``) instead of
+            stalling whichever task its own placement sends to the tracker's window.
         source: where it was measured; jobs / attempts / hosts: how much it was measured from (hosts: distinct
             TaskTrackers that ran attempts; a measured heartbeat interval belongs to a cluster of that size).
         notes: what the extraction decided and why (one line each), shown by ``mrsim calibrate``.
@@ -172,6 +205,7 @@ class Calibration:
     reduce_slots: int | None = None
     outliers: Mapping[str, TrackerOutlier] = field(default_factory=dict)
     stall_threshold_s: float | None = None
+    stalled_tasks: tuple[StalledTask, ...] = ()
     source: str = ""
     jobs: int = 0
     attempts: int = 0
@@ -209,7 +243,9 @@ class Calibration:
             warm_launch_lag=mix_all(self.warm_launch_lag, other.warm_launch_lag),
             job_init_delay=mix(self.job_init_delay, other.job_init_delay), heartbeat_interval_s=interval,
             heartbeat_source=source, jvm_reuse=big.jvm_reuse, map_slots=big.map_slots, reduce_slots=big.reduce_slots,
-            outliers={**small.outliers, **big.outliers}, stall_threshold_s=big.stall_threshold_s, source=f"{self.source}; {other.source}",
+            outliers={**small.outliers, **big.outliers}, stall_threshold_s=big.stall_threshold_s,
+            stalled_tasks=tuple(dict.fromkeys(self.stalled_tasks + other.stalled_tasks)),
+            source=f"{self.source}; {other.source}",
             jobs=self.jobs + other.jobs, attempts=self.attempts + other.attempts, hosts=max(self.hosts, other.hosts),
             notes=tuple(dict.fromkeys(self.notes + other.notes)))
 
@@ -225,6 +261,8 @@ class Calibration:
         were stalls. Laws, heartbeat and JVM reuse stay this calibration's. Cost: O(windows)."""
         if not replayed.outliers:
             return self
+        # The stalled tasks are what the replayed trace records of its run, like its windows (part ``carry``).
+        carried = tuple(dict.fromkeys(self.stalled_tasks + replayed.stalled_tasks))
         outliers = dict(self.outliers)
         for host, seen in replayed.outliers.items():
             mine = outliers.get(host)
@@ -236,7 +274,7 @@ class Calibration:
                 map_stalls=_union(mine.map_stalls, seen.map_stalls),
                 reduce_stalls=_union(mine.reduce_stalls, seen.reduce_stalls))
         threshold = replayed.stall_threshold_s if replayed.stall_threshold_s is not None else self.stall_threshold_s
-        return replace(self, outliers=outliers, stall_threshold_s=threshold)
+        return replace(self, outliers=outliers, stall_threshold_s=threshold, stalled_tasks=carried)
 
     def describe(self) -> list[str]:
         """Human-readable lines (``mrsim calibrate``)."""
@@ -265,6 +303,9 @@ class Calibration:
                      for name, w in (("whole tracker", o.stalls), ("map launcher", o.map_stalls),
                                      ("reduce launcher", o.reduce_stalls)) if w]
             lines.append(f"  outlier tracker    {o.host}: stalled: {'; '.join(parts)}; {o.reason}")
+        for t in self.stalled_tasks:
+            lines.append(f"  stalled task       {t.job} {t.kind} {t.task} on {t.host} "
+                         f"({'reduce' if t.reduce_slot else 'map'} launcher): started {t.lag_s:.1f} s after assignment")
         lines.extend(f"  note: {n}" for n in self.notes)
         return lines
 
@@ -285,6 +326,10 @@ class Calibration:
             out.append(f"reduce_slots = {self.reduce_slots}")
         if self.notes:
             out.append("notes = [" + ", ".join(_toml_str(n) for n in self.notes) + "]")
+        if self.stalled_tasks:
+            out.append("stalled_tasks = [")
+            out.extend(f"  {t.to_toml()}," for t in self.stalled_tasks)
+            out.append("]")
         for table, dists in ((t, getattr(self, t)) for t in LAW_TABLES):
             for kind in KINDS:
                 if kind in dists:
@@ -311,7 +356,8 @@ class Calibration:
     @classmethod
     def from_mapping(cls, doc: Mapping[str, Any], source: str) -> "Calibration":
         known = {"source", "jobs", "attempts", "hosts", "heartbeat_source", "jvm_reuse", "heartbeat_interval_s", "map_slots",
-                 "reduce_slots", "notes", *LAW_TABLES, "stall_threshold_s", "job_init_delay", "outliers"}
+                 "reduce_slots", "notes", *LAW_TABLES, "stall_threshold_s", "job_init_delay", "outliers",
+                 "stalled_tasks"}
         for key in doc:
             if key not in known:
                 raise InputError(f"{source}: unknown calibration key {key!r} (known: {', '.join(sorted(known))})")
@@ -343,6 +389,7 @@ class Calibration:
             windows = {key: _windows(item.get(key, []), f"{where}.{key}") for key in OUTLIER_KEYS[2:]}
             outliers[host] = TrackerOutlier(host, windows["stalls"], str(item.get("reason", "")),
                                             windows["map_stalls"], windows["reduce_stalls"])
+        stalled = _stalled_tasks(doc.get("stalled_tasks", []), f"{source}: stalled_tasks")
         interval = doc.get("heartbeat_interval_s")
         if interval is not None:
             interval = _number(interval, f"{source}: heartbeat_interval_s")
@@ -370,7 +417,8 @@ class Calibration:
                    job_init_delay=None if init is None else _dist_from(init, f"{source}: job_init_delay"),
                    heartbeat_interval_s=interval, heartbeat_source=str(doc.get("heartbeat_source", "file")),
                    jvm_reuse=reuse, map_slots=slots["map_slots"], reduce_slots=slots["reduce_slots"],
-                   outliers=outliers, stall_threshold_s=threshold, source=str(doc.get("source", source)), jobs=slots["jobs"] or 0,
+                   outliers=outliers, stall_threshold_s=threshold, stalled_tasks=stalled,
+                   source=str(doc.get("source", source)), jobs=slots["jobs"] or 0,
                    attempts=slots["attempts"] or 0, hosts=slots["hosts"] or 0, notes=tuple(notes))
 
     @classmethod
@@ -381,6 +429,39 @@ class Calibration:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"{p}: cannot read calibration ({exc.__class__.__name__}: {exc})") from None
         return cls.from_toml(text, str(p))
+
+
+def _stalled_tasks(raw: Any, where: str) -> tuple[StalledTask, ...]:
+    """``stalled_tasks = [{job = ..., kind = ..., task = n, host = ..., reduce_slot = b, assigned = s, lag_s = s}]``,
+    checked (a one-line error naming the entry and key)."""
+    if not isinstance(raw, list):
+        raise InputError(f"{where}: expected an array of tables")
+    out = []
+    for n, item in enumerate(raw):
+        at = f"{where}[{n}]"
+        if not isinstance(item, Mapping):
+            raise InputError(f"{at}: expected a table")
+        for key in item:
+            if key not in STALLED_TASK_KEYS:
+                raise InputError(f"{at}: unknown calibration key {key!r} (known: {', '.join(STALLED_TASK_KEYS)})")
+        missing = [k for k in STALLED_TASK_KEYS if k not in item]
+        if missing:
+            raise InputError(f"{at}: missing key {missing[0]!r}")
+        job, kind, host = item["job"], item["kind"], item["host"]
+        if not isinstance(job, str) or not job or not isinstance(host, str):
+            raise InputError(f"{at}.job / host: expected a job id and a host name")
+        if kind not in KIND_INDEX:
+            raise InputError(f"{at}.kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+        task = item["task"]
+        if isinstance(task, bool) or not isinstance(task, int) or task < 0:
+            raise InputError(f"{at}.task: expected a non-negative task index, got {task!r}")
+        if not isinstance(item["reduce_slot"], bool):
+            raise InputError(f"{at}.reduce_slot: expected true or false")
+        assigned, lag = _number(item["assigned"], f"{at}.assigned"), _number(item["lag_s"], f"{at}.lag_s")
+        if lag < 0 or assigned < 0:
+            raise InputError(f"{at}.lag_s: expected non-negative seconds, got {min(lag, assigned)}")
+        out.append(StalledTask(job, kind, task, host, item["reduce_slot"], assigned, lag))
+    return tuple(out)
 
 
 def _windows(raw: Any, where: str) -> tuple[tuple[float, float], ...]:

@@ -64,6 +64,7 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
         job.map_launched[i] = 1
         job.map_locality[i] = level
     now = jt.kernel.now
+    jt.last_task = i  # before the hooks below: the launch_lag hook reads which task it starts (as for reduces)
     gid = (job.index << JOB_SHIFT) | i
     duration = job.map_dur[i] / tracker.speed
     if jt.attempt_length is not None:
@@ -78,7 +79,6 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     if jt.launch_lag is not None:
         duration += jt.launch_lag(job, tracker, 0)
     finish = now + duration
-    jt.last_task = i
     job.map_start[i] = now
     job.map_finish[i] = finish
     job.map_tracker[i] = tracker.index

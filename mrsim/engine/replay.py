@@ -62,7 +62,9 @@ class ReplayOptions:
             ``heartbeat`` (the interval the trace shows), ``stalls`` (outlier trackers' stall windows), ``launchers``
             (a stall window belongs to the map-slot or the reduce-slot launcher, ``TaskTracker.TaskLauncher``),
             ``backups`` (a speculative backup that won starts when it was launched), ``localize`` (a job's first
-            task on a TaskTracker localises it there, ``TaskTracker.localizeJob``: cold and warm launch lags).
+            task on a TaskTracker localises it there, ``TaskTracker.localizeJob``: cold and warm launch lags),
+            ``carry`` (a task the trace shows stuck in a stalled launcher keeps its recorded lag wherever it runs,
+            and the windows measured from it are not replayed; needs ``stalls``).
         background: map slots held by work outside the trace (:mod:`mrsim.calibration.background`), or None.
         memory_slots: Hadoop 1 memory-based scheduling (:mod:`mrsim.model.memory_slots`, planned by the resources
             feature, ``mrsim/engine/features/resources.py``): a high-RAM job's task takes ceil(job MB / slot MB)
@@ -94,7 +96,7 @@ class ReplayOptions:
     off_switch_slowdown: float = 1.0
     calibration: "Calibration | None" = None
     calibration_parts: frozenset[str] = frozenset({"launch", "report", "aux", "heartbeat", "stalls", "launchers",
-                                                          "backups", "localize"})
+                                                          "backups", "localize", "carry"})
     background: "Background | None" = None
     memory_slots: bool = True
     bounded_wakes: bool | None = None
@@ -167,7 +169,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         jt.attach(CalibrationFeature(calibration, options.seed, launch_lag="launch" in parts,
                                      report_lag="report" in parts, aux_task_time="aux" in parts,
                                      stalls="stalls" in parts, launchers="launchers" in parts,
-                                     backups="backups" in parts, localize="localize" in parts))
+                                     backups="backups" in parts, localize="localize" in parts,
+                                     carry="carry" in parts))
     if options.background is not None and not options.background.is_empty():
         if cluster.resource_names:
             raise InputError("--background trace: outside work is estimated in map slots; it cannot run on a "

@@ -134,20 +134,21 @@ def _logged(job_id: str, launch: float, setup: tuple[float, float], maps: list[t
 def test_reduce_background_estimate_counts_only_stretches_without_any_traced_reduce_assignment():
     # Two reduce slots, heartbeat 1 s: grace 5 + 2 = 7 s. Job A (2 maps, slowstart 0.05 -> 1 map needed): setup
     # 1..2, maps end at 5 and 6, so its reduces may run from 5; its first reduce is assigned at 30 (runs 30..40).
-    # Job B: setup 15..16, its one map ends at 17 (ready then), first reduce assigned at 45 (45..50). A's
-    # assignment at 30 cuts B's wait in two. Starved (each stretch minus the grace): A 12..30, B 24..30 and 37..45.
-    # Held = 2 - traced reduce-slot attempts: 2 on 12..30; on 37..45 A's reduce runs to 40 -> 1 until 40, then 2.
-    # Explained: A 18 s (12..30); B 6 + 8 = 14 s.
+    # Job B: setup 15..16, its one map ends at 17 (ready then), first reduce assigned at 36 (36..41). A's
+    # assignment at 30 cuts B's wait in two: 17..30 (13 s) and 30..36 (6 s, not above the grace: normal dispatch).
+    # A stretch above the grace is held from its start (no reduce slot was free at any heartbeat of it): A 5..30,
+    # B 17..30. Held = 2 - traced reduce-slot attempts (none before 30): 2 on 5..30. Explained: A 25 s, B 13 s.
+    # Without the cut B's whole wait (19 s) would count and the slots stay held to 36.
     from mrsim.calibration.background import BackgroundCollector
 
     c = BackgroundCollector()
     c.add_job(_logged("job_1_0001", 0.0, (1.0, 2.0), [(2.0, 5.0), (2.0, 6.0)], [(30.0, 40.0, "h1")]), "A")
-    c.add_job(_logged("job_1_0002", 14.0, (15.0, 16.0), [(16.0, 17.0)], [(45.0, 50.0, "h2")]), "B")
-    assert c.reduce_ready == [("A", 5.0, 30.0), ("B", 17.0, 45.0)]
+    c.add_job(_logged("job_1_0002", 14.0, (15.0, 16.0), [(16.0, 17.0)], [(36.0, 41.0, "h2")]), "B")
+    assert c.reduce_ready == [("A", 5.0, 30.0), ("B", 17.0, 36.0)]
     bg = c.estimate(total_map_slots=4, heartbeat_interval_s=1.0, total_reduce_slots=2)
-    assert bg.reduce_times == (12.0, 30.0, 37.0, 40.0, 45.0)
-    assert bg.reduce_slots == (2, 0, 1, 2, 0)
-    assert bg.job_waits == {"A": 18.0, "B": 14.0}
+    assert bg.reduce_times == (5.0, 30.0)
+    assert bg.reduce_slots == (2, 0)
+    assert bg.job_waits == {"A": 25.0, "B": 13.0}
     assert bg.times == ()  # no map wait: A's and B's maps started when their setup ended
     # What a trace store keeps gives the same estimate (the waits already cut at the assignments).
     again = BackgroundCollector.from_stored(c.stored()).estimate(4, 1.0, 2)
@@ -245,3 +246,90 @@ def test_calibration_from_another_log_replays_the_stalls_the_replayed_trace_reco
     # Nothing recorded, or the stalls part off: the given calibration as it is.
     assert choose(Calibration(source="replayed"), 2, given=given).calibration is given
     assert choose(measured, 2, frozenset({"launch"}), given=given).calibration is given
+
+
+def _stuck_b(**kw) -> Calibration:
+    # The trace: h2's map launcher stuck 0-30 s, and the attempt stuck there was job B's map 0 (lag 30 s).
+    from mrsim.calibration.model import StalledTask
+
+    return _cal(outliers={"h2": TrackerOutlier("h2", (), "this run", map_stalls=((0.0, 30.0),))},
+                stalled_tasks=(StalledTask("B", "map", 0, "h2", False, 0.0, 30.0),), stall_threshold_s=20.0, **kw)
+
+
+def test_a_stall_is_carried_by_the_task_the_trace_shows_stuck():
+    # TaskTracker.TaskLauncher: the trace shows B's map waiting 30 s in h2's stuck map launcher. The replay's FIFO
+    # places differently: trackers heartbeat at 0 in cluster order, so h2 takes A's map and h1 B's. With the stall
+    # carried by its task (part carry, default): A's map on h2 starts normally (the window, explained by B's
+    # carried stall, is not replayed): 0 + 2 + 10 = 12; B's map carries its recorded 30 s on h1: 0 + 30 + 10 = 40.
+    # With the tracker's window instead (the model before): A pays it (30 + 10 = 40), B does not (12).
+    cluster = ClusterSpec((TrackerSpec("h2", map_slots=1, reduce_slots=1), TrackerSpec("h1", map_slots=1, reduce_slots=1)))
+    jobs = [job("A", 0.0, maps=[10]), job("B", 0.0, maps=[10])]
+    r = run(jobs, cluster, interval=1.0, calibration=_stuck_b())
+    assert (job_finish(r, "A"), job_finish(r, "B")) == (12, 40)
+    assert finishes(r, "B") == [40]
+    windows = run(jobs, cluster, interval=1.0, calibration=_stuck_b(),
+                  calibration_parts=frozenset({"launch", "stalls", "launchers"}))
+    assert (job_finish(windows, "A"), job_finish(windows, "B")) == (40, 12)
+    # The same jobs in the other tracker order (B's map on h2, as in the trace): the same 12 / 40 with the part.
+    flipped = ClusterSpec(tuple(reversed(cluster.trackers)))
+    again = run(jobs, flipped, interval=1.0, calibration=_stuck_b())
+    assert (job_finish(again, "A"), job_finish(again, "B")) == (12, 40)
+
+
+def test_a_carried_stall_is_paid_once_and_a_stuck_setup_task_keeps_its_task_time():
+    from mrsim.calibration.model import StalledTask
+
+    # One tracker, one map slot. The trace: job j's SETUP task waited 30 s in the stuck launcher (attempt 1 s, task
+    # 33 s: above the 20-s threshold) and its map 1 waited 25 s. Carried: the setup task holds the slot for its task
+    # time, 0..33; m0 (lag 2) 33..45, reported at 45; m1 carries 25 s: 45 + 25 + 10 = 80; cleanup (attempt 1 s, no
+    # task time: + lag 2) 80..83. A failed first attempt of m1 would pay the 25 s, its retry a normal lag: here m1
+    # has none. Without the part, the setup task's lag above the threshold is replayed by the window (none left
+    # here): attempt 1 + lag 2 = 3; m0 3..15; m1 15 + 2 + 10 = 27; cleanup 27..30.
+    cal = _cal(stalled_tasks=(StalledTask("j", "setup", 0, "n1", False, 0.0, 30.0),
+                              StalledTask("j", "map", 1, "n1", False, 40.0, 25.0)), stall_threshold_s=20.0)
+    template = job("j", 0.0, maps=[10, 10], extra={"setup_s": 1.0, "setup_task_s": 33.0, "cleanup_s": 1.0})
+    r = run([template], one_node(1, 1), interval=1.0, calibration=cal)
+    assert starts(r, "j") == [33, 45]
+    assert finishes(r, "j") == [45, 80]
+    assert job_finish(r, "j") == 83
+    off = run([template], one_node(1, 1), interval=1.0, calibration=cal,
+              calibration_parts=frozenset({"launch", "aux", "stalls"}))
+    assert finishes(off, "j") == [15, 27]
+    assert job_finish(off, "j") == 30
+
+
+def test_stalled_tasks_are_measured_with_their_template_index_and_kept_in_the_toml():
+    import pytest
+
+    from mrsim.calibration.extract import CalibrationCollector
+    from mrsim.calibration.model import StalledTask
+    from mrsim.errors import InputError
+    from mrsim.ingest.builder import template_from_logged_job
+
+    # 30 maps launched 1 s after their assignment on h1; map 5 has no successful attempt (the template drops it),
+    # map 12 (template index 11) waited 100 s on h2: a stall (above the 99th percentile and 30 s over the median).
+    ms = lambda t: int(round(t * 1000))  # noqa: E731
+    maps = []
+    for i in range(30):
+        a, host, lag = 1000.0 + i, ("h2" if i == 12 else "h1"), (100.0 if i == 12 else 1.0)
+        result = "FAILED" if i == 5 else "SUCCESS"
+        maps.append({"taskType": "MAP", "startTime": ms(a), "finishTime": ms(a + lag + 5), "attempts": [
+            {"attemptID": f"attempt_x_0001_m_{i:06d}_0", "startTime": ms(a + lag), "finishTime": ms(a + lag + 5),
+             "result": result, "hostName": f"/r/{host}"}]})
+    logged = {"jobID": "job_x_0001", "submitTime": ms(1000.0), "launchTime": ms(1000.0), "mapTasks": maps,
+              "reduceTasks": []}
+    collector = CalibrationCollector()
+    collector.add_job(logged)
+    cal = collector.result("hand")
+    assert cal.stalled_tasks == (StalledTask("job_x_0001", "map", 11, "h2", False, 1012.0, 100.0),)
+    template = template_from_logged_job(logged)
+    assert template is not None and template.map_durations[11] == 5.0 and len(template.map_durations) == 29
+    again = Calibration.from_toml(cal.to_toml(), "t.toml")
+    assert again.stalled_tasks == cal.stalled_tasks
+    # --calibration-from: the replayed trace's stalled tasks come with its windows.
+    assert _cal().with_recorded_stalls(cal).stalled_tasks == cal.stalled_tasks
+    bad = cal.to_toml().replace("lag_s = 100.0", "lag_s = -1.0")
+    with pytest.raises(InputError, match=r"stalled_tasks\[0\]\.lag_s"):
+        Calibration.from_toml(bad, "t.toml")
+    with pytest.raises(InputError, match="unknown calibration key 'slot'"):
+        Calibration.from_toml(cal.to_toml().replace("reduce_slot =", "slot ="), "t.toml")
