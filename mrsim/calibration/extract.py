@@ -184,6 +184,7 @@ class CalibrationCollector:
         # Per launch, which task it was: job ordinal << TASK_BITS | the task's template index (StalledTask.task).
         self.task_ref: dict[str, list[int]] = defaultdict(list)
         self.job_ids: list[str] = []
+        self.occurrences: dict[str, int] = {}  # job id -> times seen among the jobs the template builder keeps
         self.slot_ends: dict[tuple[str, bool], list[float]] = defaultdict(list)  # (host, reduce slot) -> attempt ends, s
         self.init_delays: list[float] = []
         # host -> (time s, is an assignment) of task assignments and attempt ends (the heartbeat estimate with OOB)
@@ -213,6 +214,7 @@ class CalibrationCollector:
         launches: list[tuple[int, int, str, str, bool, int]] = []
         job_ref = len(self.job_ids) << TASK_BITS
         self.job_ids.append(str(job.get("jobID") or ""))
+        kept = False  # whether the template builder keeps the job (it has a completed map or reduce)
         host_events, slot_ends = self.host_events, self.slot_ends
         localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
@@ -229,6 +231,7 @@ class CalibrationCollector:
                     if _completed_in_template(task, default):
                         completed += 1
                         index = completed
+                        kept = True
                     else:
                         index = TASK_MASK  # not in the template: nothing to carry a stall
                 start, end = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
@@ -270,6 +273,11 @@ class CalibrationCollector:
                         if lag < 0:
                             self.negative_report += 1
                         self.report[kind].append(lag)
+        if kept:  # a repeated job id is replayed as "<id>#<n>" (mrsim.ingest.builder.workload_from_logged_jobs)
+            raw = self.job_ids[-1]
+            n = self.occurrences[raw] = self.occurrences.get(raw, 0) + 1
+            if n > 1:
+                self.job_ids[-1] = f"{raw}#{n}"
         kind_lists = None
         last_kind = ""
         for a_start, start, host, kind, reduce_slot, index in launches:
