@@ -33,10 +33,10 @@ def test_gridmix_group(capsys):
     assert len(errors) == 103
     mean_abs = sum(abs(e) for e in errors) / len(errors)
     signed = sum(errors) / len(errors)
-    # Seed 0 gives 6.8 / -3.3 with the scheduler the confs name, 0.21's Capacity Scheduler (seeds 1-3: 4.9-7.7 /
-    # -1.7 to -2.7; under FIFO 6.3 / -4.6); before job localisation and the measured 3 s heartbeat 7.7 / -6.4;
-    # uncalibrated 19.8 / -19.6 (docs/validation.md, "Fourth round").
-    assert mean_abs <= 7.5 and abs(signed) <= 4.0, (mean_abs, signed)
+    # Seed 0 gives 3.9 / +0.2 since the stalls are carried by the tasks the trace shows stuck (seeds 1-3: 2.9-3.6 /
+    # +0.2 to +0.3); 6.2 / -2.3 before (the stall hit other jobs in the replay than in the trace); 6.8 / -3.3 at the
+    # fourth round; uncalibrated 19.8 / -19.6 (docs/validation.md, "Sixth round").
+    assert mean_abs <= 5.0 and abs(signed) <= 1.5, (mean_abs, signed)
 
 
 def test_gridmix_traces_replay_the_scheduler_their_confs_name(capsys):
@@ -62,6 +62,10 @@ def test_gridmix_trace_10m_calibrated_and_not(capsys):
                          "launch,report,aux,heartbeat,localize")
     assert no_stalls["summary"]["mean_abs_error_pct"] <= 8.0
     assert no_stalls["spec"]["heartbeat_interval_s"] == 3.009  # measured from the gaps before regular heartbeats
+    # The stalled tasks carry their recorded waits (part carry): 0039's CLEANUP task, 0042's SETUP task, 0044's map.
+    errors = {j["job_id"][-4:]: j["error_pct"] for j in doc["jobs"]}
+    assert all(abs(errors[j]) < 5.0 for j in ("0039", "0042", "0044")), errors
+    assert doc["summary"]["mean_abs_error_pct"] <= 6.0
     old = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--no-calibration", "--background", "none",
                    "--scheduler", "fifo")["summary"]  # the engine before calibration replayed FIFO
     # 20.3 / 73.4 before a stand-in shuffle array was drawn on one counter by both waves (mrsim.engine.state)
@@ -101,7 +105,7 @@ def test_2010_and_folded_traces(capsys):
     folded = validate(FOLDED, capsys)
     assert folded["spec"]["calibration"]["heartbeat_source"].startswith("trace")
     assert folded["spec"]["heartbeat_interval_s"] < 1.0  # not the 7.84 s of the formula for its 784 trackers
-    assert folded["summary"]["mean_abs_error_pct"] <= 12.0
+    assert folded["summary"]["mean_abs_error_pct"] <= 8.0  # 5.7 (9.4 before its stalled maps carried their waits)
 
 
 def test_calibrate_command_round_trip(tmp_path, capsys):
@@ -114,7 +118,11 @@ def test_calibrate_command_round_trip(tmp_path, capsys):
     # replayed trace, so job 0054, whose maps waited for it, is replayed within a few percent (-61 % when only
     # trace_10m's window, another run's clock, was used); docs/validation.md, cross-calibration.
     errors = {j["job_id"][-4:]: j["error_pct"] for j in b["jobs"]}
-    assert abs(errors["0054"]) < 5.0
+    assert abs(errors["0054"]) < 6.0
+    # Cross-calibrated, trace_5m is within the issue's 10 % (18-34 % with the stall windows, where the replay's
+    # placement put 0052's maps in the window and never 0053's): 0053's map carries its recorded 191-s wait.
+    assert abs(errors["0053"]) < 6.0 and abs(errors["0052"]) < 6.0, errors
+    assert b["summary"]["mean_abs_error_pct"] <= 5.0
     assert any("stall windows of host254 come from the replayed" in n for n in b["spec"]["notes"])
     bad = tmp_path / "bad.toml"
     bad.write_text(out.read_text().replace("jvm_reuse = 1", "jvm_reuse = 1\nlaunch_lags = 2"))
