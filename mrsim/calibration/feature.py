@@ -82,7 +82,8 @@ class CalibrationFeature:
         self.use_carry = stalls and carry and bool(calibration.stalled_tasks)
         # job index -> {(kind, task index): recorded lag} of the stalls its tasks carry (consumed at first launch)
         self._carried: dict[int, dict[tuple[int, int], float]] = {}
-        self.carried_stalls = 0
+        self.carried_stalls = 0  # carried stalls replayed (map and reduce launches)
+        self.carried_total = 0  # stalled tasks of the replayed jobs
         # One stream per term, so that switching a term off (ablations) leaves the others' draws unchanged.
         self._launch_draws = _Draws(stream(seed, "calibration-launch"))
         self._report_draws = _Draws(stream(seed, "calibration-report"))
@@ -147,6 +148,7 @@ class CalibrationFeature:
                 continue
             self._carried[job.index] = {(KIND_INDEX[t.kind], t.task): t.lag_s for t in records}
             used.extend(records)
+        self.carried_total = sum(len(v) for v in self._carried.values())
         return used
 
     def describe_run(self) -> tuple[str, dict, dict]:
@@ -156,7 +158,7 @@ class CalibrationFeature:
                 "launch_lag": self.use_launch, "report_lag": self.use_report, "setup_cleanup_task_time": self.use_aux,
                 "stalls_per_launcher": self.use_launchers, "backup_waits": self.use_backups,
                 "job_localization": self.use_localize,
-                "carried_stalls": sum(len(v) for v in self._carried.values()),
+                "carried_stalls": self.carried_total,
                 "outlier_trackers": sorted(o.host for o in c.outliers.values()),
                 "outlier_trackers_in_cluster": self.outlier_hosts_matched(),
                 "mean_launch_lag_s": {k: round(d.mean, 4) for k, d in c.launch_lag.items()}}

@@ -267,6 +267,7 @@ def test_a_stall_is_carried_by_the_task_the_trace_shows_stuck():
     r = run(jobs, cluster, interval=1.0, calibration=_stuck_b())
     assert (job_finish(r, "A"), job_finish(r, "B")) == (12, 40)
     assert finishes(r, "B") == [40]
+    assert r.to_json_dict()["spec"]["calibration"]["carried_stalls"] == 1
     windows = run(jobs, cluster, interval=1.0, calibration=_stuck_b(),
                   calibration_parts=frozenset({"launch", "stalls", "launchers"}))
     assert (job_finish(windows, "A"), job_finish(windows, "B")) == (40, 12)
