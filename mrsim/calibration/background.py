@@ -40,7 +40,7 @@ import math
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from mrsim.calibration.extract import rumen_ms as _ms
 from mrsim.engine.events import ORDER_TIMER
@@ -49,6 +49,7 @@ from mrsim.model.hadoop_conf import KEY_SLOWSTART, KEY_SLOWSTART_NEW
 if TYPE_CHECKING:
     from mrsim.engine.jobtracker import JobTracker
     from mrsim.engine.state import TrackerState
+    from mrsim.ingest.plain import PlainJob
     from mrsim.ingest.store import StoredBackground
 
 _MS = 1000.0
@@ -193,14 +194,57 @@ class BackgroundCollector:
             gaps.extend((job, a, b) for a, b in zip(points, points[1:]) if b > a)
         return gaps
 
+    def add_plain(self, job: Mapping[str, Any], job_id: str, plain: "PlainJob") -> None:
+        """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: every map and reduce task
+        has a positive integer start and finish and one attempt with a valid window; ``otherTasks`` go through the
+        general code."""
+        n = plain.n_maps
+        ready = self._add_waits(job, job_id, min(plain.task_start[:n], default=-1))
+        usage = self.usage
+        for a, b in zip(plain.attempt_start[:n], plain.attempt_finish[:n]):
+            usage.append((a / _MS, 1))
+            usage.append((b / _MS, -1))
+        self._add_other_usage(job)
+        reduce_starts = plain.task_start[n:]
+        if not reduce_starts:
+            return
+        self.reduce_starts.extend(t / _MS for t in reduce_starts)
+        reduce_usage = self.reduce_usage
+        for a, b in zip(plain.attempt_start[n:], plain.attempt_finish[n:]):
+            reduce_usage.append((a / _MS, 1))
+            reduce_usage.append((b / _MS, -1))
+        self._add_reduce_ready(job, job_id, ready, min(reduce_starts), n, plain.task_finish[:n])
+
     def add_job(self, job: Mapping[str, Any], job_id: str) -> None:
+        first_map = min((_ms(t.get("startTime")) for t in job.get("mapTasks") or ()
+                         if (type(t) is dict or isinstance(t, Mapping))
+                         and _ms(t.get("startTime")) > 0), default=-1)
+        ready = self._add_waits(job, job_id, first_map)
+        usage = self.usage
+        for task in job.get("mapTasks") or ():
+            if not (type(task) is dict or isinstance(task, Mapping)):
+                continue
+            for attempt in task.get("attempts") or ():
+                if not (type(attempt) is dict or isinstance(attempt, Mapping)):
+                    continue
+                a, b = attempt.get("startTime"), attempt.get("finishTime")
+                if type(a) is not int:  # _ms only for what is not already an int (nearly every value is)
+                    a = _ms(a)
+                if type(b) is not int:
+                    b = _ms(b)
+                if a > 0 and b >= a:
+                    usage.append((a / _MS, 1))
+                    usage.append((b / _MS, -1))
+        self._add_other_usage(job)
+        self._add_reduces(job, job_id, ready)
+
+    def _add_waits(self, job: Mapping[str, Any], job_id: str, first_map: int) -> int:
+        """The job's waits for a map slot (launch to setup, setup's end to the first map); returns the time (ms)
+        it was ready for its maps, -1 when unknown."""
         submit, launch = _ms(job.get("submitTime")), _ms(job.get("launchTime"))
         start = launch if launch > 0 else submit
         setups = [t for t in job.get("otherTasks") or ()
                   if (type(t) is dict or isinstance(t, Mapping)) and t.get("taskType") == "SETUP"]
-        first_map = min((_ms(t.get("startTime")) for t in job.get("mapTasks") or ()
-                         if (type(t) is dict or isinstance(t, Mapping))
-                         and _ms(t.get("startTime")) > 0), default=-1)
         ready = -1
         if start > 0:
             ready = start
@@ -211,26 +255,28 @@ class BackgroundCollector:
                 ready = s_end if s_end > 0 else -1
             if ready > 0 and first_map > ready:
                 self.waits.append((job_id, ready / _MS, first_map / _MS))
+        return ready
+
+    def _add_other_usage(self, job: Mapping[str, Any]) -> None:
+        """The map-slot usage of the job's SETUP/CLEANUP attempts (and the reduce-slot usage of those in one)."""
         usage = self.usage
-        for key in ("mapTasks", "otherTasks"):
-            for task in job.get(key) or ():
-                if not (type(task) is dict or isinstance(task, Mapping)):
+        for task in job.get("otherTasks") or ():
+            if not (type(task) is dict or isinstance(task, Mapping)):
+                continue
+            for attempt in task.get("attempts") or ():
+                if not (type(attempt) is dict or isinstance(attempt, Mapping)):
                     continue
-                for attempt in task.get("attempts") or ():
-                    if not (type(attempt) is dict or isinstance(attempt, Mapping)):
-                        continue
-                    a, b = attempt.get("startTime"), attempt.get("finishTime")
-                    if type(a) is not int:  # _ms only for what is not already an int (nearly every value is)
-                        a = _ms(a)
-                    if type(b) is not int:
-                        b = _ms(b)
-                    if a > 0 and b >= a:
-                        usage.append((a / _MS, 1))
-                        usage.append((b / _MS, -1))
-                        if key == "otherTasks" and "_r_" in str(attempt.get("attemptID") or ""):
-                            self.reduce_usage.append((a / _MS, 1))  # a SETUP/CLEANUP task in a reduce slot
-                            self.reduce_usage.append((b / _MS, -1))
-        self._add_reduces(job, job_id, ready)
+                a, b = attempt.get("startTime"), attempt.get("finishTime")
+                if type(a) is not int:
+                    a = _ms(a)
+                if type(b) is not int:
+                    b = _ms(b)
+                if a > 0 and b >= a:
+                    usage.append((a / _MS, 1))
+                    usage.append((b / _MS, -1))
+                    if "_r_" in str(attempt.get("attemptID") or ""):
+                        self.reduce_usage.append((a / _MS, 1))  # a SETUP/CLEANUP task in a reduce slot
+                        self.reduce_usage.append((b / _MS, -1))
 
     def _add_reduces(self, job: Mapping[str, Any], job_id: str, ready: float) -> None:
         """The reduce side of :meth:`add_job`: ``ready`` (ms) is the setup task's end (or the launch)."""
@@ -251,10 +297,15 @@ class BackgroundCollector:
                     self.reduce_usage.append((a / _MS, 1))
                     self.reduce_usage.append((b / _MS, -1))
         maps = job.get("mapTasks") or ()
-        needed = math.ceil(_slowstart(job) * len(maps))  # JobInProgress.initTasks: completedMapsForReduceSlowstart
+        self._add_reduce_ready(job, job_id, ready, first, len(maps),
+                               (_ms(t.get("finishTime")) for t in maps if type(t) is dict or isinstance(t, Mapping)))
+
+    def _add_reduce_ready(self, job: Mapping[str, Any], job_id: str, ready: float, first: float, n_maps: int,
+                          map_finishes: Iterable[int]) -> None:
+        """The job's wait for a reduce slot: from ``ready`` (or the slow start's map finish) to ``first``."""
+        needed = math.ceil(_slowstart(job) * n_maps)  # JobInProgress.initTasks: completedMapsForReduceSlowstart
         if needed > 0:
-            finishes = sorted(f for f in (_ms(t.get("finishTime")) for t in maps
-                                          if type(t) is dict or isinstance(t, Mapping)) if f > 0)
+            finishes = sorted(f for f in map_finishes if f > 0)
             if len(finishes) < needed:
                 return
             ready = max(ready, finishes[needed - 1])

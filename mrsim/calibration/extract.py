@@ -63,11 +63,14 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mrsim.calibration.model import KINDS, Calibration, Distribution, TrackerOutlier
+
+if TYPE_CHECKING:
+    from mrsim.ingest.plain import PlainJob
 
 _MS = 1000.0
 STALL_MIN_LAGS = 20
@@ -175,7 +178,7 @@ class CalibrationCollector:
         self.attempts = 0
         self.later_attempts = 0
 
-    def add_job(self, job: Mapping[str, Any]) -> None:
+    def _add_job_fields(self, job: Mapping[str, Any]) -> None:
         self.jobs += 1
         submit, launch = rumen_ms(job.get("submitTime")), rumen_ms(job.get("launchTime"))
         if submit > 0 and launch >= submit:
@@ -188,8 +191,53 @@ class CalibrationCollector:
                     break
             if OOB_KEY in props:
                 self.oob[str(props[OOB_KEY]).strip().lower()] += 1
-        launches: list[tuple[int, int, str, str, bool]] = []  # (attempt start, task start, host, kind, reduce slot)
+
+    def add_plain(self, job: Mapping[str, Any], plain: "PlainJob") -> None:
+        """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: each map and reduce task
+        has one successful attempt with positive integer times (so it is the task's first attempt and has both
+        lags) and a host name string; ``otherTasks`` go through the general code."""
+        self._add_job_fields(job)
+        launches: list[tuple[int, int, str, str, bool]] = []
         host_events, slot_ends = self.host_events, self.slot_ends
+        localised: dict[str, int] = {}
+        n = plain.n_maps
+        report_map, report_reduce = self.report["map"], self.report["reduce"]
+        hosts: dict[str, str] = {}  # hostName -> host, parsed once per distinct name
+        negative = 0
+        for i, (name, aid, start, end, a_start, a_end) in enumerate(zip(
+                plain.host_names, plain.attempt_ids, plain.task_start, plain.task_finish, plain.attempt_start,
+                plain.attempt_finish)):
+            kind = "map" if i < n else "reduce"
+            host = hosts.get(name)
+            if host is None:
+                host = hosts[name] = name.rpartition("/")[2]
+            if a_start < localised.get(host, a_start + 1):
+                localised[host] = a_start
+            host_events[host].append((a_end / _MS, False))
+            parts = aid.split("_", 5)
+            reduce_slot = parts[3] == "r" if len(parts) >= 6 and parts[3] in ("m", "r") else kind == "reduce"
+            slot_ends[host, reduce_slot].append(a_end / _MS)
+            launches.append((a_start, start, host, kind, reduce_slot))
+            lag = (end - a_end) / _MS
+            if lag < 0:
+                negative += 1
+            (report_map if i < n else report_reduce).append(lag)
+        self.attempts += len(plain.attempt_start)
+        self.negative_report += negative
+        others = job.get("otherTasks")
+        if isinstance(others, list):
+            for task in others:
+                if type(task) is dict or isinstance(task, Mapping):
+                    self._add_task(task, "setup", localised, launches)
+        self._add_launches(launches, localised)
+        if not report_map:  # the general code creates a kind's list only when it has a lag
+            del self.report["map"]
+        if not report_reduce:
+            del self.report["reduce"]
+
+    def add_job(self, job: Mapping[str, Any]) -> None:
+        self._add_job_fields(job)
+        launches: list[tuple[int, int, str, str, bool]] = []  # (attempt start, task start, host, kind, reduce slot)
         localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
             tasks = job.get(key)
@@ -198,46 +246,57 @@ class CalibrationCollector:
             for task in tasks:
                 if not (type(task) is dict or isinstance(task, Mapping)):
                     continue
-                kind = _kind(task, default)
-                start, end = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
-                attempts = task.get("attempts")
-                if not isinstance(attempts, list):
-                    continue
-                first = _first_start(attempts)
-                for attempt in attempts:
-                    if not (type(attempt) is dict or isinstance(attempt, Mapping)):
-                        continue
-                    a_start, a_end = attempt.get("startTime"), attempt.get("finishTime")
-                    if type(a_start) is not int:  # rumen_ms only for what is not already an int
-                        a_start = rumen_ms(a_start)
-                    if type(a_end) is not int:
-                        a_end = rumen_ms(a_end)
-                    host, reduce_slot = "", None  # each worked out once per attempt, when needed
-                    if a_start > 0:
-                        name = attempt.get("hostName")
-                        host = name.rpartition("/")[2] if type(name) is str else _host(attempt)
-                        if a_start < localised.get(host, a_start + 1):
-                            localised[host] = a_start
-                        if a_end > 0:
-                            host_events[host].append((a_end / _MS, False))
-                            reduce_slot = _reduce_slot(attempt, kind)
-                            slot_ends[host, reduce_slot].append(a_end / _MS)
-                    if attempt.get("result") != "SUCCESS":
-                        continue
-                    self.attempts += 1
-                    if a_start > first > 0:
-                        # Not the task's first attempt (a retry or a speculative backup): the task start is the
-                        # first attempt's assignment, so attempt start - task start is not this attempt's launch lag.
-                        self.later_attempts += 1
-                    elif start > 0 and a_start > 0:
-                        if reduce_slot is None:
-                            reduce_slot = _reduce_slot(attempt, kind)
-                        launches.append((a_start, start, host, kind, reduce_slot))
-                    if end > 0 and a_end > 0:
-                        lag = (end - a_end) / _MS
-                        if lag < 0:
-                            self.negative_report += 1
-                        self.report[kind].append(lag)
+                self._add_task(task, default, localised, launches)
+        self._add_launches(launches, localised)
+
+    def _add_task(self, task: Mapping[str, Any], default: str, localised: dict[str, int],
+                  launches: list[tuple[int, int, str, str, bool]]) -> None:
+        """One task of :meth:`add_job`: its attempts' host events, slot ends, report lags and launches."""
+        host_events, slot_ends = self.host_events, self.slot_ends
+        kind = _kind(task, default)
+        start, end = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
+        attempts = task.get("attempts")
+        if not isinstance(attempts, list):
+            return
+        first = _first_start(attempts)
+        for attempt in attempts:
+            if not (type(attempt) is dict or isinstance(attempt, Mapping)):
+                continue
+            a_start, a_end = attempt.get("startTime"), attempt.get("finishTime")
+            if type(a_start) is not int:  # rumen_ms only for what is not already an int
+                a_start = rumen_ms(a_start)
+            if type(a_end) is not int:
+                a_end = rumen_ms(a_end)
+            host, reduce_slot = "", None  # each worked out once per attempt, when needed
+            if a_start > 0:
+                name = attempt.get("hostName")
+                host = name.rpartition("/")[2] if type(name) is str else _host(attempt)
+                if a_start < localised.get(host, a_start + 1):
+                    localised[host] = a_start
+                if a_end > 0:
+                    host_events[host].append((a_end / _MS, False))
+                    reduce_slot = _reduce_slot(attempt, kind)
+                    slot_ends[host, reduce_slot].append(a_end / _MS)
+            if attempt.get("result") != "SUCCESS":
+                continue
+            self.attempts += 1
+            if a_start > first > 0:
+                # Not the task's first attempt (a retry or a speculative backup): the task start is the
+                # first attempt's assignment, so attempt start - task start is not this attempt's launch lag.
+                self.later_attempts += 1
+            elif start > 0 and a_start > 0:
+                if reduce_slot is None:
+                    reduce_slot = _reduce_slot(attempt, kind)
+                launches.append((a_start, start, host, kind, reduce_slot))
+            if end > 0 and a_end > 0:
+                lag = (end - a_end) / _MS
+                if lag < 0:
+                    self.negative_report += 1
+                self.report[kind].append(lag)
+
+    def _add_launches(self, launches: list[tuple[int, int, str, str, bool]], localised: dict[str, int]) -> None:
+        """The job's launches in task order: lags, spans, slot sides, host events and cold/warm phases."""
+        host_events = self.host_events
         kind_lists = None
         last_kind = ""
         for a_start, start, host, kind, reduce_slot in launches:

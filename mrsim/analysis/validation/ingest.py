@@ -41,6 +41,7 @@ from mrsim.ingest.detect import Format, detect_format, iter_logged_jobs
 from mrsim.model.templates import JobTemplate, Workload
 
 if TYPE_CHECKING:
+    from mrsim.ingest.plain import PlainJob
     from mrsim.ingest.store import StoredBackground
 
 #: The host every attempt of a ``mrsim synth`` trace names (kept equal to ``mrsim.ingest.assumptions.SYNTHETIC_HOST``).
@@ -286,8 +287,9 @@ def _read(p: Path, format_: Format) -> SingleInput:
 
 def _read_pass(p: Path, format_: Format) -> SingleInput:
     """One pass: the steps of ``load_with_hosts`` and of ``Profiler.logged_jobs``, per job, in their order."""
-    from mrsim.analysis.validation.observe import observe_job
+    from mrsim.analysis.validation.observe import observe_job, observe_plain
     from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.ingest.plain import plain_job
     from mrsim.ingest.builder import template_from_logged_job
     from mrsim.ingest.logged_check import check_logged_job
     from mrsim.ingest.store import merge_hosts
@@ -315,17 +317,26 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
         profiler_warnings.extend(reader_warnings[copied:])
         copied = len(reader_warnings)
         report.jobs_read += 1
+        # One walk into columns when the job is plain (mrsim.ingest.plain); else the attempt windows, once per job,
+        # for every collector below, and each collector's general path.
+        plain = plain_job(logged)
+        windows = None
         try:
-            windows = list(iter_attempt_windows(logged))  # once per job, for every collector below
+            if plain is None:
+                windows = list(iter_attempt_windows(logged))
             if not synthetic:
-                names = {where[1] for _, attempt, _, _ in windows if (where := attempt_host(attempt)) is not None}
+                if plain is None:
+                    names = {where[1] for _, attempt, _, _ in windows  # type: ignore[union-attr]
+                             if (where := attempt_host(attempt)) is not None}
+                else:
+                    names = {where[1] for attempt in plain.attempts if (where := attempt_host(attempt)) is not None}
                 if names:
                     synthetic.append(names == {SYNTHETIC_HOST})
         except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
             check_logged_job(logged, source)
             raise
         job_warnings: list[str] = []
-        template = template_from_logged_job(logged, source=source, warnings=job_warnings)
+        template = template_from_logged_job(logged, source=source, warnings=job_warnings, plain=plain)
         builder_warnings.extend(job_warnings)
         profiler_warnings.extend(job_warnings)
         if template is None:
@@ -335,9 +346,8 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
                 only_workload.append(logged)
                 continue
             without_work.add(raw_id)
-            _add_usage(usage, logged, source, windows)
-            calibration.add_job(logged)
-            background.add_job(logged, raw_id)
+            _add_usage(usage, logged, source, windows, plain)
+            _add_lags(calibration, background, logged, raw_id, plain)
             continue
         count = occurrences.get(template.job_id, 0) + 1
         occurrences[template.job_id] = count
@@ -357,11 +367,10 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
             only_workload.append(logged)
             continue
         taken.add(template.job_id)
-        observations[template.job_id] = observe_job(logged, windows)
-        _add_usage(usage, logged, source, windows)
+        observations[template.job_id] = observe_job(logged, windows) if plain is None else observe_plain(logged, plain)
+        _add_usage(usage, logged, source, windows, plain)
         trace_conf.add_job(logged)
-        calibration.add_job(logged)
-        background.add_job(logged, template.job_id)
+        _add_lags(calibration, background, logged, template.job_id, plain)
         report.jobs_added += 1
     profiler_warnings.extend(reader_warnings[copied:])
     report.warnings = len(profiler_warnings)
@@ -389,11 +398,25 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
         background_reduce_deltas=np.array([d for _t, d in background.reduce_usage], dtype=np.int8))
 
 
-def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None) -> None:
+def _add_lags(calibration: CalibrationCollector, background: BackgroundCollector, logged: dict[str, Any],
+              job_id: str, plain: "PlainJob | None") -> None:
+    if plain is None:
+        calibration.add_job(logged)
+        background.add_job(logged, job_id)
+    else:
+        calibration.add_plain(logged, plain)
+        background.add_plain(logged, job_id, plain)
+
+
+def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None,
+               plain: "PlainJob | None" = None) -> None:
     from mrsim.ingest.logged_check import check_logged_job
 
     try:
-        usage.add_job(logged, windows)
+        if plain is None:
+            usage.add_job(logged, windows)
+        else:
+            usage.add_plain(logged, plain)
     except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
         check_logged_job(logged, source)  # a malformed job: the precise one-line InputError
         raise
