@@ -313,7 +313,8 @@ def _template_plain(job: dict, plain: "PlainJob", source: str, warns: list[str])
     _ts, _tf, a_start, a_finish = plain.arrays()
     map_finish = a_finish[:n]
     map_durations = (map_finish - a_start[:n]) / _MS
-    map_locations = [_location_strings(task) for task in plain.maps]
+    map_locations = [_location_strings(task) if given else () for task, given in zip(plain.maps,
+                                                                                      plain.map_locations_given)]
     map_stage_end = int(map_finish.max()) if n else -1
     start, finish = a_start[n:], a_finish[n:]
     shuffle_end = np.array(plain.shuffle_finished, dtype=np.int64)

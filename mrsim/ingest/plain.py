@@ -43,6 +43,7 @@ class PlainJob:
     shuffle_finished: list[int]  # reduces only (``n_reduces`` entries): -1 when not logged
     sort_finished: list[int]
     attempts: list[dict[str, Any]]  # the attempt objects (the slot usage reads a ``location`` when there is one)
+    map_locations_given: list[bool]  # per map: a non-empty ``preferredLocations`` list
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(task start, task finish, attempt start, attempt finish)`` as int64 arrays (ms)."""
@@ -80,6 +81,7 @@ def plain_job(job: object) -> PlainJob | None:
     hosts: list[str] = []
     ids: list[str] = []
     attempt_list: list[dict[str, Any]] = []
+    located: list[bool] = []
     shuffles: list[int] = []
     sorts: list[int] = []
     top = MAX_TIME_MS
@@ -108,6 +110,8 @@ def plain_job(job: object) -> PlainJob | None:
             locations = task.get("preferredLocations")
             if locations is not None and type(locations) is not list:
                 return None
+            if not is_reduce:
+                located.append(bool(locations))
             if is_reduce:
                 shuffle = _reduce_time(attempt.get("shuffleFinished"))
                 sort = _reduce_time(attempt.get("sortFinished"))
@@ -123,4 +127,4 @@ def plain_job(job: object) -> PlainJob | None:
             ids.append(aid)
             attempt_list.append(attempt)
     return PlainJob(maps, reduces, len(maps), t_start, t_finish, a_start, a_finish, hosts, ids, shuffles, sorts,
-                    attempt_list)
+                    attempt_list, located)

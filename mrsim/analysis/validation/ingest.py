@@ -452,20 +452,22 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
 def _load_entry(entry: Path, p: Path) -> SingleInput:
     """The :class:`SingleInput` an entry holds, named after ``p`` (the same bytes may have moved)."""
     from mrsim.ingest import cache
-    from mrsim.ingest.store import (load_background_inputs, load_hosts, load_observations, load_store,
-                                    read_manifest)
+    from mrsim.ingest.store import load_store_contents
 
     meta = cache.read_meta(entry)
     store = entry / _STORE
-    manifest = read_manifest(store)
-    templates = list(load_store(store).jobs)
-    observations = {jid: JobObservation.from_dict(values) for jid, values in load_observations(store).items()}
+    # One read of the store: one manifest, one checksum pass over every data file (a damaged entry fails here and
+    # is rebuilt by the caller), one job table for the templates and the observations.
+    contents = load_store_contents(store)
+    manifest = contents.manifest
+    templates = list(contents.workload.jobs)
+    observations = {jid: JobObservation.from_dict(values) for jid, values in contents.observations.items()}
     source, old = str(p), str(meta["path"])
     calibration = None
     if meta.get("has_calibration"):
         calibration = Calibration.from_toml(str(manifest["calibration_toml"]), f"{entry} (calibration)")
         calibration = dataclasses.replace(calibration, source=source)
-    backgrounds = load_background_inputs(store)
+    backgrounds = contents.backgrounds
     if len(backgrounds) != 1 or backgrounds[0].approximate:
         raise ValueError(f"the entry's store holds {len(backgrounds)} background inputs, not one exact one")
     waits = list(backgrounds[0].waits)
@@ -475,7 +477,7 @@ def _load_entry(entry: Path, p: Path) -> SingleInput:
     return SingleInput(
         path=source, format=str(meta["format"]), templates=templates,
         workload_warnings=rename(meta["workload_warnings"]), workload_hosts=meta["workload_hosts"],
-        profiler_skipped=frozenset(), observations=observations, profiled_hosts=load_hosts(store),
+        profiler_skipped=frozenset(), observations=observations, profiled_hosts=contents.hosts,
         conf_counts=manifest.get("conf_values", {}), calibration=calibration,
         background_waits=waits, background_times=times, background_deltas=deltas, report=report,
         profiler_warnings=rename(meta["profiler_warnings"]), seen_without_work=frozenset(meta["seen_without_work"]),
