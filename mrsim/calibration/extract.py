@@ -194,46 +194,60 @@ class CalibrationCollector:
 
     def add_plain(self, job: Mapping[str, Any], plain: "PlainJob") -> None:
         """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: each map and reduce task
-        has one successful attempt with positive integer times (so it is the task's first attempt and has both
-        lags) and a host name string; ``otherTasks`` go through the general code."""
+        has one successful attempt with positive integer times (so it is the task's first attempt, has both lags
+        and a launch) and a host name string; ``otherTasks`` go through the general code. The lags and cold/warm
+        phases are computed on arrays; the lists get the same values in the same order as :meth:`add_job`'s."""
         self._add_job_fields(job)
-        launches: list[tuple[int, int, str, str, bool]] = []
         host_events, slot_ends = self.host_events, self.slot_ends
         localised: dict[str, int] = {}
+        hosts: list[str] = []
+        sides: list[bool] = []
+        host_of: dict[str, str] = {}  # hostName -> host, parsed once per distinct name
         n = plain.n_maps
-        report_map, report_reduce = self.report["map"], self.report["reduce"]
-        hosts: dict[str, str] = {}  # hostName -> host, parsed once per distinct name
-        negative = 0
-        for i, (name, aid, start, end, a_start, a_end) in enumerate(zip(
-                plain.host_names, plain.attempt_ids, plain.task_start, plain.task_finish, plain.attempt_start,
-                plain.attempt_finish)):
-            kind = "map" if i < n else "reduce"
-            host = hosts.get(name)
+        for i, (name, aid, a_start, a_end) in enumerate(zip(plain.host_names, plain.attempt_ids, plain.attempt_start,
+                                                            plain.attempt_finish)):
+            host = host_of.get(name)
             if host is None:
-                host = hosts[name] = name.rpartition("/")[2]
+                host = host_of[name] = name.rpartition("/")[2]
+            hosts.append(host)
             if a_start < localised.get(host, a_start + 1):
                 localised[host] = a_start
-            host_events[host].append((a_end / _MS, False))
-            parts = aid.split("_", 5)
-            reduce_slot = parts[3] == "r" if len(parts) >= 6 and parts[3] in ("m", "r") else kind == "reduce"
-            slot_ends[host, reduce_slot].append(a_end / _MS)
-            launches.append((a_start, start, host, kind, reduce_slot))
-            lag = (end - a_end) / _MS
-            if lag < 0:
-                negative += 1
-            (report_map if i < n else report_reduce).append(lag)
-        self.attempts += len(plain.attempt_start)
-        self.negative_report += negative
+            end_s = a_end / _MS
+            host_events[host].append((end_s, False))
+            parts = aid.split("_", 5)  # _reduce_slot, inline
+            reduce_slot = parts[3] == "r" if len(parts) >= 6 and parts[3] in ("m", "r") else i >= n
+            sides.append(reduce_slot)
+            slot_ends[host, reduce_slot].append(end_s)
+        task_start, task_finish, a_starts, a_finishes = plain.arrays()
+        reports = (task_finish - a_finishes) / _MS
+        self.negative_report += int((reports < 0).sum())
+        self.attempts += len(hosts)
+        for kind, part in (("map", slice(0, n)), ("reduce", slice(n, None))):
+            if reports[part].size:
+                self.report[kind].extend(reports[part].tolist())
+        other_launches: list[tuple[int, int, str, str, bool]] = []
         others = job.get("otherTasks")
         if isinstance(others, list):
             for task in others:
                 if type(task) is dict or isinstance(task, Mapping):
-                    self._add_task(task, "setup", localised, launches)
-        self._add_launches(launches, localised)
-        if not report_map:  # the general code creates a kind's list only when it has a lag
-            del self.report["map"]
-        if not report_reduce:
-            del self.report["reduce"]
+                    self._add_task(task, "setup", localised, other_launches)
+        for kind, part in (("map", slice(0, n)), ("reduce", slice(n, None))):
+            starts, attempt_starts = task_start[part], a_starts[part]
+            if not starts.size:
+                continue
+            lags = (attempt_starts - starts) / _MS
+            self.negative_launch += int((lags < 0).sum())
+            part_hosts = hosts[part]
+            starts_s = (starts / _MS).tolist()
+            self.host_launch[kind].extend(zip(part_hosts, lags.tolist()))
+            self.windows[kind].extend(zip(starts_s, (attempt_starts / _MS).tolist()))
+            self.reduce_side[kind].extend(sides[part])
+            for host, at in zip(part_hosts, starts_s):
+                host_events[host].append((at, True))
+            ready = np.array([localised[host] for host in part_hosts], dtype=np.int64)
+            self.phase[kind].extend(np.where(attempt_starts <= ready, COLD,
+                                             np.where(starts < ready, IN_FLIGHT, WARM)).tolist())
+        self._add_launches(other_launches, localised)
 
     def add_job(self, job: Mapping[str, Any]) -> None:
         self._add_job_fields(job)
