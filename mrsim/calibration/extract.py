@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from itertools import repeat
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -199,26 +200,36 @@ class CalibrationCollector:
         phases are computed on arrays; the lists get the same values in the same order as :meth:`add_job`'s."""
         self._add_job_fields(job)
         host_events, slot_ends = self.host_events, self.slot_ends
-        localised: dict[str, int] = {}
-        hosts: list[str] = []
-        sides: list[bool] = []
-        host_of: dict[str, str] = {}  # hostName -> host, parsed once per distinct name
         n = plain.n_maps
-        for i, (name, aid, a_start, a_end) in enumerate(zip(plain.host_names, plain.attempt_ids, plain.attempt_start,
-                                                            plain.attempt_finish)):
-            host = host_of.get(name)
-            if host is None:
-                host = host_of[name] = name.rpartition("/")[2]
-            hosts.append(host)
-            if a_start < localised.get(host, a_start + 1):
-                localised[host] = a_start
-            end_s = a_end / _MS
-            host_events[host].append((end_s, False))
-            parts = aid.split("_", 5)  # _reduce_slot, inline
-            reduce_slot = parts[3] == "r" if len(parts) >= 6 and parts[3] in ("m", "r") else i >= n
-            sides.append(reduce_slot)
-            slot_ends[host, reduce_slot].append(end_s)
+        host_of: dict[str, str] = {}  # hostName -> host, parsed once per distinct name
+        hosts = [h if (h := host_of.get(name)) is not None else host_of.setdefault(name, name.rpartition("/")[2])
+                 for name in plain.host_names]
+        sides = [p[3] == "r" if len(p := aid.split("_", 5)) >= 6 and p[3] in ("m", "r") else i >= n  # _reduce_slot
+                 for i, aid in enumerate(plain.attempt_ids)]
+        # Per host (and per host and slot side), the attempts' ends in attempt order: the lists the general path
+        # appends to one attempt at a time, extended once per group (a stable sort keeps the order within one).
+        code_of: dict[str, int] = {}
+        codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
+        distinct = list(code_of)
         task_start, task_finish, a_starts, a_finishes = plain.arrays()
+        ends_s = a_finishes / _MS
+        by_host = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[by_host], np.arange(len(distinct) + 1)).tolist()
+        sorted_ends = ends_s[by_host].tolist()
+        first_starts = np.minimum.reduceat(a_starts[by_host], bounds[:-1]).tolist() if hosts else []
+        localised: dict[str, int] = {}
+        for g, host in enumerate(distinct):
+            localised[host] = first_starts[g]
+            host_events[host].extend(zip(sorted_ends[bounds[g]:bounds[g + 1]], repeat(False)))
+        side_codes = codes * 2 + np.array(sides, dtype=np.int64)
+        order = np.argsort(side_codes, kind="stable")
+        ordered_codes = side_codes[order]
+        cuts = np.flatnonzero(np.diff(ordered_codes)) + 1
+        sorted_ends = ends_s[order].tolist()
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(hosts)]):
+            if hi > lo:
+                code = int(ordered_codes[lo])
+                slot_ends[distinct[code >> 1], bool(code & 1)].extend(sorted_ends[lo:hi])
         reports = (task_finish - a_finishes) / _MS
         self.negative_report += int((reports < 0).sum())
         self.attempts += len(hosts)
@@ -231,6 +242,10 @@ class CalibrationCollector:
             for task in others:
                 if type(task) is dict or isinstance(task, Mapping):
                     self._add_task(task, "setup", localised, other_launches)
+        ready_of = np.array([localised[host] for host in distinct], dtype=np.int64)  # after the SETUP/CLEANUP tasks
+        sorted_starts = (task_start[by_host] / _MS).tolist()  # every plain attempt is a launch, in task order
+        for g, host in enumerate(distinct):
+            host_events[host].extend(zip(sorted_starts[bounds[g]:bounds[g + 1]], repeat(True)))
         for kind, part in (("map", slice(0, n)), ("reduce", slice(n, None))):
             starts, attempt_starts = task_start[part], a_starts[part]
             if not starts.size:
@@ -242,9 +257,7 @@ class CalibrationCollector:
             self.host_launch[kind].extend(zip(part_hosts, lags.tolist()))
             self.windows[kind].extend(zip(starts_s, (attempt_starts / _MS).tolist()))
             self.reduce_side[kind].extend(sides[part])
-            for host, at in zip(part_hosts, starts_s):
-                host_events[host].append((at, True))
-            ready = np.array([localised[host] for host in part_hosts], dtype=np.int64)
+            ready = ready_of[codes[part]]
             self.phase[kind].extend(np.where(attempt_starts <= ready, COLD,
                                              np.where(starts < ready, IN_FLIGHT, WARM)).tolist())
         self._add_launches(other_launches, localised)
