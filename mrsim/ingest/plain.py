@@ -44,6 +44,8 @@ class PlainJob:
     sort_finished: list[int]
     attempts: list[dict[str, Any]]  # the attempt objects (the slot usage reads a ``location`` when there is one)
     map_locations_given: list[bool]  # per map: a non-empty ``preferredLocations`` list
+    any_locations: bool  # some map or reduce has a non-empty ``preferredLocations`` list
+    any_attempt_location: bool  # some attempt has a ``location`` (its host comes from there, not its name)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(task start, task finish, attempt start, attempt finish)`` as int64 arrays (ms)."""
@@ -82,6 +84,8 @@ def plain_job(job: object) -> PlainJob | None:
     ids: list[str] = []
     attempt_list: list[dict[str, Any]] = []
     located: list[bool] = []
+    reduce_located = False
+    attempt_location = False
     shuffles: list[int] = []
     sorts: list[int] = []
     top = MAX_TIME_MS
@@ -112,6 +116,8 @@ def plain_job(job: object) -> PlainJob | None:
                 return None
             if not is_reduce:
                 located.append(bool(locations))
+            elif locations:
+                reduce_located = True
             if is_reduce:
                 shuffle = _reduce_time(attempt.get("shuffleFinished"))
                 sort = _reduce_time(attempt.get("sortFinished"))
@@ -126,5 +132,7 @@ def plain_job(job: object) -> PlainJob | None:
             hosts.append(host)
             ids.append(aid)
             attempt_list.append(attempt)
+            if "location" in attempt:
+                attempt_location = True
     return PlainJob(maps, reduces, len(maps), t_start, t_finish, a_start, a_finish, hosts, ids, shuffles, sorts,
-                    attempt_list, located)
+                    attempt_list, located, reduce_located or any(located), attempt_location)

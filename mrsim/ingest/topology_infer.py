@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -226,11 +227,45 @@ class SlotUsage:
     def add_plain(self, job: Mapping[str, Any], plain: "PlainJob") -> None:
         """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: every attempt has a window
         and a host name string."""
-        self._add_split_racks(job)
+        if plain.any_locations:
+            self._add_split_racks(job)
         self._add_conf(job)
         job_index = len(self._confs) - 1
         named, racks, windows, jobs = self._named, self._rack, self._windows, self._jobs
         n = plain.n_maps
+        if not plain.any_attempt_location:
+            # Every host comes from its name alone: each distinct name parsed once, then the windows added per
+            # host, in attempt order within each (a stable grouping), maps before reduces as in add_job.
+            code_of: dict[str, int] = {}
+            name_code: dict[str, int] = {}
+            for name in dict.fromkeys(plain.host_names):
+                where = named.get(name)
+                if where is None:
+                    where = named[name] = attempt_host({"hostName": name})
+                rack, host = where  # type: ignore[misc]  # a non-empty name always names a host
+                if rack is not None and host not in racks:
+                    racks[host] = rack
+                name_code[name] = code_of.setdefault(host, len(code_of))
+            codes = np.array([name_code[name] for name in plain.host_names], dtype=np.int64)
+            starts = np.array(plain.attempt_start, dtype=np.int64)
+            ends = np.maximum(np.array(plain.attempt_finish, dtype=np.int64), starts + 1)
+            by_host = np.argsort(codes, kind="stable")
+            bounds = np.searchsorted(codes[by_host], np.arange(len(code_of) + 1)).tolist()
+            starts_list, ends_list = starts[by_host].tolist(), ends[by_host].tolist()
+            for g, host in enumerate(code_of):
+                lo, hi = bounds[g], bounds[g + 1]
+                mid = lo + int(np.searchsorted(by_host[lo:hi], n)) if hi > lo else lo
+                lists = windows.get(host)
+                if lists is None:
+                    lists = windows[host] = ([], [], [], [])
+                    jobs[host] = ([], [])
+                for kind, a, b in ((MAP, lo, mid), (REDUCE, mid, hi)):
+                    if b > a:
+                        lists[2 * kind].extend(starts_list[a:b])
+                        lists[2 * kind + 1].extend(ends_list[a:b])
+                        jobs[host][kind].extend(repeat(job_index, b - a))
+            self.attempts += len(plain.host_names)
+            return
         for i, (name, attempt, start, finish) in enumerate(zip(plain.host_names, plain.attempts, plain.attempt_start,
                                                                plain.attempt_finish)):
             if "location" in attempt:
