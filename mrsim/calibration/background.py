@@ -37,16 +37,19 @@ its figures with and without it (``docs/calibration.md``).
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Iterable
+from itertools import cycle, repeat
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from mrsim.calibration.extract import rumen_ms as _ms
 from mrsim.engine.events import ORDER_TIMER
 from mrsim.model.hadoop_conf import KEY_SLOWSTART, KEY_SLOWSTART_NEW
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from mrsim.engine.jobtracker import JobTracker
     from mrsim.engine.state import TrackerState
     from mrsim.ingest.plain import PlainJob
@@ -186,12 +189,24 @@ class BackgroundCollector:
         """Each job's wait for a reduce slot (ready to first reduce assigned) cut at every assignment of a traced
         reduce inside it: the stretches in which the trace assigned no reduce at all (module docstring).
         Cost O(jobs log reduces + gaps)."""
-        starts = sorted(self.reduce_starts)
+        import numpy as np
+
         gaps = list(self.stored_reduce_gaps)
-        for job, ready, first in self.reduce_ready:
-            lo, hi = bisect_right(starts, ready), bisect_left(starts, first)
-            points = [ready, *starts[lo:hi], first]
-            gaps.extend((job, a, b) for a, b in zip(points, points[1:]) if b > a)
+        if not self.reduce_ready:
+            return gaps
+        starts = np.sort(np.array(self.reduce_starts, dtype=np.float64))  # the order of sorted(): no NaN here
+        readies = np.array([ready for _job, ready, _first in self.reduce_ready], dtype=np.float64)
+        firsts = np.array([first for _job, _ready, first in self.reduce_ready], dtype=np.float64)
+        los = np.searchsorted(starts, readies, side="right").tolist()  # bisect_right
+        his = np.searchsorted(starts, firsts, side="left").tolist()  # bisect_left
+        for (job, ready, first), lo, hi in zip(self.reduce_ready, los, his):
+            if hi <= lo:  # no assignment inside the wait: one gap
+                if first > ready:
+                    gaps.append((job, ready, first))
+                continue
+            points = np.concatenate(([ready], starts[lo:hi], [first]))
+            kept = points[1:] > points[:-1]
+            gaps.extend(zip(repeat(job), points[:-1][kept].tolist(), points[1:][kept].tolist()))
         return gaps
 
     def add_plain(self, job: Mapping[str, Any], job_id: str, plain: "PlainJob") -> None:
@@ -200,20 +215,14 @@ class BackgroundCollector:
         general code."""
         n = plain.n_maps
         ready = self._add_waits(job, job_id, min(plain.task_start[:n], default=-1))
-        usage = self.usage
-        for a, b in zip(plain.attempt_start[:n], plain.attempt_finish[:n]):
-            usage.append((a / _MS, 1))
-            usage.append((b / _MS, -1))
+        task_start, _tf, a_start, a_finish = plain.arrays()
+        self.usage.extend(_usage_points(a_start[:n], a_finish[:n]))
         self._add_other_usage(job)
-        reduce_starts = plain.task_start[n:]
-        if not reduce_starts:
+        if task_start.size == n:  # no reduce
             return
-        self.reduce_starts.extend(t / _MS for t in reduce_starts)
-        reduce_usage = self.reduce_usage
-        for a, b in zip(plain.attempt_start[n:], plain.attempt_finish[n:]):
-            reduce_usage.append((a / _MS, 1))
-            reduce_usage.append((b / _MS, -1))
-        self._add_reduce_ready(job, job_id, ready, min(reduce_starts), n, plain.task_finish[:n])
+        self.reduce_starts.extend((task_start[n:] / _MS).tolist())
+        self.reduce_usage.extend(_usage_points(a_start[n:], a_finish[n:]))
+        self._add_reduce_ready(job, job_id, ready, min(plain.task_start[n:]), n, plain.task_finish[:n])
 
     def add_job(self, job: Mapping[str, Any], job_id: str) -> None:
         first_map = min((_ms(t.get("startTime")) for t in job.get("mapTasks") or ()
@@ -315,6 +324,16 @@ class BackgroundCollector:
     def estimate(self, total_map_slots: int, heartbeat_interval_s: float, total_reduce_slots: int = 0) -> Background:
         return estimate_background(self.waits, self.usage, total_map_slots, heartbeat_interval_s,
                                    self.reduce_gaps(), self.reduce_usage, total_reduce_slots)
+
+
+def _usage_points(starts: "np.ndarray", finishes: "np.ndarray") -> Iterator[tuple[float, int]]:
+    """``(start s, +1), (finish s, -1)`` per attempt, in attempt order (epoch ms in, seconds out)."""
+    import numpy as np
+
+    times = np.empty(2 * starts.size, dtype=np.float64)
+    times[0::2] = starts / _MS
+    times[1::2] = finishes / _MS
+    return zip(times.tolist(), cycle((1, -1)))
 
 
 def _slowstart(job: Mapping[str, Any]) -> float:
