@@ -349,16 +349,21 @@ class CalibrationCollector:
         if self.negative_launch:
             notes.append(f"{self.negative_launch} launch lag(s) were negative (TaskTracker clock behind the "
                          "JobTracker's) and were counted as 0")
-        outliers, stalled, stall_threshold = self._outliers()
+        # Per kind, the launches' hosts and lags as columns, in launch order (read by the outliers, the slot waits
+        # and the laws: once, not once each).
+        columns = {kind: ([h for h, _lag in rows], np.fromiter((lag for _h, lag in rows), dtype=np.float64,
+                                                                count=len(rows)))
+                   for kind in KINDS if (rows := self.host_launch.get(kind))}
+        outliers, stalled, stall_threshold = self._outliers(columns)
         launch: dict[str, Distribution] = {}
         by_phase: tuple[dict[str, Distribution], dict[str, Distribution]] = ({}, {})  # cold, warm
-        waits = self._slot_waits()
+        waits = self._slot_waits(columns)
         for kind in KINDS:
             # Column-wise: the lags in launch order, masked (the laws are built from the same values in the same order).
             rows = self.host_launch.get(kind, ())
             if not rows:
                 continue
-            lags = np.fromiter((lag for _h, lag in rows), dtype=np.float64, count=len(rows))
+            lags = columns[kind][1]
             normal = np.ones(len(rows), dtype=bool)
             for stalled_kind, n in stalled:
                 if stalled_kind == kind:
@@ -389,13 +394,14 @@ class CalibrationCollector:
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold, source=source, jobs=self.jobs,
-            attempts=self.attempts, hosts=len({h for rows in self.host_launch.values() for h, _l in rows if h}),
+            attempts=self.attempts, hosts=len({h for hosts, _lags in columns.values() for h in set(hosts) if h}),
             notes=tuple(notes))
 
-    def _slot_waits(self) -> dict[str, np.ndarray]:
+    def _slot_waits(self, columns: dict[str, tuple[list[str], np.ndarray]]) -> dict[str, np.ndarray]:
         """Per kind, a mask over its launches: True for those that waited for their slot to be free (see the module
         docstring): an attempt end on the launch's host and slot side in ``(max(start - SLOT_WAIT_S, assignment),
-        start + SLOT_WAIT_S]``. One ``searchsorted`` per (host, side), not per launch."""
+        start + SLOT_WAIT_S]``. One ``searchsorted`` per (host, side), not per launch; the launches are grouped by
+        (host, side) with one stable sort of their codes."""
         ends = {key: np.sort(np.asarray(v)) for key, v in self.slot_ends.items()}
         waits: dict[str, np.ndarray] = {}
         for kind in KINDS:
@@ -404,36 +410,45 @@ class CalibrationCollector:
             waits[kind] = mask
             if not rows:
                 continue
-            groups: dict[tuple[str, bool], list[int]] = defaultdict(list)
-            sides = self.reduce_side[kind]
-            for n, (host, _lag) in enumerate(rows):
-                groups[host, sides[n]].append(n)
+            code_of: dict[str, int] = {}
+            codes = np.array([code_of.setdefault(h, len(code_of)) for h in columns[kind][0]], dtype=np.int64)
+            keys = codes * 2 + np.asarray(self.reduce_side[kind], dtype=np.int64)
+            order = np.argsort(keys, kind="stable")
+            ordered = keys[order]
+            cuts = (np.flatnonzero(np.diff(ordered)) + 1).tolist()
+            hosts = list(code_of)
             spans = np.asarray(self.windows[kind], dtype=np.float64)  # (assignment, attempt start), s
-            for key, members in groups.items():
-                side = ends.get(key)
+            for lo, hi in zip([0, *cuts], [*cuts, len(rows)]):
+                code = int(ordered[lo])
+                side = ends.get((hosts[code >> 1], bool(code & 1)))
                 if side is None:
                     continue
-                index = np.asarray(members, dtype=np.intp)
+                index = order[lo:hi]
                 assigned, started = spans[index, 0], spans[index, 1]
-                lo = np.searchsorted(side, np.maximum(started - SLOT_WAIT_S, assigned), side="right")
-                inside = lo < side.size
+                after = np.searchsorted(side, np.maximum(started - SLOT_WAIT_S, assigned), side="right")
+                inside = after < side.size
                 hit = np.zeros(index.size, dtype=bool)
-                hit[inside] = side[lo[inside]] <= started[inside] + SLOT_WAIT_S
+                hit[inside] = side[after[inside]] <= started[inside] + SLOT_WAIT_S
                 mask[index] = hit
         return waits
 
-    def _outliers(self) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
-        everything = [max(lag, 0.0) for kind in KINDS for _h, lag in self.host_launch.get(kind, ())]
-        if len(everything) < STALL_MIN_LAGS:
+    def _outliers(self, columns: dict[str, tuple[list[str], np.ndarray]]
+                  ) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
+        lag_columns = [columns[kind][1] for kind in KINDS if kind in columns]
+        if sum(c.size for c in lag_columns) < STALL_MIN_LAGS:
             return {}, set(), None
-        arr = np.asarray(everything)
+        arr = np.maximum(np.concatenate(lag_columns), 0.0)  # max(lag, 0.0): the same quantile and median
         p99, median = float(np.quantile(arr, 0.99)), float(np.median(arr))
         limit = max(p99, median + OUTLIER_MIN_EXCESS_S)
         stalled: set[tuple[str, int]] = set()
         windows: dict[tuple[str, bool], list[tuple[float, float]]] = defaultdict(list)  # (host, reduce launcher)
         for kind in KINDS:
-            for n, (host, lag) in enumerate(self.host_launch.get(kind, ())):
-                if host and lag > limit:
+            if kind not in columns:
+                continue
+            hosts, lags = columns[kind]
+            for n in np.flatnonzero(lags > limit).tolist():  # in launch order, as a walk of every launch would
+                host = hosts[n]
+                if host:
                     stalled.add((kind, n))
                     windows[host, self.reduce_side[kind][n]].append(self.windows[kind][n])
         found: dict[str, TrackerOutlier] = {}
