@@ -109,9 +109,9 @@ class SingleInput:
 
 
 class _ColumnBackground(BackgroundCollector):
-    """A :class:`BackgroundCollector` made from a pass's columns. ``usage`` (a list of 600,000 tuples on the
-    1148-job trace, about 0.1 s to build) is built on first use: a replay without ``--background trace`` never
-    reads it, and :meth:`stored` gives the columns back as they are."""
+    """A :class:`BackgroundCollector` made from a pass's columns. ``usage`` and ``reduce_usage`` (lists of 400,000
+    and 200,000 tuples on the 1148-job trace, about 0.1 s each to build) are built on first use: a replay without
+    ``--background trace`` never reads them, and :meth:`stored` gives the columns back as they are."""
 
     def __init__(self, waits: list[tuple[str, float, float]], times: "np.ndarray", deltas: "np.ndarray",
                  reduce_waits: list[tuple[str, float, float]] | None = None, reduce_times: "np.ndarray | None" = None,
@@ -121,8 +121,10 @@ class _ColumnBackground(BackgroundCollector):
         self._times, self._deltas = times, deltas
         self._usage: list[tuple[float, int]] | None = None
         self.stored_reduce_gaps = list(reduce_waits or ())
-        if reduce_times is not None and reduce_deltas is not None:
-            self.reduce_usage = list(zip(reduce_times.tolist(), reduce_deltas.tolist()))
+        given = reduce_times is not None and reduce_deltas is not None
+        self._reduce_times = reduce_times if given else np.empty(0, dtype=np.float64)
+        self._reduce_deltas = reduce_deltas if given else np.empty(0, dtype=np.int8)
+        self._reduce_usage: list[tuple[float, int]] | None = None
 
     @property  # type: ignore[override]
     def usage(self) -> list[tuple[float, int]]:
@@ -134,14 +136,24 @@ class _ColumnBackground(BackgroundCollector):
     def usage(self, value: list[tuple[float, int]]) -> None:
         self._usage = value
 
+    @property  # type: ignore[override]
+    def reduce_usage(self) -> list[tuple[float, int]]:
+        if self._reduce_usage is None:
+            self._reduce_usage = list(zip(self._reduce_times.tolist(), self._reduce_deltas.tolist()))
+        return self._reduce_usage
+
+    @reduce_usage.setter
+    def reduce_usage(self, value: list[tuple[float, int]]) -> None:
+        self._reduce_usage = value
+
     def stored(self) -> "StoredBackground":
         from mrsim.ingest.store import StoredBackground
 
-        if self._usage is None:  # untouched: the columns are the usage
+        if self._usage is None and self._reduce_usage is None:  # untouched: the columns are the usage
             return StoredBackground(tuple(self.waits), self._times, self._deltas,
                                     reduce_waits=tuple(self.reduce_gaps()),
-                                    reduce_usage_s=np.array([t for t, _d in self.reduce_usage], dtype=np.float64),
-                                    reduce_usage_delta=np.array([d for _t, d in self.reduce_usage], dtype=np.int8))
+                                    reduce_usage_s=np.asarray(self._reduce_times, dtype=np.float64),
+                                    reduce_usage_delta=np.asarray(self._reduce_deltas, dtype=np.int8))
         return super().stored()
 
 
