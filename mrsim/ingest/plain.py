@@ -47,10 +47,18 @@ class PlainJob:
     any_locations: bool  # some map or reduce has a non-empty ``preferredLocations`` list
     any_attempt_location: bool  # some attempt has a ``location`` (its host comes from there, not its name)
 
+    cached: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(task start, task finish, attempt start, attempt finish)`` as int64 arrays (ms)."""
-        return (np.array(self.task_start, dtype=np.int64), np.array(self.task_finish, dtype=np.int64),
-                np.array(self.attempt_start, dtype=np.int64), np.array(self.attempt_finish, dtype=np.int64))
+        """``(task start, task finish, attempt start, attempt finish)`` as int64 arrays (ms), made on the first call
+        and shared by the collectors (read-only: none of them writes into them)."""
+        if self.cached is None:
+            made = (np.array(self.task_start, dtype=np.int64), np.array(self.task_finish, dtype=np.int64),
+                    np.array(self.attempt_start, dtype=np.int64), np.array(self.attempt_finish, dtype=np.int64))
+            for array in made:
+                array.setflags(write=False)
+            self.cached = made
+        return self.cached
 
 
 def _reduce_time(value: object) -> int | None:

@@ -133,8 +133,8 @@ def plain_slot_peaks(plain: "PlainJob") -> tuple[int, int]:
     """:func:`job_slot_peaks` of a plain job (:mod:`mrsim.ingest.plain`) from its columns: every attempt has a
     valid window, at least 1 ms long."""
     n = plain.n_maps
-    starts = np.array(plain.attempt_start, dtype=np.int64)
-    ends = np.maximum(np.array(plain.attempt_finish, dtype=np.int64), starts + 1)
+    _ts, _tf, starts, finishes = plain.arrays()
+    ends = np.maximum(finishes, starts + 1)
     return peak_concurrency(starts[:n], ends[:n]), peak_concurrency(starts[n:], ends[n:])
 
 
@@ -247,8 +247,8 @@ class SlotUsage:
                     racks[host] = rack
                 name_code[name] = code_of.setdefault(host, len(code_of))
             codes = np.array([name_code[name] for name in plain.host_names], dtype=np.int64)
-            starts = np.array(plain.attempt_start, dtype=np.int64)
-            ends = np.maximum(np.array(plain.attempt_finish, dtype=np.int64), starts + 1)
+            _ts, _tf, starts, finishes = plain.arrays()
+            ends = np.maximum(finishes, starts + 1)
             by_host = np.argsort(codes, kind="stable")
             bounds = np.searchsorted(codes[by_host], np.arange(len(code_of) + 1)).tolist()
             starts_list, ends_list = starts[by_host].tolist(), ends[by_host].tolist()
