@@ -100,7 +100,9 @@ def decode_only(trace: Path, repeat: int) -> None:
 def steps(trace: Path) -> None:
     """CPU of each step of the one-pass ingest (:func:`mrsim.analysis.validation.ingest._read_pass`'s per-job
     steps, streamed one job at a time as the pass reads), with the cyclic GC enabled (as before the pass paused
-    it) and paused (as the pass runs now); the GC's own time from ``gc.callbacks``."""
+    it) and paused (as the pass runs now); the GC's own time from ``gc.callbacks``. Where the tree has the column
+    path of plain jobs (``mrsim.ingest.plain``), a third run times it: the walk into columns, then each collector's
+    column path (jobs that are not plain take the general steps)."""
     import gc
 
     from mrsim.analysis.validation.observe import observe_job
@@ -148,9 +150,68 @@ def steps(trace: Path) -> None:
             total = time.process_time() - started
             print(f"ingest steps, GC {'enabled' if enabled else 'paused'}: CPU {total:.2f} s, of which the GC "
                   f"{in_gc[0]:.2f} s: " + ", ".join(f"{k} {v:.2f}" for k, v in spent.items()))
+        _column_steps(trace)
     finally:
         gc.callbacks.remove(on_gc)
         gc.enable()
+
+
+def _column_steps(trace: Path) -> None:
+    """The steps of the pass as it runs now, GC paused: plain jobs through the walk into columns and the
+    collectors' column paths, other jobs through the general steps."""
+    import gc
+
+    try:
+        from mrsim.analysis.validation.observe import observe_plain
+        from mrsim.ingest.plain import plain_job
+    except ImportError:  # an older tree: no column path
+        return
+    from mrsim.analysis.validation.observe import observe_job
+    from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.calibration.background import BackgroundCollector
+    from mrsim.calibration.extract import CalibrationCollector
+    from mrsim.ingest.builder import template_from_logged_job
+    from mrsim.ingest.detect import Format, iter_logged_jobs
+    from mrsim.ingest.topology_infer import SlotUsage, iter_attempt_windows
+
+    gc.disable()
+    spent: dict[str, float] = {}
+
+    def timed(name, f, *a):  # type: ignore[no-untyped-def]
+        started = time.process_time()
+        out = f(*a)
+        spent[name] = spent.get(name, 0.0) + time.process_time() - started
+        return out
+
+    usage, conf, lags, background = SlotUsage(), TraceConf(), CalibrationCollector(), BackgroundCollector()
+    jobs = iter_logged_jobs(trace, Format.RUMEN, warnings=[])
+    plain_jobs = 0
+    started = time.process_time()
+    while (job := timed("decode", next, jobs, None)) is not None:
+        plain = timed("walk into columns", plain_job, job)
+        if plain is None:
+            windows = timed("attempt windows", lambda j: list(iter_attempt_windows(j)), job)
+            timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[]), job)
+            timed("observations", observe_job, job, windows)
+            timed("slot usage", usage.add_job, job, windows)
+            timed("job confs", conf.add_job, job)
+            timed("calibration lags", lags.add_job, job)
+            timed("background usage", background.add_job, job, "j")
+            continue
+        plain_jobs += 1
+        timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[], plain=plain), job)
+        timed("observations", observe_plain, job, plain)
+        timed("slot usage", usage.add_plain, job, plain)
+        timed("job confs", conf.add_job, job)
+        timed("calibration lags", lags.add_plain, job, plain)
+        timed("background usage", background.add_plain, job, "j", plain)
+    timed("calibration laws", lags.result, str(trace), None)
+    timed("inferred hosts", usage.hosts)
+    timed("reduce-slot gaps", background.reduce_gaps)
+    total = time.process_time() - started
+    gc.enable()
+    print(f"ingest steps, GC paused, column path ({plain_jobs} plain jobs): CPU {total:.2f} s: "
+          + ", ".join(f"{k} {v:.2f}" for k, v in spent.items()))
 
 
 def replay_runs(trace: Path, store: Path, work: Path, env: dict[str, str], tag: str,

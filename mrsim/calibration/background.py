@@ -39,18 +39,22 @@ its figures with and without it (``docs/calibration.md``).
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from itertools import cycle, repeat
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from mrsim.calibration.extract import rumen_ms as _ms
 from mrsim.engine.events import ORDER_TIMER
 from mrsim.model.hadoop_conf import KEY_SLOWSTART, KEY_SLOWSTART_NEW
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from mrsim.engine.jobtracker import JobTracker
     from mrsim.engine.state import TrackerState
+    from mrsim.ingest.plain import PlainJob
     from mrsim.ingest.store import StoredBackground
 
 _MS = 1000.0
@@ -187,22 +191,71 @@ class BackgroundCollector:
         """Each job's wait for a reduce slot (ready to first reduce assigned) cut at every assignment of a traced
         reduce inside it: the stretches in which the trace assigned no reduce at all (module docstring).
         Cost O(jobs log reduces + gaps)."""
-        starts = sorted(self.reduce_starts)
+        import numpy as np
+
         gaps = list(self.stored_reduce_gaps)
-        for job, ready, first in self.reduce_ready:
-            lo, hi = bisect_right(starts, ready), bisect_left(starts, first)
-            points = [ready, *starts[lo:hi], first]
-            gaps.extend((job, a, b) for a, b in zip(points, points[1:]) if b > a)
+        if not self.reduce_ready:
+            return gaps
+        starts = np.sort(np.array(self.reduce_starts, dtype=np.float64))  # the order of sorted(): no NaN here
+        readies = np.array([ready for _job, ready, _first in self.reduce_ready], dtype=np.float64)
+        firsts = np.array([first for _job, _ready, first in self.reduce_ready], dtype=np.float64)
+        los = np.searchsorted(starts, readies, side="right").tolist()  # bisect_right
+        his = np.searchsorted(starts, firsts, side="left").tolist()  # bisect_left
+        for (job, ready, first), lo, hi in zip(self.reduce_ready, los, his):
+            if hi <= lo:  # no assignment inside the wait: one gap
+                if first > ready:
+                    gaps.append((job, ready, first))
+                continue
+            points = np.concatenate(([ready], starts[lo:hi], [first]))
+            kept = points[1:] > points[:-1]
+            gaps.extend(zip(repeat(job), points[:-1][kept].tolist(), points[1:][kept].tolist()))
         return gaps
 
+    def add_plain(self, job: Mapping[str, Any], job_id: str, plain: "PlainJob") -> None:
+        """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: every map and reduce task
+        has a positive integer start and finish and one attempt with a valid window; ``otherTasks`` go through the
+        general code."""
+        n = plain.n_maps
+        ready = self._add_waits(job, job_id, min(plain.task_start[:n], default=-1))
+        task_start, _tf, a_start, a_finish = plain.arrays()
+        self.usage.extend(_usage_points(a_start[:n], a_finish[:n]))
+        self._add_other_usage(job)
+        if task_start.size == n:  # no reduce
+            return
+        self.reduce_starts.extend((task_start[n:] / _MS).tolist())
+        self.reduce_usage.extend(_usage_points(a_start[n:], a_finish[n:]))
+        self._add_reduce_ready(job, job_id, ready, min(plain.task_start[n:]), n, plain.task_finish[:n])
+
     def add_job(self, job: Mapping[str, Any], job_id: str) -> None:
+        first_map = min((_ms(t.get("startTime")) for t in job.get("mapTasks") or ()
+                         if (type(t) is dict or isinstance(t, Mapping))
+                         and _ms(t.get("startTime")) > 0), default=-1)
+        ready = self._add_waits(job, job_id, first_map)
+        usage = self.usage
+        for task in job.get("mapTasks") or ():
+            if not (type(task) is dict or isinstance(task, Mapping)):
+                continue
+            for attempt in task.get("attempts") or ():
+                if not (type(attempt) is dict or isinstance(attempt, Mapping)):
+                    continue
+                a, b = attempt.get("startTime"), attempt.get("finishTime")
+                if type(a) is not int:  # _ms only for what is not already an int (nearly every value is)
+                    a = _ms(a)
+                if type(b) is not int:
+                    b = _ms(b)
+                if a > 0 and b >= a:
+                    usage.append((a / _MS, 1))
+                    usage.append((b / _MS, -1))
+        self._add_other_usage(job)
+        self._add_reduces(job, job_id, ready)
+
+    def _add_waits(self, job: Mapping[str, Any], job_id: str, first_map: int) -> int:
+        """The job's waits for a map slot (launch to setup, setup's end to the first map); returns the time (ms)
+        it was ready for its maps, -1 when unknown."""
         submit, launch = _ms(job.get("submitTime")), _ms(job.get("launchTime"))
         start = launch if launch > 0 else submit
         setups = [t for t in job.get("otherTasks") or ()
                   if (type(t) is dict or isinstance(t, Mapping)) and t.get("taskType") == "SETUP"]
-        first_map = min((_ms(t.get("startTime")) for t in job.get("mapTasks") or ()
-                         if (type(t) is dict or isinstance(t, Mapping))
-                         and _ms(t.get("startTime")) > 0), default=-1)
         ready = -1
         if start > 0:
             ready = start
@@ -213,26 +266,28 @@ class BackgroundCollector:
                 ready = s_end if s_end > 0 else -1
             if ready > 0 and first_map > ready:
                 self.waits.append((job_id, ready / _MS, first_map / _MS))
+        return ready
+
+    def _add_other_usage(self, job: Mapping[str, Any]) -> None:
+        """The map-slot usage of the job's SETUP/CLEANUP attempts (and the reduce-slot usage of those in one)."""
         usage = self.usage
-        for key in ("mapTasks", "otherTasks"):
-            for task in job.get(key) or ():
-                if not (type(task) is dict or isinstance(task, Mapping)):
+        for task in job.get("otherTasks") or ():
+            if not (type(task) is dict or isinstance(task, Mapping)):
+                continue
+            for attempt in task.get("attempts") or ():
+                if not (type(attempt) is dict or isinstance(attempt, Mapping)):
                     continue
-                for attempt in task.get("attempts") or ():
-                    if not (type(attempt) is dict or isinstance(attempt, Mapping)):
-                        continue
-                    a, b = attempt.get("startTime"), attempt.get("finishTime")
-                    if type(a) is not int:  # _ms only for what is not already an int (nearly every value is)
-                        a = _ms(a)
-                    if type(b) is not int:
-                        b = _ms(b)
-                    if a > 0 and b >= a:
-                        usage.append((a / _MS, 1))
-                        usage.append((b / _MS, -1))
-                        if key == "otherTasks" and "_r_" in str(attempt.get("attemptID") or ""):
-                            self.reduce_usage.append((a / _MS, 1))  # a SETUP/CLEANUP task in a reduce slot
-                            self.reduce_usage.append((b / _MS, -1))
-        self._add_reduces(job, job_id, ready)
+                a, b = attempt.get("startTime"), attempt.get("finishTime")
+                if type(a) is not int:
+                    a = _ms(a)
+                if type(b) is not int:
+                    b = _ms(b)
+                if a > 0 and b >= a:
+                    usage.append((a / _MS, 1))
+                    usage.append((b / _MS, -1))
+                    if "_r_" in str(attempt.get("attemptID") or ""):
+                        self.reduce_usage.append((a / _MS, 1))  # a SETUP/CLEANUP task in a reduce slot
+                        self.reduce_usage.append((b / _MS, -1))
 
     def _add_reduces(self, job: Mapping[str, Any], job_id: str, ready: float) -> None:
         """The reduce side of :meth:`add_job`: ``ready`` (ms) is the setup task's end (or the launch)."""
@@ -253,10 +308,15 @@ class BackgroundCollector:
                     self.reduce_usage.append((a / _MS, 1))
                     self.reduce_usage.append((b / _MS, -1))
         maps = job.get("mapTasks") or ()
-        needed = math.ceil(_slowstart(job) * len(maps))  # JobInProgress.initTasks: completedMapsForReduceSlowstart
+        self._add_reduce_ready(job, job_id, ready, first, len(maps),
+                               (_ms(t.get("finishTime")) for t in maps if type(t) is dict or isinstance(t, Mapping)))
+
+    def _add_reduce_ready(self, job: Mapping[str, Any], job_id: str, ready: float, first: float, n_maps: int,
+                          map_finishes: Iterable[int]) -> None:
+        """The job's wait for a reduce slot: from ``ready`` (or the slow start's map finish) to ``first``."""
+        needed = math.ceil(_slowstart(job) * n_maps)  # JobInProgress.initTasks: completedMapsForReduceSlowstart
         if needed > 0:
-            finishes = sorted(f for f in (_ms(t.get("finishTime")) for t in maps
-                                          if type(t) is dict or isinstance(t, Mapping)) if f > 0)
+            finishes = sorted(f for f in map_finishes if f > 0)
             if len(finishes) < needed:
                 return
             ready = max(ready, finishes[needed - 1])
@@ -266,6 +326,16 @@ class BackgroundCollector:
     def estimate(self, total_map_slots: int, heartbeat_interval_s: float, total_reduce_slots: int = 0) -> Background:
         return estimate_background(self.waits, self.usage, total_map_slots, heartbeat_interval_s,
                                    self.reduce_gaps(), self.reduce_usage, total_reduce_slots)
+
+
+def _usage_points(starts: "np.ndarray", finishes: "np.ndarray") -> Iterator[tuple[float, int]]:
+    """``(start s, +1), (finish s, -1)`` per attempt, in attempt order (epoch ms in, seconds out)."""
+    import numpy as np
+
+    times = np.empty(2 * starts.size, dtype=np.float64)
+    times[0::2] = starts / _MS
+    times[1::2] = finishes / _MS
+    return zip(times.tolist(), cycle((1, -1)))
 
 
 def _slowstart(job: Mapping[str, Any]) -> float:

@@ -62,12 +62,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from itertools import repeat
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mrsim.calibration.model import KINDS, Calibration, Distribution, StalledTask, TrackerOutlier
+
+if TYPE_CHECKING:
+    from mrsim.ingest.plain import PlainJob
 
 _MS = 1000.0
 STALL_MIN_LAGS = 20
@@ -197,7 +201,8 @@ class CalibrationCollector:
         self.attempts = 0
         self.later_attempts = 0
 
-    def add_job(self, job: Mapping[str, Any]) -> None:
+    def _add_job_fields(self, job: Mapping[str, Any]) -> int:
+        """The job-level fields; returns the job's reference (its ordinal << TASK_BITS) for :attr:`task_ref`."""
         self.jobs += 1
         submit, launch = rumen_ms(job.get("submitTime")), rumen_ms(job.get("launchTime"))
         if submit > 0 and launch >= submit:
@@ -210,13 +215,97 @@ class CalibrationCollector:
                     break
             if OOB_KEY in props:
                 self.oob[str(props[OOB_KEY]).strip().lower()] += 1
-        # (attempt start, task start, host, kind, reduce slot, task index in the template)
-        launches: list[tuple[int, int, str, str, bool, int]] = []
         job_ref = len(self.job_ids) << TASK_BITS
         self.job_ids.append(str(job.get("jobID") or ""))
-        kept = False  # whether the template builder keeps the job (it has a completed map or reduce)
+        return job_ref
+
+    def _name_repeated(self) -> None:
+        """The last job is kept by the template builder: a repeated job id is replayed as "<id>#<n>"
+        (mrsim.ingest.builder.workload_from_logged_jobs), and its stalled tasks are named so."""
+        raw = self.job_ids[-1]
+        n = self.occurrences[raw] = self.occurrences.get(raw, 0) + 1
+        if n > 1:
+            self.job_ids[-1] = f"{raw}#{n}"
+
+    def add_plain(self, job: Mapping[str, Any], plain: "PlainJob") -> None:
+        """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: each map and reduce task
+        has one successful attempt with positive integer times (so it is the task's first attempt, has both lags
+        and a launch) and a host name string; ``otherTasks`` go through the general code. The lags and cold/warm
+        phases are computed on arrays; the lists get the same values in the same order as :meth:`add_job`'s.
+        Every map and reduce of a plain job is in the template, so its template index is its position."""
+        job_ref = self._add_job_fields(job)
         host_events, slot_ends = self.host_events, self.slot_ends
+        n = plain.n_maps
+        host_of: dict[str, str] = {}  # hostName -> host, parsed once per distinct name
+        hosts = [h if (h := host_of.get(name)) is not None else host_of.setdefault(name, name.rpartition("/")[2])
+                 for name in plain.host_names]
+        sides = [p[3] == "r" if len(p := aid.split("_", 5)) >= 6 and p[3] in ("m", "r") else i >= n  # _reduce_slot
+                 for i, aid in enumerate(plain.attempt_ids)]
+        # Per host (and per host and slot side), the attempts' ends in attempt order: the lists the general path
+        # appends to one attempt at a time, extended once per group (a stable sort keeps the order within one).
+        code_of: dict[str, int] = {}
+        codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
+        distinct = list(code_of)
+        task_start, task_finish, a_starts, a_finishes = plain.arrays()
+        ends_s = a_finishes / _MS
+        by_host = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[by_host], np.arange(len(distinct) + 1)).tolist()
+        sorted_ends = ends_s[by_host].tolist()
+        first_starts = np.minimum.reduceat(a_starts[by_host], bounds[:-1]).tolist() if hosts else []
+        localised: dict[str, int] = {}
+        for g, host in enumerate(distinct):
+            localised[host] = first_starts[g]
+            host_events[host].extend(zip(sorted_ends[bounds[g]:bounds[g + 1]], repeat(False)))
+        side_codes = codes * 2 + np.array(sides, dtype=np.int64)
+        order = np.argsort(side_codes, kind="stable")
+        ordered_codes = side_codes[order]
+        cuts = np.flatnonzero(np.diff(ordered_codes)) + 1
+        sorted_ends = ends_s[order].tolist()
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(hosts)]):
+            if hi > lo:
+                code = int(ordered_codes[lo])
+                slot_ends[distinct[code >> 1], bool(code & 1)].extend(sorted_ends[lo:hi])
+        reports = (task_finish - a_finishes) / _MS
+        self.negative_report += int((reports < 0).sum())
+        self.attempts += len(hosts)
+        for kind, part in (("map", slice(0, n)), ("reduce", slice(n, None))):
+            if reports[part].size:
+                self.report[kind].extend(reports[part].tolist())
+        if hosts:
+            self._name_repeated()
+        other_launches: list[tuple[int, int, str, str, bool, int]] = []
+        others = job.get("otherTasks")
+        if isinstance(others, list):
+            for task in others:
+                if type(task) is dict or isinstance(task, Mapping):
+                    self._add_task(task, "setup", localised, other_launches, 0)
+        ready_of = np.array([localised[host] for host in distinct], dtype=np.int64)  # after the SETUP/CLEANUP tasks
+        sorted_starts = (task_start[by_host] / _MS).tolist()  # every plain attempt is a launch, in task order
+        for g, host in enumerate(distinct):
+            host_events[host].extend(zip(sorted_starts[bounds[g]:bounds[g + 1]], repeat(True)))
+        for kind, part in (("map", slice(0, n)), ("reduce", slice(n, None))):
+            starts, attempt_starts = task_start[part], a_starts[part]
+            if not starts.size:
+                continue
+            lags = (attempt_starts - starts) / _MS
+            self.negative_launch += int((lags < 0).sum())
+            part_hosts = hosts[part]
+            starts_s = (starts / _MS).tolist()
+            self.host_launch[kind].extend(zip(part_hosts, lags.tolist()))
+            self.windows[kind].extend(zip(starts_s, (attempt_starts / _MS).tolist()))
+            self.reduce_side[kind].extend(sides[part])
+            self.task_ref[kind].extend(range(job_ref, job_ref + starts.size))
+            ready = ready_of[codes[part]]
+            self.phase[kind].extend(np.where(attempt_starts <= ready, COLD,
+                                             np.where(starts < ready, IN_FLIGHT, WARM)).tolist())
+        self._add_launches(other_launches, localised, job_ref)
+
+    def add_job(self, job: Mapping[str, Any]) -> None:
+        job_ref = self._add_job_fields(job)
+        # (attempt start, task start, host, kind, reduce slot, task index in the template)
+        launches: list[tuple[int, int, str, str, bool, int]] = []
         localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
+        kept = False  # whether the template builder keeps the job (it has a completed map or reduce)
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
             tasks = job.get(key)
             if not isinstance(tasks, list):
@@ -225,7 +314,6 @@ class CalibrationCollector:
             for task in tasks:
                 if not (type(task) is dict or isinstance(task, Mapping)):
                     continue
-                kind = _kind(task, default)
                 index = 0  # setup/cleanup: one task of its kind per job
                 if key != "otherTasks":
                     if _completed_in_template(task, default):
@@ -234,50 +322,62 @@ class CalibrationCollector:
                         kept = True
                     else:
                         index = TASK_MASK  # not in the template: nothing to carry a stall
-                start, end = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
-                attempts = task.get("attempts")
-                if not isinstance(attempts, list):
-                    continue
-                first = _first_start(attempts)
-                for attempt in attempts:
-                    if not (type(attempt) is dict or isinstance(attempt, Mapping)):
-                        continue
-                    a_start, a_end = attempt.get("startTime"), attempt.get("finishTime")
-                    if type(a_start) is not int:  # rumen_ms only for what is not already an int
-                        a_start = rumen_ms(a_start)
-                    if type(a_end) is not int:
-                        a_end = rumen_ms(a_end)
-                    host, reduce_slot = "", None  # each worked out once per attempt, when needed
-                    if a_start > 0:
-                        name = attempt.get("hostName")
-                        host = name.rpartition("/")[2] if type(name) is str else _host(attempt)
-                        if a_start < localised.get(host, a_start + 1):
-                            localised[host] = a_start
-                        if a_end > 0:
-                            host_events[host].append((a_end / _MS, False))
-                            reduce_slot = _reduce_slot(attempt, kind)
-                            slot_ends[host, reduce_slot].append(a_end / _MS)
-                    if attempt.get("result") != "SUCCESS":
-                        continue
-                    self.attempts += 1
-                    if a_start > first > 0:
-                        # Not the task's first attempt (a retry or a speculative backup): the task start is the
-                        # first attempt's assignment, so attempt start - task start is not this attempt's launch lag.
-                        self.later_attempts += 1
-                    elif start > 0 and a_start > 0:
-                        if reduce_slot is None:
-                            reduce_slot = _reduce_slot(attempt, kind)
-                        launches.append((a_start, start, host, kind, reduce_slot, index))
-                    if end > 0 and a_end > 0:
-                        lag = (end - a_end) / _MS
-                        if lag < 0:
-                            self.negative_report += 1
-                        self.report[kind].append(lag)
-        if kept:  # a repeated job id is replayed as "<id>#<n>" (mrsim.ingest.builder.workload_from_logged_jobs)
-            raw = self.job_ids[-1]
-            n = self.occurrences[raw] = self.occurrences.get(raw, 0) + 1
-            if n > 1:
-                self.job_ids[-1] = f"{raw}#{n}"
+                self._add_task(task, default, localised, launches, index)
+        if kept:
+            self._name_repeated()
+        self._add_launches(launches, localised, job_ref)
+
+    def _add_task(self, task: Mapping[str, Any], default: str, localised: dict[str, int],
+                  launches: list[tuple[int, int, str, str, bool, int]], index: int) -> None:
+        """One task of :meth:`add_job`: its attempts' host events, slot ends, report lags and launches (``index``:
+        the task's index in the template, TASK_MASK for a task the template builder drops)."""
+        host_events, slot_ends = self.host_events, self.slot_ends
+        kind = _kind(task, default)
+        start, end = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
+        attempts = task.get("attempts")
+        if not isinstance(attempts, list):
+            return
+        first = _first_start(attempts)
+        for attempt in attempts:
+            if not (type(attempt) is dict or isinstance(attempt, Mapping)):
+                continue
+            a_start, a_end = attempt.get("startTime"), attempt.get("finishTime")
+            if type(a_start) is not int:  # rumen_ms only for what is not already an int
+                a_start = rumen_ms(a_start)
+            if type(a_end) is not int:
+                a_end = rumen_ms(a_end)
+            host, reduce_slot = "", None  # each worked out once per attempt, when needed
+            if a_start > 0:
+                name = attempt.get("hostName")
+                host = name.rpartition("/")[2] if type(name) is str else _host(attempt)
+                if a_start < localised.get(host, a_start + 1):
+                    localised[host] = a_start
+                if a_end > 0:
+                    host_events[host].append((a_end / _MS, False))
+                    reduce_slot = _reduce_slot(attempt, kind)
+                    slot_ends[host, reduce_slot].append(a_end / _MS)
+            if attempt.get("result") != "SUCCESS":
+                continue
+            self.attempts += 1
+            if a_start > first > 0:
+                # Not the task's first attempt (a retry or a speculative backup): the task start is the
+                # first attempt's assignment, so attempt start - task start is not this attempt's launch lag.
+                self.later_attempts += 1
+            elif start > 0 and a_start > 0:
+                if reduce_slot is None:
+                    reduce_slot = _reduce_slot(attempt, kind)
+                launches.append((a_start, start, host, kind, reduce_slot, index))
+            if end > 0 and a_end > 0:
+                lag = (end - a_end) / _MS
+                if lag < 0:
+                    self.negative_report += 1
+                self.report[kind].append(lag)
+
+    def _add_launches(self, launches: list[tuple[int, int, str, str, bool, int]], localised: dict[str, int],
+                      job_ref: int) -> None:
+        """The job's launches in task order: lags, spans, slot sides, task references, host events and cold/warm
+        phases."""
+        host_events = self.host_events
         kind_lists = None
         last_kind = ""
         for a_start, start, host, kind, reduce_slot, index in launches:
@@ -305,17 +405,22 @@ class CalibrationCollector:
         if self.negative_launch:
             notes.append(f"{self.negative_launch} launch lag(s) were negative (TaskTracker clock behind the "
                          "JobTracker's) and were counted as 0")
-        outliers, stalled, stall_threshold = self._outliers()
+        # Per kind, the launches' hosts and lags as columns, in launch order (read by the outliers, the slot waits
+        # and the laws: once, not once each).
+        columns = {kind: ([h for h, _lag in rows], np.fromiter((lag for _h, lag in rows), dtype=np.float64,
+                                                                count=len(rows)))
+                   for kind in KINDS if (rows := self.host_launch.get(kind))}
+        outliers, stalled, stall_threshold = self._outliers(columns)
         stalled_tasks = self._stalled_tasks(stalled)
         launch: dict[str, Distribution] = {}
         by_phase: tuple[dict[str, Distribution], dict[str, Distribution]] = ({}, {})  # cold, warm
-        waits = self._slot_waits()
+        waits = self._slot_waits(columns)
         for kind in KINDS:
             # Column-wise: the lags in launch order, masked (the laws are built from the same values in the same order).
             rows = self.host_launch.get(kind, ())
             if not rows:
                 continue
-            lags = np.fromiter((lag for _h, lag in rows), dtype=np.float64, count=len(rows))
+            lags = columns[kind][1]
             normal = np.ones(len(rows), dtype=bool)
             for stalled_kind, n in stalled:
                 if stalled_kind == kind:
@@ -347,7 +452,7 @@ class CalibrationCollector:
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold,
             stalled_tasks=stalled_tasks, source=source, jobs=self.jobs,
-            attempts=self.attempts, hosts=len({h for rows in self.host_launch.values() for h, _l in rows if h}),
+            attempts=self.attempts, hosts=len({h for hosts, _lags in columns.values() for h in set(hosts) if h}),
             notes=tuple(notes))
 
     def _stalled_tasks(self, stalled: set[tuple[str, int]]) -> tuple[StalledTask, ...]:
@@ -363,10 +468,11 @@ class CalibrationCollector:
                                    bool(self.reduce_side[kind][n]), round(assigned, 3), round(lag, 3)))
         return tuple(out)
 
-    def _slot_waits(self) -> dict[str, np.ndarray]:
+    def _slot_waits(self, columns: dict[str, tuple[list[str], np.ndarray]]) -> dict[str, np.ndarray]:
         """Per kind, a mask over its launches: True for those that waited for their slot to be free (see the module
         docstring): an attempt end on the launch's host and slot side in ``(max(start - SLOT_WAIT_S, assignment),
-        start + SLOT_WAIT_S]``. One ``searchsorted`` per (host, side), not per launch."""
+        start + SLOT_WAIT_S]``. One ``searchsorted`` per (host, side), not per launch; the launches are grouped by
+        (host, side) with one stable sort of their codes."""
         ends = {key: np.sort(np.asarray(v)) for key, v in self.slot_ends.items()}
         waits: dict[str, np.ndarray] = {}
         for kind in KINDS:
@@ -375,36 +481,45 @@ class CalibrationCollector:
             waits[kind] = mask
             if not rows:
                 continue
-            groups: dict[tuple[str, bool], list[int]] = defaultdict(list)
-            sides = self.reduce_side[kind]
-            for n, (host, _lag) in enumerate(rows):
-                groups[host, sides[n]].append(n)
+            code_of: dict[str, int] = {}
+            codes = np.array([code_of.setdefault(h, len(code_of)) for h in columns[kind][0]], dtype=np.int64)
+            keys = codes * 2 + np.asarray(self.reduce_side[kind], dtype=np.int64)
+            order = np.argsort(keys, kind="stable")
+            ordered = keys[order]
+            cuts = (np.flatnonzero(np.diff(ordered)) + 1).tolist()
+            hosts = list(code_of)
             spans = np.asarray(self.windows[kind], dtype=np.float64)  # (assignment, attempt start), s
-            for key, members in groups.items():
-                side = ends.get(key)
+            for lo, hi in zip([0, *cuts], [*cuts, len(rows)]):
+                code = int(ordered[lo])
+                side = ends.get((hosts[code >> 1], bool(code & 1)))
                 if side is None:
                     continue
-                index = np.asarray(members, dtype=np.intp)
+                index = order[lo:hi]
                 assigned, started = spans[index, 0], spans[index, 1]
-                lo = np.searchsorted(side, np.maximum(started - SLOT_WAIT_S, assigned), side="right")
-                inside = lo < side.size
+                after = np.searchsorted(side, np.maximum(started - SLOT_WAIT_S, assigned), side="right")
+                inside = after < side.size
                 hit = np.zeros(index.size, dtype=bool)
-                hit[inside] = side[lo[inside]] <= started[inside] + SLOT_WAIT_S
+                hit[inside] = side[after[inside]] <= started[inside] + SLOT_WAIT_S
                 mask[index] = hit
         return waits
 
-    def _outliers(self) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
-        everything = [max(lag, 0.0) for kind in KINDS for _h, lag in self.host_launch.get(kind, ())]
-        if len(everything) < STALL_MIN_LAGS:
+    def _outliers(self, columns: dict[str, tuple[list[str], np.ndarray]]
+                  ) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
+        lag_columns = [columns[kind][1] for kind in KINDS if kind in columns]
+        if sum(c.size for c in lag_columns) < STALL_MIN_LAGS:
             return {}, set(), None
-        arr = np.asarray(everything)
+        arr = np.maximum(np.concatenate(lag_columns), 0.0)  # max(lag, 0.0): the same quantile and median
         p99, median = float(np.quantile(arr, 0.99)), float(np.median(arr))
         limit = max(p99, median + OUTLIER_MIN_EXCESS_S)
         stalled: set[tuple[str, int]] = set()
         windows: dict[tuple[str, bool], list[tuple[float, float]]] = defaultdict(list)  # (host, reduce launcher)
         for kind in KINDS:
-            for n, (host, lag) in enumerate(self.host_launch.get(kind, ())):
-                if host and lag > limit:
+            if kind not in columns:
+                continue
+            hosts, lags = columns[kind]
+            for n in np.flatnonzero(lags > limit).tolist():  # in launch order, as a walk of every launch would
+                host = hosts[n]
+                if host:
                     stalled.add((kind, n))
                     windows[host, self.reduce_side[kind][n]].append(self.windows[kind][n])
         found: dict[str, TrackerOutlier] = {}

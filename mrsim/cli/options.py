@@ -215,11 +215,14 @@ def apply_placement(args: argparse.Namespace, workload, cluster: ClusterSpec):
     ``report`` is None on one-site clusters (nothing to place); ``--placement`` other than auto, ``--rack-map``
     or ``--placement-skew`` there are errors, as are a skew without zipf and a rack map without racks.
     """
-    from mrsim.studies.federation.placement import PlacementPolicy, PlacementSpec, parse_rack_map, place_workload
-
-    policy = PlacementPolicy.parse(getattr(args, "placement", "auto") or "auto")
+    text = getattr(args, "placement", "auto") or "auto"
     skew = getattr(args, "placement_skew", None)
     rack_map_text = getattr(args, "rack_map", None)
+    if not cluster.datacenters and str(text).strip().lower() == "auto" and skew is None and not rack_map_text:
+        return workload, None  # one site, no placement flag: nothing to place or refuse (no placement import)
+    from mrsim.studies.federation.placement import PlacementPolicy, PlacementSpec, parse_rack_map, place_workload
+
+    policy = PlacementPolicy.parse(text)
     if not cluster.datacenters:
         for flag, given in (("--placement " + policy.value, policy is not PlacementPolicy.AUTO),
                             ("--placement-skew", skew is not None), ("--rack-map", bool(rack_map_text))):

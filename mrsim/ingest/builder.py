@@ -42,7 +42,7 @@ A SUCCESS job with no tasks at all is malformed input and raises :class:`~mrsim.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import numpy as np
 
@@ -51,6 +51,9 @@ from mrsim.ingest.logged_check import MAX_TIME_MS, check_logged_job
 from mrsim.io.fields import show_value
 from mrsim.io.limits import check_limit
 from mrsim.model.templates import JobTemplate, Outcome, Priority, Workload
+
+if TYPE_CHECKING:
+    from mrsim.ingest.plain import PlainJob
 
 _MS = 1000.0
 
@@ -258,21 +261,23 @@ def _extra(job: dict, unsuccessful: int, job_id: str = "", warnings: list[str] |
     return extra
 
 
-def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str] | None = None) -> JobTemplate | None:
+def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str] | None = None,
+                             plain: "PlainJob | None" = None) -> JobTemplate | None:
     """Build one template from a ``LoggedJob`` dict; ``None`` when a failed/killed job did no usable work.
 
     Malformed input (a list that is a string, a time that is not a number or is out of range) is an
     :class:`InputError` naming the job, task, attempt and field. The builder reads fields defensively and, on
     the first anomaly, runs the full :func:`~mrsim.ingest.logged_check.check_logged_job` for the precise
     message, so well-formed traces pay only for the type tests of the fields the builder reads anyway.
-    Cost: linear in the job's attempts.
+    Cost: linear in the job's attempts. ``plain``: the job's :func:`mrsim.ingest.plain.plain_job` columns, when the
+    caller has them (the same template, from the columns: :func:`_template_plain`).
     """
     warns: list[str] = warnings if warnings is not None else []
     if not isinstance(job, dict) or not job.get("jobID"):
         raise InputError(f"{source}: an object without a jobID is not a Rumen LoggedJob (is this a job trace?)")
     mark = len(warns)
     try:
-        return _template(job, source, warns)
+        return _template(job, source, warns) if plain is None else _template_plain(job, plain, source, warns)
     except (TypeError, AttributeError, ValueError, OverflowError, KeyError) as exc:
         del warns[mark:]
         check_logged_job(job, source)  # raises the precise InputError
@@ -281,17 +286,63 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
                          f"{show_value(exc.args[0]) if exc.args else ''})") from None
 
 
-def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
-    job_id = str(job["jobID"])
+def _outcome(job: dict) -> Outcome:
+    outcome_raw = job.get("outcome")
+    try:
+        return Outcome(str(outcome_raw).upper()) if outcome_raw else Outcome.UNKNOWN
+    except ValueError:
+        return Outcome.UNKNOWN
+
+
+def _check_task_limits(job: dict, job_id: str, source: str) -> None:
     for kind in ("mapTasks", "reduceTasks"):
         tasks = job.get(kind)
         if type(tasks) is list:
             check_limit("tasks_per_job", len(tasks), f"{source}: job {job_id}: {kind}")
-    outcome_raw = job.get("outcome")
-    try:
-        outcome = Outcome(str(outcome_raw).upper()) if outcome_raw else Outcome.UNKNOWN
-    except ValueError:
-        outcome = Outcome.UNKNOWN
+
+
+def _template_plain(job: dict, plain: "PlainJob", source: str, warns: list[str]) -> JobTemplate | None:
+    """:func:`_template` of a plain job (:mod:`mrsim.ingest.plain`), column-wise: every task has one successful
+    attempt with valid integer times, so there are no failed, speculative or backup attempts, no task-time
+    fallback and no dropped task; the reduces' shuffle/sort rule runs on arrays (same values, same warnings in the
+    same order)."""
+    job_id = str(job["jobID"])
+    _check_task_limits(job, job_id, source)
+    outcome = _outcome(job)
+    n = plain.n_maps
+    _ts, _tf, a_start, a_finish = plain.arrays()
+    map_finish = a_finish[:n]
+    map_durations = (map_finish - a_start[:n]) / _MS
+    map_locations = [_location_strings(task) if given else () for task, given in zip(plain.maps,
+                                                                                      plain.map_locations_given)]
+    map_stage_end = int(map_finish.max()) if n else -1
+    start, finish = a_start[n:], a_finish[n:]
+    shuffle_end = np.array(plain.shuffle_finished, dtype=np.int64)
+    sort_end = np.array(plain.sort_finished, dtype=np.int64)
+    shuffle_or_start = np.where(shuffle_end > 0, shuffle_end, start)
+    sort_end = np.where(sort_end <= 0, shuffle_or_start, sort_end)
+    ordered = (start <= shuffle_or_start) & (shuffle_or_start <= sort_end) & (sort_end <= finish)
+    if not ordered.all():
+        for i in np.flatnonzero(~ordered).tolist():
+            warns.append(
+                f"job {job_id}: reduce attempt {plain.attempt_ids[n + i]} has shuffle/sort times out of order "
+                f"(start {int(start[i])}, shuffle {int(shuffle_end[i])}, sort {int(sort_end[i])}, finish "
+                f"{int(finish[i])}); clamped into [start, finish]"
+            )
+        sort_end = np.where(ordered, sort_end, np.minimum(np.maximum(sort_end, start), finish))
+    first_wave = (start < map_stage_end) if map_stage_end > 0 else np.zeros(start.shape, dtype=bool)
+    first_shuffle = np.maximum(0, sort_end[first_wave] - map_stage_end) / _MS
+    later = ~first_wave
+    typical_shuffle = (sort_end[later] - start[later]) / _MS
+    reduce_durations = (finish - sort_end) / _MS
+    return _assemble(job, job_id, source, outcome, warns, map_durations, map_locations, reduce_durations,
+                     first_shuffle, typical_shuffle, lambda: _extra(job, 0, job_id, warns))
+
+
+def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
+    job_id = str(job["jobID"])
+    _check_task_limits(job, job_id, source)
+    outcome = _outcome(job)
 
     map_tasks = [t for t in job.get("mapTasks") or () if (t.get("taskType") or "MAP") == "MAP"]
     reduce_tasks = [t for t in job.get("reduceTasks") or () if (t.get("taskType") or "REDUCE") == "REDUCE"]
@@ -346,9 +397,21 @@ def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
 
     _report_dropped(job_id, outcome, "map", map_tasks, warns)
     _report_dropped(job_id, outcome, "reduce", reduce_tasks, warns)
+    has_work = bool(map_tasks or reduce_tasks or _num(job.get("totalMaps")) > 0)
+    return _assemble(job, job_id, source, outcome, warns, map_durations, map_locations, reduce_durations,
+                     first_shuffle, typical_shuffle,
+                     lambda: _extra(job, unsuccessful, job_id, warns, failed_maps, failed_reduces, speculative,
+                                    (backup_maps, backup_reduces)), has_work)
+
+
+def _assemble(job: dict, job_id: str, source: str, outcome: Outcome, warns: list[str], map_durations: Any,
+              map_locations: list[tuple[str, ...]], reduce_durations: Any, first_shuffle: Any, typical_shuffle: Any,
+              extra: Any, has_work: bool = True) -> JobTemplate | None:
+    """The end of :func:`_template`, shared with :func:`_template_plain`: the job-level checks and warnings, then
+    the template (``extra``: the dict, or a function making it, called after the job-level warnings)."""
     n_tasks = len(map_durations) + len(reduce_durations)
     if n_tasks == 0:
-        if outcome is Outcome.SUCCESS or not (map_tasks or reduce_tasks or _num(job.get("totalMaps")) > 0):
+        if outcome is Outcome.SUCCESS or not has_work:
             if outcome in (Outcome.FAILED, Outcome.KILLED):
                 warns.append(f"job {job_id}: {outcome.value} job with no completed task skipped")
                 return None
@@ -386,8 +449,7 @@ def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
         outcome=outcome,
         actual_completion_s=actual,
         map_locations=tuple(map_locations) if has_locations else None,
-        extra=_extra(job, unsuccessful, job_id, warns, failed_maps, failed_reduces, speculative,
-                     (backup_maps, backup_reduces)),
+        extra=extra() if callable(extra) else extra,
     )
 
 

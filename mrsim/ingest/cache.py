@@ -20,7 +20,9 @@ module only names, finds, publishes and evicts entries.
   entry; of two concurrent writers of one key the first rename wins and the second discards its copy. A reader
   that finds an entry it cannot load (a flipped bit fails the store's checksums) removes it, warns, and rebuilds.
 
-Cost of a hit: one hash of the input plus :func:`mrsim.ingest.store.load_store` (vectorised, with checksums).
+Cost of a hit: one hash of the input plus :func:`mrsim.ingest.store.load_store_contents`: the entry's store read
+once, every data file checked against its SHA-256 once (whatever ``--no-verify`` says: a damaged entry is found and
+rebuilt, never replayed), the templates assembled vectorised.
 """
 
 from __future__ import annotations

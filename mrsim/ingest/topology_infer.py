@@ -30,13 +30,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mrsim.ingest.logged import parse_host, strip_slash
 from mrsim.model import memory_slots
 from mrsim.model.cluster import DEFAULT_RACK, ClusterSpec, TrackerSpec
+
+if TYPE_CHECKING:
+    from mrsim.ingest.plain import PlainJob
 
 MAP, REDUCE = 0, 1
 _KINDS = (("mapTasks", "MAP", MAP), ("reduceTasks", "REDUCE", REDUCE))
@@ -125,6 +129,15 @@ def job_slot_peaks(job: Mapping[str, Any], windows: Windows | None = None) -> tu
                  for k in (MAP, REDUCE))  # type: ignore[return-value]
 
 
+def plain_slot_peaks(plain: "PlainJob") -> tuple[int, int]:
+    """:func:`job_slot_peaks` of a plain job (:mod:`mrsim.ingest.plain`) from its columns: every attempt has a
+    valid window, at least 1 ms long."""
+    n = plain.n_maps
+    _ts, _tf, starts, finishes = plain.arrays()
+    ends = np.maximum(finishes, starts + 1)
+    return peak_concurrency(starts[:n], ends[:n]), peak_concurrency(starts[n:], ends[n:])
+
+
 @dataclass(frozen=True)
 class HostSlots:
     """One inferred TaskTracker: rack and host as logged (escapes kept, no leading slash) and peak slots."""
@@ -168,18 +181,24 @@ class SlotUsage:
         self._confs: list[dict[str, str]] = []
         self._named: dict[str, tuple[str | None, str] | None] = {}  # hostName -> attempt_host (no location)
 
-    def add_job(self, job: Mapping[str, Any], windows: Windows | None = None) -> None:
-        """Add one job's attempts (``windows``: its :func:`iter_attempt_windows`, when the caller has them)."""
+    def _add_split_racks(self, job: Mapping[str, Any]) -> None:
         for key in ("mapTasks", "reduceTasks"):  # split locations name racks of hosts logged bare
             for task in job.get(key) or ():
                 for loc in task.get("preferredLocations") or ():
                     layers = loc.get("layers") if (type(loc) is dict or isinstance(loc, Mapping)) else None
                     if layers and len(layers) >= 2:
                         self._split_rack.setdefault(strip_slash(str(layers[1])), strip_slash(str(layers[0])))
+
+    def _add_conf(self, job: Mapping[str, Any]) -> None:
         props = job.get("jobProperties")
         conf = {k: str(v) for k, v in props.items() if k in memory_slots.ALL_KEYS} if isinstance(props, Mapping) else {}
-        job_index = len(self._confs)
         self._confs.append(conf)
+
+    def add_job(self, job: Mapping[str, Any], windows: Windows | None = None) -> None:
+        """Add one job's attempts (``windows``: its :func:`iter_attempt_windows`, when the caller has them)."""
+        self._add_split_racks(job)
+        self._add_conf(job)
+        job_index = len(self._confs) - 1
         named = self._named
         for kind, attempt, start, finish in (iter_attempt_windows(job) if windows is None else windows):
             name = attempt.get("hostName")
@@ -203,6 +222,72 @@ class SlotUsage:
             lists[2 * kind].append(start)
             lists[2 * kind + 1].append(finish)
             self._jobs[host][kind].append(job_index)
+            self.attempts += 1
+
+    def add_plain(self, job: Mapping[str, Any], plain: "PlainJob") -> None:
+        """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: every attempt has a window
+        and a host name string."""
+        if plain.any_locations:
+            self._add_split_racks(job)
+        self._add_conf(job)
+        job_index = len(self._confs) - 1
+        named, racks, windows, jobs = self._named, self._rack, self._windows, self._jobs
+        n = plain.n_maps
+        if not plain.any_attempt_location:
+            # Every host comes from its name alone: each distinct name parsed once, then the windows added per
+            # host, in attempt order within each (a stable grouping), maps before reduces as in add_job.
+            code_of: dict[str, int] = {}
+            name_code: dict[str, int] = {}
+            for name in dict.fromkeys(plain.host_names):
+                where = named.get(name)
+                if where is None:
+                    where = named[name] = attempt_host({"hostName": name})
+                rack, host = where  # type: ignore[misc]  # a non-empty name always names a host
+                if rack is not None and host not in racks:
+                    racks[host] = rack
+                name_code[name] = code_of.setdefault(host, len(code_of))
+            codes = np.array([name_code[name] for name in plain.host_names], dtype=np.int64)
+            _ts, _tf, starts, finishes = plain.arrays()
+            ends = np.maximum(finishes, starts + 1)
+            by_host = np.argsort(codes, kind="stable")
+            bounds = np.searchsorted(codes[by_host], np.arange(len(code_of) + 1)).tolist()
+            starts_list, ends_list = starts[by_host].tolist(), ends[by_host].tolist()
+            for g, host in enumerate(code_of):
+                lo, hi = bounds[g], bounds[g + 1]
+                mid = lo + int(np.searchsorted(by_host[lo:hi], n)) if hi > lo else lo
+                lists = windows.get(host)
+                if lists is None:
+                    lists = windows[host] = ([], [], [], [])
+                    jobs[host] = ([], [])
+                for kind, a, b in ((MAP, lo, mid), (REDUCE, mid, hi)):
+                    if b > a:
+                        lists[2 * kind].extend(starts_list[a:b])
+                        lists[2 * kind + 1].extend(ends_list[a:b])
+                        jobs[host][kind].extend(repeat(job_index, b - a))
+            self.attempts += len(plain.host_names)
+            return
+        for i, (name, attempt, start, finish) in enumerate(zip(plain.host_names, plain.attempts, plain.attempt_start,
+                                                               plain.attempt_finish)):
+            if "location" in attempt:
+                where = attempt_host(attempt)
+            else:
+                where = named.get(name)
+                if where is None:
+                    where = named[name] = attempt_host(attempt)
+            if where is None:
+                self.unnamed += 1
+                continue
+            rack, host = where
+            if rack is not None and host not in racks:
+                racks[host] = rack
+            lists = windows.get(host)
+            if lists is None:
+                lists = windows[host] = ([], [], [], [])
+                jobs[host] = ([], [])
+            kind = MAP if i < n else REDUCE
+            lists[2 * kind].append(start)
+            lists[2 * kind + 1].append(finish if finish > start else start + 1)
+            jobs[host][kind].append(job_index)
             self.attempts += 1
 
     def observe(self, jobs: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:

@@ -71,6 +71,23 @@ def test_column_background_equals_a_collector_of_the_same_points():
     assert lazy.usage == [(1.0, 1)] and lazy.stored().usage_s.tolist() == [1.0]
 
 
+def test_column_background_reduce_side_is_built_on_first_read():
+    reduce_times, reduce_deltas = np.array([5.0, 6.0]), np.array([1, -1], dtype=np.int8)
+    lazy = ingest_mod._ColumnBackground([], np.empty(0), np.empty(0, dtype=np.int8), [("job_2", 1.0, 2.0)],
+                                        reduce_times, reduce_deltas)
+    assert lazy._reduce_usage is None  # nothing built by the constructor
+    stored = lazy.stored()  # untouched: the columns themselves
+    assert stored.reduce_usage_s is reduce_times and stored.reduce_usage_delta is reduce_deltas
+    assert lazy.reduce_usage == [(5.0, 1), (6.0, -1)] and lazy.has_inputs()
+    plain = BackgroundCollector()
+    plain.stored_reduce_gaps = [("job_2", 1.0, 2.0)]
+    plain.reduce_usage = [(5.0, 1), (6.0, -1)]
+    assert lazy.estimate(2, 0.3, 2) == plain.estimate(2, 0.3, 2)
+    lazy.reduce_usage = [(7.0, 1)]  # assignable, and then what is stored
+    assert lazy.stored().reduce_usage_s.tolist() == [7.0]
+    assert ingest_mod._ColumnBackground([], np.empty(0), np.empty(0, dtype=np.int8)).reduce_usage == []
+
+
 def _trace(tmp_path: Path) -> Path:
     from mrsim.ingest.rumen_writer import write_rumen_trace
     from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job

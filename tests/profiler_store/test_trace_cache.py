@@ -177,6 +177,22 @@ def test_a_damaged_entry_is_ignored_with_a_warning_and_rebuilt(synthetic_trace: 
     assert again["spec"]["trace_cache"]["status"] == "hit"
 
 
+def test_a_damaged_background_file_is_found_once_per_hit_even_with_no_verify(synthetic_trace: Path, capsys) -> None:
+    """A hit reads the entry's store once (one checksum pass over every data file): a flipped bit in a file the
+    replay does not use is still found, and ``--no-verify`` (about the user's stores) does not turn it off."""
+    args = ["replay", synthetic_trace, "--nodes", "8", "--json"]
+    clean, _ = _json_run(args, capsys)
+    entry = Path(clean["spec"]["trace_cache"]["entry"])
+    data = next((entry / "store").glob("data-*/background.usage_s.npy"))
+    raw = bytearray(data.read_bytes())
+    raw[-2] ^= 0x01
+    data.write_bytes(bytes(raw))
+    rebuilt, err = _json_run(["--no-verify", *args], capsys)
+    assert "mrsim: warning: trace cache: entry" in err and "checksum mismatch" in err
+    assert rebuilt["spec"]["trace_cache"]["status"] == "miss"
+    assert _without_cache_and_clock(rebuilt) == _without_cache_and_clock(clean)
+
+
 def test_a_moved_copy_hits_and_is_named_by_its_new_path(synthetic_trace: Path, tmp_path: Path, capsys) -> None:
     _json_run(["replay", synthetic_trace, "--nodes", "8", "--json"], capsys)
     moved = tmp_path / "elsewhere.json.gz"

@@ -41,6 +41,7 @@ from mrsim.ingest.detect import Format, detect_format, iter_logged_jobs
 from mrsim.model.templates import JobTemplate, Workload
 
 if TYPE_CHECKING:
+    from mrsim.ingest.plain import PlainJob
     from mrsim.ingest.store import StoredBackground
 
 #: The host every attempt of a ``mrsim synth`` trace names (kept equal to ``mrsim.ingest.assumptions.SYNTHETIC_HOST``).
@@ -108,9 +109,9 @@ class SingleInput:
 
 
 class _ColumnBackground(BackgroundCollector):
-    """A :class:`BackgroundCollector` made from a pass's columns. ``usage`` (a list of 600,000 tuples on the
-    1148-job trace, about 0.1 s to build) is built on first use: a replay without ``--background trace`` never
-    reads it, and :meth:`stored` gives the columns back as they are."""
+    """A :class:`BackgroundCollector` made from a pass's columns. ``usage`` and ``reduce_usage`` (lists of 400,000
+    and 200,000 tuples on the 1148-job trace, about 0.1 s each to build) are built on first use: a replay without
+    ``--background trace`` never reads them, and :meth:`stored` gives the columns back as they are."""
 
     def __init__(self, waits: list[tuple[str, float, float]], times: "np.ndarray", deltas: "np.ndarray",
                  reduce_waits: list[tuple[str, float, float]] | None = None, reduce_times: "np.ndarray | None" = None,
@@ -120,8 +121,10 @@ class _ColumnBackground(BackgroundCollector):
         self._times, self._deltas = times, deltas
         self._usage: list[tuple[float, int]] | None = None
         self.stored_reduce_gaps = list(reduce_waits or ())
-        if reduce_times is not None and reduce_deltas is not None:
-            self.reduce_usage = list(zip(reduce_times.tolist(), reduce_deltas.tolist()))
+        given = reduce_times is not None and reduce_deltas is not None
+        self._reduce_times = reduce_times if given else np.empty(0, dtype=np.float64)
+        self._reduce_deltas = reduce_deltas if given else np.empty(0, dtype=np.int8)
+        self._reduce_usage: list[tuple[float, int]] | None = None
 
     @property  # type: ignore[override]
     def usage(self) -> list[tuple[float, int]]:
@@ -133,14 +136,24 @@ class _ColumnBackground(BackgroundCollector):
     def usage(self, value: list[tuple[float, int]]) -> None:
         self._usage = value
 
+    @property  # type: ignore[override]
+    def reduce_usage(self) -> list[tuple[float, int]]:
+        if self._reduce_usage is None:
+            self._reduce_usage = list(zip(self._reduce_times.tolist(), self._reduce_deltas.tolist()))
+        return self._reduce_usage
+
+    @reduce_usage.setter
+    def reduce_usage(self, value: list[tuple[float, int]]) -> None:
+        self._reduce_usage = value
+
     def stored(self) -> "StoredBackground":
         from mrsim.ingest.store import StoredBackground
 
-        if self._usage is None:  # untouched: the columns are the usage
+        if self._usage is None and self._reduce_usage is None:  # untouched: the columns are the usage
             return StoredBackground(tuple(self.waits), self._times, self._deltas,
                                     reduce_waits=tuple(self.reduce_gaps()),
-                                    reduce_usage_s=np.array([t for t, _d in self.reduce_usage], dtype=np.float64),
-                                    reduce_usage_delta=np.array([d for _t, d in self.reduce_usage], dtype=np.int8))
+                                    reduce_usage_s=np.asarray(self._reduce_times, dtype=np.float64),
+                                    reduce_usage_delta=np.asarray(self._reduce_deltas, dtype=np.int8))
         return super().stored()
 
 
@@ -286,8 +299,9 @@ def _read(p: Path, format_: Format) -> SingleInput:
 
 def _read_pass(p: Path, format_: Format) -> SingleInput:
     """One pass: the steps of ``load_with_hosts`` and of ``Profiler.logged_jobs``, per job, in their order."""
-    from mrsim.analysis.validation.observe import observe_job
+    from mrsim.analysis.validation.observe import observe_job, observe_plain
     from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.ingest.plain import plain_job
     from mrsim.ingest.builder import template_from_logged_job
     from mrsim.ingest.logged_check import check_logged_job
     from mrsim.ingest.store import merge_hosts
@@ -315,17 +329,26 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
         profiler_warnings.extend(reader_warnings[copied:])
         copied = len(reader_warnings)
         report.jobs_read += 1
+        # One walk into columns when the job is plain (mrsim.ingest.plain); else the attempt windows, once per job,
+        # for every collector below, and each collector's general path.
+        plain = plain_job(logged)
+        windows = None
         try:
-            windows = list(iter_attempt_windows(logged))  # once per job, for every collector below
+            if plain is None:
+                windows = list(iter_attempt_windows(logged))
             if not synthetic:
-                names = {where[1] for _, attempt, _, _ in windows if (where := attempt_host(attempt)) is not None}
+                if plain is None:
+                    names = {where[1] for _, attempt, _, _ in windows  # type: ignore[union-attr]
+                             if (where := attempt_host(attempt)) is not None}
+                else:
+                    names = {where[1] for attempt in plain.attempts if (where := attempt_host(attempt)) is not None}
                 if names:
                     synthetic.append(names == {SYNTHETIC_HOST})
         except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
             check_logged_job(logged, source)
             raise
         job_warnings: list[str] = []
-        template = template_from_logged_job(logged, source=source, warnings=job_warnings)
+        template = template_from_logged_job(logged, source=source, warnings=job_warnings, plain=plain)
         builder_warnings.extend(job_warnings)
         profiler_warnings.extend(job_warnings)
         if template is None:
@@ -335,9 +358,8 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
                 only_workload.append(logged)
                 continue
             without_work.add(raw_id)
-            _add_usage(usage, logged, source, windows)
-            calibration.add_job(logged)
-            background.add_job(logged, raw_id)
+            _add_usage(usage, logged, source, windows, plain)
+            _add_lags(calibration, background, logged, raw_id, plain)
             continue
         count = occurrences.get(template.job_id, 0) + 1
         occurrences[template.job_id] = count
@@ -357,11 +379,10 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
             only_workload.append(logged)
             continue
         taken.add(template.job_id)
-        observations[template.job_id] = observe_job(logged, windows)
-        _add_usage(usage, logged, source, windows)
+        observations[template.job_id] = observe_job(logged, windows) if plain is None else observe_plain(logged, plain)
+        _add_usage(usage, logged, source, windows, plain)
         trace_conf.add_job(logged)
-        calibration.add_job(logged)
-        background.add_job(logged, template.job_id)
+        _add_lags(calibration, background, logged, template.job_id, plain)
         report.jobs_added += 1
     profiler_warnings.extend(reader_warnings[copied:])
     report.warnings = len(profiler_warnings)
@@ -389,11 +410,25 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
         background_reduce_deltas=np.array([d for _t, d in background.reduce_usage], dtype=np.int8))
 
 
-def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None) -> None:
+def _add_lags(calibration: CalibrationCollector, background: BackgroundCollector, logged: dict[str, Any],
+              job_id: str, plain: "PlainJob | None") -> None:
+    if plain is None:
+        calibration.add_job(logged)
+        background.add_job(logged, job_id)
+    else:
+        calibration.add_plain(logged, plain)
+        background.add_plain(logged, job_id, plain)
+
+
+def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None,
+               plain: "PlainJob | None" = None) -> None:
     from mrsim.ingest.logged_check import check_logged_job
 
     try:
-        usage.add_job(logged, windows)
+        if plain is None:
+            usage.add_job(logged, windows)
+        else:
+            usage.add_plain(logged, plain)
     except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
         check_logged_job(logged, source)  # a malformed job: the precise one-line InputError
         raise
@@ -429,20 +464,22 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
 def _load_entry(entry: Path, p: Path) -> SingleInput:
     """The :class:`SingleInput` an entry holds, named after ``p`` (the same bytes may have moved)."""
     from mrsim.ingest import cache
-    from mrsim.ingest.store import (load_background_inputs, load_hosts, load_observations, load_store,
-                                    read_manifest)
+    from mrsim.ingest.store import load_store_contents
 
     meta = cache.read_meta(entry)
     store = entry / _STORE
-    manifest = read_manifest(store)
-    templates = list(load_store(store).jobs)
-    observations = {jid: JobObservation.from_dict(values) for jid, values in load_observations(store).items()}
+    # One read of the store: one manifest, one checksum pass over every data file (a damaged entry fails here and
+    # is rebuilt by the caller), one job table for the templates and the observations.
+    contents = load_store_contents(store)
+    manifest = contents.manifest
+    templates = list(contents.workload.jobs)
+    observations = {jid: JobObservation.from_dict(values) for jid, values in contents.observations.items()}
     source, old = str(p), str(meta["path"])
     calibration = None
     if meta.get("has_calibration"):
         calibration = Calibration.from_toml(str(manifest["calibration_toml"]), f"{entry} (calibration)")
         calibration = dataclasses.replace(calibration, source=source)
-    backgrounds = load_background_inputs(store)
+    backgrounds = contents.backgrounds
     if len(backgrounds) != 1 or backgrounds[0].approximate:
         raise ValueError(f"the entry's store holds {len(backgrounds)} background inputs, not one exact one")
     waits = list(backgrounds[0].waits)
@@ -452,7 +489,7 @@ def _load_entry(entry: Path, p: Path) -> SingleInput:
     return SingleInput(
         path=source, format=str(meta["format"]), templates=templates,
         workload_warnings=rename(meta["workload_warnings"]), workload_hosts=meta["workload_hosts"],
-        profiler_skipped=frozenset(), observations=observations, profiled_hosts=load_hosts(store),
+        profiler_skipped=frozenset(), observations=observations, profiled_hosts=contents.hosts,
         conf_counts=manifest.get("conf_values", {}), calibration=calibration,
         background_waits=waits, background_times=times, background_deltas=deltas, report=report,
         profiler_warnings=rename(meta["profiler_warnings"]), seen_without_work=frozenset(meta["seen_without_work"]),

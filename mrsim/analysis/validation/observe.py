@@ -36,10 +36,11 @@ from mrsim.calibration.model import Calibration
 from mrsim.errors import InputError
 from mrsim.ingest.builder import template_from_logged_job
 from mrsim.ingest.detect import Format, detect_format, iter_logged_jobs
-from mrsim.ingest.topology_infer import HostSlots, SlotUsage, iter_attempt_windows, job_slot_peaks
+from mrsim.ingest.topology_infer import HostSlots, SlotUsage, iter_attempt_windows, job_slot_peaks, plain_slot_peaks
 from mrsim.model.templates import JobTemplate
 
 if TYPE_CHECKING:
+    from mrsim.ingest.plain import PlainJob
     from mrsim.ingest.store import StoredBackground
 
 _MS = 1000.0
@@ -164,6 +165,34 @@ def observe_job(job: Mapping[str, Any], windows: Any = None) -> JobObservation:
         failed_attempts=failed_n,
         start_lag_s=sum(start_lags) / len(start_lags) / _MS if start_lags else None,
         finish_lag_s=sum(finish_lags) / len(finish_lags) / _MS if finish_lags else None,
+    )
+
+
+def observe_plain(job: Mapping[str, Any], plain: "PlainJob") -> JobObservation:
+    """:func:`observe_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: every task time and attempt
+    time is a positive integer and every attempt succeeded, so the first start and last finish are plain minima and
+    maxima, every attempt has both lags, and no attempt failed. The same values (integer sums, then one division)."""
+    submit = _ms(job.get("submitTime"))
+    if submit <= 0:
+        submit = _ms(job.get("launchTime"))
+    finish = _ms(job.get("finishTime"))
+    first_start, last_finish = min(plain.task_start), max(plain.task_finish)
+    n = len(plain.task_start)
+    start_lag = sum(plain.attempt_start) - sum(plain.task_start)  # sum of (attempt start - task start): exact ints
+    finish_lag = sum(plain.task_finish) - sum(plain.attempt_finish)
+    peak_maps, peak_reduces = plain_slot_peaks(plain)
+    return JobObservation(
+        peak_maps=peak_maps,
+        peak_reduces=peak_reduces,
+        launch_delay_s=(first_start - submit) / _MS if submit > 0 else None,
+        task_span_s=(last_finish - first_start) / _MS if last_finish >= first_start else None,
+        tail_s=(finish - last_finish) / _MS if finish > 0 else None,
+        setup_s=_task_durations(job, "SETUP"),
+        cleanup_s=_task_durations(job, "CLEANUP"),
+        failed_attempt_s=0.0,
+        failed_attempts=0,
+        start_lag_s=start_lag / n / _MS,
+        finish_lag_s=finish_lag / n / _MS,
     )
 
 
