@@ -11,12 +11,19 @@ Every event has a key ``(time, order, seq)`` and a payload ``(kind, a, b)``:
 The queue is a binary heap kept in two parallel lists, compiled with the core (issue 18): ``heap`` holds the
 events' times (float objects) and ``queued`` the tuples ``(order, seq, kind, a, b)`` at the same positions. A heap
 step compares two times as machine doubles, and the payloads (``(order, seq)``, a tuple comparison) only when the
-times are equal, so popping gives exactly the ``(time, order, seq)`` order. Earlier layouts cost more: a ``heapq``
-of whole tuples compared tuples at every step (a third of a streamed replay's CPU on 10,000 trackers), and a
-``heapq`` of times with the payloads in a dict keyed by the time paid a generic comparison per step plus a float
-hash and two dict operations per event (``docs/performance.md``, "Fourth round"). No object is allocated per
-event beyond the payload tuple and the boxed time. Cancellation is by tombstone: a handler compares a payload
-with the current state and ignores stale events. Cost: O(log n) per push and pop.
+times are equal. Beside the heap, each of the first :data:`LANE_KINDS` kinds has a *lane* (:class:`Lane`), a FIFO
+that takes an event of its kind whenever the event's key is after the key of the lane's last event: most events of
+one kind are pushed in key order (a tracker's next heartbeat one interval after the one being handled, jobs
+arriving in submit order), so on 10,000 trackers most of the 10,000 queued events wait in a lane, where a push
+and a pop cost O(1) and touch memory in order, instead of in a heap 14 levels deep whose every step was a cache
+miss. Every other event goes to the heap. The next event is the smallest of the heap's top and the lanes' heads,
+so popping gives exactly the ``(time, order, seq)`` order, wherever each event waited. Earlier layouts cost more:
+a ``heapq`` of whole tuples compared tuples at every step, and a ``heapq`` of times with the payloads in a dict
+keyed by the time paid a generic comparison per step plus a float hash and two dict operations per event
+(``docs/performance.md``). No object is allocated per event beyond the payload tuple and the boxed time.
+Cancellation is by tombstone: a handler compares a payload with the current state and ignores stale events.
+Cost: O(1) per push and pop of a lane, O(log n) per push and pop of the heap, plus one comparison per lane to pick
+the next event.
 
 This is the **only** module that touches the heap: the engine core and every feature schedule events through
 :meth:`Kernel.schedule` (hot paths cache the bound method in a local), register their handlers with
@@ -36,6 +43,34 @@ Event = tuple[int, ...]
 #: Arrivals pushed by :meth:`Kernel.schedule_arrival` get ``seq = index - ARRIVAL_SEQ_BASE``: below every counter
 #: value of :meth:`Kernel.schedule` (which starts at 1), in index order (up to 2**62 jobs).
 ARRIVAL_SEQ_BASE: Final = 1 << 62
+#: Event kinds ``0 .. LANE_KINDS - 1`` have a lane each (the engine core's four kinds: ``mrsim/engine/events.py``)
+LANE_KINDS: Final = 4
+#: A lane drops its popped entries once this many have accumulated and they are half of it (amortised O(1))
+LANE_COMPACT: Final = 4096
+
+
+class Lane:
+    """Events of one kind whose keys increase in push order: a FIFO of two parallel lists (times, payloads) read
+    from ``head``. :meth:`Kernel._push` appends an event only if its key is after the last one's."""
+
+    __slots__ = ("times", "events", "head")
+
+    def __init__(self) -> None:
+        self.times: list[Any] = []
+        self.events: list[Event] = []
+        self.head = 0  # index of the first queued entry; entries before it were popped
+
+    def size(self) -> int:
+        return len(self.times) - self.head
+
+    def pop(self) -> None:
+        """Drop the head (read by the caller)."""
+        head = self.head + 1
+        if head >= LANE_COMPACT and 2 * head >= len(self.times):
+            del self.times[:head]
+            del self.events[:head]
+            head = 0
+        self.head = head
 
 
 class EventSink:
@@ -51,13 +86,14 @@ class EventSink:
 class Kernel:
     """Clock, heap and run loop."""
 
-    __slots__ = ("heap", "queued", "now", "order", "seq", "events", "handlers", "sink", "sink_kinds")
+    __slots__ = ("heap", "queued", "lanes", "now", "order", "seq", "events", "handlers", "sink", "sink_kinds")
 
     def __init__(self) -> None:
         #: the queued events' times, a binary heap by (time, order, seq) together with ``queued`` (typed Any: the
         #: heap's steps move the float objects, and compare them as doubles)
         self.heap: list[Any] = []
         self.queued: list[Event] = []  # the payload of the event whose time is at the same index of ``heap``
+        self.lanes: list[Lane] = [Lane() for _ in range(LANE_KINDS)]  # kind -> its lane
         self.now = 0.0
         self.order = -1  # order of the event being handled (for "same instant, later order" decisions)
         self.seq = 0  # push counter: ties at equal (time, order) pop in push order
@@ -73,10 +109,29 @@ class Kernel:
         self._push(time, (order, self.seq, kind, a, b))
 
     def _push(self, time: float, event: Event) -> None:
-        """Append the event and move it up to its place (``heapq``'s ``_siftdown``)."""
+        """Append the event to its kind's lane if its key is after the lane's last one, else push it on the heap
+        (append it and move it up to its place: ``heapq``'s ``_siftdown``)."""
+        boxed: Any = time
+        kind = event[2]
+        if kind < LANE_KINDS:
+            lane = self.lanes[kind]
+            lane_times = lane.times
+            n = len(lane_times)
+            if n == lane.head:  # empty: start afresh
+                if n:
+                    lane_times.clear()
+                    lane.events.clear()
+                    lane.head = 0
+                lane_times.append(boxed)
+                lane.events.append(event)
+                return
+            tail: float = lane_times[n - 1]
+            if time > tail or (time == tail and event > lane.events[n - 1]):
+                lane_times.append(boxed)
+                lane.events.append(event)
+                return
         times = self.heap
         queued = self.queued
-        boxed: Any = time
         times.append(boxed)
         queued.append(event)
         pos = len(times) - 1
@@ -146,28 +201,38 @@ class Kernel:
 
     def has_pending(self, kinds: "frozenset[int] | set[int] | tuple[int, ...]") -> bool:
         """Whether an event of one of ``kinds`` is queued (stale ones included). O(n): for rare checks only."""
-        return any(event[2] in kinds for event in self.queued)
+        return any(event[2] in kinds for event in self.queued) or any(
+            lane.size() and any(event[2] in kinds for event in lane.events[lane.head:]) for lane in self.lanes)
 
     def next_time(self) -> float:
         """Time of the next queued event, ``inf`` when none is queued. O(1): studies that batch the events of one
         instant ask it to know whether an event is the instant's last."""
         heap = self.heap
-        return heap[0] if heap else math.inf
+        first: float = heap[0] if heap else math.inf
+        for lane in self.lanes:
+            if lane.size():
+                head: float = lane.times[lane.head]
+                first = min(first, head)
+        return first
 
     def pending_count(self) -> int:
         """Number of queued events (stale ones included). O(1)."""
-        return len(self.heap)
+        return len(self.heap) + sum(lane.size() for lane in self.lanes)
 
     def pending(self) -> Iterator[tuple[float, int, int, int]]:
         """Queued events as ``(time, kind, a, b)``, in no particular order. O(n): for checkers and end-of-run
         views only."""
-        for time, (_order, _seq, kind, a, b) in zip(list(self.heap), list(self.queued)):
+        queued = list(zip(self.heap, self.queued))
+        for lane in self.lanes:
+            queued.extend(zip(lane.times[lane.head:], lane.events[lane.head:]))
+        for time, (_order, _seq, kind, a, b) in queued:
             yield time, kind, a, b
 
     def clear(self) -> None:
         """Drop every queued event (the run is over)."""
         self.heap.clear()
         self.queued.clear()
+        self.lanes = [Lane() for _ in range(LANE_KINDS)]
 
     def run(self, handlers: Sequence[Handler] | None = None, after_event: Callable[[], None] | None = None,
             until: float = float("inf")) -> None:
@@ -186,13 +251,33 @@ class Kernel:
         queued = self.queued
         count = self.events
         try:
-            while heap:
-                boxed: Any = heap[0]
-                time: float = boxed
-                if time > until:
+            while True:
+                # The next event: the smallest of the heap's top and the lanes' heads.
+                source: Lane | None = None
+                boxed: Any = None
+                event: tuple[Any, ...] = ()
+                time = math.inf
+                if heap:
+                    boxed = heap[0]
+                    time = boxed
+                    event = queued[0]
+                for lane in self.lanes:  # self.lanes: clear() replaces them
+                    head = lane.head
+                    lane_times = lane.times
+                    if head < len(lane_times):
+                        lane_time: float = lane_times[head]
+                        if (boxed is None or lane_time < time
+                                or (lane_time == time and lane.events[head] < event)):
+                            boxed = lane_times[head]
+                            time = lane_time
+                            event = lane.events[head]
+                            source = lane
+                if boxed is None or time > until:
                     break
-                event: tuple[Any, ...] = queued[0]
-                self._pop()
+                if source is None:
+                    self._pop()
+                else:
+                    source.pop()
                 self.now = time
                 # The table's handlers get the objects the heap and the tuple hold (typed Any: compiled code would
                 # otherwise unbox them and box them again, allocating an object per float and per int above 256);
