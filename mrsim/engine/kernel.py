@@ -26,7 +26,8 @@ Cost: O(1) per push and pop of a lane, O(log n) per push and pop of the heap, pl
 the next event.
 
 This is the **only** module that touches the heap: the engine core and every feature schedule events through
-:meth:`Kernel.schedule` (hot paths cache the bound method in a local), register their handlers with
+:meth:`Kernel.schedule` (compiled callers call it on the kernel directly: a bound method stored or kept in a local
+would make every call a Python-level one), register their handlers with
 :meth:`Kernel.register`, and ask :meth:`Kernel.has_pending` / :meth:`Kernel.clear` instead of reading the heap.
 """
 
