@@ -89,7 +89,7 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     if job.start_time < 0.0:
         job.start_time = now
     if jt.finish_model is None:
-        jt.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+        jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
     else:
         jt.finish_model(job, tracker, gid)
     if jt.on_launch:
@@ -136,7 +136,7 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         job.reduce_shuffle_end[i] = finish
         job.reduce_finish[i] = finish
         if jt.finish_model is None:
-            jt.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
             jt.finish_model(job, tracker, gid)
     elif job.map_stage_done:
@@ -146,7 +146,7 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         job.reduce_shuffle_end[i] = shuffle_end
         job.reduce_finish[i] = finish
         if jt.finish_model is None:
-            jt.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
             jt.finish_model(job, tracker, gid)
     else:

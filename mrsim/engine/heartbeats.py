@@ -26,7 +26,7 @@ import math
 from typing import TYPE_CHECKING
 
 from mrsim.engine.events import EV_HEARTBEAT, ORDER_HEARTBEAT
-from mrsim.engine.state import REDUCE_BIT, TrackerState
+from mrsim.engine.state import INF, REDUCE_BIT, TrackerState
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
@@ -53,7 +53,7 @@ def schedule_at(jt: "JobTracker", tracker: TrackerState, time: float) -> None:
     """Queue ``tracker``'s heartbeat at ``time`` off the grid (task mode); it supersedes a queued one."""
     tracker.hb_stamp += 1
     tracker.next_hb = time
-    jt.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, tracker.hb_stamp)
+    jt.kernel.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, tracker.hb_stamp)
 
 
 def schedule_grid(jt: "JobTracker", tracker: TrackerState, k: int) -> None:
@@ -63,7 +63,7 @@ def schedule_grid(jt: "JobTracker", tracker: TrackerState, k: int) -> None:
     time = tracker.phase + k * jt.interval
     stamp = tracker.hb_stamp = tracker.hb_stamp + 1
     tracker.next_hb = time
-    jt.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, stamp)
+    jt.kernel.schedule(time, ORDER_HEARTBEAT + tracker.index, EV_HEARTBEAT, tracker.index, stamp)
 
 
 def refresh_status(jt: "JobTracker", tracker: TrackerState) -> None:
@@ -117,3 +117,22 @@ def report(jt: "JobTracker", tracker: TrackerState, gid: int, now: float, aux_ki
         schedule_grid(jt, tracker, 0)  # supersedes a queued one (tombstoned by hb_stamp)
     elif not jt.naive:
         jt.wake(tracker)
+
+
+def wake_free(jt: "JobTracker", reduces: bool | None) -> None:
+    """New map (reduce) work: wake the parked trackers with a free slot of the kind, or let bounded wake-ups
+    (``wakeups.py``) wake them one at a time; nothing when the scheduler wakes its own trackers. ``None``
+    (``JobTracker.wake_all``): every parked tracker with a free slot of either kind, whatever the policy."""
+    if reduces is None:
+        for t in jt.trackers:
+            if t.next_hb == INF and (t.running_maps < t.map_slots or t.running_reduces < t.reduce_slots):
+                jt.wake(t)
+        return
+    if jt.scheduler_wakes:
+        return
+    if jt.wakes is not None:
+        jt.wakes.wake(1 if reduces else 0)
+        return
+    for t in jt.trackers:
+        if t.next_hb == INF and (t.running_reduces < t.reduce_slots if reduces else t.running_maps < t.map_slots):
+            jt.wake(t)

@@ -13,14 +13,14 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from mrsim.engine.events import EV_FIRST_FEATURE
-from mrsim.engine.kernel import Kernel
+from mrsim.engine.kernel import EventSink, Kernel
 from mrsim.engine.scheduling import Locality
 from mrsim.engine.state import JobState, TrackerState
 
 F = TypeVar("F")
 
 
-class EngineHooks:
+class EngineHooks(EventSink):
     """Hooks and attached features of one engine; the base of ``mrsim.engine.jobtracker.JobTracker``."""
 
     def __init__(self, kernel: Kernel) -> None:

@@ -38,7 +38,7 @@ from mrsim.engine import invariants, placement, preemption, stages
 from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
-from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid
+from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid, wake_free
 from mrsim.engine.hooks import EngineHooks
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
@@ -120,12 +120,12 @@ class JobTracker(EngineHooks):
         self.failed_attempts_replayed = 0  # counted by the failed-attempt replay (mrsim.engine.features.failures)
         self.speculative_maps = conf.map_speculative
         self.speculative_reduces = conf.reduce_speculative
-        self.spec_attempts = 0
-        self.spec_wins = 0
+        self.spec_attempts = self.spec_wins = 0
         self.progress: Callable[[int], None] | None = None
         #: index of the task the last successful ``obtain_new_*_task`` call launched (for schedulers that track
         #: attempts; a speculative backup does not set it)
         self.last_task = -1
+        self.scheduler_assign: Callable[[TrackerState], int] = scheduler.assign_tasks  # run() sets it again
     # ----------------------------------------------------------------------------------------- running
 
     def run(self, after_event: Callable[[], None] | None = None) -> None:
@@ -137,11 +137,13 @@ class JobTracker(EngineHooks):
             for t in self.trackers:
                 schedule_grid(self, t, 0)
         self.scheduler.start(self)
+        self.scheduler_assign = self.scheduler.assign_tasks  # looked up once (a plug-in binds it in start)
         self.wakes = BoundedWakes(self) if BoundedWakes.applies(self) else None
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
                               (EV_HEARTBEAT, self.wakes.heartbeat if self.wakes else self._on_heartbeat),
                               (EV_TIMER, self._on_timer)):
             kernel.register(kind, handler)
+        kernel.sink, kernel.sink_kinds = self, EV_TIMER + 1  # the four kinds above: handle(), a direct call
         hooks = tuple(self.after_event)
         if hooks:
             check = after_event
@@ -172,30 +174,30 @@ class JobTracker(EngineHooks):
             schedule_grid(self, tracker, k)
 
     def wake_for_maps(self) -> None:
-        if self.scheduler_wakes:
-            return
-        if self.wakes is not None:
-            return self.wakes.wake(0)
-        for t in self.trackers:
-            if t.next_hb == INF and t.running_maps < t.map_slots:
-                self.wake(t)
+        wake_free(self, False)
 
     def wake_for_reduces(self) -> None:
-        if self.scheduler_wakes:
-            return
-        if self.wakes is not None:
-            return self.wakes.wake(1)
-        for t in self.trackers:
-            if t.next_hb == INF and t.running_reduces < t.reduce_slots:
-                self.wake(t)
+        wake_free(self, True)
 
     def wake_all(self) -> None:
         """For schedulers whose state changed in a way the engine cannot see (e.g. a timer expired)."""
-        for t in self.trackers:
-            if t.next_hb == INF and (t.running_maps < t.map_slots or t.running_reduces < t.reduce_slots):
-                self.wake(t)
+        wake_free(self, None)
 
     # ----------------------------------------------------------------------------------------- handlers
+
+    def handle(self, kind: int, now: float, order: int, a: int, b: int) -> None:
+        """The kernel's compiled dispatch of the four kinds registered in :meth:`run`, to the same handlers."""
+        if kind == EV_HEARTBEAT:
+            if self.wakes is not None:
+                self.wakes.heartbeat(now, order, a, b)
+            else:
+                self._on_heartbeat(now, order, a, b)
+        elif kind == EV_TASK_DONE:
+            self._on_task_done(now, order, a, b)
+        elif kind == EV_JOB_ARRIVAL:
+            self._on_job_arrival(now, order, a, b)
+        else:
+            self._on_timer(now, order, a, b)
 
     def _on_job_arrival(self, now: float, order: int, index: int, _b: int) -> None:
         stages.job_arrived(self, self.jobs[index], now)
@@ -274,7 +276,7 @@ class JobTracker(EngineHooks):
             if self.assign_first is not None and self.assign_first(tracker, now):
                 assigned = 1  # e.g. Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
             else:
-                assigned = self.scheduler.assign_tasks(tracker)
+                assigned = self.scheduler_assign(tracker)
         else:
             assigned = 0
         if tracker.next_hb != INF:

@@ -8,67 +8,181 @@ Every event has a key ``(time, order, seq)`` and a payload ``(kind, a, b)``:
 * ``seq`` is a global counter, so equal ``(time, order)`` pairs pop in push order and payloads are never compared;
 * ``kind`` indexes the handler table; ``a`` and ``b`` are two integer payloads.
 
-The binary heap holds only the events' times (one float per event); the tuple ``(order, seq, kind, a, b)`` waits
-in a dict keyed by its time, or, when several queued events share a time, in a small heap ordered by ``(order,
-seq)`` under that time (a heap, not a sorted list: YARN mode's ApplicationMaster allocates can put thousands of
-events on one instant, where a sorted list's insert and ``pop(0)`` cost O(n) each). Popping the smallest time and then the first of its events gives exactly the ``(time, order,
-seq)`` order of a heap of whole tuples, but each heap comparison is one float comparison instead of a tuple
-comparison (two float comparisons and a pointer more to follow): on 10,000 trackers, with about 10,000 events
-queued, popping from a heap of tuples was a third of a streamed replay's CPU (issue 18, ``docs/performance.md``).
-No object is allocated per event beyond the tuple itself (the float is the caller's). Cancellation is by
-tombstone: a handler compares a payload with the current state and ignores stale events. Cost: O(log n) per push
-and pop, plus one dict operation each.
+The queue is a binary heap kept in two parallel lists, compiled with the core (issue 18): ``heap`` holds the
+events' times (float objects) and ``queued`` the tuples ``(order, seq, kind, a, b)`` at the same positions. A heap
+step compares two times as machine doubles, and the payloads (``(order, seq)``, a tuple comparison) only when the
+times are equal. Beside the heap, each of the first :data:`LANE_KINDS` kinds has a *lane* (:class:`Lane`), a FIFO
+that takes an event of its kind whenever the event's key is after the key of the lane's last event: most events of
+one kind are pushed in key order (a tracker's next heartbeat one interval after the one being handled, jobs
+arriving in submit order), so on 10,000 trackers most of the 10,000 queued events wait in a lane, where a push
+and a pop cost O(1) and touch memory in order, instead of in a heap 14 levels deep whose every step was a cache
+miss. Every other event goes to the heap. The next event is the smallest of the heap's top and the lanes' heads,
+so popping gives exactly the ``(time, order, seq)`` order, wherever each event waited. Earlier layouts cost more:
+a ``heapq`` of whole tuples compared tuples at every step, and a ``heapq`` of times with the payloads in a dict
+keyed by the time paid a generic comparison per step plus a float hash and two dict operations per event
+(``docs/performance.md``). No object is allocated per event beyond the payload tuple and the boxed time.
+Cancellation is by tombstone: a handler compares a payload with the current state and ignores stale events.
+Cost: O(1) per push and pop of a lane, O(log n) per push and pop of the heap, plus one comparison per lane to pick
+the next event.
 
 This is the **only** module that touches the heap: the engine core and every feature schedule events through
-:meth:`Kernel.schedule` (hot paths cache the bound method in a local), register their handlers with
+:meth:`Kernel.schedule` (compiled callers call it on the kernel directly: a bound method stored or kept in a local
+would make every call a Python-level one), register their handlers with
 :meth:`Kernel.register`, and ask :meth:`Kernel.has_pending` / :meth:`Kernel.clear` instead of reading the heap.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-from heapq import heappop, heappush
-from itertools import count
-from typing import Any, Callable, Final, Iterator, Sequence, Union
+from typing import Any, Callable, Final, Iterator, Sequence
 
 Handler = Callable[[float, int, int, int], None]
-#: A queued event's ``(order, seq, kind, a, b)``; its time is its key in ``Kernel.events_at`` (typed as a
-#: variable-length tuple so that compiled code keeps it one boxed object: ``_push`` compares identities)
+#: A queued event's ``(order, seq, kind, a, b)``; its time sits at the same position of ``Kernel.heap`` (typed as
+#: a variable-length tuple so that compiled code keeps it one boxed object)
 Event = tuple[int, ...]
 
 #: Arrivals pushed by :meth:`Kernel.schedule_arrival` get ``seq = index - ARRIVAL_SEQ_BASE``: below every counter
 #: value of :meth:`Kernel.schedule` (which starts at 1), in index order (up to 2**62 jobs).
 ARRIVAL_SEQ_BASE: Final = 1 << 62
+#: Event kinds ``0 .. LANE_KINDS - 1`` have a lane each (the engine core's four kinds: ``mrsim/engine/events.py``)
+LANE_KINDS: Final = 4
+#: A lane drops its popped entries once this many have accumulated and they are half of it (amortised O(1))
+LANE_COMPACT: Final = 4096
+
+
+class Lane:
+    """Events of one kind whose keys increase in push order: a FIFO of two parallel lists (times, payloads) read
+    from ``head``. :meth:`Kernel._push` appends an event only if its key is after the last one's."""
+
+    __slots__ = ("times", "events", "head")
+
+    def __init__(self) -> None:
+        self.times: list[Any] = []
+        self.events: list[Event] = []
+        self.head = 0  # index of the first queued entry; entries before it were popped
+
+    def size(self) -> int:
+        return len(self.times) - self.head
+
+    def pop(self) -> None:
+        """Drop the head (read by the caller)."""
+        head = self.head + 1
+        if head >= LANE_COMPACT and 2 * head >= len(self.times):
+            del self.times[:head]
+            del self.events[:head]
+            head = 0
+        self.head = head
+
+
+class EventSink:
+    """A compiled handler of the kernel's first kinds (``Kernel.sink``): :meth:`handle` is called directly by the
+    compiled run loop, where a handler in the table costs a Python-level call per event (argument parsing, boxing
+    of the payloads, a bound method). The engine core (``JobTracker``) is one; it handles kinds below
+    ``Kernel.sink_kinds`` exactly as the handlers it registered for them would."""
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        raise NotImplementedError
 
 
 class Kernel:
     """Clock, heap and run loop."""
 
-    __slots__ = ("heap", "events_at", "now", "order", "_seq", "events", "handlers")
+    __slots__ = ("heap", "queued", "lanes", "now", "order", "seq", "events", "handlers", "sink", "sink_kinds")
 
     def __init__(self) -> None:
-        self.heap: list[float] = []  # the time of every queued event (a time appears once per event)
-        #: time -> its one queued event, or a heap (by (order, seq)) of its events when several share it
-        self.events_at: dict[float, Union[Event, list[Event]]] = {}
+        #: the queued events' times, a binary heap by (time, order, seq) together with ``queued`` (typed Any: the
+        #: heap's steps move the float objects, and compare them as doubles)
+        self.heap: list[Any] = []
+        self.queued: list[Event] = []  # the payload of the event whose time is at the same index of ``heap``
+        self.lanes: list[Lane] = [Lane() for _ in range(LANE_KINDS)]  # kind -> its lane
         self.now = 0.0
         self.order = -1  # order of the event being handled (for "same instant, later order" decisions)
-        self._seq = count(1).__next__  # push counter: ties at equal (time, order) pop in push order
+        self.seq = 0  # push counter: ties at equal (time, order) pop in push order
         self.events = 0
         self.handlers: list[Handler | None] = []  # kind -> handler (register); None: a kind nobody registered
+        #: kinds below ``sink_kinds`` go to ``sink.handle`` (a direct call in compiled code), not to the table
+        self.sink: EventSink | None = None
+        self.sink_kinds = 0
 
     def schedule(self, time: float, order: int, kind: int, a: int = 0, b: int = 0) -> None:
         """Push an event; ``time`` must not be earlier than :attr:`now`. O(log n)."""
-        self._push(time, (order, self._seq(), kind, a, b))
+        self.seq += 1
+        self._push(time, (order, self.seq, kind, a, b))
 
     def _push(self, time: float, event: Event) -> None:
-        queued = self.events_at.setdefault(time, event)
-        if queued is not event:  # another event has this time already
-            if isinstance(queued, list):
-                heappush(queued, event)
+        """Append the event to its kind's lane if its key is after the lane's last one, else push it on the heap
+        (append it and move it up to its place: ``heapq``'s ``_siftdown``)."""
+        boxed: Any = time
+        kind = event[2]
+        if kind < LANE_KINDS:
+            lane = self.lanes[kind]
+            lane_times = lane.times
+            n = len(lane_times)
+            if n == lane.head:  # empty: start afresh
+                if n:
+                    lane_times.clear()
+                    lane.events.clear()
+                    lane.head = 0
+                lane_times.append(boxed)
+                lane.events.append(event)
+                return
+            tail: float = lane_times[n - 1]
+            if time > tail or (time == tail and event > lane.events[n - 1]):
+                lane_times.append(boxed)
+                lane.events.append(event)
+                return
+        times = self.heap
+        queued = self.queued
+        times.append(boxed)
+        queued.append(event)
+        pos = len(times) - 1
+        while pos > 0:
+            parent = (pos - 1) >> 1
+            parent_time: float = times[parent]
+            if time < parent_time or (time == parent_time and event < queued[parent]):
+                times[pos] = times[parent]
+                queued[pos] = queued[parent]
+                pos = parent
             else:
-                self.events_at[time] = [queued, event] if queued < event else [event, queued]
-        heappush(self.heap, time)
+                break
+        times[pos] = boxed
+        queued[pos] = event
+
+    def _pop(self) -> None:
+        """Remove the first event (its time and payload were read at index 0): the last one takes its place and
+        moves down (``heapq``'s ``_siftup``: to a leaf by the smaller child, then back up)."""
+        times = self.heap
+        queued = self.queued
+        last_time: Any = times.pop()
+        last_event = queued.pop()
+        end = len(times)
+        if end == 0:
+            return
+        pos = 0
+        child = 1
+        while child < end:
+            right = child + 1
+            if right < end:
+                left_time: float = times[child]
+                right_time: float = times[right]
+                if right_time < left_time or (right_time == left_time and queued[right] < queued[child]):
+                    child = right
+            times[pos] = times[child]
+            queued[pos] = queued[child]
+            pos = child
+            child = 2 * pos + 1
+        time: float = last_time
+        while pos > 0:
+            parent = (pos - 1) >> 1
+            parent_time: float = times[parent]
+            if time < parent_time or (time == parent_time and last_event < queued[parent]):
+                times[pos] = times[parent]
+                queued[pos] = queued[parent]
+                pos = parent
+            else:
+                break
+        times[pos] = last_time
+        queued[pos] = last_event
 
     def schedule_arrival(self, time: float, order: int, kind: int, index: int) -> None:
         """Push the arrival of job ``index`` (the ``index``-th in submit order) so that it pops before every other
@@ -88,35 +202,38 @@ class Kernel:
 
     def has_pending(self, kinds: "frozenset[int] | set[int] | tuple[int, ...]") -> bool:
         """Whether an event of one of ``kinds`` is queued (stale ones included). O(n): for rare checks only."""
-        for queued in self.events_at.values():
-            if isinstance(queued, list):
-                if any(event[2] in kinds for event in queued):
-                    return True
-            elif queued[2] in kinds:
-                return True
-        return False
+        return any(event[2] in kinds for event in self.queued) or any(
+            lane.size() and any(event[2] in kinds for event in lane.events[lane.head:]) for lane in self.lanes)
 
     def next_time(self) -> float:
         """Time of the next queued event, ``inf`` when none is queued. O(1): studies that batch the events of one
         instant ask it to know whether an event is the instant's last."""
         heap = self.heap
-        return heap[0] if heap else math.inf
+        first: float = heap[0] if heap else math.inf
+        for lane in self.lanes:
+            if lane.size():
+                head: float = lane.times[lane.head]
+                first = min(first, head)
+        return first
 
     def pending_count(self) -> int:
         """Number of queued events (stale ones included). O(1)."""
-        return len(self.heap)
+        return len(self.heap) + sum(lane.size() for lane in self.lanes)
 
     def pending(self) -> Iterator[tuple[float, int, int, int]]:
         """Queued events as ``(time, kind, a, b)``, in no particular order. O(n): for checkers and end-of-run
         views only."""
-        for time, queued in self.events_at.items():
-            for _order, _seq, kind, a, b in (queued if isinstance(queued, list) else [queued]):
-                yield time, kind, a, b
+        queued = list(zip(self.heap, self.queued))
+        for lane in self.lanes:
+            queued.extend(zip(lane.times[lane.head:], lane.events[lane.head:]))
+        for time, (_order, _seq, kind, a, b) in queued:
+            yield time, kind, a, b
 
     def clear(self) -> None:
         """Drop every queued event (the run is over)."""
         self.heap.clear()
-        self.events_at.clear()
+        self.queued.clear()
+        self.lanes = [Lane() for _ in range(LANE_KINDS)]
 
     def run(self, handlers: Sequence[Handler] | None = None, after_event: Callable[[], None] | None = None,
             until: float = float("inf")) -> None:
@@ -125,36 +242,62 @@ class Kernel:
         ``handlers[kind](time, order, a, b)`` handles each event (default: the table :meth:`register` built);
         ``after_event`` (features' end-of-event work, invariant checks in tests) runs after every event.
         """
+        sink: EventSink = self.sink if self.sink is not None else _NO_SINK
+        sink_kinds = self.sink_kinds if self.sink is not None else 0
         if handlers is None:
             handlers = [h if h is not None else _unregistered for h in self.handlers]
+        else:
+            sink_kinds = 0  # an explicit table handles every kind
         heap = self.heap
-        events_at = self.events_at
-        pop = heapq.heappop
+        queued = self.queued
         count = self.events
         try:
-            while heap:
-                if heap[0] > until:
+            while True:
+                # The next event: the smallest of the heap's top and the lanes' heads.
+                source: Lane | None = None
+                boxed: Any = None
+                event: tuple[Any, ...] = ()
+                time = math.inf
+                if heap:
+                    boxed = heap[0]
+                    time = boxed
+                    event = queued[0]
+                for lane in self.lanes:  # self.lanes: clear() replaces them
+                    head = lane.head
+                    lane_times = lane.times
+                    if head < len(lane_times):
+                        lane_time: float = lane_times[head]
+                        if (boxed is None or lane_time < time
+                                or (lane_time == time and lane.events[head] < event)):
+                            boxed = lane_times[head]
+                            time = lane_time
+                            event = lane.events[head]
+                            source = lane
+                if boxed is None or time > until:
                     break
-                time = pop(heap)
-                queued = events_at.pop(time)
-                event: tuple[Any, ...]
-                if isinstance(queued, list):  # several events at this time: the first in (order, seq) order
-                    event = heappop(queued)
-                    if queued:
-                        events_at[time] = queued
+                if source is None:
+                    self._pop()
                 else:
-                    event = queued
+                    source.pop()
                 self.now = time
-                # The payloads go to the handler as the objects the tuple holds (typed Any: compiled code would
-                # otherwise unbox them and box them again, allocating an int object per value above 256).
+                # The table's handlers get the objects the heap and the tuple hold (typed Any: compiled code would
+                # otherwise unbox them and box them again, allocating an object per float and per int above 256);
+                # the sink gets machine values (a compiled call, nothing boxed).
                 order = event[0]
                 self.order = order
-                handlers[event[2]](time, order, event[3], event[4])
+                kind: int = event[2]
+                if kind < sink_kinds:
+                    sink.handle(kind, time, order, event[3], event[4])
+                else:
+                    handlers[kind](boxed, order, event[3], event[4])
                 count += 1
                 if after_event is not None:
                     after_event()
         finally:
             self.events = count
+
+
+_NO_SINK: Final = EventSink()  # stands for "no sink" in the run loop (sink_kinds is then 0)
 
 
 def _unregistered(now: float, _order: int, _a: int, _b: int) -> None:

@@ -70,7 +70,7 @@ def map_stage_done(jt: "JobTracker", job: JobState, now: float) -> None:
     job.map_stage_done = True
     base = job.last_map_finish
     trackers = jt.trackers
-    schedule = jt.schedule
+    kernel = jt.kernel  # a direct (compiled) call, no bound method
     finish_model = jt.finish_model
     for gid in job.waiting_reduces:
         i = gid & TASK_MASK
@@ -85,7 +85,7 @@ def map_stage_done(jt: "JobTracker", job: JobState, now: float) -> None:
         job.reduce_shuffle_end[i] = shuffle_end
         job.reduce_finish[i] = finish
         if finish_model is None:
-            schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
+            kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
             finish_model(job, tracker, gid)
     job.waiting_reduces = []
