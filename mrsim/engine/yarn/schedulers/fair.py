@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Final, Iterable, Iterator
 
 from mrsim.engine.schedconf.xmlfile import Node, parse_xml, read_properties
 from mrsim.engine.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
@@ -42,7 +42,7 @@ Y = "yarn.scheduler.fair."
 _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-undeclared-pools", Y + "assignmultiple",
               Y + "max.assign"}
 POLICIES = ("fair", "drf", "fifo")
-INF = math.inf
+INF: Final = math.inf
 
 
 class FSQueue:
