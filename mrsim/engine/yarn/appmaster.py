@@ -231,7 +231,7 @@ class MRAppMaster:
                 racks = tuple(r for r in self.map_racks[i] if not (c.locality <= RACK_LOCAL and r == node.rack))
                 if hosts or racks:
                     self.outbox.append((PRIORITY_MAP, 0, hosts, racks))
-            start = now + (rm.lag_constant if rm.lag_constant is not None else rm.task_lag())
+            start = now + (rm.task_lag() if rm.lag_sampled else rm.lag_constant)
             speed = node.speed
             job = self.state()
             dur = job.map_dur[i] / speed
@@ -255,7 +255,7 @@ class MRAppMaster:
             self.assigned_reduces += 1
             rm.running_tasks += 1
             i = self.requeued_reduces.pop() if self.requeued_reduces else self._next_reduce()
-            start = now + rm.task_lag()
+            start = now + (rm.task_lag() if rm.lag_sampled else rm.lag_constant)
             c.task = i
             c.start = start
             job = self.state()

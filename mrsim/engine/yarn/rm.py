@@ -95,8 +95,9 @@ class ResourceManager:
             mem = t.capacity("memory_mb") if "memory_mb" in names else conf.nm_memory_mb
             vcores = t.capacity("vcores") if "vcores" in names else conf.nm_vcores
             self.nodes.append(NodeManager(i, t.name, t.rack, float(mem), float(vcores), t.speed))
-        self.cluster_mem = sum(nd.mem for nd in self.nodes)
-        self.cluster_vcores = sum(nd.vcores for nd in self.nodes)
+        # floats (a sum from 0.0: from 0, its type would be int | float, which compiled code keeps boxed)
+        self.cluster_mem = sum((nd.mem for nd in self.nodes), 0.0)
+        self.cluster_vcores = sum((nd.vcores for nd in self.nodes), 0.0)
         self.free_mem = self.cluster_mem
         self.free_vcores = self.cluster_vcores
         hosts = {nd.name for nd in self.nodes}
@@ -104,7 +105,8 @@ class ResourceManager:
         self.use_locality = locality != "off"
         self.lag_rng = stream(seed, "container-launch-lag")
         # the task launch lag when it is a constant (no draw from the seeded stream), read without a call
-        self.lag_constant: float | None = None if conf.task_launch_lag.samples else conf.task_launch_lag.constant_s
+        self.lag_sampled = bool(conf.task_launch_lag.samples)
+        self.lag_constant: float = 0.0 if self.lag_sampled else conf.task_launch_lag.constant_s
         self.apps: list[SchedulerApp] = []
         self.ams: list[MRAppMaster] = []
         origin = workload.origin_s
@@ -204,6 +206,9 @@ class ResourceManager:
         return self.kernel.now
 
     def task_lag(self) -> float:
+        """A task container's launch lag, s: drawn from the seeded stream when calibrated with samples."""
+        if not self.lag_sampled:
+            return self.lag_constant
         lag = self.conf.task_launch_lag
         if lag.samples:
             return float(lag.samples[int(self.lag_rng.integers(len(lag.samples)))])
@@ -322,7 +327,9 @@ class ResourceManager:
 
     def release_reported(self, tracker: TrackerState, seq: int, now: float) -> None:
         """The core's ``apply_aux``: the node's heartbeat reports the container that exited with ``seq``."""
-        c = self._exiting.pop(seq)
+        exiting = self._exiting
+        c = exiting[seq]
+        del exiting[seq]
         self._release(self.nodes[c.node], c)
 
     def _on_am_start(self, now: float, order: int, index: int, _b: int) -> None:

@@ -70,8 +70,15 @@ class CSQueue:
         self.pending: dict[int, SchedulerApp] = {}
         self.users: dict[str, float] = {}
         self.active_users: dict[str, int] = {}  # user -> active apps (Hadoop counts users with pending asks)
-        # request MB -> (queue used MB, active users, user limit): computeUserLimit's last result per request size
-        self.user_limits: dict[float, tuple[float, int, float]] = {}
+        # computeUserLimit's last result and its inputs (request MB, queue used MB, active users), one memo for the
+        # headroom's (request 0) and one for a container request's
+        self.limit_required = -1.0
+        self.limit_used = -1.0
+        self.limit_users = -1
+        self.limit_value = 0.0
+        self.headroom_limit_used = -1.0
+        self.headroom_limit_users = -1
+        self.headroom_limit_value = 0.0
 
     @property
     def is_leaf(self) -> bool:
@@ -278,9 +285,12 @@ class CapacityScheduler(YarnScheduler):
         queue capacity x user-limit-factor (and the queue's maximum)."""
         used = queue.used_mem
         n_users = len(queue.active_users)
-        memo = queue.user_limits.get(required)  # the last result for this request size, while its inputs hold
-        if memo is not None and memo[0] == used and memo[1] == n_users:
-            return memo[2]
+        # the last result for this request, while its inputs hold
+        if required == 0.0:
+            if queue.headroom_limit_used == used and queue.headroom_limit_users == n_users:
+                return queue.headroom_limit_value
+        elif queue.limit_required == required and queue.limit_used == used and queue.limit_users == n_users:
+            return queue.limit_value
         cluster = self.cluster_mem
         capacity = queue.abs_capacity * cluster
         current = capacity if used < capacity else used + required
@@ -289,7 +299,10 @@ class CapacityScheduler(YarnScheduler):
         cap = min(capacity * queue.user_limit_factor, queue.abs_max * cluster)
         step = self.min_mem
         value = math.ceil(min(limit, cap) / step - 1e-9) * step  # Resources.roundUp to the minimum allocation
-        queue.user_limits[required] = (used, n_users, value)
+        if required == 0.0:
+            queue.headroom_limit_used, queue.headroom_limit_users, queue.headroom_limit_value = used, n_users, value
+        else:
+            queue.limit_required, queue.limit_used, queue.limit_users, queue.limit_value = required, used, n_users, value
         return value
 
     def _queue_fits(self, queue: CSQueue, required: float) -> bool:
