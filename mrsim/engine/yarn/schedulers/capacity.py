@@ -47,6 +47,15 @@ _GLOBAL_KEYS = {P + "maximum-am-resource-percent", P + "maximum-applications", P
                 P + "queue-mappings", P + "queue-mappings-override.enable", P + "resource-calculator"}
 
 
+class UserUsage:
+    """Memory (MB) one user's containers hold in one leaf queue (``LeafQueue``'s per-user consumption)."""
+
+    __slots__ = ("mem",)
+
+    def __init__(self) -> None:
+        self.mem = 0.0
+
+
 class CSQueue:
     """A queue of the tree; fractions are of the parent (``capacity``) or of the cluster (``abs_*``)."""
 
@@ -68,7 +77,7 @@ class CSQueue:
         self.am_used = 0.0
         self.active: dict[int, SchedulerApp] = {}  # insertion = submission order
         self.pending: dict[int, SchedulerApp] = {}
-        self.users: dict[str, float] = {}
+        self.users: dict[str, UserUsage] = {}
         self.active_users: dict[str, int] = {}  # user -> active apps (Hadoop counts users with pending asks)
         # computeUserLimit's last result and its inputs (request MB, queue used MB, active users), one memo for the
         # headroom's (request 0) and one for a container request's
@@ -104,6 +113,8 @@ class CapacityScheduler(YarnScheduler):
         self.leaves: dict[str, CSQueue] = {}
         self._shares: list[tuple[str, float]] | None = None  # queue_shares(), built at first use
         self._paths: set[str] = set()
+        # app index -> its user's usage in its queue (the queue's ``users`` entry), looked up once per app
+        self.app_usage: dict[int, UserUsage] = {}
         self._unknown_queues: dict[str, int] = {}
         self.node_locality_delay = int(self._num(P + "node-locality-delay", -1, None))
         self.mappings = self._mappings()
@@ -236,6 +247,10 @@ class CapacityScheduler(YarnScheduler):
         queue = self.place(app)
         app.queue = queue.path
         app.sched = queue
+        usage = queue.users.get(app.user)
+        if usage is None:
+            usage = queue.users[app.user] = UserUsage()
+        self.app_usage[app.index] = usage
         queue.pending[app.index] = app
         app.runnable = False  # until activated (no RM bookkeeping yet: the app has no asks)
         self._activate(queue)
@@ -273,7 +288,7 @@ class CapacityScheduler(YarnScheduler):
         q: CSQueue | None = app.sched  # type: ignore[assignment]
         queue = q
         assert queue is not None
-        queue.users[app.user] = queue.users.get(app.user, 0.0) + mem
+        self.app_usage[app.index].mem += mem
         while q is not None:
             q.used_mem += mem
             q = q.parent
@@ -311,7 +326,7 @@ class CapacityScheduler(YarnScheduler):
     def headroom(self, app: SchedulerApp) -> float:
         assert self.rm is not None
         queue: CSQueue = app.sched  # type: ignore[assignment]
-        user_room = self._user_limit(queue, 0.0) - queue.users.get(app.user, 0.0)
+        user_room = self._user_limit(queue, 0.0) - self.app_usage[app.index].mem
         q: CSQueue | None = queue
         room: float = self.rm.free_mem
         cluster = self.cluster_mem
@@ -353,7 +368,7 @@ class CapacityScheduler(YarnScheduler):
         free = node.free_mem + 1e-9
         host, rack = node.name, node.rack
         limited = len(queue.active_users) > 1 or queue.user_limit_factor < 1.0 or queue.abs_capacity < 1.0
-        users = queue.users
+        usage = self.app_usage
         # The queue-fit test and the user limit of the last request size (nothing changes within this call, and
         # the requests of one call are nearly always of one size): a one-entry memo each
         fit_mem, fit_ok = -1.0, False
@@ -375,7 +390,7 @@ class CapacityScheduler(YarnScheduler):
                 if limited:
                     if mem != limit_mem:
                         limit_mem, limit = mem, self._user_limit(queue, mem) + 1e-6
-                    if users.get(app.user, 0.0) > limit:
+                    if usage[app.index].mem > limit:
                         break  # this user is at its limit: next app
                 missed = ask.missed + 1
                 ask.missed = missed
