@@ -2,16 +2,25 @@
 
 The reference below is the series as it was first written: every queue sampled at every touch, each sum added at
 every touch. Both are run on the same replays (fractional fair shares and capacities, queues created by
-placement, several users) and must give the same runs, the same CSV and the same summary, to the last bit."""
+placement, several users) and must give the same runs, the same CSV and the same summary, to the last bit.
+
+The reference is swapped in by replacing the ``QueueSeries`` the RM module names, which only the pure build honours
+(the compiled RM builds its series directly). With the compiled core, the comparison runs in a child process with
+``MRSIM_PURE_PYTHON=1``; ``tests/yarn/test_compiled_yarn.py`` checks that both builds give the same results."""
 
 from __future__ import annotations
 
 import io
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mrsim import compiled_core
 from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
 from mrsim.engine.yarn import rm as rm_module
 from mrsim.engine.yarn.timeseries import QueueSeries
@@ -22,21 +31,25 @@ _ZERO = (0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
 
 
 class _EveryQueueSeries(QueueSeries):
-    """Samples every queue at every touch and adds every sum at every touch."""
+    """Samples every queue at every touch and adds every sum at every touch (into lists of its own)."""
+
+    def __init__(self, rm) -> None:
+        super().__init__(rm)
+        self.reference_acc: dict[str, list] = {}
 
     def touch(self, now: float) -> None:
         if now < self.next_second:
             return
         for q in self.dirty:
-            q[8] = False
+            q.marked = False
         self.dirty.clear()
         last = math.floor(now)
         n = last - self.next_second + 1
         stats = self.rm.qstats
-        snap = tuple((name, *(stats[name][:8] if name in stats else _ZERO), share)
+        snap = tuple((name, *(stats[name].values() if name in stats else _ZERO), share)
                      for name, share in self.rm.scheduler.queue_shares())
         for row in snap:
-            a = self.acc.setdefault(row[0], [0, 0.0, 0.0, 0.0, 0, 0, 0.0])
+            a = self.reference_acc.setdefault(row[0], [0, 0.0, 0.0, 0.0, 0, 0, 0.0])
             a[0] += n
             a[1] += row[1] * n
             a[2] = max(a[2], row[1])
@@ -52,6 +65,12 @@ class _EveryQueueSeries(QueueSeries):
 
     def finish(self, end: float) -> None:
         self.touch(math.floor(end) + 1)
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        return {name: {"mean_allocated_mb": round(a[1] / a[0], 3), "peak_allocated_mb": a[2],
+                       "mean_pending_mb": round(a[3] / a[0], 3), "peak_pending_containers": a[4],
+                       "peak_running_apps": a[5], "mean_share_mb": round(a[6] / a[0], 3)}
+                for name, a in self.reference_acc.items() if a[0]}
 
 
 def _workload():
@@ -77,9 +96,16 @@ def _series(scheduler_factory, monkeypatch, reference: bool):
     csv = io.StringIO()
     r.queue_series.write_to(csv)
     # the raw sums too: the summary rounds them to 3 decimals, which would hide a last-bit difference
-    return r.queue_series.runs, csv.getvalue(), r.summary["yarn"]["queues"], r.queue_series.acc
+    series = r.queue_series
+    acc = series.reference_acc if reference else {name: a.as_list() for name, a in series.acc.items()}
+    return series.runs, csv.getvalue(), r.summary["yarn"]["queues"], acc
 
 
+COMPILED = compiled_core.engine_build() == "compiled"
+
+
+@pytest.mark.skipif(COMPILED, reason="the compiled RM cannot take the reference series: run in the pure build by "
+                                     "test_reference_comparison_runs_in_the_pure_build")
 @pytest.mark.parametrize("name", ["fair", "fair-weights", "capacity", "fifo"])
 def test_sampling_changed_queues_equals_sampling_every_queue(tmp_path, monkeypatch, name) -> None:
     fair_xml = write(tmp_path, "fair.xml", """<allocations>
@@ -103,3 +129,14 @@ def test_sampling_changed_queues_equals_sampling_every_queue(tmp_path, monkeypat
     assert fast[2] == ref[2]
     assert fast[3] == ref[3]
     assert len(fast[0]) > 10 and fast[2]
+
+
+@pytest.mark.skipif(not COMPILED, reason="the pure build runs the comparison itself")
+def test_reference_comparison_runs_in_the_pure_build() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, compiled_core.PURE_ENV: "1"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider",
+                           f"{Path(__file__).relative_to(repo)}::test_sampling_changed_queues_equals_sampling_every_queue"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "4 passed" in done.stdout, done.stdout[-2000:]

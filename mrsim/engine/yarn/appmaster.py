@@ -37,14 +37,13 @@ from array import array
 from typing import TYPE_CHECKING
 
 from mrsim.engine.state import JobState
-from mrsim.engine.yarn.nodemanager import MAP, REDUCE, Container
+from mrsim.engine.yarn.nodemanager import INF, MAP, REDUCE, Container
 from mrsim.engine.yarn.schedulers.base import NODE_LOCAL, PRIORITY_MAP, PRIORITY_REDUCE, RACK_LOCAL, SchedulerApp
 from mrsim.model.templates import JobTemplate
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.yarn.rm import ResourceManager
 
-INF = float("inf")
 
 
 class MRAppMaster:
@@ -100,7 +99,8 @@ class MRAppMaster:
         self.map_stage_done = False
         self.last_map_finish = 0.0
         self.waiting_reduces: list[Container] = []
-        self.running_reduces: list[Container] = []
+        # running reduces in launch order, as a dict (keys only): a reduce's exit removes it in O(1), not by a scan
+        self.running_reduces: dict[Container, None] = {}
         # protocol mailboxes
         self.outbox: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]] = []  # (priority, delta, hosts, racks)
         self.allocated: list[Container] = []
@@ -175,31 +175,43 @@ class MRAppMaster:
         else:
             self.assigned_reduces -= 1
             self.completed_reduces += 1
-            self.running_reduces.remove(c)
+            del self.running_reduces[c]
         if self.completed_maps == self.n_maps and self.completed_reduces == self.n_reduces:
             rm.tasks_done(self, now)  # the job commit, if calibrated, then the AM unregisters
         elif self.next_alloc == INF:  # else its next allocate is already queued
             rm.wake_am(self)
 
     def _pop_map(self, host: str, rack: str) -> tuple[int, int]:
-        """A pending map for a container on ``host``: (index, locality) or (-1, 0)."""
-        assigned = self.map_assigned
+        """A pending map for a container on ``host``: (index, locality) or (-1, 0). A node-local map first, then a
+        rack-local one, then any (``assignMapsWithLocality``); locality 0 for a map without split locations."""
         if self.requeued_maps:
             return self.requeued_maps.pop(), 3
-        for stack, loc in ((self.by_host.get(host), NODE_LOCAL), (self.by_rack.get(rack), RACK_LOCAL),
-                           (self.any_maps, 3)):
-            if not stack:
-                continue
-            while stack and assigned[stack[-1]]:
-                stack.pop()
-            if stack:
-                i = stack.pop()
-                if self.map_hosts[i] and loc == 3:
-                    loc = 3
-                elif not self.map_hosts[i]:
-                    loc = 0  # no split location known
-                return i, loc
+        if self.by_host:
+            stack = self.by_host.get(host)
+            if stack is not None:
+                i = self._pop_unassigned(stack)
+                if i >= 0:
+                    return i, (NODE_LOCAL if self.map_hosts[i] else 0)
+        if self.by_rack:
+            stack = self.by_rack.get(rack)
+            if stack is not None:
+                i = self._pop_unassigned(stack)
+                if i >= 0:
+                    return i, (RACK_LOCAL if self.map_hosts[i] else 0)
+        i = self._pop_unassigned(self.any_maps)
+        if i >= 0:
+            return i, (3 if self.map_hosts[i] else 0)
         return -1, 0
+
+    def _pop_unassigned(self, stack: list[int]) -> int:
+        """Pop ``stack``'s top map that is not assigned yet (assigned ones on top are dropped: lazy deletion), or
+        -1 when none is left."""
+        assigned = self.map_assigned
+        while stack:
+            i = stack.pop()
+            if not assigned[i]:
+                return i
+        return -1
 
     def _assign(self, rm: "ResourceManager", c: Container, now: float) -> None:
         node = rm.nodes[c.node]
@@ -219,7 +231,7 @@ class MRAppMaster:
                 racks = tuple(r for r in self.map_racks[i] if not (c.locality <= RACK_LOCAL and r == node.rack))
                 if hosts or racks:
                     self.outbox.append((PRIORITY_MAP, 0, hosts, racks))
-            start = now + (rm.lag_constant if rm.lag_constant is not None else rm.task_lag())
+            start = now + (rm.task_lag() if rm.lag_sampled else rm.lag_constant)
             speed = node.speed
             job = self.state()
             dur = job.map_dur[i] / speed
@@ -243,13 +255,13 @@ class MRAppMaster:
             self.assigned_reduces += 1
             rm.running_tasks += 1
             i = self.requeued_reduces.pop() if self.requeued_reduces else self._next_reduce()
-            start = now + rm.task_lag()
+            start = now + (rm.task_lag() if rm.lag_sampled else rm.lag_constant)
             c.task = i
             c.start = start
             job = self.state()
             job.reduce_start[i], job.reduce_tracker[i] = start, c.node
             self._started(start)
-            self.running_reduces.append(c)
+            self.running_reduces[c] = None
             if self.map_stage_done:
                 # SimMR's later-wave shuffle, drawn as the MR1 engine draws it (JobState.next_typical_shuffle)
                 self._finish_reduce(rm, c, start + job.next_typical_shuffle() / node.speed)
@@ -312,7 +324,7 @@ class MRAppMaster:
         done = self.completed_maps / self.n_maps if self.n_maps else 1.0
         map_mem, reduce_mem = self.map_size[0], self.reduce_size[0]
         total = self._mem_limit(rm)
-        ideal_reduce = total * min(done, rm.conf.rampup_limit)
+        ideal_reduce = total * min(done, rm.rampup_limit)
         ideal_map = total - ideal_reduce
         net_map = (self.scheduled_maps + self.assigned_maps) * map_mem
         if int(ideal_map // map_mem) >= self.scheduled_maps + self.assigned_maps:
@@ -343,13 +355,13 @@ class MRAppMaster:
         map_mem = self.map_size[0]
         if available_for_maps >= map_mem:
             return
-        preempt_limit = max(map_mem, rm.conf.preemption_limit * limit)
+        preempt_limit = max(map_mem, rm.preemption_limit * limit)
         preempt_mem = min(self.scheduled_maps * map_mem, preempt_limit)
         count = min(-(-int(preempt_mem) // int(self.reduce_size[0])), self.assigned_reduces)
         # AssignedRequests.preemptReduce picks the reduces with the least progress: the newest.
         victims = sorted(self.running_reduces, key=lambda c: c.start, reverse=True)[:count]
         for c in victims:
-            self.running_reduces.remove(c)
+            del self.running_reduces[c]
             if c in self.waiting_reduces:
                 self.waiting_reduces.remove(c)
             c.killed = True

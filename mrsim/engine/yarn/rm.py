@@ -37,7 +37,7 @@ instead.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Final
 
 from mrsim.engine.events import EV_JOB_ARRIVAL, ORDER_APP_MASTER, ORDER_TASK_DONE
 from mrsim.engine.heartbeats import next_grid_k
@@ -49,16 +49,17 @@ from mrsim.engine.yarn.config import YarnConf
 from mrsim.engine.yarn.nodemanager import AM, INF, MAP, REDUCE, Container, NodeManager
 from mrsim.engine.yarn.schedulers.base import (PRIORITY_AM, PRIORITY_MAP, PRIORITY_REDUCE, Ask, SchedulerApp,
                                                YarnScheduler)
-from mrsim.engine.yarn.timeseries import QueueSeries
+from mrsim.engine.yarn.timeseries import QueueSeries, QueueStats
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 from mrsim.rng import stream
 
-ORDER_EXIT, ORDER_AM = ORDER_TASK_DONE, ORDER_APP_MASTER
+ORDER_EXIT: Final = ORDER_TASK_DONE
+ORDER_AM: Final = ORDER_APP_MASTER
 #: ``aux_kind`` of a container exit reported through the core (``jt.report_completion``; 2 and 3 are MR1's
 #: setup and cleanup tasks)
-AUX_CONTAINER_EXIT = 4
+AUX_CONTAINER_EXIT: Final = 4
 
 
 class ResourceManager:
@@ -94,8 +95,9 @@ class ResourceManager:
             mem = t.capacity("memory_mb") if "memory_mb" in names else conf.nm_memory_mb
             vcores = t.capacity("vcores") if "vcores" in names else conf.nm_vcores
             self.nodes.append(NodeManager(i, t.name, t.rack, float(mem), float(vcores), t.speed))
-        self.cluster_mem = sum(nd.mem for nd in self.nodes)
-        self.cluster_vcores = sum(nd.vcores for nd in self.nodes)
+        # floats (a sum from 0.0: from 0, its type would be int | float, which compiled code keeps boxed)
+        self.cluster_mem = sum((nd.mem for nd in self.nodes), 0.0)
+        self.cluster_vcores = sum((nd.vcores for nd in self.nodes), 0.0)
         self.free_mem = self.cluster_mem
         self.free_vcores = self.cluster_vcores
         hosts = {nd.name for nd in self.nodes}
@@ -103,7 +105,8 @@ class ResourceManager:
         self.use_locality = locality != "off"
         self.lag_rng = stream(seed, "container-launch-lag")
         # the task launch lag when it is a constant (no draw from the seeded stream), read without a call
-        self.lag_constant: float | None = None if conf.task_launch_lag.samples else conf.task_launch_lag.constant_s
+        self.lag_sampled = bool(conf.task_launch_lag.samples)
+        self.lag_constant: float = 0.0 if self.lag_sampled else conf.task_launch_lag.constant_s
         self.apps: list[SchedulerApp] = []
         self.ams: list[MRAppMaster] = []
         origin = workload.origin_s
@@ -128,6 +131,10 @@ class ResourceManager:
             self.ams.append(MRAppMaster(app, tmpl, sizes, conf.job_slowstart(props), tmpl_hosts, host_rack))
         self.outstanding = 0  # containers asked for and not yet allocated, over all apps
         self.min_mem, self.min_vcores = conf.min_mb, conf.min_vcores
+        # settings read per container or per allocate, as typed attributes (YarnConf is an interpreted dataclass)
+        self.am_interval: float = conf.am_heartbeat_s
+        self.rampup_limit: float = conf.rampup_limit
+        self.preemption_limit: float = conf.preemption_limit
         self.memory_only = scheduler.memory_only
         self.apps_done = 0
         self.allocates = 0
@@ -150,12 +157,11 @@ class ResourceManager:
         self.stalled = False
         self.ramp_waiters: list[MRAppMaster] = []
         self.free_low = INF  # lowest free cluster memory since the ramp waiters parked
-        # per queue: allocated MB, vcores, pending MB, vcores, running containers, pending containers, running apps,
-        # pending apps (kept at every change, read by the time series), then the series' mark and the queue name
-        # (QueueSeries.new_stats); a change marks the queue for the next sample (QueueSeries.mark, inlined)
-        self.qstats: dict[str, list] = {}
+        # per queue: its totals (kept at every change, read by the time series: QueueStats); a change marks the
+        # queue for the next sample (QueueSeries.mark, inlined)
+        self.qstats: dict[str, QueueStats] = {}
         self.series = QueueSeries(self) if queue_series else None
-        self.dirty_stats: list[list] = self.series.dirty if self.series is not None else []
+        self.dirty_stats: list[QueueStats] = self.series.dirty if self.series is not None else []
         self.progress: Callable[[int], None] | None = None
 
     # ------------------------------------------------------------------------------------------ running
@@ -200,6 +206,9 @@ class ResourceManager:
         return self.kernel.now
 
     def task_lag(self) -> float:
+        """A task container's launch lag, s: drawn from the seeded stream when calibrated with samples."""
+        if not self.lag_sampled:
+            return self.lag_constant
         lag = self.conf.task_launch_lag
         if lag.samples:
             return float(lag.samples[int(self.lag_rng.integers(len(lag.samples)))])
@@ -236,7 +245,7 @@ class ResourceManager:
     def _schedule_allocate(self, am: MRAppMaster, k: int) -> None:
         am.alloc_k = k
         am.stamp += 1
-        t = am.start + k * self.conf.am_heartbeat_s
+        t = am.start + k * self.am_interval
         am.next_alloc = t
         self.kernel.schedule(t, ORDER_AM, self.ev_allocate, am.app.index, am.stamp)
 
@@ -248,7 +257,7 @@ class ResourceManager:
         kernel = self.kernel
         now = kernel.now
         phase = am.start
-        interval = self.conf.am_heartbeat_s
+        interval = self.am_interval
         k = next_grid_k(phase, interval, now, ORDER_AM, kernel.order)
         if k < 1:
             k = 1
@@ -273,16 +282,16 @@ class ResourceManager:
         found = self.qstats.get(str(app.queue))
         if found is None:
             q = app.stats = self.qstats[str(app.queue)] = QueueSeries.new_stats(str(app.queue))
-            q[8] = self.series is None  # marked for good: nothing samples it
+            q.marked = self.series is None  # marked for good: nothing samples it
         else:
             q = app.stats = found
-        if not q[8]:
-            q[8] = True
+        if not q.marked:
+            q.marked = True
             self.dirty_stats.append(q)
-        q[7] += 1
-        q[2] += app.am_mem
-        q[3] += app.am_vcores
-        q[5] += 1
+        q.pending_apps += 1
+        q.pending_mb += app.am_mem
+        q.pending_vcores += app.am_vcores
+        q.pending_containers += 1
         ask = app.ask(PRIORITY_AM, app.am_mem, app.am_vcores)
         ask.total += 1
         app.pending_mb += app.am_mem
@@ -318,7 +327,9 @@ class ResourceManager:
 
     def release_reported(self, tracker: TrackerState, seq: int, now: float) -> None:
         """The core's ``apply_aux``: the node's heartbeat reports the container that exited with ``seq``."""
-        c = self._exiting.pop(seq)
+        exiting = self._exiting
+        c = exiting[seq]
+        del exiting[seq]
         self._release(self.nodes[c.node], c)
 
     def _on_am_start(self, now: float, order: int, index: int, _b: int) -> None:
@@ -415,18 +426,19 @@ class ResourceManager:
         app.pending_mb -= c.mem
         app.live += 1
         q = app.stats
-        if not q[8]:
-            q[8] = True
+        assert q is not None
+        if not q.marked:
+            q.marked = True
             self.dirty_stats.append(q)
-        q[0] += c.mem
-        q[1] += c.vcores
-        q[4] += 1
-        q[2] -= c.mem
-        q[3] -= c.vcores
-        q[5] -= 1
+        q.allocated_mb += c.mem
+        q.allocated_vcores += c.vcores
+        q.running_containers += 1
+        q.pending_mb -= c.mem
+        q.pending_vcores -= c.vcores
+        q.pending_containers -= 1
         if kind == AM:
-            q[6] += 1
-            q[7] -= 1
+            q.running_apps += 1
+            q.pending_apps -= 1
         self.containers += 1
         self.scheduler.charge(app, c.mem, c.vcores, kind == AM)
         now = self.kernel.now
@@ -484,18 +496,19 @@ class ResourceManager:
         app.used_vcores -= c.vcores
         app.live -= 1
         q = app.stats
-        if not q[8]:
-            q[8] = True
+        assert q is not None
+        if not q.marked:
+            q.marked = True
             self.dirty_stats.append(q)
-        q[0] -= c.mem
-        q[1] -= c.vcores
-        q[4] -= 1
+        q.allocated_mb -= c.mem
+        q.allocated_vcores -= c.vcores
+        q.running_containers -= 1
         self.scheduler.charge(app, -c.mem, -c.vcores, c.kind == AM)
         if self.free_mem >= self.cluster_mem - 1e-6:
             self.free_mem, self.free_vcores = self.cluster_mem, self.cluster_vcores
 
-    def apply_asks(self, app: SchedulerApp, outbox: list, map_size: tuple[float, float],
-                   reduce_size: tuple[float, float]) -> None:
+    def apply_asks(self, app: SchedulerApp, outbox: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]],
+                   map_size: tuple[float, float], reduce_size: tuple[float, float]) -> None:
         """The asks an AM sends in one allocate (deltas per priority, host and rack)."""
         before = self.outstanding
         series = self.series
@@ -505,24 +518,28 @@ class ResourceManager:
             size = map_size if priority == PRIORITY_MAP else reduce_size
             ask = app.ask(priority, size[0], size[1])
             if delta:
-                new = max(0, ask.total + delta)
+                new = ask.total + delta
+                if new < 0:
+                    new = 0
                 change = new - ask.total
                 if app.runnable:
                     self.outstanding += change
                 ask.total = new
                 app.pending_mb += change * ask.mem
                 q = app.stats
-                if not q[8]:
-                    q[8] = True
+                assert q is not None
+                if not q.marked:
+                    q.marked = True
                     self.dirty_stats.append(q)
-                q[2] += change * ask.mem
-                q[3] += change * ask.vcores
-                q[5] += change
-            step = 1 if delta > 0 else -1
-            for h in hosts:
-                ask.by_host[h] = max(0, ask.by_host.get(h, 0) + step)
-            for r in racks:
-                ask.by_rack[r] = max(0, ask.by_rack.get(r, 0) + step)
+                q.pending_mb += change * ask.mem
+                q.pending_vcores += change * ask.vcores
+                q.pending_containers += change
+            if hosts or racks:
+                step = 1 if delta > 0 else -1
+                for h in hosts:
+                    ask.by_host[h] = max(0, ask.by_host.get(h, 0) + step)
+                for r in racks:
+                    ask.by_rack[r] = max(0, ask.by_rack.get(r, 0) + step)
         if before == 0 and self.outstanding > 0:  # otherwise every node with room is already heartbeating
             self.wake_nodes_with_room()
 
@@ -540,9 +557,11 @@ class ResourceManager:
             assert nd.free_mem >= -1e-6, f"{nd.name}: memory over-committed"
         for name, q in self.qstats.items():
             apps = [a for a in self.apps if a.stats is q]
-            assert abs(q[0] - sum(a.used_mem for a in apps)) < 1e-6, f"queue {name}: allocated memory out of sync"
-            assert q[4] == sum(a.live for a in apps), f"queue {name}: running containers out of sync"
-            assert q[5] == sum(a.pending_containers for a in apps if not a.finished), f"queue {name}: pending"
+            assert abs(q.allocated_mb - sum(a.used_mem for a in apps)) < 1e-6, \
+                f"queue {name}: allocated memory out of sync"
+            assert q.running_containers == sum(a.live for a in apps), f"queue {name}: running containers out of sync"
+            assert q.pending_containers == sum(a.pending_containers for a in apps if not a.finished), \
+                f"queue {name}: pending"
         for a in self.apps:
             assert abs(a.pending_mb - sum(k.total * k.mem for k in a.asks)) < 1e-6, f"{a.app_id}: pending memory"
 
@@ -555,16 +574,17 @@ class ResourceManager:
         if app.runnable:
             self.outstanding -= app.pending_containers
         q = app.stats
-        if not q[8]:
-            q[8] = True
+        assert q is not None
+        if not q.marked:
+            q.marked = True
             self.dirty_stats.append(q)
         for a in app.asks:
-            q[2] -= a.total * a.mem
-            q[3] -= a.total * a.vcores
-            q[5] -= a.total
+            q.pending_mb -= a.total * a.mem
+            q.pending_vcores -= a.total * a.vcores
+            q.pending_containers -= a.total
             a.total = 0
         app.pending_mb = 0.0
-        q[6] -= 1
+        q.running_apps -= 1
         for c in am.allocated:  # allocated but never received: given back
             self.release_unused(am, c, now)
         am.allocated = []

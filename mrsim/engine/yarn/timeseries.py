@@ -7,10 +7,12 @@ pending_containers, running_apps, pending_apps, share_mb``. ``share_mb`` is the 
 *running* once its AM container is allocated and *pending* before that. The row of second *s* is the state after
 every event before *s* (events at *s* itself come after its sample).
 
-Cost: no event of its own. The RM keeps per-queue totals at every change (O(1) each), marks the queue it changes,
-and calls :meth:`touch` before each change; a touch that crosses one or more whole seconds records the state once,
-as a run of identical seconds, re-reading only the marked queues (O(queues changed); O(queues) when the scheduler's
-shares change), so a quiet hour costs one run, not 3,600 rows. Rows are expanded only for ``queues.csv``.
+Cost: no event of its own. The RM keeps per-queue totals at every change (O(1) each, typed attributes of a
+:class:`QueueStats`), marks the queue it changes, and calls :meth:`touch` before each change; a touch that crosses
+one or more whole seconds records the state once, as a run of identical seconds, re-reading only the marked queues
+(O(queues changed); O(queues) when the scheduler's shares change), so a quiet hour costs one run, not 3,600 rows.
+A touch after which no queue's row changed extends the last run without building or comparing a snapshot. Rows
+are expanded only for ``queues.csv``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Final, Iterator
 
 from mrsim.io import atomic_path
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 COLUMNS = ("time_s", "queue", "allocated_mb", "allocated_vcores", "pending_mb", "pending_vcores",
            "running_containers", "pending_containers", "running_apps", "pending_apps", "share_mb")
 _ZERO = (0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
-_EXACT = 2.0 ** 53  # below this, sums and products of integer-valued floats are exact
+_EXACT: Final = 2.0 ** 53  # below this, sums and products of integer-valued floats are exact
 
 
 def _add_run(total: float, value: float, seconds: int, steps: list[int], start: int, stop: int) -> float:
@@ -38,11 +40,61 @@ def _add_run(total: float, value: float, seconds: int, steps: list[int], start: 
     if value == 0.0:  # x + 0.0 * n == x, also for -0.0 sums
         return total
     value = float(value)
-    if total.is_integer() and value.is_integer() and abs(total) + abs(value) * seconds < _EXACT:
+    # the magnitude test first: it excludes inf and nan, so the integer tests below (float.is_integer, written
+    # with int() because compiled code calls a float's methods through the interpreter) cannot overflow
+    if abs(total) + abs(value) * seconds < _EXACT and float(int(total)) == total and float(int(value)) == value:
         return total + value * seconds
     for n in steps[start:stop]:
         total += value * n
     return total
+
+
+class QueueStats:
+    """One queue's totals as the RM keeps them at every change (MB, vcores, counts), read by the series when
+    :attr:`marked` (the RM marks a queue the first time it changes it after a sample, :meth:`QueueSeries.mark`)."""
+
+    __slots__ = ("allocated_mb", "allocated_vcores", "pending_mb", "pending_vcores", "running_containers",
+                 "pending_containers", "running_apps", "pending_apps", "marked", "name")
+
+    def __init__(self, name: str) -> None:
+        self.allocated_mb = 0.0
+        self.allocated_vcores = 0.0
+        self.pending_mb = 0.0
+        self.pending_vcores = 0.0
+        self.running_containers = 0
+        self.pending_containers = 0
+        self.running_apps = 0
+        self.pending_apps = 0
+        self.marked = False
+        self.name = name
+
+    def values(self) -> tuple[float, float, float, float, int, int, int, int]:
+        """The eight totals in ``queues.csv`` order (after ``time_s`` and ``queue``)."""
+        return (self.allocated_mb, self.allocated_vcores, self.pending_mb, self.pending_vcores,
+                self.running_containers, self.pending_containers, self.running_apps, self.pending_apps)
+
+
+class QueueSums:
+    """A queue's summary, kept as runs are recorded: seconds, sum and peak of allocated MB, sum of pending MB, peak
+    pending containers, peak running apps, sum of the share (MB)."""
+
+    __slots__ = ("seconds", "allocated_sum", "allocated_peak", "pending_sum", "pending_peak", "apps_peak",
+                 "share_sum")
+
+    def __init__(self) -> None:
+        self.seconds = 0
+        self.allocated_sum = 0.0
+        self.allocated_peak = 0.0
+        self.pending_sum = 0.0
+        self.pending_peak = 0
+        self.apps_peak = 0
+        self.share_sum = 0.0
+
+    def as_list(self) -> list:
+        """``[seconds, sum allocated MB, peak allocated MB, sum pending MB, peak pending containers, peak running
+        apps, sum share MB]`` (tests compare it with a reference series)."""
+        return [self.seconds, self.allocated_sum, self.allocated_peak, self.pending_sum, self.pending_peak,
+                self.apps_peak, self.share_sum]
 
 
 class QueueSeries:
@@ -58,10 +110,8 @@ class QueueSeries:
         self.rm = rm
         self.runs: list[tuple[int, int, tuple]] = []
         self.next_second = 0  # first second not yet recorded
-        # per queue: [seconds, sum allocated MB, peak allocated MB, sum pending MB, peak pending containers,
-        #             peak running apps, sum share MB] (the summary, kept as runs are recorded)
-        self.acc: dict[str, list] = {}
-        self.dirty: list[list] = []  # the RM's per-queue totals changed since the last sample (see mark)
+        self.acc: dict[str, QueueSums] = {}  # per queue: the summary, kept as runs are recorded
+        self.dirty: list[QueueStats] = []  # the RM's per-queue totals changed since the last sample (see mark)
         self._shares: list | None = None  # the scheduler's queue_shares() list the current rows were built from
         self._cur: list[tuple] = []  # the current row of each queue, in queue_shares() order
         self._pos: dict[str, int] = {}  # queue -> index in _cur
@@ -71,10 +121,9 @@ class QueueSeries:
         self._shares_since = 0  # the touch of the last rebuild (shares are constant since)
 
     @staticmethod
-    def new_stats(name: str) -> list:
-        """A queue's totals as the RM keeps them: allocated MB, vcores, pending MB, vcores, running containers,
-        pending containers, running apps, pending apps, then this series' mark and the queue name."""
-        return [0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, False, name]
+    def new_stats(name: str) -> QueueStats:
+        """A queue's totals as the RM keeps them (:class:`QueueStats`)."""
+        return QueueStats(name)
 
     def touch(self, now: float) -> None:
         """Record every second up to ``now`` (inclusive when ``now`` is a whole second) with the current state.
@@ -85,37 +134,48 @@ class QueueSeries:
         n = last - self.next_second + 1
         k = len(self._steps)  # this touch
         shares = self.rm.scheduler.queue_shares()
-        if shares is not self._shares:
+        rebuilt = shares is not self._shares
+        if rebuilt:
             self._rebuild(shares, k)
         cur = self._cur
+        changed = False
         if self.dirty:
             pos = self._pos
             for q in self.dirty:
-                q[8] = False
-                i = pos.get(q[9])
-                if i is not None:
+                q.marked = False
+                i = pos.get(q.name, -1)
+                if i >= 0:
                     old = cur[i]
-                    row = (old[0], q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], old[9])
+                    row = (old[0], q.allocated_mb, q.allocated_vcores, q.pending_mb, q.pending_vcores,
+                           q.running_containers, q.pending_containers, q.running_apps, q.pending_apps, old[9])
                     if row != old:
                         self._close(i, k)
                         cur[i] = row
                         self._open(row)
-        self.dirty.clear()
+                        changed = True
+            self.dirty.clear()
         self._steps.append(n)
         self._cum.append(self._cum[-1] + n)
-        snap = tuple(cur)
-        if self.runs and self.runs[-1][2] == snap and self.runs[-1][1] == self.next_second - 1:
-            first = self.runs[-1][0]
-            self.runs[-1] = (first, last, snap)
+        runs = self.runs
+        # Touches record consecutive seconds, so the last run ends at next_second - 1. Without a rebuild, the rows
+        # before this touch are the last run's snapshot: if none changed, that run goes on (the same snapshot
+        # object: its rows are the very tuples of cur); if one changed, the new snapshot differs from it.
+        if runs and not rebuilt and not changed:
+            first, _last, snap = runs[-1]
+            runs[-1] = (first, last, snap)
         else:
-            self.runs.append((self.next_second, last, snap))
+            snap = tuple(cur)
+            if runs and rebuilt and runs[-1][2] == snap and runs[-1][1] == self.next_second - 1:
+                runs[-1] = (runs[-1][0], last, snap)
+            else:
+                runs.append((self.next_second, last, snap))
         self.next_second = last + 1
 
-    def mark(self, stats: list) -> None:
+    def mark(self, stats: QueueStats) -> None:
         """``stats`` (a queue's totals, :meth:`new_stats`) is about to change: sample it again at the next touch.
         The RM inlines this test in its hot paths."""
-        if not stats[8]:
-            stats[8] = True
+        if not stats.marked:
+            stats.marked = True
             self.dirty.append(stats)
 
     def _rebuild(self, shares: list, k: int) -> None:
@@ -125,11 +185,11 @@ class QueueSeries:
         cur = []
         for name, share in shares:
             q = stats.get(name)
-            row = (name, *(q[:8] if q is not None else _ZERO), share)
+            row = (name, *(q.values() if q is not None else _ZERO), share)
             cur.append(row)
             self._open(row)
         for q in self.dirty:
-            q[8] = False
+            q.marked = False
         self.dirty.clear()
         self._cur = cur
         self._pos = {row[0]: i for i, row in enumerate(cur)}
@@ -144,19 +204,22 @@ class QueueSeries:
         for i, row in enumerate(self._cur):
             self._close(i, k)
             a = self.acc[row[0]]
-            a[6] = _add_run(a[6], row[9], seconds, self._steps, start, k)
+            a.share_sum = _add_run(a.share_sum, row[9], seconds, self._steps, start, k)
 
     def _open(self, row: tuple) -> None:
         """A row takes effect: its queue's peaks (sums are added when it is closed)."""
         a = self.acc.get(row[0])
         if a is None:
-            a = self.acc[row[0]] = [0, 0.0, 0.0, 0.0, 0, 0, 0.0]
-        if row[1] > a[2]:
-            a[2] = row[1]
-        if row[6] > a[4]:
-            a[4] = row[6]
-        if row[7] > a[5]:
-            a[5] = row[7]
+            a = self.acc[row[0]] = QueueSums()
+        allocated: float = row[1]
+        pending: int = row[6]
+        apps: int = row[7]
+        if allocated > a.allocated_peak:
+            a.allocated_peak = allocated
+        if pending > a.pending_peak:
+            a.pending_peak = pending
+        if apps > a.apps_peak:
+            a.apps_peak = apps
 
     def _close(self, i: int, k: int) -> None:
         """Row ``i`` was in effect for touches ``_since[i]`` to ``k - 1``: add it to its queue's sums (the share
@@ -168,20 +231,13 @@ class QueueSeries:
         row = self._cur[i]
         a = self.acc[row[0]]
         seconds = self._cum[k] - self._cum[start]
-        a[0] += seconds
-        allocated, pending = row[1], row[3]
-        if allocated:  # _add_run's exact case inlined (memory totals are integer-valued MB in practice)
-            total = a[1]
-            if total.is_integer() and allocated.is_integer() and abs(total) + abs(allocated) * seconds < _EXACT:
-                a[1] = total + allocated * seconds
-            else:
-                a[1] = _add_run(total, allocated, seconds, self._steps, start, k)
+        a.seconds += seconds
+        allocated: float = row[1]
+        pending: float = row[3]
+        if allocated:
+            a.allocated_sum = _add_run(a.allocated_sum, allocated, seconds, self._steps, start, k)
         if pending:
-            total = a[3]
-            if total.is_integer() and pending.is_integer() and abs(total) + abs(pending) * seconds < _EXACT:
-                a[3] = total + pending * seconds
-            else:
-                a[3] = _add_run(total, pending, seconds, self._steps, start, k)
+            a.pending_sum = _add_run(a.pending_sum, pending, seconds, self._steps, start, k)
 
     def finish(self, end: float) -> None:
         """After the last event: record up to the second after it (the final state), and close every row."""
@@ -199,10 +255,10 @@ class QueueSeries:
     def summary(self) -> dict[str, dict[str, float]]:
         """Per queue: mean and peak allocated MB, mean pending MB, peak pending containers, peak running apps, mean
         share (means over every second the queue existed)."""
-        return {name: {"mean_allocated_mb": round(a[1] / a[0], 3), "peak_allocated_mb": a[2],
-                       "mean_pending_mb": round(a[3] / a[0], 3), "peak_pending_containers": a[4],
-                       "peak_running_apps": a[5], "mean_share_mb": round(a[6] / a[0], 3)}
-                for name, a in self.acc.items() if a[0]}
+        return {name: {"mean_allocated_mb": round(a.allocated_sum / a.seconds, 3), "peak_allocated_mb": a.allocated_peak,
+                       "mean_pending_mb": round(a.pending_sum / a.seconds, 3), "peak_pending_containers": a.pending_peak,
+                       "peak_running_apps": a.apps_peak, "mean_share_mb": round(a.share_sum / a.seconds, 3)}
+                for name, a in self.acc.items() if a.seconds}
 
     def write_to(self, fh) -> None:  # type: ignore[no-untyped-def]
         """``queues.csv`` into an open text file (part of ``replay --out``'s output set)."""

@@ -11,19 +11,25 @@ one at a time through :meth:`mrsim.engine.yarn.rm.ResourceManager.allocate`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.yarn.nodemanager import NodeManager
+    from mrsim.engine.yarn.timeseries import QueueStats
 
-NODE_LOCAL, RACK_LOCAL, OFF_SWITCH = 1, 2, 3
-PRIORITY_AM, PRIORITY_REDUCE, PRIORITY_MAP = 0, 10, 20
+# Final: the compiled core inlines them (a plain module attribute costs a dict lookup at every use)
+NODE_LOCAL: Final = 1
+RACK_LOCAL: Final = 2
+OFF_SWITCH: Final = 3
+PRIORITY_AM: Final = 0
+PRIORITY_REDUCE: Final = 10
+PRIORITY_MAP: Final = 20
 
 
 class Ask:
     """Outstanding containers of one size at one priority of one application (as the RM knows them)."""
 
-    __slots__ = ("priority", "mem", "vcores", "total", "by_host", "by_rack")
+    __slots__ = ("priority", "mem", "vcores", "total", "by_host", "by_rack", "missed")
 
     def __init__(self, priority: int, mem: float, vcores: float) -> None:
         self.priority = priority
@@ -32,6 +38,7 @@ class Ask:
         self.total = 0
         self.by_host: dict[str, int] = {}
         self.by_rack: dict[str, int] = {}
+        self.missed = 0  # missed scheduling opportunities at this priority (the Capacity Scheduler's delay scheduling)
 
     def locality_on(self, host: str, rack: str) -> int:
         """Best locality this ask can get on ``host`` (0 when nothing is outstanding)."""
@@ -61,7 +68,7 @@ class SchedulerApp:
     """The scheduler's view of one application (``SchedulerApplicationAttempt``). Memory in MB."""
 
     __slots__ = ("index", "app_id", "user", "queue_name", "queue", "submit", "asks", "used_mem", "used_vcores",
-                 "am_mem", "am_vcores", "am_running", "am_allocated", "runnable", "live", "missed", "order",
+                 "am_mem", "am_vcores", "am_running", "am_allocated", "runnable", "live", "order",
                  "finished", "sched", "stats", "pending_mb")
 
     def __init__(self, index: int, app_id: str, user: str, queue_name: str, submit: float,
@@ -80,11 +87,11 @@ class SchedulerApp:
         self.am_running = False
         self.runnable = True
         self.live = 0  # containers held
-        self.missed: dict[int, int] = {}  # priority -> missed scheduling opportunities (delay scheduling)
         self.order = index  # submission order (YARN orders by application id)
         self.finished = False
         self.sched: object = None  # the scheduler's own per-app data (its queue object)
-        self.stats: list = []  # the RM's per-queue totals this app counts in (mrsim.engine.yarn.rm.ResourceManager.qstats)
+        # the RM's per-queue totals this app counts in, from its submission (mrsim.engine.yarn.rm.ResourceManager.qstats)
+        self.stats: "QueueStats | None" = None
         self.pending_mb = 0.0  # memory of the outstanding asks, kept by the RM at every change
 
     def ask(self, priority: int, mem: float, vcores: float) -> Ask:
@@ -132,12 +139,22 @@ class YarnScheduler:
         self.rm: Any = None
         self.warnings: list[str] = []
         self.pending_known = False
+        self.cluster_mem = self.cluster_vcores = 0.0  # the RM's, from start()
+        self.min_mem = self.min_vcores = 0.0
+        self.n_nodes = 0
 
     def start(self, rm: Any) -> None:
         self.rm = rm
         # The ResourceManager keeps SchedulerApp.pending_mb at every change, so a scheduler may skip apps with
         # nothing asked; a stand-in (tests) may not keep it.
         self.pending_known = bool(getattr(rm, "keeps_pending", False))
+        # Fixed for a replay, and read at every heartbeat: typed copies (``rm`` is typed Any, so each read through
+        # it would be a generic attribute lookup)
+        self.cluster_mem = float(rm.cluster_mem)
+        self.cluster_vcores = float(rm.cluster_vcores)
+        self.min_mem = float(rm.min_mem)
+        self.min_vcores = float(rm.min_vcores)
+        self.n_nodes = len(rm.nodes)
 
     def set_runnable(self, app: SchedulerApp, runnable: bool) -> None:
         """Mark ``app`` as one the scheduler may (not) serve; the RM counts only runnable apps' asks as outstanding,

@@ -47,6 +47,15 @@ _GLOBAL_KEYS = {P + "maximum-am-resource-percent", P + "maximum-applications", P
                 P + "queue-mappings", P + "queue-mappings-override.enable", P + "resource-calculator"}
 
 
+class UserUsage:
+    """Memory (MB) one user's containers hold in one leaf queue (``LeafQueue``'s per-user consumption)."""
+
+    __slots__ = ("mem",)
+
+    def __init__(self) -> None:
+        self.mem = 0.0
+
+
 class CSQueue:
     """A queue of the tree; fractions are of the parent (``capacity``) or of the cluster (``abs_*``)."""
 
@@ -68,10 +77,17 @@ class CSQueue:
         self.am_used = 0.0
         self.active: dict[int, SchedulerApp] = {}  # insertion = submission order
         self.pending: dict[int, SchedulerApp] = {}
-        self.users: dict[str, float] = {}
+        self.users: dict[str, UserUsage] = {}
         self.active_users: dict[str, int] = {}  # user -> active apps (Hadoop counts users with pending asks)
-        # request MB -> (queue used MB, active users, user limit): computeUserLimit's last result per request size
-        self.user_limits: dict[float, tuple[float, int, float]] = {}
+        # computeUserLimit's last result and its inputs (request MB, queue used MB, active users), one memo for the
+        # headroom's (request 0) and one for a container request's
+        self.limit_required = -1.0
+        self.limit_used = -1.0
+        self.limit_users = -1
+        self.limit_value = 0.0
+        self.headroom_limit_used = -1.0
+        self.headroom_limit_users = -1
+        self.headroom_limit_value = 0.0
 
     @property
     def is_leaf(self) -> bool:
@@ -97,6 +113,8 @@ class CapacityScheduler(YarnScheduler):
         self.leaves: dict[str, CSQueue] = {}
         self._shares: list[tuple[str, float]] | None = None  # queue_shares(), built at first use
         self._paths: set[str] = set()
+        # app index -> its user's usage in its queue (the queue's ``users`` entry), looked up once per app
+        self.app_usage: dict[int, UserUsage] = {}
         self._unknown_queues: dict[str, int] = {}
         self.node_locality_delay = int(self._num(P + "node-locality-delay", -1, None))
         self.mappings = self._mappings()
@@ -228,15 +246,18 @@ class CapacityScheduler(YarnScheduler):
     def add_app(self, app: SchedulerApp) -> None:
         queue = self.place(app)
         app.queue = queue.path
-        app.missed = {}
         app.sched = queue
+        usage = queue.users.get(app.user)
+        if usage is None:
+            usage = queue.users[app.user] = UserUsage()
+        self.app_usage[app.index] = usage
         queue.pending[app.index] = app
         app.runnable = False  # until activated (no RM bookkeeping yet: the app has no asks)
         self._activate(queue)
 
     def _am_limit(self, queue: CSQueue) -> float:
         assert self.rm is not None
-        return self.rm.cluster_mem * queue.abs_capacity * queue.max_am_pct
+        return self.cluster_mem * queue.abs_capacity * queue.max_am_pct
 
     def _activate(self, queue: CSQueue) -> None:
         """``LeafQueue.activateApplications``: AMs of active apps within the AM limit; at least one active."""
@@ -267,7 +288,7 @@ class CapacityScheduler(YarnScheduler):
         q: CSQueue | None = app.sched  # type: ignore[assignment]
         queue = q
         assert queue is not None
-        queue.users[app.user] = queue.users.get(app.user, 0.0) + mem
+        self.app_usage[app.index].mem += mem
         while q is not None:
             q.used_mem += mem
             q = q.parent
@@ -277,45 +298,52 @@ class CapacityScheduler(YarnScheduler):
     def _user_limit(self, queue: CSQueue, required: float) -> float:
         """``LeafQueue.computeUserLimit`` (memory): max(current / active users, current x MULP%), capped at
         queue capacity x user-limit-factor (and the queue's maximum)."""
-        assert self.rm is not None
         used = queue.used_mem
         n_users = len(queue.active_users)
-        memo = queue.user_limits.get(required)  # the last result for this request size, while its inputs hold
-        if memo is not None and memo[0] == used and memo[1] == n_users:
-            return memo[2]
-        cluster = self.rm.cluster_mem
+        # the last result for this request, while its inputs hold
+        if required == 0.0:
+            if queue.headroom_limit_used == used and queue.headroom_limit_users == n_users:
+                return queue.headroom_limit_value
+        elif queue.limit_required == required and queue.limit_used == used and queue.limit_users == n_users:
+            return queue.limit_value
+        cluster = self.cluster_mem
         capacity = queue.abs_capacity * cluster
         current = capacity if used < capacity else used + required
         users = max(1, n_users)
         limit = max(current / users, current * queue.min_user_limit / 100.0)
         cap = min(capacity * queue.user_limit_factor, queue.abs_max * cluster)
-        step = self.rm.min_mem
+        step = self.min_mem
         value = math.ceil(min(limit, cap) / step - 1e-9) * step  # Resources.roundUp to the minimum allocation
-        queue.user_limits[required] = (used, n_users, value)
+        if required == 0.0:
+            queue.headroom_limit_used, queue.headroom_limit_users, queue.headroom_limit_value = used, n_users, value
+        else:
+            queue.limit_required, queue.limit_used, queue.limit_users, queue.limit_value = required, used, n_users, value
         return value
 
     def _queue_fits(self, queue: CSQueue, required: float) -> bool:
-        assert self.rm is not None
-        cluster = self.rm.cluster_mem
-        return queue.used_mem + required <= queue.abs_max * cluster + 1e-6
+        return queue.used_mem + required <= queue.abs_max * self.cluster_mem + 1e-6
 
     def headroom(self, app: SchedulerApp) -> float:
         assert self.rm is not None
         queue: CSQueue = app.sched  # type: ignore[assignment]
-        user_room = self._user_limit(queue, 0.0) - queue.users.get(app.user, 0.0)
+        user_room = self._user_limit(queue, 0.0) - self.app_usage[app.index].mem
         q: CSQueue | None = queue
-        room = self.rm.free_mem
+        room: float = self.rm.free_mem
+        cluster = self.cluster_mem
         while q is not None:
-            room = min(room, q.abs_max * self.rm.cluster_mem - q.used_mem)
+            left = q.abs_max * cluster - q.used_mem
+            if left < room:  # min(room, left), as the builtin picks: the first of equals
+                room = left
             q = q.parent
-        return max(0.0, min(user_room, room))
+        if user_room < room:
+            room = user_room
+        return room if room > 0.0 else 0.0
 
     # ------------------------------------------------------------------------------------------ assignment
 
     def node_update(self, node: "NodeManager") -> None:
-        rm = self.rm
-        assert rm is not None
-        while node.free_mem >= rm.min_mem:
+        assert self.rm is not None
+        while node.free_mem >= self.min_mem:
             loc = self._assign(self.root, node)
             if not loc or loc == OFF_SWITCH:
                 return
@@ -335,14 +363,16 @@ class CapacityScheduler(YarnScheduler):
     def _assign_leaf(self, queue: CSQueue, node: "NodeManager") -> int:
         rm = self.rm
         assert rm is not None
-        n_nodes = len(rm.nodes)
+        n_nodes = self.n_nodes
         rack_after = min(n_nodes, self.node_locality_delay)
         free = node.free_mem + 1e-9
         host, rack = node.name, node.rack
         limited = len(queue.active_users) > 1 or queue.user_limit_factor < 1.0 or queue.abs_capacity < 1.0
-        users = queue.users
-        limit_for: dict[float, float] = {}  # the user limit per request size (nothing changes within this call)
-        fits_for: dict[float, bool] = {}
+        usage = self.app_usage
+        # The queue-fit test and the user limit of the last request size (nothing changes within this call, and
+        # the requests of one call are nearly always of one size): a one-entry memo each
+        fit_mem, fit_ok = -1.0, False
+        limit_mem, limit = -1.0, 0.0
         skip_idle = self.pending_known
         for app in queue.active.values():  # the loop ends at the first allocation: the dict does not change under it
             if skip_idle and app.pending_mb <= 0.0:
@@ -351,21 +381,19 @@ class CapacityScheduler(YarnScheduler):
                 mem = ask.mem
                 if ask.total <= 0 or mem > free:
                     continue
-                ok = fits_for.get(mem)
-                if ok is None:
-                    ok = fits_for[mem] = self._queue_fits_chain(queue, mem)
-                if not ok:
+                if mem != fit_mem:
+                    fit_mem, fit_ok = mem, self._queue_fits_chain(queue, mem)
+                if not fit_ok:
                     return 0
                 # LeafQueue.assignToUser: consumed > limit (not consumed + request: a user may pass its limit by
                 # one container, as Hadoop's comment there says)
                 if limited:
-                    limit = limit_for.get(mem)
-                    if limit is None:
-                        limit = limit_for[mem] = self._user_limit(queue, mem) + 1e-6
-                    if users.get(app.user, 0.0) > limit:
+                    if mem != limit_mem:
+                        limit_mem, limit = mem, self._user_limit(queue, mem) + 1e-6
+                    if usage[app.index].mem > limit:
                         break  # this user is at its limit: next app
-                missed = app.missed.get(ask.priority, 0) + 1
-                app.missed[ask.priority] = missed
+                missed = ask.missed + 1
+                ask.missed = missed
                 loc = ask.locality_on(host, rack)
                 if loc == RACK_LOCAL and not (rack_after < missed):
                     loc = OFF_SWITCH  # rack-local not yet allowed: try off-switch (assignContainersOnNode)
@@ -376,7 +404,7 @@ class CapacityScheduler(YarnScheduler):
                         continue
                 rm.allocate(app, ask, node, loc)
                 if loc != OFF_SWITCH:
-                    app.missed[ask.priority] = 0
+                    ask.missed = 0
                 return loc
         return 0
 

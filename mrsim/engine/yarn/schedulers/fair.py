@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Final, Iterable, Iterator
 
 from mrsim.engine.schedconf.xmlfile import Node, parse_xml, read_properties
 from mrsim.engine.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
@@ -42,7 +42,9 @@ Y = "yarn.scheduler.fair."
 _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-undeclared-pools", Y + "assignmultiple",
               Y + "max.assign"}
 POLICIES = ("fair", "drf", "fifo")
-INF = math.inf
+#: Children a parent queue under the fair policy tries by one pass each before sorting the rest (_assign_fair_children)
+_SCANS: Final = 3
+INF: Final = math.inf
 
 
 class FSQueue:
@@ -521,27 +523,43 @@ class FairScheduler(YarnScheduler):
         if not queue.children and not queue.parent_type:  # FSQueue.is_leaf, inlined
             return self._assign_leaf(queue, node)
         if queue.policy == "fair" and not queue.kids_min:
-            # FairShareComparator without min shares: (1, usage / weight, name) for every child, so the order is
-            # (usage / weight, name). The least child is found in one pass without building keys (this runs at
-            # every heartbeat, and the first choice nearly always takes the container); the others are sorted
-            # only if it cannot (nothing was allocated then, so their keys are unchanged). Names are unique.
+            return self._assign_fair_children(queue, node)
+        return self._assign_sorted_children(queue, node)
+
+    def _assign_fair_children(self, queue: FSQueue, node: "NodeManager") -> bool:
+        """FairShareComparator without min shares: (1, usage / weight, name) for every child, so the order is
+        (usage / weight, name). The children are tried in that order, each found by one pass over plain attributes
+        without building keys: the least, then the least after it, and so on (a child that cannot take the
+        container allocated nothing, so the keys do not change between passes; names are unique). This runs at
+        every heartbeat and the first or second choice nearly always takes the container; after
+        :data:`_SCANS` passes the children left are sorted instead. Cost O(k) per child tried."""
+        has_prev = False
+        prev_key, prev_path = 0.0, ""
+        for _ in range(_SCANS):
             best: FSQueue | None = None
             best_key = 0.0
             for c in queue.children:
                 if c.n_apps > 0:
                     key = c.used_mem / c.weight if c.weight > 0 else INF
+                    if has_prev and (key < prev_key or (key == prev_key and c.path <= prev_path)):
+                        continue  # tried already: at or before the previous choice in (key, name) order
                     if best is None or key < best_key or (key == best_key and c.path < best.path):
                         best, best_key = c, key
             if best is None:
                 return False
             if self._assign(best, node):
                 return True
-            kids = sorted((c.used_mem / c.weight if c.weight > 0 else INF, c.path, c) for c in queue.children
-                          if c.n_apps > 0 and c is not best)
-            for _key, _path, child in kids:
-                if self._assign(child, node):
-                    return True
-            return False
+            has_prev, prev_key, prev_path = True, best_key, best.path
+        kids = sorted((key, c.path, c) for key, c in
+                      ((c.used_mem / c.weight if c.weight > 0 else INF, c) for c in queue.children if c.n_apps > 0)
+                      if key > prev_key or (key == prev_key and c.path > prev_path))
+        for _key, _path, child in kids:
+            if self._assign(child, node):
+                return True
+        return False
+
+    def _assign_sorted_children(self, queue: FSQueue, node: "NodeManager") -> bool:
+        """The parent's policy in general (min shares, drf): its active children sorted by the policy's key."""
         for child in sorted((c for c in queue.children if c.active()), key=lambda c: self._queue_key(queue, c)):
             if self._assign(child, node):
                 return True
@@ -584,6 +602,11 @@ class FairScheduler(YarnScheduler):
                 keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values() if a is not first]
             keyed.sort()
             return self._try_apps(queue, node, [k[-1] for k in keyed])
+        return self._assign_leaf_sorted(queue, node, am_room)
+
+    def _assign_leaf_sorted(self, queue: FSQueue, node: "NodeManager", am_room: bool) -> bool:
+        """:meth:`_assign_leaf` for the fifo and drf policies (and without the RM's pending totals): the apps
+        sorted by the policy's key."""
         holders: Iterable[SchedulerApp] = queue.am_holders.values()
         if self.pending_known:  # only AM holders with asks outstanding can take a container
             holders = [a for a in holders if a.pending_mb > 0.0]
@@ -634,7 +657,15 @@ class FairScheduler(YarnScheduler):
         """``FSAppAttempt.getHeadroom``: min(queue fair share - usage, cluster free, queue max - usage)."""
         assert self.rm is not None
         q: FSQueue = app.sched  # type: ignore[assignment]
-        return max(0.0, min(q.fair_share - q.used_mem, self.rm.free_mem, q.max_mem - q.used_mem))
+        # min() and max() of the builtins written out (the first of equal values, as they pick): no generic call
+        room = q.fair_share - q.used_mem
+        free: float = self.rm.free_mem
+        if free < room:
+            room = free
+        left = q.max_mem - q.used_mem
+        if left < room:
+            room = left
+        return room if room > 0.0 else 0.0
 
     def queue_shares(self) -> list:
         """Cached between share updates (the time series reads it every second that changes)."""
