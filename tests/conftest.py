@@ -139,6 +139,26 @@ class _SeedEntry:
                 shutil.copy2(source, target)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_fsync() -> Iterator[None]:
+    """``os.fsync`` checks its descriptor and returns at once in the test processes.
+
+    mrsim fsyncs every file of a trace-cache entry or store before the manifest points at it (durability against a
+    power loss, ``mrsim/ingest/store.py``), and most tests that read a trace write a new cache entry: ~30 fsyncs each,
+    thousands in the suite. No test can observe durability against a power loss (a killed process leaves its writes in
+    the page cache), yet each fsync waits for the disk: a few ms on an idle machine, tens when other programs write,
+    and a worker waiting on its disk leaves its core idle. The real fsyncs still run in the ``python -m mrsim``
+    processes of the ``kill -9`` tests (``tests/hostile/test_kill.py``)."""
+
+    def check_only(fd: int) -> None:
+        os.fstat(fd)  # a bad descriptor still raises OSError, as fsync would
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(os, "fsync", check_only)
+    yield
+    patch.undo()
+
+
 @pytest.fixture(scope="session")
 def _cache_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Fresh directory names for the tests' caches, under one folder of this session (of this xdist worker).

@@ -7,9 +7,10 @@ tail was a quarter of the suite's wall time. Sorting the queue by expected secon
 classic longest-processing-time rule for two machines; files of unknown cost keep pytest-xdist's order after the
 known ones (most are short).
 
-Expected seconds come from ``SECONDS`` below: one run of the suite, per file, on the loaded 2-core development
-machine (wall seconds divided by the load). Only their order matters, and a stale figure costs some tail, never a
-failure. A new test file that takes more than ~5 s belongs in ``SECONDS`` (docs/testing.md, "Rules for a new
+Expected seconds come from ``SECONDS`` below: CPU seconds per file from one run of the suite
+(``benchmarks/suite_profile.py``; CPU, unlike wall time, hardly depends on what else the machine runs). Only their
+order matters, and a stale figure costs some tail, never a
+failure. A new test file that takes more than ~4 s of CPU belongs in ``SECONDS`` (docs/testing.md, "Rules for a new
 test under xdist").
 """
 
@@ -20,42 +21,43 @@ from typing import Any
 
 import pytest
 
-#: Approximate seconds per test file (one worker, busy 2-core machine), the slowest first.
+#: CPU seconds per test file (``python3 benchmarks/suite_profile.py``: the file's tests, their fixtures and the
+#: processes they start), the slowest first; files under ~4 s are left out.
 SECONDS: dict[str, float] = {
-    "tests/resources/test_schedulers.py": 25,
-    "tests/hostile/test_kill.py": 23,
-    "tests/api_report/test_report.py": 20,
-    "tests/geo/test_simulator.py": 18,
-    "tests/profiler_store/test_trace_cache.py": 18,
-    "tests/engine/test_bounded_wakes.py": 15,
-    "tests/engine/test_real_traces.py": 13,
-    "tests/experiments/test_sweep.py": 11,
-    "tests/lotes/test_engine.py": 11,
-    "tests/schedulers_edf/test_checker.py": 11,
-    "tests/api_report/test_docs_commands.py": 10,
-    "tests/federation/test_engine_figures_cli.py": 10,
-    "tests/engine/test_compiled_core.py": 10,
-    "tests/geo/test_cli.py": 10,
-    "tests/engine/test_resources_and_sites.py": 10,
-    "tests/hostile/test_fuzz.py": 9,
-    "tests/calibration/test_real_traces.py": 8,
-    "tests/geo/test_engine_vs_oracle.py": 8,
-    "tests/profiler_store/test_store_background.py": 8,
-    "tests/profiler_logs/test_streaming.py": 8,
-    "tests/lotes/test_oracle.py": 8,
-    "tests/engine/test_equivalence_and_invariants.py": 7,
+    "tests/geo/test_simulator.py": 14,
+    "tests/engine/test_compiled_core.py": 12,
+    "tests/profiler_store/test_trace_cache.py": 12,
+    "tests/resources/test_schedulers.py": 12,
+    "tests/geo/test_cli.py": 11,
+    "tests/api_report/test_report.py": 10,
+    "tests/hostile/test_fuzz.py": 10,
+    "tests/lotes/test_engine.py": 9,
+    "tests/federation/test_engine_figures_cli.py": 9,
+    "tests/calibration/test_real_traces.py": 9,
+    "tests/hostile/test_kill.py": 8,
+    "tests/engine/test_real_traces.py": 8,
+    "tests/engine/test_bounded_wakes.py": 8,
+    "tests/engine/test_resources_and_sites.py": 7,
+    "tests/profiler_logs/test_streaming.py": 7,
+    "tests/api_report/test_docs_commands.py": 7,
+    "tests/lotes/test_oracle.py": 7,
     "tests/hostile/test_cases.py": 7,
-    "tests/federation/test_equivalence.py": 7,
-    "tests/profiler_store/test_profile_cli.py": 6,
-    "tests/schedulers_edf/test_edf_engine.py": 6,
-    "tests/engine/test_streaming.py": 6,
-    "tests/api_report/test_api.py": 6,
-    "tests/engine/test_cli.py": 6,
-    "tests/experiments/test_plots.py": 6,
-    "tests/api_report/test_notebook.py": 5,
-    "tests/yarn/test_compiled_yarn.py": 5,
-    "tests/federation/test_cli_and_traces.py": 5,
+    "tests/profiler_store/test_store_background.py": 6,
+    "tests/experiments/test_sweep.py": 6,
+    "tests/geo/test_engine_vs_oracle.py": 6,
+    "tests/schedulers_edf/test_checker.py": 5,
+    "tests/experiments/test_plots.py": 5,
+    "tests/test_architecture.py": 5,
+    "tests/federation/test_equivalence.py": 5,
     "tests/test_packaging.py": 5,
+    "tests/engine/test_streaming.py": 5,
+    "tests/engine/test_equivalence_and_invariants.py": 5,
+    "tests/lotes/test_cli.py": 5,
+    "tests/schedulers_edf/test_edf_engine.py": 5,
+    "tests/profiler_store/test_profile_cli.py": 5,
+    "tests/engine/test_cli.py": 5,
+    "tests/api_report/test_api.py": 5,
+    "tests/yarn/test_compiled_yarn.py": 4,
 }
 
 

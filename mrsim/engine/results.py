@@ -94,6 +94,7 @@ class ReplayResult:
         text file handle) as ``out_dir``, as one unit (:func:`mrsim.io.atomic.atomic_directory`: a reader sees the
         previous set or the new one, never a mix)."""
         from mrsim.io.atomic import atomic_directory
+        from mrsim.io.csv_frame import write_frame_csv
 
         out = Path(out_dir)
         files_to_write: dict[str, Any] = {"jobs.csv": self.jobs, "tasks.csv": self.tasks, **dict(extra or {})}
@@ -103,7 +104,7 @@ class ReplayResult:
                     if callable(content):
                         content(fh)
                     else:
-                        content.to_csv(fh, index=False, float_format="%.6f")
+                        write_frame_csv(content, fh, float_format="%.6f")  # pandas' to_csv, the same bytes
         return [out / name for name in files_to_write]
 
 

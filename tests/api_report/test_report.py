@@ -31,12 +31,16 @@ def _render(page: Path, tmp_path: Path, screenshot: bool = True) -> tuple[str, P
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
     profile = tmp_path / "chromium-profile"
     base = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}"]
-    dom = subprocess.run([*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     if not screenshot:
+        dom = subprocess.run([*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
         return dom.stdout, None
+    # One browser start for both (Chromium's headless mode since version 112 honours both flags in one run; an
+    # older one writes only the DOM, and then a second run takes the screenshot).
     shot = tmp_path / (page.stem + ".png")
-    subprocess.run([*base, "--window-size=1200,2400", f"--screenshot={shot}", page.as_uri()], capture_output=True,
-                   timeout=120)
+    shot_args = ["--window-size=1200,2400", f"--screenshot={shot}"]
+    dom = subprocess.run([*base, *shot_args, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    if not shot.exists():
+        subprocess.run([*base, *shot_args, page.as_uri()], capture_output=True, timeout=120)
     return dom.stdout, shot
 
 
