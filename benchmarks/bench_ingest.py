@@ -32,7 +32,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+from typing import Any, Callable
 
 import orjson
 
@@ -128,12 +130,7 @@ def steps(trace: Path) -> None:
             in_gc[0] = 0.0
             spent: dict[str, float] = {}
 
-            def timed(name, f, *a):  # type: ignore[no-untyped-def]
-                started = time.process_time()
-                out = f(*a)
-                spent[name] = spent.get(name, 0.0) + time.process_time() - started
-                return out
-
+            timed = partial(_timed, spent)
             usage, conf, lags, background = SlotUsage(), TraceConf(), CalibrationCollector(), BackgroundCollector()
             jobs = iter_logged_jobs(trace, Format.RUMEN, warnings=[])
             started = time.process_time()
@@ -154,6 +151,14 @@ def steps(trace: Path) -> None:
     finally:
         gc.callbacks.remove(on_gc)
         gc.enable()
+
+
+def _timed(spent: dict[str, float], name: str, f: Callable[..., Any], *args: Any) -> Any:
+    """``f(*args)``, its CPU time added to ``spent[name]``."""
+    started = time.process_time()
+    out = f(*args)
+    spent[name] = spent.get(name, 0.0) + time.process_time() - started
+    return out
 
 
 def _column_steps(trace: Path) -> None:
@@ -177,12 +182,7 @@ def _column_steps(trace: Path) -> None:
     gc.disable()
     spent: dict[str, float] = {}
 
-    def timed(name, f, *a):  # type: ignore[no-untyped-def]
-        started = time.process_time()
-        out = f(*a)
-        spent[name] = spent.get(name, 0.0) + time.process_time() - started
-        return out
-
+    timed = partial(_timed, spent)
     usage, conf, lags, background = SlotUsage(), TraceConf(), CalibrationCollector(), BackgroundCollector()
     jobs = iter_logged_jobs(trace, Format.RUMEN, warnings=[])
     plain_jobs = 0

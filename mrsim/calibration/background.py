@@ -144,6 +144,24 @@ def _summed(steps: list[tuple[tuple[float, ...], tuple[int, ...]]]) -> tuple[tup
     return tuple(times), tuple(levels)
 
 
+def _attempt_windows(tasks: Any) -> Iterator[tuple[int, int, Mapping[str, Any]]]:
+    """(start ms, finish ms, attempt) of every attempt with a valid window (``0 < start <= finish``) of a task list;
+    anything that is not a task or attempt object is skipped."""
+    for task in tasks or ():
+        if not (type(task) is dict or isinstance(task, Mapping)):
+            continue
+        for attempt in task.get("attempts") or ():
+            if not (type(attempt) is dict or isinstance(attempt, Mapping)):
+                continue
+            a, b = attempt.get("startTime"), attempt.get("finishTime")
+            if type(a) is not int:  # _ms only for what is not already an int (nearly every value is)
+                a = _ms(a)
+            if type(b) is not int:
+                b = _ms(b)
+            if a > 0 and b >= a:
+                yield a, b, attempt
+
+
 class BackgroundCollector:
     """Collects, per ``LoggedJob``, the waits and the slot usage that :func:`estimate_background` needs."""
 
@@ -232,20 +250,9 @@ class BackgroundCollector:
                          and _ms(t.get("startTime")) > 0), default=-1)
         ready = self._add_waits(job, job_id, first_map)
         usage = self.usage
-        for task in job.get("mapTasks") or ():
-            if not (type(task) is dict or isinstance(task, Mapping)):
-                continue
-            for attempt in task.get("attempts") or ():
-                if not (type(attempt) is dict or isinstance(attempt, Mapping)):
-                    continue
-                a, b = attempt.get("startTime"), attempt.get("finishTime")
-                if type(a) is not int:  # _ms only for what is not already an int (nearly every value is)
-                    a = _ms(a)
-                if type(b) is not int:
-                    b = _ms(b)
-                if a > 0 and b >= a:
-                    usage.append((a / _MS, 1))
-                    usage.append((b / _MS, -1))
+        for a, b, _attempt in _attempt_windows(job.get("mapTasks")):
+            usage.append((a / _MS, 1))
+            usage.append((b / _MS, -1))
         self._add_other_usage(job)
         self._add_reduces(job, job_id, ready)
 
@@ -271,23 +278,12 @@ class BackgroundCollector:
     def _add_other_usage(self, job: Mapping[str, Any]) -> None:
         """The map-slot usage of the job's SETUP/CLEANUP attempts (and the reduce-slot usage of those in one)."""
         usage = self.usage
-        for task in job.get("otherTasks") or ():
-            if not (type(task) is dict or isinstance(task, Mapping)):
-                continue
-            for attempt in task.get("attempts") or ():
-                if not (type(attempt) is dict or isinstance(attempt, Mapping)):
-                    continue
-                a, b = attempt.get("startTime"), attempt.get("finishTime")
-                if type(a) is not int:
-                    a = _ms(a)
-                if type(b) is not int:
-                    b = _ms(b)
-                if a > 0 and b >= a:
-                    usage.append((a / _MS, 1))
-                    usage.append((b / _MS, -1))
-                    if "_r_" in str(attempt.get("attemptID") or ""):
-                        self.reduce_usage.append((a / _MS, 1))  # a SETUP/CLEANUP task in a reduce slot
-                        self.reduce_usage.append((b / _MS, -1))
+        for a, b, attempt in _attempt_windows(job.get("otherTasks")):
+            usage.append((a / _MS, 1))
+            usage.append((b / _MS, -1))
+            if "_r_" in str(attempt.get("attemptID") or ""):
+                self.reduce_usage.append((a / _MS, 1))  # a SETUP/CLEANUP task in a reduce slot
+                self.reduce_usage.append((b / _MS, -1))
 
     def _add_reduces(self, job: Mapping[str, Any], job_id: str, ready: float) -> None:
         """The reduce side of :meth:`add_job`: ``ready`` (ms) is the setup task's end (or the launch)."""

@@ -131,11 +131,16 @@ class Kernel:
                 lane_times.append(boxed)
                 lane.events.append(event)
                 return
+        self.heap.append(boxed)
+        self.queued.append(event)
+        self._sift_up(len(self.heap) - 1, boxed, event)
+
+    def _sift_up(self, pos: int, boxed: Any, event: Event) -> None:
+        """Put the event (time ``boxed``) at ``pos`` or above it, moving later parents down (``heapq``'s
+        ``_siftdown``). O(log n)."""
         times = self.heap
         queued = self.queued
-        times.append(boxed)
-        queued.append(event)
-        pos = len(times) - 1
+        time: float = boxed
         while pos > 0:
             parent = (pos - 1) >> 1
             parent_time: float = times[parent]
@@ -171,18 +176,7 @@ class Kernel:
             queued[pos] = queued[child]
             pos = child
             child = 2 * pos + 1
-        time: float = last_time
-        while pos > 0:
-            parent = (pos - 1) >> 1
-            parent_time: float = times[parent]
-            if time < parent_time or (time == parent_time and last_event < queued[parent]):
-                times[pos] = times[parent]
-                queued[pos] = queued[parent]
-                pos = parent
-            else:
-                break
-        times[pos] = last_time
-        queued[pos] = last_event
+        self._sift_up(pos, last_time, last_event)
 
     def schedule_arrival(self, time: float, order: int, kind: int, index: int) -> None:
         """Push the arrival of job ``index`` (the ``index``-th in submit order) so that it pops before every other
