@@ -14,7 +14,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -373,16 +373,8 @@ class Calibration:
                 dists[table][kind] = _dist_from(value, f"{source}: {table}.{kind}")
         init = doc.get("job_init_delay")
         outliers: dict[str, TrackerOutlier] = {}
-        raw_outliers = doc.get("outliers", [])
-        if not isinstance(raw_outliers, list):
-            raise InputError(f"{source}: outliers: expected an array of tables ([[outliers]])")
-        for n, item in enumerate(raw_outliers):
-            where = f"{source}: outliers[{n}]"
-            if not isinstance(item, Mapping):
-                raise InputError(f"{where}: expected a table")
-            for key in item:
-                if key not in OUTLIER_KEYS:
-                    raise InputError(f"{where}: unknown calibration key {key!r} (known: {', '.join(OUTLIER_KEYS)})")
+        for where, item in _tables(doc.get("outliers", []), f"{source}: outliers", OUTLIER_KEYS,
+                                   " ([[outliers]])"):
             host = item.get("host")
             if not isinstance(host, str) or not host:
                 raise InputError(f"{where}.host: expected a host name")
@@ -431,19 +423,26 @@ class Calibration:
         return cls.from_toml(text, str(p))
 
 
-def _stalled_tasks(raw: Any, where: str) -> tuple[StalledTask, ...]:
-    """``stalled_tasks = [{job = ..., kind = ..., task = n, host = ..., reduce_slot = b, assigned = s, lag_s = s}]``,
-    checked (a one-line error naming the entry and key)."""
+def _tables(raw: Any, where: str, known: tuple[str, ...], hint: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(where[n], table)`` of a TOML array of tables whose keys are all in ``known``; a one-line InputError
+    naming the entry and key otherwise."""
     if not isinstance(raw, list):
-        raise InputError(f"{where}: expected an array of tables")
-    out = []
+        raise InputError(f"{where}: expected an array of tables{hint}")
     for n, item in enumerate(raw):
         at = f"{where}[{n}]"
         if not isinstance(item, Mapping):
             raise InputError(f"{at}: expected a table")
         for key in item:
-            if key not in STALLED_TASK_KEYS:
-                raise InputError(f"{at}: unknown calibration key {key!r} (known: {', '.join(STALLED_TASK_KEYS)})")
+            if key not in known:
+                raise InputError(f"{at}: unknown calibration key {key!r} (known: {', '.join(known)})")
+        yield at, item
+
+
+def _stalled_tasks(raw: Any, where: str) -> tuple[StalledTask, ...]:
+    """``stalled_tasks = [{job = ..., kind = ..., task = n, host = ..., reduce_slot = b, assigned = s, lag_s = s}]``,
+    checked (a one-line error naming the entry and key)."""
+    out = []
+    for at, item in _tables(raw, where, STALLED_TASK_KEYS):
         missing = [k for k in STALLED_TASK_KEYS if k not in item]
         if missing:
             raise InputError(f"{at}: missing key {missing[0]!r}")
