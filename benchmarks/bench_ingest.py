@@ -34,7 +34,8 @@ import tempfile
 import time
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import orjson
 
@@ -107,13 +108,11 @@ def steps(trace: Path) -> None:
     column path (jobs that are not plain take the general steps)."""
     import gc
 
-    from mrsim.analysis.validation.observe import observe_job
     from mrsim.analysis.validation.trace_conf import TraceConf
     from mrsim.calibration.background import BackgroundCollector
     from mrsim.calibration.extract import CalibrationCollector
-    from mrsim.ingest.builder import template_from_logged_job
     from mrsim.ingest.detect import Format, iter_logged_jobs
-    from mrsim.ingest.topology_infer import SlotUsage, iter_attempt_windows
+    from mrsim.ingest.topology_infer import SlotUsage
 
     in_gc = [0.0, 0.0]
 
@@ -135,13 +134,7 @@ def steps(trace: Path) -> None:
             jobs = iter_logged_jobs(trace, Format.RUMEN, warnings=[])
             started = time.process_time()
             while (job := timed("decode", next, jobs, None)) is not None:
-                windows = timed("attempt windows", lambda j: list(iter_attempt_windows(j)), job)
-                timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[]), job)
-                timed("observations", observe_job, job, windows)
-                timed("slot usage", usage.add_job, job, windows)
-                timed("job confs", conf.add_job, job)
-                timed("calibration lags", lags.add_job, job)
-                timed("background usage", background.add_job, job, "j")
+                _general_steps(timed, job, trace, usage, conf, lags, background)
             timed("calibration laws", lags.result, str(trace), None)
             timed("inferred hosts", usage.hosts)
             total = time.process_time() - started
@@ -151,6 +144,22 @@ def steps(trace: Path) -> None:
     finally:
         gc.callbacks.remove(on_gc)
         gc.enable()
+
+
+def _general_steps(timed: Callable[..., Any], job: Any, trace: Path, usage: Any, conf: Any, lags: Any,
+                   background: Any) -> None:
+    """One job through the general (per-attempt dict) steps of the pass, each timed under its name."""
+    from mrsim.analysis.validation.observe import observe_job
+    from mrsim.ingest.builder import template_from_logged_job
+    from mrsim.ingest.topology_infer import iter_attempt_windows
+
+    windows = timed("attempt windows", lambda j: list(iter_attempt_windows(j)), job)
+    timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[]), job)
+    timed("observations", observe_job, job, windows)
+    timed("slot usage", usage.add_job, job, windows)
+    timed("job confs", conf.add_job, job)
+    timed("calibration lags", lags.add_job, job)
+    timed("background usage", background.add_job, job, "j")
 
 
 def _timed(spent: dict[str, float], name: str, f: Callable[..., Any], *args: Any) -> Any:
@@ -171,13 +180,12 @@ def _column_steps(trace: Path) -> None:
         from mrsim.ingest.plain import plain_job
     except ImportError:  # an older tree: no column path
         return
-    from mrsim.analysis.validation.observe import observe_job
     from mrsim.analysis.validation.trace_conf import TraceConf
     from mrsim.calibration.background import BackgroundCollector
     from mrsim.calibration.extract import CalibrationCollector
     from mrsim.ingest.builder import template_from_logged_job
     from mrsim.ingest.detect import Format, iter_logged_jobs
-    from mrsim.ingest.topology_infer import SlotUsage, iter_attempt_windows
+    from mrsim.ingest.topology_infer import SlotUsage
 
     gc.disable()
     spent: dict[str, float] = {}
@@ -190,13 +198,7 @@ def _column_steps(trace: Path) -> None:
     while (job := timed("decode", next, jobs, None)) is not None:
         plain = timed("walk into columns", plain_job, job)
         if plain is None:
-            windows = timed("attempt windows", lambda j: list(iter_attempt_windows(j)), job)
-            timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[]), job)
-            timed("observations", observe_job, job, windows)
-            timed("slot usage", usage.add_job, job, windows)
-            timed("job confs", conf.add_job, job)
-            timed("calibration lags", lags.add_job, job)
-            timed("background usage", background.add_job, job, "j")
+            _general_steps(timed, job, trace, usage, conf, lags, background)
             continue
         plain_jobs += 1
         timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[], plain=plain), job)
