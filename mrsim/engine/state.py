@@ -159,33 +159,35 @@ class JobState:
         that the job's reduces take in launch order, each duration once before any twice, however the replay splits
         them between the waves (with two counters, a replay that put 8 of 30 such reduces in the first wave drew
         the first 8 durations twice and never the last 8). O(1)."""
-        first = self.first_shuffle
-        if first:
-            k = self.first_wave_count
-            self.first_wave_count = k + 1
-            return first[k % len(first)]
-        typical = self.typical_shuffle
-        if typical:
-            c = self.typical_count
-            self.typical_count = c + 1
-            return typical[c % len(typical)]
+        if self.first_shuffle:
+            return self._draw_first()
+        if self.typical_shuffle:
+            return self._draw_typical()
         return 0.0
 
     def next_typical_shuffle(self) -> float:
         """The shuffle duration (s, from launch) of the next later-wave reduce: ``typical_shuffle`` in launch order,
         cycled; a job whose trace had no later-wave reduce draws its first-wave array, on the first wave's counter
         (the rule of :meth:`next_first_shuffle`). O(1)."""
-        typical = self.typical_shuffle
-        if typical:
-            c = self.typical_count
-            self.typical_count = c + 1
-            return typical[c % len(typical)]
-        first = self.first_shuffle
-        if first:
-            k = self.first_wave_count
-            self.first_wave_count = k + 1
-            return first[k % len(first)]
+        if self.typical_shuffle:
+            return self._draw_typical()
+        if self.first_shuffle:
+            return self._draw_first()
         return 0.0
+
+    def _draw_first(self) -> float:
+        """The next duration of the (non-empty) first-wave array on its counter, cycled."""
+        first = self.first_shuffle
+        k = self.first_wave_count
+        self.first_wave_count = k + 1
+        return first[k % len(first)]
+
+    def _draw_typical(self) -> float:
+        """The next duration of the (non-empty) typical array on its counter, cycled."""
+        typical = self.typical_shuffle
+        c = self.typical_count
+        self.typical_count = c + 1
+        return typical[c % len(typical)]
 
     def materialize(self) -> None:
         """Convert the template's arrays to Python floats once, on arrival (numpy scalars are slow in the loop)."""
