@@ -45,9 +45,9 @@ from collections.abc import Mapping
 from itertools import cycle, repeat
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
+from mrsim.calibration.extract import job_slowstart as _slowstart
 from mrsim.calibration.extract import rumen_ms as _ms
 from mrsim.engine.events import ORDER_TIMER
-from mrsim.model.hadoop_conf import KEY_SLOWSTART, KEY_SLOWSTART_NEW
 
 if TYPE_CHECKING:
     import numpy as np
@@ -332,23 +332,6 @@ def _usage_points(starts: "np.ndarray", finishes: "np.ndarray") -> Iterator[tupl
     times[0::2] = starts / _MS
     times[1::2] = finishes / _MS
     return zip(times.tolist(), cycle((1, -1)))
-
-
-def _slowstart(job: Mapping[str, Any]) -> float:
-    """The job conf's reduce slow start (``mapred.reduce.slowstart.completed.maps``, 0.21+ name first), else
-    Hadoop's default 0.05."""
-    props = job.get("jobProperties")
-    if type(props) is dict or isinstance(props, Mapping):
-        for key in (KEY_SLOWSTART_NEW, KEY_SLOWSTART):
-            value = props.get(key)
-            if value is not None:
-                try:
-                    f = float(value)
-                except (TypeError, ValueError):
-                    continue
-                if 0.0 <= f <= 1.0:
-                    return f
-    return 0.05
 
 
 def estimate_background(waits: list[tuple[str, float, float]], usage: list[tuple[float, int]], total_map_slots: int,

@@ -2,8 +2,10 @@
 
 Rules (``docs/calibration.md``, "Defaults"): a YARN trace is not calibrated in the Hadoop 1 engine; a trace that
 records no lags (synthetic) gets none; a measured heartbeat interval is dropped on a cluster whose size differs
-from the measured one by more than 25 % (unless the cluster was inferred from the same trace). Every decision comes
-with a one-line note for the user.
+from the measured one by more than 25 % (unless the cluster was inferred from the same trace); a heartbeat interval
+*given* with ``--calibration-from`` that the replayed trace's own first assignments disprove
+(:mod:`mrsim.calibration.heartbeat_check`) gives way to the replayed trace's own heartbeat, unless
+``--heartbeat-interval`` was given. Every decision comes with a one-line note for the user.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mrsim.calibration.heartbeat_check import check_interval
 from mrsim.calibration.model import Calibration
 
 if TYPE_CHECKING:
@@ -51,8 +54,9 @@ def measure(path: str, fmt=None) -> tuple[Calibration | None, bool]:  # type: ig
 
 def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = frozenset(PARTS), *,
            given: Calibration | None = None, given_source: str | None = None, yarn: bool = False,
-           same_cluster: bool = False, what: str = "trace") -> CalibrationChoice:
-    """The calibration to replay: ``given`` (from ``--calibration-from``) else ``measured`` (the replayed trace's)."""
+           same_cluster: bool = False, what: str = "trace", forced_interval: bool = False) -> CalibrationChoice:
+    """The calibration to replay: ``given`` (from ``--calibration-from``) else ``measured`` (the replayed trace's).
+    ``forced_interval``: ``--heartbeat-interval`` was given (it wins; the given interval is not tested)."""
     if yarn and given is None:
         return CalibrationChoice(None, parts, (YARN_NOTE,))
     calibration = given if given is not None else measured
@@ -75,4 +79,27 @@ def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = 
         notes.append(f"calibration: heartbeat interval {calibration.heartbeat_interval_s:g} s was measured on "
                      f"{calibration.hosts} hosts; this cluster has {trackers}, so Hadoop's formula is used")
         calibration = replace(calibration, heartbeat_interval_s=None)
+    if (given is not None and measured is not None and calibration.heartbeat_interval_s is not None
+            and "heartbeat" in parts and not forced_interval):
+        calibration = _tested_heartbeat(calibration, measured, what, notes)
     return CalibrationChoice(calibration, parts, tuple(notes))
+
+
+def _tested_heartbeat(calibration: Calibration, measured: Calibration, what: str, notes: list[str]) -> Calibration:
+    """``calibration`` (given) with its heartbeat interval tested against the replayed trace's first-assignment
+    bursts; when they disprove it, the replayed trace's own interval (its measurement, else None: Hadoop's
+    formula) replaces it and a note says so, with the figures and how to force the given one."""
+    given = calibration.heartbeat_interval_s
+    assert given is not None
+    result = check_interval(measured.assignment_bursts, given)
+    if not result.rejected:
+        return replace(calibration, heartbeat_check=result)
+    own = measured.heartbeat_interval_s
+    instead = f"{own:g} s ({measured.heartbeat_source})" if own is not None else "Hadoop's formula for the cluster"
+    notes.append(f"calibration: the given heartbeat interval {given:g} s is disproved by the replayed {what}: "
+                 f"{result.describe_burst()}, P = {result.p_value:.2g} < {result.significance:g} under {given:g}-s "
+                 f"heartbeats with independently phased TaskTrackers ({result.tests} tests); using its own heartbeat, "
+                 f"{instead} (docs/calibration.md; --heartbeat-interval {given:g} forces the given one)")
+    source = (f"replayed {what} ({measured.heartbeat_source}): the given {given:g} s was disproved by its first "
+              "assignments")
+    return replace(calibration, heartbeat_interval_s=own, heartbeat_source=source, heartbeat_check=result)

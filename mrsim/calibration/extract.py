@@ -55,6 +55,13 @@ timer's (interquartile range at most ``MAX_PEAK_IQR_S``). On the Gridmix traces 
 and 0.21/0.22 (``docs/hadoop-behaviour.md`` §1.3), not the 0.3 s of 1.1+. Otherwise Hadoop's cluster-size formula
 stays, and the notes say why.
 
+**First-assignment bursts** (:mod:`mrsim.calibration.heartbeat_check`). Per job, the instant its maps became
+assignable (the SETUP task's end, else its launch) and its reduces (the end of the map that met slow start,
+``JobInProgress.scheduleReduces``), JobTracker clock; when the kind's first assignment precedes it, the instant is
+unknown and the job gives no burst. A host's first traced assignment (any kind) makes it *fresh* for that burst:
+the offsets of the fresh hosts' first assignments of a job's maps (reduces) from that instant, and how many hosts
+had no traced assignment before it, are the evidence a given heartbeat interval is tested against.
+
 Cost: linear in the attempts; memory: three floats per attempt until :meth:`CalibrationCollector.result`.
 """
 
@@ -68,7 +75,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mrsim.calibration.heartbeat_check import DEFAULT_HEARTBEATS_PER_SECOND, AssignmentBurst
 from mrsim.calibration.model import KINDS, Calibration, Distribution, StalledTask, TrackerOutlier
+from mrsim.model.hadoop_conf import KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW, KEY_SLOWSTART, KEY_SLOWSTART_NEW
 
 if TYPE_CHECKING:
     from mrsim.ingest.plain import PlainJob
@@ -108,6 +117,63 @@ def rumen_ms(value: object) -> int:
 
 
 _KIND_OF: dict[tuple[str, str], str] = {}  # (taskType, default) -> kind: a handful of distinct values per trace
+
+
+def job_slowstart(job: Mapping[str, Any]) -> float:
+    """The job conf's reduce slow start (``mapred.reduce.slowstart.completed.maps``, 0.21+ name first), else
+    Hadoop's default 0.05."""
+    props = job.get("jobProperties")
+    if type(props) is dict or isinstance(props, Mapping):
+        for key in (KEY_SLOWSTART_NEW, KEY_SLOWSTART):
+            value = props.get(key)
+            if value is not None:
+                try:
+                    f = float(value)
+                except (TypeError, ValueError):
+                    continue
+                if 0.0 <= f <= 1.0:
+                    return f
+    return 0.05
+
+
+def _phase_resolution(props: Any) -> float:
+    """``1 / mapred.heartbeats.in.second`` of a job conf (seconds): the JobTracker's budget per heartbeat."""
+    if type(props) is dict or isinstance(props, Mapping):
+        for key in (KEY_HB_PER_SECOND_NEW, KEY_HB_PER_SECOND):
+            value = props.get(key)
+            if value is not None:
+                try:
+                    rate = float(value)
+                except (TypeError, ValueError):
+                    continue
+                if rate >= 1.0:
+                    return 1.0 / rate
+    return 1.0 / DEFAULT_HEARTBEATS_PER_SECOND
+
+
+def _ready_times(job: Mapping[str, Any], map_starts: Any, map_finishes: Any, reduce_starts: Any) -> tuple[int, int]:
+    """``(maps, reduces)``: the instants (epoch ms, JobTracker clock) a job's maps and reduces became assignable,
+    -1 when unknown (module docstring, "First-assignment bursts"). ``*_starts`` / ``map_finishes``: the tasks'
+    start / finish times (ms; values <= 0 are missing)."""
+    setup_end = -1
+    for task in job.get("otherTasks") or ():
+        if (type(task) is dict or isinstance(task, Mapping)) and task.get("taskType") == "SETUP":
+            setup_end = rumen_ms(task.get("finishTime"))
+            break
+    launch = rumen_ms(job.get("launchTime"))
+    maps_ready = setup_end if setup_end > 0 else launch
+    starts = [x for x in map_starts if x > 0]
+    if maps_ready <= 0 or (starts and min(starts) < maps_ready):
+        maps_ready = -1  # the maps started before: the instant is not known
+    reduces_ready = -1
+    r_starts = [x for x in reduce_starts if x > 0]
+    if r_starts:
+        finishes = sorted(x for x in map_finishes if x > 0)
+        needed = math.ceil(job_slowstart(job) * len(map_finishes))  # JobInProgress: completedMapsForReduceSlowstart
+        ready = maps_ready if needed == 0 else (finishes[needed - 1] if len(finishes) >= needed else -1)
+        if ready > 0 and min(r_starts) >= ready:
+            reduces_ready = ready
+    return maps_ready, reduces_ready
 
 
 def _kind(task: Mapping[str, Any], default: str) -> str:
@@ -200,6 +266,10 @@ class CalibrationCollector:
         self.jobs = 0
         self.attempts = 0
         self.later_attempts = 0
+        # Per job ordinal: when its maps and reduces became assignable (epoch ms, -1 unknown), and the phase
+        # resolution of its conf (s): the first-assignment bursts (mrsim.calibration.heartbeat_check).
+        self.ready_ms: list[tuple[int, int]] = []
+        self.resolution: list[float] = []
 
     def _add_job_fields(self, job: Mapping[str, Any]) -> int:
         """The job-level fields; returns the job's reference (its ordinal << TASK_BITS) for :attr:`task_ref`."""
@@ -208,6 +278,7 @@ class CalibrationCollector:
         if submit > 0 and launch >= submit:
             self.init_delays.append((launch - submit) / _MS)
         props = job.get("jobProperties")
+        self.resolution.append(_phase_resolution(props))
         if type(props) is dict or isinstance(props, Mapping):
             for key in REUSE_KEYS:
                 if key in props:
@@ -247,6 +318,8 @@ class CalibrationCollector:
         codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
         distinct = list(code_of)
         task_start, task_finish, a_starts, a_finishes = plain.arrays()
+        self.ready_ms.append(_ready_times(job, task_start[:n].tolist(), task_finish[:n].tolist(),
+                                          task_start[n:].tolist()))
         ends_s = a_finishes / _MS
         by_host = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[by_host], np.arange(len(distinct) + 1)).tolist()
@@ -302,6 +375,12 @@ class CalibrationCollector:
 
     def add_job(self, job: Mapping[str, Any]) -> None:
         job_ref = self._add_job_fields(job)
+        maps = [t for t in job.get("mapTasks") or () if type(t) is dict or isinstance(t, Mapping)]
+        reduces = job.get("reduceTasks") or ()
+        self.ready_ms.append(_ready_times(job, [rumen_ms(t.get("startTime")) for t in maps],
+                                          [rumen_ms(t.get("finishTime")) for t in maps],
+                                          [rumen_ms(t.get("startTime")) for t in reduces
+                                           if type(t) is dict or isinstance(t, Mapping)]))
         # (attempt start, task start, host, kind, reduce slot, task index in the template)
         launches: list[tuple[int, int, str, str, bool, int]] = []
         localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
@@ -451,9 +530,43 @@ class CalibrationCollector:
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold,
-            stalled_tasks=stalled_tasks, source=source, jobs=self.jobs,
+            stalled_tasks=stalled_tasks, assignment_bursts=self._assignment_bursts(columns), source=source, jobs=self.jobs,
             attempts=self.attempts, hosts=len({h for hosts, _lags in columns.values() for h in set(hosts) if h}),
             notes=tuple(notes))
+
+    def _assignment_bursts(self, columns: dict[str, tuple[list[str], np.ndarray]]) -> tuple[AssignmentBurst, ...]:
+        """Per job and kind (map, reduce), the first assignments of the hosts whose first traced assignment is one
+        of its tasks, as offsets from the instant the tasks became assignable (module docstring). Cost
+        O(launches log launches), once."""
+        first: dict[str, tuple[float, int, int]] = {}  # host -> (first assignment s, kind index, job ordinal)
+        for ki, kind in enumerate(KINDS):
+            if kind not in columns:
+                continue
+            hosts = columns[kind][0]
+            assigned = np.fromiter((a for a, _start in self.windows[kind]), dtype=np.float64, count=len(hosts))
+            code_of: dict[str, int] = {}
+            codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
+            order = np.lexsort((assigned, codes))  # by host, then by assignment
+            heads = order[np.flatnonzero(np.diff(codes[order], prepend=-1))].tolist()
+            refs = self.task_ref[kind]
+            for i in heads:
+                host, t = hosts[i], float(assigned[i])
+                if host and (host not in first or t < first[host][0]):
+                    first[host] = (t, ki, refs[i] >> TASK_BITS)
+        firsts = np.sort(np.fromiter((t for t, _k, _j in first.values()), dtype=np.float64, count=len(first)))
+        offsets: dict[tuple[int, int], list[float]] = defaultdict(list)
+        for t, ki, job in first.values():
+            if KINDS[ki] in ("map", "reduce") and job < len(self.ready_ms):
+                ready = self.ready_ms[job][0 if KINDS[ki] == "map" else 1]
+                if ready > 0 and t >= ready / _MS - 1e-9:
+                    offsets[job, ki].append(round(t - ready / _MS, 3))
+        bursts = []
+        for (job, ki), values in sorted(offsets.items()):
+            ready_s = self.ready_ms[job][0 if KINDS[ki] == "map" else 1] / _MS
+            fresh = int(firsts.size - np.searchsorted(firsts, ready_s - 1e-9, side="left"))
+            bursts.append(AssignmentBurst(self.job_ids[job], KINDS[ki], fresh, self.resolution[job],
+                                          tuple(sorted(max(0.0, x) for x in values))))
+        return tuple(bursts)
 
     def _stalled_tasks(self, stalled: set[tuple[str, int]]) -> tuple[StalledTask, ...]:
         """The stalled launches as :class:`StalledTask` records (the tasks that carry their stall), in trace order."""

@@ -162,6 +162,8 @@ class CalibrationFeature:
                 "outlier_trackers": sorted(o.host for o in c.outliers.values()),
                 "outlier_trackers_in_cluster": self.outlier_hosts_matched(),
                 "mean_launch_lag_s": {k: round(d.mean, 4) for k, d in c.launch_lag.items()}}
+        if c.heartbeat_check is not None:  # a given interval tested against the replayed trace (heartbeat_check.py)
+            spec["heartbeat_check"] = c.heartbeat_check.to_json()
         summary = {"launch_lags": self.launches, "launch_lag_s": round(self.lag_s, 6)}
         return "calibration", spec, summary
 

@@ -18,6 +18,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from mrsim.calibration.heartbeat_check import BURST_KEYS, AssignmentBurst, HeartbeatCheck
 from mrsim.errors import InputError
 
 KINDS = ("map", "reduce", "setup", "cleanup")
@@ -188,6 +189,10 @@ class Calibration:
         stalled_tasks: the attempts the trace shows stuck in a stalled launcher (:class:`StalledTask`), by job id
             and task: the replay carries each one's recorded lag with its task (part ``carry``) instead of
             stalling whichever task its own placement sends to the tracker's window.
+        assignment_bursts: the first assignments of each job's maps (reduces) on fresh TaskTrackers, the
+            evidence a *given* heartbeat interval is tested against when this trace is replayed
+            (:mod:`mrsim.calibration.heartbeat_check`); like the stalled tasks, what the replayed trace records.
+        heartbeat_check: the outcome of that test in a run (never written to TOML; None when not tested).
         source: where it was measured; jobs / attempts / hosts: how much it was measured from (hosts: distinct
             TaskTrackers that ran attempts; a measured heartbeat interval belongs to a cluster of that size).
         notes: what the extraction decided and why (one line each), shown by ``mrsim calibrate``.
@@ -206,6 +211,8 @@ class Calibration:
     outliers: Mapping[str, TrackerOutlier] = field(default_factory=dict)
     stall_threshold_s: float | None = None
     stalled_tasks: tuple[StalledTask, ...] = ()
+    assignment_bursts: tuple[AssignmentBurst, ...] = ()
+    heartbeat_check: HeartbeatCheck | None = None
     source: str = ""
     jobs: int = 0
     attempts: int = 0
@@ -245,6 +252,7 @@ class Calibration:
             heartbeat_source=source, jvm_reuse=big.jvm_reuse, map_slots=big.map_slots, reduce_slots=big.reduce_slots,
             outliers={**small.outliers, **big.outliers}, stall_threshold_s=big.stall_threshold_s,
             stalled_tasks=tuple(dict.fromkeys(self.stalled_tasks + other.stalled_tasks)),
+            assignment_bursts=tuple(dict.fromkeys(self.assignment_bursts + other.assignment_bursts)),
             source=f"{self.source}; {other.source}",
             jobs=self.jobs + other.jobs, attempts=self.attempts + other.attempts, hosts=max(self.hosts, other.hosts),
             notes=tuple(dict.fromkeys(self.notes + other.notes)))
@@ -306,6 +314,10 @@ class Calibration:
         for t in self.stalled_tasks:
             lines.append(f"  stalled task       {t.job} {t.kind} {t.task} on {t.host} "
                          f"({'reduce' if t.reduce_slot else 'map'} launcher): started {t.lag_s:.1f} s after assignment")
+        if self.assignment_bursts:
+            lines.append(f"  first assignments  {len(self.assignment_bursts)} burst(s) on "
+                         f"{sum(len(b.offsets_s) for b in self.assignment_bursts)} fresh tracker(s) (tested against "
+                         "a given heartbeat interval)")
         lines.extend(f"  note: {n}" for n in self.notes)
         return lines
 
@@ -329,6 +341,10 @@ class Calibration:
         if self.stalled_tasks:
             out.append("stalled_tasks = [")
             out.extend(f"  {t.to_toml()}," for t in self.stalled_tasks)
+            out.append("]")
+        if self.assignment_bursts:
+            out.append("assignment_bursts = [")
+            out.extend(f"  {b.to_toml()}," for b in self.assignment_bursts)
             out.append("]")
         for table, dists in ((t, getattr(self, t)) for t in LAW_TABLES):
             for kind in KINDS:
@@ -357,7 +373,7 @@ class Calibration:
     def from_mapping(cls, doc: Mapping[str, Any], source: str) -> "Calibration":
         known = {"source", "jobs", "attempts", "hosts", "heartbeat_source", "jvm_reuse", "heartbeat_interval_s", "map_slots",
                  "reduce_slots", "notes", *LAW_TABLES, "stall_threshold_s", "job_init_delay", "outliers",
-                 "stalled_tasks"}
+                 "stalled_tasks", "assignment_bursts"}
         for key in doc:
             if key not in known:
                 raise InputError(f"{source}: unknown calibration key {key!r} (known: {', '.join(sorted(known))})")
@@ -382,6 +398,7 @@ class Calibration:
             outliers[host] = TrackerOutlier(host, windows["stalls"], str(item.get("reason", "")),
                                             windows["map_stalls"], windows["reduce_stalls"])
         stalled = _stalled_tasks(doc.get("stalled_tasks", []), f"{source}: stalled_tasks")
+        bursts = _bursts(doc.get("assignment_bursts", []), f"{source}: assignment_bursts")
         interval = doc.get("heartbeat_interval_s")
         if interval is not None:
             interval = _number(interval, f"{source}: heartbeat_interval_s")
@@ -409,7 +426,7 @@ class Calibration:
                    job_init_delay=None if init is None else _dist_from(init, f"{source}: job_init_delay"),
                    heartbeat_interval_s=interval, heartbeat_source=str(doc.get("heartbeat_source", "file")),
                    jvm_reuse=reuse, map_slots=slots["map_slots"], reduce_slots=slots["reduce_slots"],
-                   outliers=outliers, stall_threshold_s=threshold, stalled_tasks=stalled,
+                   outliers=outliers, stall_threshold_s=threshold, stalled_tasks=stalled, assignment_bursts=bursts,
                    source=str(doc.get("source", source)), jobs=slots["jobs"] or 0,
                    attempts=slots["attempts"] or 0, hosts=slots["hosts"] or 0, notes=tuple(notes))
 
@@ -460,6 +477,34 @@ def _stalled_tasks(raw: Any, where: str) -> tuple[StalledTask, ...]:
         if lag < 0 or assigned < 0:
             raise InputError(f"{at}.lag_s: expected non-negative seconds, got {min(lag, assigned)}")
         out.append(StalledTask(job, kind, task, host, item["reduce_slot"], assigned, lag))
+    return tuple(out)
+
+
+def _bursts(raw: Any, where: str) -> tuple[AssignmentBurst, ...]:
+    """``assignment_bursts = [{job = ..., kind = ..., fresh_trackers = n, resolution_s = s, offsets_s = [...]}]``,
+    checked (a one-line error naming the entry and key)."""
+    out = []
+    for at, item in _tables(raw, where, BURST_KEYS):
+        missing = [key for key in BURST_KEYS if key not in item]
+        if missing:
+            raise InputError(f"{at}: missing key {missing[0]!r}")
+        job, kind, n = item["job"], item["kind"], item["fresh_trackers"]
+        if not isinstance(job, str) or not job:
+            raise InputError(f"{at}.job: expected a job id")
+        if kind not in ("map", "reduce"):
+            raise InputError(f"{at}.kind: expected map or reduce, got {kind!r}")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise InputError(f"{at}.fresh_trackers: expected a non-negative integer, got {n!r}")
+        resolution = _number(item["resolution_s"], f"{at}.resolution_s")
+        if resolution < 0:
+            raise InputError(f"{at}.resolution_s: expected non-negative seconds, got {resolution}")
+        offsets = item["offsets_s"]
+        if not isinstance(offsets, list):
+            raise InputError(f"{at}.offsets_s: expected an array of seconds")
+        values = [_number(x, f"{at}.offsets_s") for x in offsets]
+        if any(x < 0 for x in values):
+            raise InputError(f"{at}.offsets_s: expected non-negative seconds, got {min(values)}")
+        out.append(AssignmentBurst(job, kind, n, resolution, tuple(sorted(values))))
     return tuple(out)
 
 

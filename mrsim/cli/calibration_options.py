@@ -61,7 +61,7 @@ def resolve_calibration(args: argparse.Namespace, measured: Calibration | None, 
     if source and given is None:
         return CalibrationChoice(None, parts, (f"calibration: none ({source} records no launch or report lags)",))
     return choose(measured, trackers, parts, given=given, given_source=source, yarn=yarn, same_cluster=same_cluster,
-                  what=trace_kind)
+                  what=trace_kind, forced_interval=getattr(args, "heartbeat_interval", None) is not None)
 
 
 def resolve_background(args: argparse.Namespace, estimate: "Background | None") -> tuple[Background | None, str | None]:
