@@ -119,8 +119,8 @@ class HeartbeatCheck:
                           "fresh_trackers": self.fresh_trackers, "within_s": self.within_s} if self.tests else None}
 
     def describe_burst(self) -> str:
-        return (f"{self.phases} of {self.fresh_trackers} fresh TaskTrackers got their first {self.kind} of "
-                f"{self.job} at distinct heartbeats within {self.within_s:.3f} s of it becoming assignable")
+        return (f"the first {self.kind}s of {self.job} reached {self.phases} distinct heartbeat phase(s) of "
+                f"{self.fresh_trackers} fresh TaskTrackers within {self.within_s:.3f} s of becoming assignable")
 
 
 def binomial_tail(k: Sequence[int], n: Sequence[int], x: Sequence[float]) -> list[float]:
