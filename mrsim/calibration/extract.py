@@ -151,10 +151,11 @@ def _phase_resolution(props: Any) -> float:
     return 1.0 / DEFAULT_HEARTBEATS_PER_SECOND
 
 
-def _ready_times(job: Mapping[str, Any], map_starts: Any, map_finishes: Any, reduce_starts: Any) -> tuple[int, int]:
+def _ready_times(job: Mapping[str, Any], map_starts: np.ndarray, map_finishes: np.ndarray,
+                 reduce_starts: np.ndarray) -> tuple[int, int]:
     """``(maps, reduces)``: the instants (epoch ms, JobTracker clock) a job's maps and reduces became assignable,
     -1 when unknown (module docstring, "First-assignment bursts"). ``*_starts`` / ``map_finishes``: the tasks'
-    start / finish times (ms; values <= 0 are missing)."""
+    start / finish times (ms, integer arrays; values <= 0 are missing). O(tasks)."""
     setup_end = -1
     for task in job.get("otherTasks") or ():
         if (type(task) is dict or isinstance(task, Mapping)) and task.get("taskType") == "SETUP":
@@ -162,16 +163,18 @@ def _ready_times(job: Mapping[str, Any], map_starts: Any, map_finishes: Any, red
             break
     launch = rumen_ms(job.get("launchTime"))
     maps_ready = setup_end if setup_end > 0 else launch
-    starts = [x for x in map_starts if x > 0]
-    if maps_ready <= 0 or (starts and min(starts) < maps_ready):
+    starts = map_starts[map_starts > 0]
+    if maps_ready <= 0 or (starts.size and int(starts.min()) < maps_ready):
         maps_ready = -1  # the maps started before: the instant is not known
     reduces_ready = -1
-    r_starts = [x for x in reduce_starts if x > 0]
-    if r_starts:
-        finishes = sorted(x for x in map_finishes if x > 0)
-        needed = math.ceil(job_slowstart(job) * len(map_finishes))  # JobInProgress: completedMapsForReduceSlowstart
-        ready = maps_ready if needed == 0 else (finishes[needed - 1] if len(finishes) >= needed else -1)
-        if ready > 0 and min(r_starts) >= ready:
+    r_starts = reduce_starts[reduce_starts > 0]
+    if r_starts.size:
+        finishes = map_finishes[map_finishes > 0]
+        needed = math.ceil(job_slowstart(job) * map_finishes.size)  # JobInProgress: completedMapsForReduceSlowstart
+        ready = maps_ready
+        if needed > 0:
+            ready = int(np.partition(finishes, needed - 1)[needed - 1]) if finishes.size >= needed else -1
+        if ready > 0 and int(r_starts.min()) >= ready:
             reduces_ready = ready
     return maps_ready, reduces_ready
 
@@ -318,8 +321,7 @@ class CalibrationCollector:
         codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
         distinct = list(code_of)
         task_start, task_finish, a_starts, a_finishes = plain.arrays()
-        self.ready_ms.append(_ready_times(job, task_start[:n].tolist(), task_finish[:n].tolist(),
-                                          task_start[n:].tolist()))
+        self.ready_ms.append(_ready_times(job, task_start[:n], task_finish[:n], task_start[n:]))
         ends_s = a_finishes / _MS
         by_host = np.argsort(codes, kind="stable")
         bounds = np.searchsorted(codes[by_host], np.arange(len(distinct) + 1)).tolist()
@@ -377,10 +379,11 @@ class CalibrationCollector:
         job_ref = self._add_job_fields(job)
         maps = [t for t in job.get("mapTasks") or () if type(t) is dict or isinstance(t, Mapping)]
         reduces = job.get("reduceTasks") or ()
-        self.ready_ms.append(_ready_times(job, [rumen_ms(t.get("startTime")) for t in maps],
-                                          [rumen_ms(t.get("finishTime")) for t in maps],
-                                          [rumen_ms(t.get("startTime")) for t in reduces
-                                           if type(t) is dict or isinstance(t, Mapping)]))
+        self.ready_ms.append(_ready_times(
+            job, np.array([rumen_ms(t.get("startTime")) for t in maps], dtype=np.int64),
+            np.array([rumen_ms(t.get("finishTime")) for t in maps], dtype=np.int64),
+            np.array([rumen_ms(t.get("startTime")) for t in reduces if type(t) is dict or isinstance(t, Mapping)],
+                     dtype=np.int64)))
         # (attempt start, task start, host, kind, reduce slot, task index in the template)
         launches: list[tuple[int, int, str, str, bool, int]] = []
         localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
@@ -493,7 +496,8 @@ class CalibrationCollector:
         stalled_tasks = self._stalled_tasks(stalled)
         launch: dict[str, Distribution] = {}
         by_phase: tuple[dict[str, Distribution], dict[str, Distribution]] = ({}, {})  # cold, warm
-        waits = self._slot_waits(columns)
+        launches = self._launch_arrays(columns)
+        waits = self._slot_waits(launches)
         for kind in KINDS:
             # Column-wise: the lags in launch order, masked (the laws are built from the same values in the same order).
             rows = self.host_launch.get(kind, ())
@@ -530,27 +534,26 @@ class CalibrationCollector:
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold,
-            stalled_tasks=stalled_tasks, assignment_bursts=self._assignment_bursts(columns), source=source, jobs=self.jobs,
+            stalled_tasks=stalled_tasks, assignment_bursts=self._assignment_bursts(launches), source=source, jobs=self.jobs,
             attempts=self.attempts, hosts=len({h for hosts, _lags in columns.values() for h in set(hosts) if h}),
             notes=tuple(notes))
 
-    def _assignment_bursts(self, columns: dict[str, tuple[list[str], np.ndarray]]) -> tuple[AssignmentBurst, ...]:
+    def _assignment_bursts(self, launches: dict[str, tuple[np.ndarray, list[str], np.ndarray]]
+                           ) -> tuple[AssignmentBurst, ...]:
         """Per job and kind (map, reduce), the first assignments of the hosts whose first traced assignment is one
         of its tasks, as offsets from the instant the tasks became assignable (module docstring). Cost
         O(launches log launches), once."""
         first: dict[str, tuple[float, int, int]] = {}  # host -> (first assignment s, kind index, job ordinal)
         for ki, kind in enumerate(KINDS):
-            if kind not in columns:
+            if kind not in launches:
                 continue
-            hosts = columns[kind][0]
-            assigned = np.fromiter((a for a, _start in self.windows[kind]), dtype=np.float64, count=len(hosts))
-            code_of: dict[str, int] = {}
-            codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
+            codes, hosts, spans = launches[kind]
+            assigned = spans[:, 0]
             order = np.lexsort((assigned, codes))  # by host, then by assignment
             heads = order[np.flatnonzero(np.diff(codes[order], prepend=-1))].tolist()
             refs = self.task_ref[kind]
             for i in heads:
-                host, t = hosts[i], float(assigned[i])
+                host, t = hosts[int(codes[i])], float(assigned[i])
                 if host and (host not in first or t < first[host][0]):
                     first[host] = (t, ki, refs[i] >> TASK_BITS)
         firsts = np.sort(np.fromiter((t for t, _k, _j in first.values()), dtype=np.float64, count=len(first)))
@@ -581,7 +584,18 @@ class CalibrationCollector:
                                    bool(self.reduce_side[kind][n]), round(assigned, 3), round(lag, 3)))
         return tuple(out)
 
-    def _slot_waits(self, columns: dict[str, tuple[list[str], np.ndarray]]) -> dict[str, np.ndarray]:
+    def _launch_arrays(self, columns: dict[str, tuple[list[str], np.ndarray]]
+                       ) -> dict[str, tuple[np.ndarray, list[str], np.ndarray]]:
+        """Per kind, its launches' host codes, the hosts by code, and the (assignment, attempt start) spans in s, as
+        arrays (read by the slot waits and the first-assignment bursts: built once)."""
+        out = {}
+        for kind, (hosts, _lags) in columns.items():
+            code_of: dict[str, int] = {}
+            codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
+            out[kind] = (codes, list(code_of), np.asarray(self.windows[kind], dtype=np.float64).reshape(-1, 2))
+        return out
+
+    def _slot_waits(self, launches: dict[str, tuple[np.ndarray, list[str], np.ndarray]]) -> dict[str, np.ndarray]:
         """Per kind, a mask over its launches: True for those that waited for their slot to be free (see the module
         docstring): an attempt end on the launch's host and slot side in ``(max(start - SLOT_WAIT_S, assignment),
         start + SLOT_WAIT_S]``. One ``searchsorted`` per (host, side), not per launch; the launches are grouped by
@@ -594,14 +608,11 @@ class CalibrationCollector:
             waits[kind] = mask
             if not rows:
                 continue
-            code_of: dict[str, int] = {}
-            codes = np.array([code_of.setdefault(h, len(code_of)) for h in columns[kind][0]], dtype=np.int64)
+            codes, hosts, spans = launches[kind]  # spans: (assignment, attempt start), s
             keys = codes * 2 + np.asarray(self.reduce_side[kind], dtype=np.int64)
             order = np.argsort(keys, kind="stable")
             ordered = keys[order]
             cuts = (np.flatnonzero(np.diff(ordered)) + 1).tolist()
-            hosts = list(code_of)
-            spans = np.asarray(self.windows[kind], dtype=np.float64)  # (assignment, attempt start), s
             for lo, hi in zip([0, *cuts], [*cuts, len(rows)]):
                 code = int(ordered[lo])
                 side = ends.get((hosts[code >> 1], bool(code & 1)))
