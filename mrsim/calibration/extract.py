@@ -534,7 +534,8 @@ class CalibrationCollector:
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold,
-            stalled_tasks=stalled_tasks, assignment_bursts=self._assignment_bursts(launches), source=source, jobs=self.jobs,
+            stalled_tasks=stalled_tasks, assignment_bursts=self._assignment_bursts(launches), source=source,
+            jobs=self.jobs,
             attempts=self.attempts, hosts=len({h for hosts, _lags in columns.values() for h in set(hosts) if h}),
             notes=tuple(notes))
 

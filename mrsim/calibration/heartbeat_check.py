@@ -28,11 +28,12 @@ tests (Bonferroni) is the trace's p-value.
 **Synchronised trackers.** Real TaskTrackers are not always independent: the JobTracker handles heartbeats one at
 a time (``JobTracker.heartbeat`` is synchronised), so trackers whose heartbeats queued behind a long-held lock are
 answered within milliseconds of each other and keep that common phase afterwards. Gridmix ``distcache_case7``
-(3-s heartbeats by its own gaps) gave six fresh trackers their first maps within 5 ms. First assignments closer
-than the JobTracker's budget per heartbeat, ``1 / mapred.heartbeats.in.second`` (the rate the interval formula
-is sized for: 100 per second by default, so 10 ms), are therefore counted as **one phase**. Without this
-grouping the test rejects 3.009 s for Gridmix ``compression_case2`` and ``compression_case4`` (P = 6e-4 and 4e-5),
-which measured 3.006 s from their own gaps: the grouping is what makes the assumption hold on real traces.
+(seven of its gaps before regular heartbeats lie near 3.05 s) gave six fresh trackers their first maps within
+5 ms. First assignments closer than the JobTracker's budget per heartbeat, ``1 / mapred.heartbeats.in.second`` (the
+rate the interval formula is sized for: 100 per second by default, so 10 ms), are therefore counted as **one
+phase**. Without this grouping the test rejects 3.009 s for Gridmix ``compression_case2`` and ``compression_case4``
+(P = 6e-4 and 4e-5), which measured 3.006 s from their own gaps: the grouping is what makes the assumption hold on
+real traces.
 
 **Significance**: ``SIGNIFICANCE`` = 0.001, chosen once: the given interval is an explicit choice (the user's, or
 another trace's measurement), so it is overridden only on evidence strong enough that, when the given interval is
