@@ -21,8 +21,10 @@ module only names, finds, publishes and evicts entries.
   that finds an entry it cannot load (a flipped bit fails the store's checksums) removes it, warns, and rebuilds.
 
 Cost of a hit: one hash of the input plus :func:`mrsim.ingest.store.load_store_contents`: the entry's store read
-once, every data file checked against its SHA-256 once (whatever ``--no-verify`` says: a damaged entry is found and
-rebuilt, never replayed), the templates assembled vectorised.
+once, every data file read once and checked against its SHA-256 (whatever ``--no-verify`` says: a damaged entry is
+found and rebuilt, never replayed), the job table from its JSON copy (``jobs.json``: no pyarrow import), the
+templates assembled vectorised; the observations and the background inputs are built only if something reads them
+(a replay without ``--background trace`` does not).
 """
 
 from __future__ import annotations
