@@ -768,8 +768,10 @@ def load_store_contents(path: str | os.PathLike[str]) -> StoreContents:
         f"{store}: store has no checksums (written by an older mrsim); data not verified"]
     workload = Workload.of(_templates(cols, where, False), source=where, warnings=warnings)
     directory = _data_dir(store, manifest)
+    # Only the background's bytes are kept for later (the other files are parsed already): about half the data.
+    kept = None if blobs is None else {k: v for k, v in blobs.items() if k.startswith("background.")}
     return StoreContents(manifest, workload, _hosts_rows(hosts), cols,
-                         lambda: _read_background(store, manifest, directory, blobs))
+                         lambda: _read_background(store, manifest, directory, kept))
 
 
 def load_store(path: str | os.PathLike[str], *, verify: bool = False, checksums: bool | None = None) -> Workload:
