@@ -18,8 +18,9 @@ JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each
 
 The replays' ``--json`` outputs are compared (minus ``spec.trace_cache`` and the wall-clock fields): a speed-up that
 changed a result would fail here. ``--steps`` prints instead the CPU of each step of the ingest pass, in process,
-with the cyclic garbage collector enabled and paused. Usage: ``python3 benchmarks/bench_ingest.py [--repeat 3]
-[--before DIR] [--steps]``
+with the cyclic garbage collector enabled and paused; ``--phases`` the CPU of each phase of a cache hit (interpreter
+start-up, imports, loading the entry, the engine, the ``--json`` object, the rest), each mrsim in its own children.
+Usage: ``python3 benchmarks/bench_ingest.py [--repeat 3] [--before DIR] [--steps | --phases]``
 """
 
 from __future__ import annotations
@@ -216,6 +217,54 @@ def _column_steps(trace: Path) -> None:
           + ", ".join(f"{k} {v:.2f}" for k, v in spent.items()))
 
 
+#: Run in a child on a cache hit: CPU (user + system) of the interpreter's start-up, of the imports before the
+#: command runs, of loading the trace (``api._load``: the cache entry), of the engine (``engine.replay.replay``), of
+#: the ``--json`` object, and of the whole process; one line of JSON on stderr.
+_PHASES = """
+import resource, sys
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+start = cpu()
+import orjson
+import mrsim.cli as cli, mrsim.api as api, mrsim.engine.replay as er, mrsim.engine.results as res
+spent = {}
+def timed(owner, name, label):
+    f = getattr(owner, name)
+    def g(*a, **k):
+        t = cpu(); out = f(*a, **k); spent[label] = spent.get(label, 0.0) + cpu() - t; return out
+    setattr(owner, name, g)
+timed(api, "_load", "load"); timed(er, "replay", "engine"); timed(res.ReplayResult, "to_json_dict", "json")
+before_main = cpu()
+cli.main(sys.argv[1:])
+end = cpu()
+spent.update(startup=start, imports=before_main - start, whole=end)
+spent["other"] = end - start - spent["imports"] - spent["load"] - spent["engine"] - spent["json"]
+sys.stderr.write("PHASES " + orjson.dumps(spent).decode() + "\\n")
+"""
+
+
+def hit_phases(trace: Path, codes: dict[str, dict[str, str]], repeat: int) -> None:
+    """``--phases``: where a cache hit's CPU goes, per phase (:data:`_PHASES`), min of ``repeat`` interleaved runs
+    per mrsim; the cache is filled first (untimed)."""
+    import json
+
+    args = [*REPLAY[:1], str(trace), *REPLAY[1:]]
+    runs: dict[str, list[dict[str, float]]] = {tag: [] for tag in codes}
+    for tag, env in codes.items():
+        child(args, env)
+    for _ in range(repeat):
+        for tag, env in codes.items():
+            done = subprocess.run([sys.executable, "-c", _PHASES, *args], env=env, capture_output=True, text=True,
+                                  cwd=tempfile.gettempdir(), check=True)
+            line = next(x for x in done.stderr.splitlines() if x.startswith("PHASES "))
+            runs[tag].append(json.loads(line.removeprefix("PHASES ")))
+    for tag, found in runs.items():
+        names = ("startup", "imports", "load", "engine", "json", "other", "whole")
+        print(f"{(tag.strip() or 'this tree'):<10} cache hit, CPU s (min of {repeat} per phase): "
+              + ", ".join(f"{n} {min(r[n] for r in found):.3f}" for n in names))
+
+
 def replay_runs(trace: Path, store: Path, work: Path, env: dict[str, str], tag: str,
                 into: dict[str, list[tuple[float, float, bytes]]]) -> None:
     """One round of the four replays of one mrsim (``tag``): ``--no-cache``, a cache miss (a fresh cache
@@ -234,6 +283,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--before", type=Path, help="an unpacked older mrsim to measure the same replays with")
     ap.add_argument("--steps", action="store_true", help="only the CPU of each step of the ingest pass, in process")
+    ap.add_argument("--phases", action="store_true", help="only the CPU of each phase of a cache hit (start-up, "
+                    "imports, loading the entry, engine, JSON), in child processes")
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # here: steps() may run in a child on --before's code
     work = Path(tempfile.mkdtemp(prefix="mrsim-bench-ingest-"))
@@ -261,6 +312,9 @@ def main() -> None:
                 done = subprocess.run([sys.executable, "-c", code], env=codes["before "], capture_output=True, text=True,
                                       cwd=tempfile.gettempdir(), check=True)
                 print(f"BEFORE ({args.before.name}):\n{done.stdout}", end="")
+            return
+        if args.phases:
+            hit_phases(trace, codes, args.repeat)
             return
         decode_only(trace, args.repeat)
         stores = {}

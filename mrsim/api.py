@@ -323,10 +323,11 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     cluster = choice.cluster
     workload, notes = _checked(loaded.workload, choice)
     placement = None
-    from mrsim.engine.yarn import engine as yarn_engine
+    from mrsim.engine.engine_choice import use_yarn
 
-    if yarn_engine.use_yarn(args, trace, workload):
+    if use_yarn(args, trace, workload):
         from mrsim.cli.yarn_calibration import resolve_yarn_calibration
+        from mrsim.engine.yarn import engine as yarn_engine
 
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
         with progress_bar(len(workload), "jobs") as progress:
@@ -392,9 +393,11 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     cluster = choice.cluster
     workload, notes = _checked(loaded.workload, choice)
     placement = None
-    from mrsim.engine.yarn import engine as yarn_engine
+    from mrsim.engine.engine_choice import use_yarn
 
-    if yarn_engine.use_yarn(args, trace, workload):
+    if use_yarn(args, trace, workload):
+        from mrsim.engine.yarn import engine as yarn_engine
+
         if args.deadline_factor is not None:
             raise InputError("--deadline-factor is not supported in YARN mode (use --engine mr1)")
         names = [n.strip() for n in str(args.schedulers).split(",") if n.strip()]
@@ -517,7 +520,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         choice = choose_cluster(args, conf, args.trace, None, given_cluster)
     cluster = choice.cluster
     workload, checked_notes = _checked(workload, choice)
-    from mrsim.engine.yarn import engine as yarn_engine
+    from mrsim.engine.engine_choice import use_yarn
 
     runner = None
     scheduler_name = args.scheduler or conf.scheduler or "fifo"
@@ -531,7 +534,9 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         trace_sched_notes = [sched_note] if sched_note else []
     else:
         trace_sched_notes = []
-    if yarn_engine.use_yarn(args, args.trace, workload):
+    if use_yarn(args, args.trace, workload):
+        from mrsim.engine.yarn import engine as yarn_engine
+
         yarn_conf, conf_notes = yarn_engine.yarn_conf(args, workload, cluster, choice.inferred)
         scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
         from mrsim.cli.yarn_calibration import resolve_yarn_calibration

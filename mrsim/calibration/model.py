@@ -11,7 +11,6 @@ Task kinds are Hadoop's task types: ``map``, ``reduce``, ``setup``, ``cleanup`` 
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -363,6 +362,8 @@ class Calibration:
     def from_toml(cls, text: str, source: str) -> "Calibration":
         """Parse a calibration TOML; any unknown key, negative, NaN or non-monotone value is an InputError naming
         the key."""
+        import tomllib  # here: a replay without a calibration file never parses TOML (about 10 ms of imports)
+
         try:
             doc = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError) as exc:

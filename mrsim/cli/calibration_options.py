@@ -72,6 +72,22 @@ def resolve_background(args: argparse.Namespace, estimate: "Background | None") 
     return estimate, estimate.describe()
 
 
+def _calibration_input(trace: str) -> tuple[Calibration | None, bool] | None:
+    """``(measured calibration, from a YARN cluster)`` of ``trace`` as ``profile_input(trace)``'s profiler gives
+    them (``measured_calibration()``, :func:`is_yarn_trace`), without building that profiler (its observations and
+    background inputs: a trace-cache hit then never reads them); None when ``trace`` is not cacheable."""
+    from types import SimpleNamespace
+
+    from mrsim.analysis.validation.ingest import cacheable, ingest
+
+    if not cacheable(trace, None):
+        return None
+    single = ingest(trace, None)
+    kept = [t for i, t in enumerate(single.templates) if i not in single.profiler_skipped]
+    # A profiler made by SingleInput.profiler() has measured nothing itself: its calibration is the stored one.
+    return single.calibration, is_yarn_trace(SimpleNamespace(inputs=[single.report], templates=kept))  # type: ignore[arg-type]
+
+
 def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):  # type: ignore[no-untyped-def]
     """``(options, notes)`` for replay and compare: the calibration (measured from ``trace`` unless a flag says
     otherwise) and the background (``--background trace``) added to ``options``."""
@@ -92,9 +108,15 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
         except InputError:
             kind = None
         if kind is not None and kind not in ("swim", "jobspec"):
-            profiler = profile_input(trace)  # the pass that loaded the workload, or the trace cache
-            measured = profiler.measured_calibration()
-            yarn = is_yarn_trace(profiler)
+            # Without --background trace only the calibration is read: no Profiler is built (its observations and
+            # background inputs stay unread on a trace-cache hit).
+            light = None if wants_background else _calibration_input(trace)
+            if light is not None:
+                measured, yarn = light
+            else:
+                profiler = profile_input(trace)  # the pass that loaded the workload, or the trace cache
+                measured = profiler.measured_calibration()
+                yarn = is_yarn_trace(profiler)
         else:
             profiler = None
     choice = resolve_calibration(args, measured, len(cluster), yarn=yarn)

@@ -22,14 +22,16 @@ the job whose task runs next, or None) is adapted by :class:`NarrowPolicySchedul
 policy once per free slot.
 
 Plug-ins are found through the ``mrsim.schedulers`` entry-point group; the built-ins in the top-level
-``schedulers`` package register there too. A plug-in that fails to load is reported, never fatal.
+``schedulers`` package register there too. A built-in name (``fifo``, ``fair``, ...) is loaded directly, without
+reading the installed packages' entry points (``importlib.metadata``: its import and the scan of every installed
+distribution cost a replay about 0.03 s), so a third-party entry point cannot take a built-in's name; any other name
+is looked up among the entry points. A plug-in that fails to load is reported, never fatal.
 """
 
 from __future__ import annotations
 
 import enum
 import importlib
-from importlib import metadata
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from mrsim.errors import InputError, UsageError
@@ -218,10 +220,13 @@ def scheduler_from(spec: "str | type | TaskScheduler", config: dict | None = Non
 
 
 def scheduler_targets() -> dict[str, str]:
-    """Name → ``module:attr`` for the built-ins and every ``mrsim.schedulers`` entry point (entry points win)."""
+    """Name → ``module:attr`` for the built-ins and every other name an ``mrsim.schedulers`` entry point
+    registers (a built-in name keeps its built-in target, as :func:`create_scheduler` loads it)."""
+    from importlib import metadata  # here, not at the top: a replay under a built-in never needs it
+
     targets: dict[str, str] = dict(BUILTIN_SCHEDULERS)
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        targets[ep.name] = ep.value
+        targets.setdefault(ep.name, ep.value)
     return targets
 
 
@@ -242,8 +247,9 @@ def create_scheduler(name: str, config: dict | None = None) -> TaskScheduler:
 
     Only the requested plug-in is imported; if it fails to load, the error names it and the reason.
     """
-    targets = scheduler_targets()
     key = name.strip().lower()
+    # A built-in name needs no scan of the installed entry points (the module docstring).
+    targets = {key: BUILTIN_SCHEDULERS[key]} if key in BUILTIN_SCHEDULERS else scheduler_targets()
     if ":" in name:  # module:Class, importable from the current directory as ``python -c`` would
         key = name.strip()
         targets = {key: key}

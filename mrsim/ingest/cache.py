@@ -21,8 +21,10 @@ module only names, finds, publishes and evicts entries.
   that finds an entry it cannot load (a flipped bit fails the store's checksums) removes it, warns, and rebuilds.
 
 Cost of a hit: one hash of the input plus :func:`mrsim.ingest.store.load_store_contents`: the entry's store read
-once, every data file checked against its SHA-256 once (whatever ``--no-verify`` says: a damaged entry is found and
-rebuilt, never replayed), the templates assembled vectorised.
+once, every data file read once and checked against its SHA-256 (whatever ``--no-verify`` says: a damaged entry is
+found and rebuilt, never replayed), the job table from its JSON copy (``jobs.json``: no pyarrow import), the
+templates assembled vectorised; the observations and the background inputs are built only if something reads them
+(a replay without ``--background trace`` does not).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import orjson
 from mrsim.errors import UsageError
 
 #: Bump when the profiling pass changes what it derives from the same bytes (templates, observations, warnings).
-INGEST_VERSION = 8  # 8: the first-assignment bursts in the calibration (heartbeat_check); 3: memory-based scheduling: conf keys kept, inferred slots weighted by slots per attempt; 4: cold/warm launch lags; 5: the scheduler key counted in the trace conf; 6: the reduce-slot background inputs; 7: the stalled tasks in the calibration (part carry)
+INGEST_VERSION = 9  # 3: memory-based scheduling: conf keys kept, inferred slots weighted by slots per attempt; 4: cold/warm launch lags; 5: the scheduler key counted in the trace conf; 6: the reduce-slot background inputs; 7: the stalled tasks in the calibration (part carry); 8: the first-assignment bursts in the calibration (heartbeat_check); 9: entries keep the job table as JSON too (a hit imports no pyarrow)
 DEFAULT_MAX_BYTES = 2 << 30
 ENTRY_META = "entry.json"
 _TMP_PREFIX = ".tmp-"

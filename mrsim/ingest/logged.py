@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import enum
 import json
-import logging
 import re
-import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
@@ -89,7 +87,9 @@ _BINARY_PREFIX = {"k": 10, "m": 20, "g": 30, "t": 40}
 _HOST = re.compile(r"/([^/]+)/([^/]+)")
 _JOB_ID = re.compile(r"job_\d+_\d+")
 
-logger = logging.getLogger("mrsim.ingest")
+#: The logger a warning goes to when the caller keeps no list (:func:`report`); ``logging`` and ``xml.etree`` are
+#: imported where they are used, not by every command that reads a Rumen trace (about 20 ms of start-up).
+LOGGER_NAME = "mrsim.ingest"
 
 Counters = Sequence[tuple[str, int]]
 """Counters as ``(name, value)`` pairs in log order; lookups take the first match."""
@@ -110,7 +110,9 @@ class FailedAttemptHost(enum.Enum):
 def report(warnings: list[str] | None, message: str) -> None:
     """Record a warning: append to the caller's list, or log it when no list was given."""
     if warnings is None:
-        logger.warning(message)
+        import logging
+
+        logging.getLogger(LOGGER_NAME).warning(message)
     else:
         warnings.append(message)
 
@@ -203,6 +205,8 @@ def parse_job_conf(data: bytes, where: str) -> dict[str, str]:
 
     Raises :class:`InputError` naming ``where`` when the XML is malformed.
     """
+    import xml.etree.ElementTree as ET
+
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:

@@ -51,10 +51,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import io
 import math
 import os
 import secrets
 import shutil
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,8 +64,6 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import orjson
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from mrsim.errors import InputError
 from mrsim.io import atomic_write
@@ -95,6 +95,59 @@ STORED_FIELDS: frozenset[str] = frozenset({
 
 _PRIORITIES = {p.value: p for p in Priority}
 _OUTCOMES = {o.value: o for o in Outcome}
+#: The job table and hosts as JSON (optional, written on request: the trace cache's entries have it). A reader
+#: that finds it (checksummed like every data file) reads it instead of the two Parquet files and never imports
+#: pyarrow, about 0.1 to 0.2 s of a trace-cache hit; other readers and older versions of mrsim ignore it.
+JOB_TABLE_JSON = "jobs.json"
+
+
+class _LazyModule:
+    """A module imported on its first attribute use. ``pyarrow`` (and ``pyarrow.parquet``) cost 0.1 to 0.2 s of
+    imports; a trace-cache hit that reads :data:`JOB_TABLE_JSON` never needs them."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._module: Any = None
+
+    def __getattr__(self, attr: str) -> Any:
+        if self._module is None:
+            import importlib
+
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attr)
+
+
+pa: Any = _LazyModule("pyarrow")
+pq: Any = _LazyModule("pyarrow.parquet")
+
+
+class _ListColumn(list):
+    """A column of :class:`_ListTable`: a list that answers ``to_pylist()`` as a pyarrow column does."""
+
+    def to_pylist(self) -> list[Any]:
+        return list(self)
+
+
+class _ListTable:
+    """The job table read from :data:`JOB_TABLE_JSON`: the part of ``pyarrow.Table`` the loaders use
+    (``num_rows``, ``column_names``, ``column(name).to_pylist()``), over the same Python values."""
+
+    def __init__(self, columns: dict[str, list[Any]], where: str) -> None:
+        if not isinstance(columns, dict) or "job_id" not in columns:
+            raise InputError(f"{where}: {JOB_TABLE_JSON} holds no job table")
+        n = len(columns["job_id"])
+        for name, values in columns.items():
+            if not isinstance(values, list) or len(values) != n:
+                raise InputError(f"{where}: {JOB_TABLE_JSON}: column {name!r} does not have {n} rows")
+        self._columns = {name: _ListColumn(values) for name, values in columns.items()}
+        self.num_rows = n
+        self.column_names = list(columns)
+
+    def column(self, name: str) -> _ListColumn:
+        try:
+            return self._columns[name]
+        except KeyError:
+            raise InputError(f"{JOB_TABLE_JSON}: no column {name!r}") from None
 
 
 # ------------------------------------------------------------------------------------------- columns
@@ -309,7 +362,8 @@ def _legacy_background(doc: Mapping[str, Any]) -> StoredBackground:
     return StoredBackground(waits, np.array(times, dtype=np.float64), np.array(deltas, dtype=np.int8), True)
 
 
-def _read_background(store: Path, manifest: Mapping[str, Any], directory: Path) -> list[StoredBackground]:
+def _read_background(store: Path, manifest: Mapping[str, Any], directory: Path,
+                     blobs: Mapping[str, bytes] | None = None) -> list[StoredBackground]:
     entries = manifest.get("background_inputs") or []
     if not isinstance(entries, list):
         raise InputError(f"{store}: store manifest 'background_inputs' must be a list")
@@ -318,9 +372,10 @@ def _read_background(store: Path, manifest: Mapping[str, Any], directory: Path) 
     if not entries:
         return []
     n = len(entries)
-    maps = _read_background_side(directory, "background.", n)
-    reduces = (_read_background_side(directory, "background.reduce_", n)
-               if (directory / "background.reduce_usage_s.npy").exists() else None)
+    maps = _read_background_side(directory, "background.", n, blobs)
+    has_reduce = ("background.reduce_usage_s.npy" in blobs if blobs is not None
+                  else (directory / "background.reduce_usage_s.npy").exists())
+    reduces = _read_background_side(directory, "background.reduce_", n, blobs) if has_reduce else None
     out = []
     for i, entry in enumerate(entries):
         approximate = bool(entry.get("approximate")) if isinstance(entry, dict) else False
@@ -332,13 +387,14 @@ def _read_background(store: Path, manifest: Mapping[str, Any], directory: Path) 
     return out
 
 
-def _read_background_side(directory: Path, prefix: str, n: int
+def _read_background_side(directory: Path, prefix: str, n: int, blobs: Mapping[str, bytes] | None = None
                           ) -> list[tuple[tuple[tuple[str, float, float], ...], np.ndarray, np.ndarray]]:
-    """(waits, usage times, usage deltas) per input from the ``{prefix}*`` files of :func:`_write_background`."""
+    """(waits, usage times, usage deltas) per input from the ``{prefix}*`` files of :func:`_write_background`
+    (from ``blobs``, the files' bytes already read and verified, when given)."""
     names = ("usage_s.npy", "usage_delta.npy", "usage.offsets.npy", "waits_s.npy", "waits.offsets.npy")
     try:
-        arrays = {name: np.load(directory / f"{prefix}{name}", allow_pickle=False) for name in names}
-        jobs = orjson.loads((directory / f"{prefix}wait_jobs.json").read_bytes())
+        arrays = {name: _load_npy(directory, f"{prefix}{name}", blobs) for name in names}
+        jobs = orjson.loads(_file_bytes(directory, f"{prefix}wait_jobs.json", blobs))
     except FileNotFoundError as exc:
         raise InputError(f"{directory}: trace store data incomplete (missing {Path(exc.filename).name})") from None
     except (OSError, ValueError, orjson.JSONDecodeError) as exc:
@@ -356,9 +412,11 @@ def _read_background_side(directory: Path, prefix: str, n: int
         raise InputError(f"{directory}: background arrays do not match the manifest's {n} background input(s)")
     out = []
     starts, ends = waits_s[:, 0].tolist(), waits_s[:, 1].tolist()
+    if not all(type(j) is str for j in jobs):
+        jobs = [str(j) for j in jobs]
     for i in range(n):
         a, b = int(w_offs[i]), int(w_offs[i + 1])
-        waits = tuple((str(jobs[k]), starts[k], ends[k]) for k in range(a, b))
+        waits = tuple(zip(jobs[a:b], starts[a:b], ends[a:b]))
         u0, u1 = int(u_offs[i]), int(u_offs[i + 1])
         out.append((waits, usage_s[u0:u1], usage_delta[u0:u1]))
     return out
@@ -411,11 +469,16 @@ def is_store(path: str | os.PathLike[str]) -> bool:
 
 
 def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None,
-                   backgrounds: Sequence[StoredBackground] = ()) -> dict[str, str]:
-    """Write one data version into ``directory`` (new); returns ``{file name: sha256}`` for the manifest."""
+                   backgrounds: Sequence[StoredBackground] = (), job_table_json: bool = False) -> dict[str, str]:
+    """Write one data version into ``directory`` (new); returns ``{file name: sha256}`` for the manifest.
+    ``job_table_json``: also :data:`JOB_TABLE_JSON` (when the table can be written exactly as JSON)."""
     directory.mkdir()
     _write_background(directory, backgrounds)
     pq.write_table(cols.table, directory / "jobs.parquet", compression="zstd")
+    if job_table_json:
+        doc = _job_table_json(cols.table, hosts)
+        if doc is not None:
+            (directory / JOB_TABLE_JSON).write_bytes(doc)
     for name, values in cols.arrays.items():
         np.save(directory / f"{name}.npy", values, allow_pickle=False)
     (directory / "map_locations.hosts.json").write_bytes(orjson.dumps(cols.location_hosts))
@@ -430,19 +493,54 @@ def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None,
     return checksums
 
 
-def _verify_checksums(directory: Path, checksums: Mapping[str, str]) -> None:
-    """Raise :class:`InputError` naming the first file whose sha256 differs from the manifest's (a flipped bit,
-    a truncated copy) or that is missing. Cost: one read of the data (about 1 GB/s)."""
+#: Float columns where NaN means "unknown" and reads back as None (so a JSON null is the same value).
+_NULLABLE_FLOATS = ("deadline_s", "actual_completion_s")
+
+
+def _job_table_json(table: pa.Table, hosts: pa.Table | None) -> bytes | None:
+    """:data:`JOB_TABLE_JSON`'s bytes: every column as the list ``to_pylist`` gives, and the host rows as
+    :func:`_hosts_rows` gives them; None when JSON cannot hold the values exactly (an infinity, a NaN outside the
+    nullable columns, a string that is not valid UTF-8), and then the readers use the Parquet files."""
+    columns = {name: table.column(name).to_pylist() for name in table.column_names}
+    for name, values in columns.items():
+        nullable = name in _NULLABLE_FLOATS or name.startswith(OBS_PREFIX)
+        for v in values:
+            if type(v) is float and not math.isfinite(v) and not (nullable and v != v):
+                return None
+    try:
+        return orjson.dumps({"columns": columns, "hosts": _hosts_rows(hosts)})
+    except orjson.JSONEncodeError:
+        return None
+
+
+def _file_bytes(directory: Path, name: str, blobs: Mapping[str, bytes] | None) -> bytes:
+    """A data file's bytes: from ``blobs`` (read and verified once) when it has them, else from the file."""
+    if blobs is not None and name in blobs:
+        return blobs[name]
+    return (directory / name).read_bytes()
+
+
+def _load_npy(directory: Path, name: str, blobs: Mapping[str, bytes] | None) -> np.ndarray:
+    if blobs is not None and name in blobs:
+        return np.load(io.BytesIO(blobs[name]), allow_pickle=False)
+    return np.load(directory / name, allow_pickle=False)
+
+
+def _read_verified(directory: Path, checksums: Mapping[str, str]) -> dict[str, bytes]:
+    """Every data file the manifest lists, read once and checked against its sha256 (the loaders parse these
+    bytes: one read per file); an :class:`InputError` names the first file that is missing or differs."""
+    blobs: dict[str, bytes] = {}
     for name, expected in sorted(checksums.items()):
         path = _inside(directory, name)
         try:
-            with open(path, "rb") as fh:
-                actual = hashlib.file_digest(fh, "sha256").hexdigest()
+            data = path.read_bytes()
         except FileNotFoundError:
             raise InputError(f"{directory}: trace store data incomplete (missing {name})") from None
-        if actual != expected:
+        if hashlib.sha256(data).hexdigest() != expected:
             raise InputError(f"{path}: checksum mismatch (the file changed after mrsim wrote it: corrupt data; "
                              "restore it, or load with --no-verify at your own risk)")
+        blobs[name] = data
+    return blobs
 
 
 def _inside(base: Path, name: object) -> Path:
@@ -464,19 +562,46 @@ def _array_names() -> Iterator[str]:
     yield "map_locations.offsets"
 
 
-def _read_columns(directory: Path) -> tuple[_Columns, pa.Table | None]:
+def _read_columns(directory: Path, blobs: Mapping[str, bytes] | None = None, job_table_json: bool = False
+                  ) -> tuple[_Columns, Any]:
+    """The data version's columns and its hosts (a ``pyarrow.Table``, or with ``job_table_json`` and a
+    :data:`JOB_TABLE_JSON` file, a list of host rows; None when no hosts were stored). ``blobs``: the files'
+    bytes, already read and verified (:func:`_read_verified`)."""
     try:
-        # ParquetFile.read, not pq.read_table: the latter imports pyarrow.dataset and with it pandas (~0.7 s).
-        table = pq.ParquetFile(directory / "jobs.parquet").read()
-        arrays = {name: np.load(directory / f"{name}.npy", allow_pickle=False) for name in _array_names()}
-        hosts_list = orjson.loads((directory / "map_locations.hosts.json").read_bytes())
-        hosts_path = directory / "hosts.parquet"
-        hosts = pq.ParquetFile(hosts_path).read() if hosts_path.exists() else None
+        json_table = job_table_json and (JOB_TABLE_JSON in blobs if blobs is not None
+                                         else (directory / JOB_TABLE_JSON).exists())
+        hosts: Any
+        if json_table:  # no pyarrow import: the same values as the Parquet files (_job_table_json)
+            doc = orjson.loads(_file_bytes(directory, JOB_TABLE_JSON, blobs))
+            if not isinstance(doc, dict):
+                raise ValueError(f"{JOB_TABLE_JSON} is not an object")
+            table: Any = _ListTable(doc.get("columns"), str(directory))
+            hosts = doc.get("hosts")
+            if hosts is not None and not (isinstance(hosts, list) and all(isinstance(h, dict) for h in hosts)):
+                raise ValueError(f"{JOB_TABLE_JSON}: hosts is not a list of objects")
+        else:
+            # ParquetFile.read, not pq.read_table: the latter imports pyarrow.dataset and with it pandas (~0.7 s).
+            table = pq.ParquetFile(_parquet_source(directory, "jobs.parquet", blobs)).read()
+            has_hosts = "hosts.parquet" in blobs if blobs is not None else (directory / "hosts.parquet").exists()
+            hosts = pq.ParquetFile(_parquet_source(directory, "hosts.parquet", blobs)).read() if has_hosts else None
+        arrays = {name: _load_npy(directory, f"{name}.npy", blobs) for name in _array_names()}
+        hosts_list = orjson.loads(_file_bytes(directory, "map_locations.hosts.json", blobs))
     except FileNotFoundError as exc:
         raise InputError(f"{directory}: trace store data incomplete (missing {Path(exc.filename).name})") from None
-    except (OSError, ValueError, pa.ArrowException) as exc:
+    except (OSError, ValueError, orjson.JSONDecodeError) as exc:
         raise InputError(f"{directory}: corrupt trace store data ({exc})") from None
+    except Exception as exc:
+        if "pyarrow" in sys.modules and isinstance(exc, pa.ArrowException):
+            raise InputError(f"{directory}: corrupt trace store data ({exc})") from None
+        raise
     return _Columns(table, arrays, hosts_list), hosts
+
+
+def _parquet_source(directory: Path, name: str, blobs: Mapping[str, bytes] | None) -> Any:
+    """What ``pq.ParquetFile`` reads: the verified bytes when there are some, else the file."""
+    if blobs is not None and name in blobs:
+        return pa.BufferReader(blobs[name])
+    return directory / name
 
 
 def _data_dir(store: Path, manifest: Mapping[str, Any]) -> Path:
@@ -484,9 +609,11 @@ def _data_dir(store: Path, manifest: Mapping[str, Any]) -> Path:
     return _inside(store, manifest.get("data"))
 
 
-def _current(store: Path, verify: bool = True) -> tuple[dict[str, Any], _Columns, pa.Table | None]:
-    """Manifest and data of the current version (checksums verified unless ``verify`` is False); retried once
-    if a concurrent update swapped it meanwhile."""
+def _current(store: Path, verify: bool = True, job_table_json: bool = False
+             ) -> tuple[dict[str, Any], _Columns, Any, dict[str, bytes] | None]:
+    """Manifest, data, hosts (see :func:`_read_columns`) and, when verified, every data file's bytes, of the
+    current version (checksums verified unless ``verify`` is False: each file read once, hashed, then parsed from
+    those bytes); retried once if a concurrent update swapped it meanwhile."""
     for attempt in (0, 1):
         manifest = read_manifest(store)
         try:
@@ -494,14 +621,13 @@ def _current(store: Path, verify: bool = True) -> tuple[dict[str, Any], _Columns
             checksums = manifest.get("checksums")
             if checksums is not None and not isinstance(checksums, dict):
                 raise InputError(f"{store}: store manifest 'checksums' must be an object")
-            if verify and checksums:
-                _verify_checksums(directory, checksums)
-            cols, hosts = _read_columns(directory)
+            blobs = _read_verified(directory, checksums) if verify and checksums else None
+            cols, hosts = _read_columns(directory, blobs, job_table_json)
         except InputError:
             if attempt == 0 and read_manifest(store).get("data") != manifest.get("data"):
                 continue
             raise
-        return manifest, cols, hosts
+        return manifest, cols, hosts, blobs
     raise AssertionError("unreachable")
 
 
@@ -608,22 +734,32 @@ def _templates(cols: _Columns, where: str, verify: bool) -> list[JobTemplate]:
 
 @dataclass(frozen=True)
 class StoreContents:
-    """Everything a store holds, read at once (:func:`load_store_contents`)."""
+    """Everything a store holds, read at once (:func:`load_store_contents`). The observations and the background
+    inputs are built from the bytes already read and verified when first asked for (:meth:`observations`,
+    :meth:`backgrounds`): a replay reads neither (0.03 to 0.1 s of a trace-cache hit on the 1148-job trace,
+    mostly the 40,000 reduce-slot waits)."""
 
     manifest: dict[str, Any]
     workload: Workload
-    observations: dict[str, dict[str, float | None]]
     hosts: list[dict[str, Any]] | None
-    backgrounds: list[StoredBackground]
+    _cols: _Columns
+    _read_backgrounds: Any  # () -> list[StoredBackground]
+
+    def observations(self) -> dict[str, dict[str, float | None]]:
+        return _observations(self._cols)
+
+    def backgrounds(self) -> list[StoredBackground]:
+        return self._read_backgrounds()
 
 
 def load_store_contents(path: str | os.PathLike[str]) -> StoreContents:
     """:func:`load_store`, :func:`load_observations`, :func:`load_hosts` and :func:`load_background_inputs` in one
-    read of the current version: the manifest read once, every data file checked against its SHA-256 once (always:
-    the trace cache reads its entries through this, and a damaged entry must be found, whatever ``--no-verify``
-    says), the job table read once. Cost: one read of the data plus the template assembly."""
+    read of the current version: the manifest read once, every data file read once and checked against its
+    SHA-256 (always: the trace cache reads its entries through this, and a damaged entry must be found, whatever
+    ``--no-verify`` says), then parsed from those bytes; the job table from :data:`JOB_TABLE_JSON` when the store
+    has one (no pyarrow import). Cost: one read of the data plus the template assembly."""
     store = check_input_file(path, allow_dir=True)
-    manifest, cols, hosts = _current(store, verify=True)
+    manifest, cols, hosts, blobs = _current(store, verify=True, job_table_json=True)
     where = str(store)
     _check(cols, where)
     if cols.n_jobs != manifest.get("jobs"):
@@ -631,8 +767,11 @@ def load_store_contents(path: str | os.PathLike[str]) -> StoreContents:
     warnings = [] if manifest.get("checksums") else [
         f"{store}: store has no checksums (written by an older mrsim); data not verified"]
     workload = Workload.of(_templates(cols, where, False), source=where, warnings=warnings)
-    return StoreContents(manifest, workload, _observations(cols), _hosts_rows(hosts),
-                         _read_background(store, manifest, _data_dir(store, manifest)))
+    directory = _data_dir(store, manifest)
+    # Only the background's bytes are kept for later (the other files are parsed already): about half the data.
+    kept = None if blobs is None else {k: v for k, v in blobs.items() if k.startswith("background.")}
+    return StoreContents(manifest, workload, _hosts_rows(hosts), cols,
+                         lambda: _read_background(store, manifest, directory, kept))
 
 
 def load_store(path: str | os.PathLike[str], *, verify: bool = False, checksums: bool | None = None) -> Workload:
@@ -648,7 +787,7 @@ def load_store(path: str | os.PathLike[str], *, verify: bool = False, checksums:
 
     store = check_input_file(path, allow_dir=True)
     do_verify = verify_checksums() if checksums is None else checksums
-    manifest, cols, _ = _current(store, verify=do_verify)
+    manifest, cols, _, _ = _current(store, verify=do_verify)
     where = str(store)
     _check(cols, where)
     if cols.n_jobs != manifest.get("jobs"):
@@ -688,7 +827,7 @@ def load_conf_values(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
 
 def load_observations(path: str | os.PathLike[str]) -> dict[str, dict[str, float | None]]:
     """Per-job observation columns (``obs.<name>``) as ``{job_id: {name: value or None}}``."""
-    _, cols, _ = _current(Path(path))
+    _, cols, _, _ = _current(Path(path))
     return _observations(cols)
 
 
@@ -702,13 +841,14 @@ def _observations(cols: _Columns) -> dict[str, dict[str, float | None]]:
 
 def load_hosts(path: str | os.PathLike[str]) -> list[dict[str, Any]] | None:
     """The stored cluster hosts (rack, host, map_slots, reduce_slots, attempts), or None when none was stored."""
-    _, _, hosts = _current(Path(path))
+    _, _, hosts, _ = _current(Path(path))
     return _hosts_rows(hosts)
 
 
-def _hosts_rows(hosts: pa.Table | None) -> list[dict[str, Any]] | None:
-    if hosts is None:
-        return None
+def _hosts_rows(hosts: Any) -> list[dict[str, Any]] | None:
+    """Host rows from the hosts table (None: no hosts stored; a list: already rows, from :data:`JOB_TABLE_JSON`)."""
+    if hosts is None or isinstance(hosts, list):
+        return hosts
     return [{k: v for k, v in row.items() if v is not None} for row in hosts.to_pylist()]
 
 
@@ -809,7 +949,7 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
                  sources: Sequence[Mapping[str, Any]] = (),
                  conf_values: Mapping[str, Mapping[str, int]] | None = None,
                  calibration_toml: str | None = None,
-                 background_inputs: Sequence[StoredBackground] = ()) -> StoreUpdate:
+                 background_inputs: Sequence[StoredBackground] = (), job_table_json: bool = False) -> StoreUpdate:
     """Create the store at ``path`` or add ``templates`` to it, atomically (see the module docstring).
 
     A template whose id is already stored, or repeated within ``templates``, is skipped (the first one is kept).
@@ -819,7 +959,8 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
     the engine keys the jobs' confs recorded) are added to the manifest's counts; :func:`load_conf_values` reads
     them. ``calibration_toml`` (the cluster calibration of the new inputs, :mod:`mrsim.calibration`) is merged
     with the stored one; ``background_inputs`` (:meth:`mrsim.calibration.background.BackgroundCollector.stored`)
-    are appended, complete (see the module docstring). Cost: O(stored values + new values).
+    are appended, complete (see the module docstring). ``job_table_json`` also writes :data:`JOB_TABLE_JSON`
+    (the trace cache's entries: a hit then needs no pyarrow). Cost: O(stored values + new values).
     """
     store = Path(path)
     created = _prepare_dir(store)
@@ -831,7 +972,7 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
         old_hosts: list[dict[str, Any]] | None = None
         if not created:
             # Refuse to build on data that does not verify: a new version would carry the damage forward.
-            old_manifest, old_cols, old_hosts_table = _current(store, verify=True)
+            old_manifest, old_cols, old_hosts_table, _ = _current(store, verify=True)
             _check(old_cols, str(store))
             old_hosts = None if old_hosts_table is None else old_hosts_table.to_pylist()
         seen = set(old_cols.job_ids()) if old_cols is not None else set()
@@ -898,7 +1039,7 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
         try:
             manifest["checksums"] = _write_columns(partial, cols,
                                                    None if merged_hosts is None else _hosts_table(merged_hosts),
-                                                   backgrounds)
+                                                   backgrounds, job_table_json)
             os.replace(partial, target)
             with atomic_write(_manifest_path(store), "wb") as fh:  # the swap
                 fh.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))

@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -436,6 +435,8 @@ def load_cluster_file(path: str | os.PathLike[str], overrides: Mapping[str, obje
         if "children" in doc and "name" in doc:
             return cluster_from_rumen_topology(doc, str(p), overrides)
     else:
+        import tomllib  # here: a replay without a cluster file never parses TOML
+
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

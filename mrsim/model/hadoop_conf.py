@@ -17,7 +17,6 @@ from __future__ import annotations
 import enum
 import math
 import os
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field, replace
 
 from mrsim.errors import InputError
@@ -113,6 +112,8 @@ _USED_KEYS = {
 
 def read_configuration_xml(path: str | os.PathLike[str]) -> dict[str, str]:
     """Hadoop ``<configuration>`` XML as a ``{name: value}`` dict (later properties win, as in Hadoop)."""
+    import xml.etree.ElementTree as ET  # here: only a run given an XML file pays for its import (about 10 ms)
+
     check_input_file(path)  # a FIFO or device would block or never end
     try:
         root = ET.parse(path).getroot()

@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    from mrsim.engine.yarn.engine import add_engine_choice
+    from mrsim.engine.engine_choice import add_engine_choice
 
     add_engine_choice(p)
     p.add_argument("--plot", metavar="FILE.png", help="write a comparison figure (PNG, atomically)")

@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    from mrsim.engine.yarn.engine import add_engine_choice
+    from mrsim.engine.engine_choice import add_engine_choice
 
     add_engine_choice(p)
     add_output_arguments(p, out="write jobs.csv, tasks.csv, attempts.csv, timeseries.csv and, in YARN mode, queues.csv "

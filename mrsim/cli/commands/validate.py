@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_cluster_arguments(p)
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="trace")
-    from mrsim.engine.yarn.engine import add_engine_choice
+    from mrsim.engine.engine_choice import add_engine_choice
 
     add_engine_choice(p)
     p.add_argument("--ignore-trace-conf", action="store_true",

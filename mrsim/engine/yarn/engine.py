@@ -1,6 +1,7 @@
 """Choosing and running the engine from the command line: ``--engine auto|yarn|mr1`` and ``--yarn-site``.
 
-``auto`` (the default) picks YARN for Hadoop 2/3 inputs: ``.jhist`` and SLS traces (``mrsim.ingest.detect``
+The flags and the choice itself live in :mod:`mrsim.engine.engine_choice` (re-exported here), so that an MR1 replay
+imports none of YARN's modules. ``auto`` (the default) picks YARN for Hadoop 2/3 inputs: ``.jhist`` and SLS traces (``mrsim.ingest.detect``
 formats ``JHIST`` and ``SLS``), and Rumen traces or trace stores whose job confs carry YARN keys
 (``mapreduce.framework.name = yarn`` or any ``yarn.*`` key kept by the profiler) or whose job ids carry a
 ResourceManager's start time (:mod:`mrsim.ingest.provenance`). Everything else (0.20/1.x JobHistory logs, Rumen
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mrsim.engine.engine_choice import add_engine_choice, is_yarn_input, use_yarn  # noqa: F401 - re-exported
 from mrsim.engine.results import ReplayResult
 from mrsim.engine.yarn.calibration import YarnCalibration
 from mrsim.engine.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources, trace_values, unmodelled_keys
@@ -21,33 +23,8 @@ from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 
 
-def add_engine_choice(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("YARN mode (docs/yarn.md)")
-    g.add_argument("--engine", choices=["auto", "yarn", "mr1"], default="auto",
-                   help="yarn: ResourceManager/NodeManager/MR AM emulation; mr1: the JobTracker engine; auto "
-                        "(default): yarn for .jhist, SLS and Rumen traces from YARN clusters")
-    g.add_argument("--yarn-site", metavar="FILE", action="append",
-                   help="yarn-site.xml (NodeManager resources, allocation sizes, heartbeat intervals); repeatable")
-
-
 def _props(workload: Workload) -> list[dict]:
     return [t.extra["properties"] for t in workload.jobs if isinstance(t.extra.get("properties"), dict)]
-
-
-def is_yarn_input(trace: str | None, workload: Workload, fmt: str | None = None) -> bool:
-    """Whether ``trace`` / ``workload`` comes from a YARN cluster (:mod:`mrsim.ingest.provenance`)."""
-    from mrsim.ingest.provenance import is_yarn_trace
-
-    return is_yarn_trace(trace, workload.jobs, fmt)
-
-
-def use_yarn(args: argparse.Namespace, trace: str | None, workload: Workload) -> bool:
-    engine = getattr(args, "engine", "auto") or "auto"
-    if engine == "yarn":
-        return True
-    if engine == "mr1":
-        return False
-    return is_yarn_input(trace, workload, getattr(args, "format", None))
 
 
 def check_flags(args: argparse.Namespace) -> dict:
