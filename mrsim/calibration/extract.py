@@ -575,7 +575,8 @@ class CalibrationCollector:
     def _stalled_tasks(self, stalled: set[tuple[str, int]]) -> tuple[StalledTask, ...]:
         """The stalled launches as :class:`StalledTask` records (the tasks that carry their stall), in trace order."""
         out = []
-        for kind, n in sorted(stalled, key=lambda kn: self.windows[kn[0]][kn[1]]):
+        # The kind and index break ties between equal windows: a set's order changes with PYTHONHASHSEED.
+        for kind, n in sorted(stalled, key=lambda kn: (self.windows[kn[0]][kn[1]], kn[0], kn[1])):
             ref = self.task_ref[kind][n]
             if ref & TASK_MASK == TASK_MASK:
                 continue  # a task the template builder drops
