@@ -16,7 +16,8 @@ Both engines are built as :func:`mrsim.engine.replay.replay` builds them and tim
 and process CPU time; the shared machine's load moves wall time, so ``--repeat N`` alternates the two N times
 and reports the best of each). Each run asserts that every task finished and that the contention run ended at
 least one node epoch per task, so skipping work cannot pass as a speed-up. Prints events, events/s, peak RSS,
-makespan, the model's counters (epochs, AMVA solves, cache hit rate) and the ratios.
+makespan, a digest of the task table (equal digests before and after a change: identical results), the model's
+counters (epochs, AMVA solves, cache hit rate) and the ratios.
 
 * ``shapes6``: issue 18's mixed-demand case, its own workload (:func:`shapes6_workload`: 120 jobs, 25,200 tasks,
   six demand shapes) on 32 nodes x (4 map, 2 reduce slots, 4 cores, 1 disk); ``--jobs`` does not apply.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import hashlib
 import pstats
 import resource
 import sys
@@ -93,6 +95,13 @@ def shapes6_workload(seed: int, jobs: int = 120, maps: int = 180, reduces: int =
     return Workload.of(templates, source="shapes6")
 
 
+def table_digest(tasks) -> str:
+    """sha256 (first 16 hex digits) of every cell of a task table: equal digests, identical results."""
+    import pandas as pd
+
+    return hashlib.sha256(pd.util.hash_pandas_object(tasks, index=False).to_numpy().tobytes()).hexdigest()[:16]
+
+
 def run(contention, workload, cluster, interval, seed, label, profile=False, cache_mixes=True):
     """One replay built as :func:`mrsim.engine.replay.replay` builds it (``contention``: attach the TDAM feature);
     returns (wall s, CPU s, task table)."""
@@ -116,7 +125,8 @@ def run(contention, workload, cluster, interval, seed, label, profile=False, cac
     assert jt.tasks_done == workload.n_tasks, "not every task finished"
     assert result.tasks.finish_s.ge(result.tasks.start_s).all(), "a task finished before it started"
     print(f"{label:<22} wall {wall:7.3f} s  CPU {cpu:7.3f} s  events {s['events']:>9,}  events/s "
-          f"{s['events'] / wall:>9,.0f}  peak RSS {peak_rss_mb():6.0f} MB  makespan {s['makespan_s']:>12,.0f} s")
+          f"{s['events'] / wall:>9,.0f}  peak RSS {peak_rss_mb():6.0f} MB  makespan {s['makespan_s']:>12,.0f} s  "
+          f"digest {table_digest(result.tasks)}")
     if model is not None:
         st = model.contention_stats()
         lookups = st["hits"] + st["solves"]
