@@ -46,6 +46,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mrsim.engine.features.contention import ContentionFeature  # noqa: E402
+from mrsim.engine.gc_policy import engine_gc  # noqa: E402
 from mrsim.engine.jobtracker import JobTracker  # noqa: E402
 from mrsim.engine.replay import ReplayOptions  # noqa: E402
 from mrsim.engine.results import collect_result  # noqa: E402
@@ -103,7 +104,7 @@ def table_digest(tasks) -> str:
 
 
 def run(contention, workload, cluster, interval, seed, label, profile=False, cache_mixes=True):
-    """One replay built as :func:`mrsim.engine.replay.replay` builds it (``contention``: attach the TDAM feature);
+    """One replay built and run as :func:`mrsim.engine.replay.replay` does it (``contention``: attach the TDAM feature);
     returns (wall s, CPU s, task table)."""
     gc.collect()
     jt = JobTracker(workload, cluster, HadoopConf(), create_scheduler("fifo"), heartbeat_interval=interval, seed=seed)
@@ -114,7 +115,8 @@ def run(contention, workload, cluster, interval, seed, label, profile=False, cac
     if prof:
         prof.enable()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    jt.run()
+    with engine_gc():  # the GC setting mrsim.engine.replay runs the engine with
+        jt.run()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     if prof:
         prof.disable()
