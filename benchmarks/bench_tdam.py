@@ -16,7 +16,8 @@ Both engines are built as :func:`mrsim.engine.replay.replay` builds them and tim
 and process CPU time; the shared machine's load moves wall time, so ``--repeat N`` alternates the two N times
 and reports the best of each). Each run asserts that every task finished and that the contention run ended at
 least one node epoch per task, so skipping work cannot pass as a speed-up. Prints events, events/s, peak RSS,
-makespan, the model's counters (epochs, AMVA solves, cache hit rate) and the ratios.
+makespan, a digest of the task table (equal digests before and after a change: identical results), the model's
+counters (epochs, AMVA solves, cache hit rate) and the ratios.
 
 * ``shapes6``: issue 18's mixed-demand case, its own workload (:func:`shapes6_workload`: 120 jobs, 25,200 tasks,
   six demand shapes) on 32 nodes x (4 map, 2 reduce slots, 4 cores, 1 disk); ``--jobs`` does not apply.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import hashlib
 import pstats
 import resource
 import sys
@@ -44,6 +46,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mrsim.engine.features.contention import ContentionFeature  # noqa: E402
+from mrsim.engine.gc_policy import engine_gc  # noqa: E402
 from mrsim.engine.jobtracker import JobTracker  # noqa: E402
 from mrsim.engine.replay import ReplayOptions  # noqa: E402
 from mrsim.engine.results import collect_result  # noqa: E402
@@ -93,8 +96,15 @@ def shapes6_workload(seed: int, jobs: int = 120, maps: int = 180, reduces: int =
     return Workload.of(templates, source="shapes6")
 
 
+def table_digest(tasks) -> str:
+    """sha256 (first 16 hex digits) of every cell of a task table: equal digests, identical results."""
+    import pandas as pd
+
+    return hashlib.sha256(pd.util.hash_pandas_object(tasks, index=False).to_numpy().tobytes()).hexdigest()[:16]
+
+
 def run(contention, workload, cluster, interval, seed, label, profile=False, cache_mixes=True):
-    """One replay built as :func:`mrsim.engine.replay.replay` builds it (``contention``: attach the TDAM feature);
+    """One replay built and run as :func:`mrsim.engine.replay.replay` does it (``contention``: attach the TDAM feature);
     returns (wall s, CPU s, task table)."""
     gc.collect()
     jt = JobTracker(workload, cluster, HadoopConf(), create_scheduler("fifo"), heartbeat_interval=interval, seed=seed)
@@ -105,7 +115,8 @@ def run(contention, workload, cluster, interval, seed, label, profile=False, cac
     if prof:
         prof.enable()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    jt.run()
+    with engine_gc():  # the GC setting mrsim.engine.replay runs the engine with
+        jt.run()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     if prof:
         prof.disable()
@@ -116,7 +127,8 @@ def run(contention, workload, cluster, interval, seed, label, profile=False, cac
     assert jt.tasks_done == workload.n_tasks, "not every task finished"
     assert result.tasks.finish_s.ge(result.tasks.start_s).all(), "a task finished before it started"
     print(f"{label:<22} wall {wall:7.3f} s  CPU {cpu:7.3f} s  events {s['events']:>9,}  events/s "
-          f"{s['events'] / wall:>9,.0f}  peak RSS {peak_rss_mb():6.0f} MB  makespan {s['makespan_s']:>12,.0f} s")
+          f"{s['events'] / wall:>9,.0f}  peak RSS {peak_rss_mb():6.0f} MB  makespan {s['makespan_s']:>12,.0f} s  "
+          f"digest {table_digest(result.tasks)}")
     if model is not None:
         st = model.contention_stats()
         lookups = st["hits"] + st["solves"]

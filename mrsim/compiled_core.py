@@ -48,6 +48,12 @@ COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.engine.preemption",
     "mrsim.engine.wakeups",
     "mrsim.engine.fifo_core",  # the FIFO plug-in's queues and heartbeat walk (the plug-in itself stays Python)
+    # TDAM (--contention tdam): the feature's per-node model and epochs, and the AMVA solver of a mix (the feature
+    # itself, its set-up and plug-in API stay Python; docs/performance.md, "TDAM")
+    "mrsim.engine.contention_core",
+    "mrsim.contention.amva",
+    # calibrated replays: the launch and report lags' draws (the calibration feature stays Python)
+    "mrsim.engine.lag_core",
     # YARN mode's heartbeat path (docs/yarn.md, "Performance"), its three schedulers included: they are not a plug-in
     # interface users subclass (create_yarn_scheduler picks one by name)
     "mrsim.engine.yarn.nodemanager",

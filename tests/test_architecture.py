@@ -206,8 +206,9 @@ def test_cycle_finder_reports_a_cycle() -> None:
 EVENT_LOOP_OWNERS = {
     "mrsim/engine/kernel.py": "the event kernel",
     "mrsim/studies/fluid": "the fluid model: a different model by design (no tasks or heartbeats)",
-    "mrsim/engine/features/contention.py": "not a clock: NodeContention.retire drains the tasks of one node's processor-"
-                                   "sharing heaps that end at the current instant (the kernel schedules the instant)",
+    "mrsim/engine/contention_core.py": "not a clock: NodeMix.retire (TDAM's compiled node model) drains the tasks of "
+                                       "one node's processor-sharing heaps that end at the current instant (the "
+                                       "kernel schedules the instant)",
 }
 
 

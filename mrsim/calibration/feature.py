@@ -52,9 +52,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from mrsim.calibration.model import KIND_INDEX, KINDS, Calibration, Distribution
+from mrsim.engine.lag_core import Draws, PlainLaunchLag, ReportLag
 from mrsim.rng import stream
 
 if TYPE_CHECKING:
@@ -85,8 +84,9 @@ class CalibrationFeature:
         self.carried_stalls = 0  # carried stalls replayed (map and reduce launches)
         self.carried_total = 0  # stalled tasks of the replayed jobs
         # One stream per term, so that switching a term off (ablations) leaves the others' draws unchanged.
-        self._launch_draws = _Draws(stream(seed, "calibration-launch"))
-        self._report_draws = _Draws(stream(seed, "calibration-report"))
+        # (batched; compiled with the engine core, mrsim.engine.lag_core, as the launch and report paths)
+        self._launch_draws = Draws(stream(seed, "calibration-launch"), _BATCH)
+        self._report_draws = Draws(stream(seed, "calibration-report"), _BATCH)
         none = Distribution.constant(0.0)
         self._launch: list[Distribution] = [calibration.launch_lag.get(k, none) for k in KINDS]
         # A setup/cleanup task without its own law uses the map law (it runs in a map slot's JVM).
@@ -105,8 +105,18 @@ class CalibrationFeature:
         self._stalls: dict[int, tuple[tuple[tuple[float, float], ...], tuple[tuple[float, float], ...]]] = {}
         self._reuse: dict[int, int] = {}  # job index -> reuse (only jobs with reuse != 1)
         self._jvm_count: dict[tuple[int, int, int], int] = {}  # (job, tracker, kind) -> tasks launched there
-        self.launches = 0
-        self.lag_s = 0.0
+        # launch lags drawn and their total (s), counted by the compiled sampler whichever path drew them
+        self._counter = PlainLaunchLag([list(d.quantiles) for d in self._launch], self._launch_draws)
+
+    @property
+    def launches(self) -> int:
+        """Launch lags drawn so far (carried stalls included)."""
+        return self._counter.launches
+
+    @property
+    def lag_s(self) -> float:
+        """Their total (s)."""
+        return self._counter.lag_s
 
     def attach(self, jt: "JobTracker") -> None:
         origin = jt.workload.origin_s
@@ -130,9 +140,12 @@ class CalibrationFeature:
             if reuse != 1:
                 self._reuse[job.index] = reuse
         if self.use_launch:
-            jt.launch_lag = self.launch_lag
+            if self._carried or self._reuse or self._stalls or self.use_localize:
+                jt.launch_lag = self.launch_lag
+            else:  # nothing per job or tracker: the compiled draw of the kind's law (what _lag would do)
+                jt.launch_lag = self._counter.launch_lag
         if self.use_report and jt.oob:
-            jt.report_lag = self.report_lag
+            jt.report_lag = ReportLag([list(d.quantiles) for d in self._report], self._report_draws).report_lag
         if self.use_aux:
             jt.aux_duration = self.aux_duration
 
@@ -195,8 +208,8 @@ class CalibrationFeature:
             lag = carried.pop((kind, self._last_task()), None)
             if lag is not None:
                 self.carried_stalls += 1
-                self.launches += 1
-                self.lag_s += lag
+                self._counter.launches += 1
+                self._counter.lag_s += lag
                 return lag
         reuse = self._reuse.get(job.index)
         if reuse is not None:
@@ -210,8 +223,8 @@ class CalibrationFeature:
             lag = self._localize(job, tracker, kind, lag)
         elif lag <= 0.0:
             lag = self._launch[kind].sample(self._launch_draws.next())
-        self.launches += 1
-        self.lag_s += lag
+        self._counter.launches += 1
+        self._counter.lag_s += lag
         return lag
 
     def _localize(self, job: "JobState", tracker: "TrackerState", kind: int, stall: float) -> float:
@@ -274,22 +287,3 @@ def _job_reuse(properties: object, default: int) -> int:
                     return default
                 return value if value == -1 or value >= 1 else 1
     return default
-
-
-class _Draws:
-    """Uniform draws from one named stream, generated in batches (O(1) amortised per draw, no per-draw numpy call)."""
-
-    __slots__ = ("rng", "values", "i")
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-        self.values: list[float] = []
-        self.i = 0
-
-    def next(self) -> float:
-        i = self.i
-        if i >= len(self.values):
-            self.values = self.rng.random(_BATCH).tolist()
-            i = 0
-        self.i = i + 1
-        return self.values[i]

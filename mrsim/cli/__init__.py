@@ -174,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from mrsim.io.limits import reset_limit_flags, set_limit_flag
     from mrsim.io.policy import set_cache, set_strict, set_verify
 
+    process_entry = argv is None  # the console script or ``python -m mrsim``, not a caller's main([...])
     argv = list(sys.argv[1:] if argv is None else argv)
     argv, flags, limits = _global_flags(argv)
     set_strict(flags["strict"])
@@ -189,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(chosen, load_all=False)
     args = parser.parse_args(argv)
+    args.process_entry = process_entry  # a command may end the process itself once its output is out (sweep)
     level = "error" if getattr(args, "quiet", False) else getattr(args, "log_level", "info")
     if level in ("warning", "error"):
         original = sys.stderr

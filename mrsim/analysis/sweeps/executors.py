@@ -10,17 +10,16 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import enum
-import logging
 import multiprocessing
 import os
 import threading
 import time
-import warnings
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
 from mrsim.analysis.sweeps.cells import Cell
-from mrsim.analysis.sweeps.forkserver import PRELOAD, dask_installed, forkserver_context, start_dask_forkserver
+from mrsim.analysis.sweeps.cluster_start import LOCAL_CLUSTER_CONFIG, ClusterStart, default_workers
+from mrsim.analysis.sweeps.forkserver import PRELOAD, dask_installed, forkserver_context
 from mrsim.analysis.sweeps.runner import CellOutcome, run_chunk
 from mrsim.errors import InputError
 
@@ -59,8 +58,7 @@ class Backend(Protocol):
     def close(self, cancel: bool) -> None: ...
 
 
-def _default_workers() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+_default_workers = default_workers
 
 
 def _mp_context() -> multiprocessing.context.BaseContext:
@@ -144,20 +142,6 @@ class LocalBackend:
         self._pool.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
-#: Dask settings for the LocalCluster mrsim starts (a cluster given by ``--address`` keeps its own). The fork
-#: server is the start method (:func:`~.forkserver.start_dask_forkserver`); the others turn off or slow periodic
-#: callbacks that feed Dask's dashboard and diagnostics, none of which a sweep uses. With Dask's defaults an idle
-#: 2-worker LocalCluster cost 48 ms of driver CPU and 98 ms of worker CPU per second on the 2-core development
-#: machine (7 % of its CPUs); with these 22 and 18 ms (docs/performance.md, "Sweeps on Dask").
-LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
-    "distributed.worker.multiprocessing-method": "forkserver",
-    "distributed.worker.profile.enabled": False,  # a stack sample of the task's thread every 10 ms
-    "distributed.admin.tick.interval": "500ms",  # event-loop health check, every 20 ms by default
-    "distributed.admin.system-monitor.interval": "2s",  # psutil samples for the dashboard, every 500 ms by default
-    "distributed.worker.memory.monitor-interval": "500ms",  # the nanny's RSS poll, every 100 ms by default
-}
-
-
 def _import_distributed() -> Any:
     """``dask.distributed``, or a one-line :class:`InputError` saying how to install it."""
     try:
@@ -168,13 +152,22 @@ def _import_distributed() -> Any:
     return distributed
 
 
+def distributed_client(distributed: Any, address: str) -> Any:
+    """A client of the Dask scheduler at ``address``, or a one-line :class:`InputError` when it cannot be reached."""
+    try:
+        return distributed.Client(address, timeout="15s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"--address {address}: cannot reach a Dask scheduler ({exc})") from None
+
+
 class DaskBackend:
     """A ``dask.distributed.Client`` on ``address``, or on a LocalCluster of ``workers`` single-threaded processes.
 
-    The LocalCluster starts in a background thread (:meth:`ready` says when its first worker is up), so that the
-    sweep driver runs cells itself meanwhile instead of waiting (``Sweep._dispatch``); its workers fork from a
-    preloaded fork server started first (:func:`~.forkserver.start_dask_forkserver`), and Dask is imported in that
-    thread too, so the driver's first cell does not wait for it. Every worker must be able to import ``mrsim``
+    The LocalCluster starts in a background thread (:class:`~.cluster_start.ClusterStart`), and :meth:`ready`
+    says when its first worker is up, so that the sweep driver runs cells itself meanwhile instead of waiting
+    (``Sweep._dispatch``); its workers fork from a preloaded fork server started first
+    (:func:`~.forkserver.start_dask_forkserver`), and Dask is imported in that thread too, so the driver's first
+    cell does not wait for it. Every worker must be able to import ``mrsim``
     (same version as the driver) and read the traces at the paths the spec names (a shared file system, or
     identical paths on every machine).
     """
@@ -188,11 +181,10 @@ class DaskBackend:
         if not dask_installed():
             _import_distributed()  # raises the one-line InputError (or, if the lookup was wrong, imports fine)
         self._distributed: Any = None
-        self._cluster: Any = None
         self._client: Any = None
+        self._start: ClusterStart | None = None
         self._error: BaseException | None = None
         self._up = threading.Event()
-        self._started = time.perf_counter()
         self.startup_s = 0.0
         self.slots = workers or _default_workers()
         self._address = address
@@ -201,62 +193,51 @@ class DaskBackend:
         self._futures: set[Any] = set()
         self._completed: Any = None
         if address:
+            started = time.perf_counter()
             self._distributed = _import_distributed()
-            self._connect()
-        else:
-            start_dask_forkserver()
-            threading.Thread(target=self._connect, name="mrsim-dask-start", daemon=True).start()
-
-    def _connect(self) -> None:
-        try:
-            if self._address:
-                distributed = self._distributed
-                try:
-                    self._client = distributed.Client(self._address, timeout="15s", set_as_default=False)
-                except (OSError, TimeoutError) as exc:
-                    raise InputError(f"--address {self._address}: cannot reach a Dask scheduler ({exc})") from None
-            else:
-                self._distributed = distributed = _import_distributed()
-                import dask
-
-                # our fork server is running: Dask must not set its own preload list for it
-                distributed.utils._forkserver_preload_set = True
-                # the scheduler's HTTP server (no dashboard) falls back to a random port when another cluster on
-                # the machine holds 8787; the sweep never uses it, so the user is not told
-                warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
-                # only while this cluster starts (the nannies and the scheduler read it then): the user's other
-                # clusters keep their own settings
-                with dask.config.set(LOCAL_CLUSTER_CONFIG):
-                    self._cluster = distributed.LocalCluster(n_workers=self.slots, threads_per_worker=1,
-                                                             processes=True, dashboard_address=None,
-                                                             silence_logs=logging.ERROR)
-                self._client = distributed.Client(self._cluster, set_as_default=False)
-            self._client.wait_for_workers(1, timeout=60)
-            if self._address:  # a LocalCluster keeps the worker count it was asked for while the rest start
-                self.slots = max(1, sum(self._client.nthreads().values()))
-            where = self._address or "LocalCluster"
-            self.name = f"dask ({where}, {self.slots} thread{'s' if self.slots > 1 else ''})"
-            # one completion queue for the whole sweep: O(1) per finished task (a fresh wait() per call is
-            # O(in flight))
-            self._completed = distributed.as_completed(loop=self._client.loop, raise_errors=False)
-        except BaseException as exc:  # re-raised in the driver's thread by ready() / submit()
-            self._error = exc
-        finally:
-            self.startup_s = time.perf_counter() - self._started
+            try:
+                self._client = distributed_client(self._distributed, address)
+                self._client.wait_for_workers(1, timeout=60)
+            finally:
+                self.startup_s = time.perf_counter() - started
+            # a LocalCluster keeps the worker count it was asked for while the rest start; a cluster by address
+            # has what it has
+            self.slots = max(1, sum(self._client.nthreads().values()))
+            self.name = f"dask ({address}, {self.slots} thread{'s' if self.slots > 1 else ''})"
+            self._completed = self._distributed.as_completed(loop=self._client.loop, raise_errors=False)
             self._up.set()
-        if self._error is not None and self._address:
-            raise self._error
+        else:
+            self._start = ClusterStart(self.slots)
+
+    def _adopt(self) -> None:
+        """Take over the started cluster's client (in the driver's thread, once it is up)."""
+        start = self._start
+        assert start is not None
+        self.startup_s = start.startup_s
+        if start.error is not None:
+            self._error = start.error
+            if isinstance(start.error, ImportError):
+                _import_distributed()  # the one-line InputError
+            return
+        self._distributed, self._client = start.distributed, start.client
+        # one completion queue for the whole sweep: O(1) per finished task (a fresh wait() per call is
+        # O(in flight))
+        self._completed = self._distributed.as_completed(loop=self._client.loop, raise_errors=False)
+        self._up.set()
 
     def ready(self) -> bool:
         """Whether the cluster is up (a start-up error is raised here)."""
-        if not self._up.is_set():
-            return False
+        if not self._up.is_set() and self._error is None:
+            if self._start is None or not self._start.up.is_set():
+                return False
+            self._adopt()
         if self._error is not None:
             raise self._error
         return True
 
     def submit(self, cells: Sequence[Cell]) -> Any:
-        self._up.wait()
+        if self._start is not None:
+            self._start.up.wait()
         self.ready()
         fut = self._client.submit(run_chunk, tuple(cells), pure=False)
         self._futures.add(fut)
@@ -272,15 +253,14 @@ class DaskBackend:
         return future.result()
 
     def close(self, cancel: bool) -> None:
-        self._up.wait()
         with contextlib.suppress(Exception):  # best effort: the scheduler may already be gone
-            if cancel and self._futures:
+            if cancel and self._futures and self._client is not None:
                 self._client.cancel(list(self._futures))
-            if self._client is not None:
-                self._client.close()
-        if self._cluster is not None:
+        if self._start is not None:
+            self._start.close()  # its client and LocalCluster (waits for a start still under way)
+        elif self._client is not None:
             with contextlib.suppress(Exception):
-                self._cluster.close()
+                self._client.close()
 
 
 @contextlib.contextmanager

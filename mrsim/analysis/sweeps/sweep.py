@@ -89,13 +89,19 @@ class Sweep:
                 computed, chunks = self._dispatch(backend, todo, chunk_size, progress)
                 finished = time.perf_counter()  # before the executor's shutdown, which is not throughput
                 startup = max(startup, getattr(backend, "startup_s", 0.0))  # Dask: started in the background
+                written = self._write_if_complete()  # before the shutdown: the user's results come first
+        else:
+            written = self._write_if_complete()
         wall = finished - started
-        self.todo = tuple(c for c in self.cells if c.cell_id not in self.records)
-        written: tuple[str, ...] = ()
-        if not self.todo:
-            table = results_table(self.cells, self.records)
-            written = tuple(str(p) for p in write_results(table, self.output, self._spec_record(), self.csv))
         return SweepStats(len(self.cells), reused, computed, chunks, wall, startup, name, not self.todo, written)
+
+    def _write_if_complete(self) -> tuple[str, ...]:
+        """Write the table (and its spec record) if every cell of the plan is done; the files written."""
+        self.todo = tuple(c for c in self.cells if c.cell_id not in self.records)
+        if self.todo:
+            return ()
+        table = results_table(self.cells, self.records)
+        return tuple(str(p) for p in write_results(table, self.output, self._spec_record(), self.csv))
 
     def _dispatch(self, backend: Any, todo: tuple[Cell, ...], chunk_size: int | None,
                   progress: Callable[[int], None] | None) -> tuple[int, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mrsim.cli.flags import add_renamed
 
 import argparse
+import contextlib
 import sys
 
 import orjson
@@ -45,12 +46,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.executor == "dask" and not args.address and not args.dry_run:
+    local_cluster = args.executor == "dask" and not args.address and not args.dry_run
+    if local_cluster:
         from mrsim.analysis.sweeps.forkserver import start_dask_forkserver
 
         # first, so that the workers' fork server imports Dask and the engines on another core while this process
         # imports the sweep modules and reads the spec (docs/performance.md, "Sweeps on Dask")
         start_dask_forkserver()
+    code = _run(args)
+    if local_cluster and getattr(args, "process_entry", False):
+        # The results are written and the cluster closed: skip the interpreter's teardown of Dask, tornado and
+        # their threads (about 1 s on the loaded 2-core development machine, where the local pool's exit took 0.4 s)
+        _exit_now(code)
+    return code
+
+
+def _exit_now(code: int) -> None:
+    """End the process with ``code`` now, output flushed, without the interpreter's teardown."""
+    import logging
+    import os
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+def _run(args: argparse.Namespace) -> int:
     from mrsim.analysis.sweeps import ExecutorKind, ExecutorOptions, load_spec, open_sweep
     from mrsim.cli.render import progress_bar
     from mrsim.errors import InputError

@@ -1,0 +1,682 @@
+"""The TDAM feature's hot path, compiled with the engine core: the per-node model and the epoch bookkeeping.
+
+:class:`NodeMix` (one TaskTracker's running tasks under the Epochs rule, dissertation chapter 5, Algorithm 7,
+eq. 5.3) and :class:`EpochCore` (each node's one live completion event, the end-of-event re-solve of changed
+nodes, the retirement of finished tasks) are what ``--contention tdam`` runs per task and per epoch. The feature
+itself (:class:`mrsim.engine.features.contention.ContentionFeature`: set-up, validation, the plug-in API, reduces'
+shuffles, kills) stays a plain Python class that users read; this module is its hot path, compiled by mypyc like
+``fifo_core`` serves the FIFO plug-in (issue 18: with the engine compiled, the interpreted model cost about 9x a
+plain replay with six demand shapes; ``docs/performance.md``, "TDAM"). Nothing here is a plug-in API beyond what
+:class:`NodeMix` documents as queries.
+
+The mixes themselves are solved by :class:`mrsim.contention.MixCache` (interpreted; a solve happens on about one
+epoch in fifty), looked up here by the node's dense count vector.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from heapq import heappush
+from typing import TYPE_CHECKING, Any, Final, Iterator, Sequence
+
+from mrsim.contention.node import layout_vector
+from mrsim.engine.events import ORDER_TASK_DONE
+from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.engine.jobtracker import JobTracker
+
+#: Tasks predicted to end within this relative window of each other end together (as NodeContention's tie rule).
+TIE_RTOL: Final = 1e-10
+
+#: Entries of a node type's shape memo (unit vectors -> shape id) before it is cleared (per-task counter
+#: demands make every unrounded unit vector new).
+_SHAPE_MEMO_LIMIT: Final = 100_000
+
+
+class Solved:
+    """A solved mix as the hot path reads it: the shape ids present (ascending), the stretch of each (wall s per s
+    of demand) and the per-resource utilization (``NodeSpec.resources`` order)."""
+
+    def __init__(self, sids: list[int], stretch: list[float], util: tuple[float, ...]) -> None:
+        self.sids = sids
+        self.stretch = stretch
+        self.util = util
+
+
+class MixTable:
+    """The solved mixes of one node type, keyed as the engine holds them, in compiled dicts: ``(shape id, count)``
+    for a one-shape mix, the dense count vector otherwise. A miss asks the type's
+    :class:`~mrsim.contention.MixCache` (which solves, or finds the mix in its own memo and counts a hit), so the
+    hit and solve counters add up as before: :attr:`hits` counts the lookups answered here. With
+    ``memoize=False`` nothing is kept (every lookup reaches the cache, which then solves afresh). Cleared, like the
+    cache's memo, when it holds ``max_entries`` mixes."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache: Any = cache
+        self.memoize: bool = bool(cache.memoize)
+        self.limit: int = int(cache.max_entries)
+        self.one: dict[tuple[int, int], Solved] = {}
+        self.many: dict[tuple[int, ...], Solved] = {}
+        self.hits = 0
+
+    def solve_one(self, sid: int, count: int) -> Solved:
+        """The mix of ``count`` tasks of shape ``sid``."""
+        key = (sid, count)
+        hit = self.one.get(key)
+        if hit is not None:
+            self.hits += 1
+            return hit
+        entry = self.cache.solve((key,))
+        solved = Solved([sid], [float(x) for x in entry.stretch], tuple(entry.utilization))
+        if self.memoize:
+            if len(self.one) >= self.limit:
+                self.one.clear()
+            self.one[key] = solved
+        return solved
+
+    def solve_counts(self, counts: tuple[int, ...]) -> Solved:
+        """The mix of ``counts[sid]`` tasks of each shape ``sid`` (no trailing zeros, two shapes or more)."""
+        hit = self.many.get(counts)
+        if hit is not None:
+            self.hits += 1
+            return hit
+        sids, entry = self.cache.solve_counts(counts)
+        solved = Solved([int(x) for x in sids], [float(x) for x in entry.stretch], tuple(entry.utilization))
+        if self.memoize:
+            if len(self.many) >= self.limit:
+                self.many.clear()
+            self.many[counts] = solved
+        return solved
+
+
+class _Group:
+    """Running tasks of one demand shape on one node (eq. 5.3: they all lose residual size at one rate)."""
+
+    def __init__(self) -> None:
+        self.count: int = 0
+        self.virtual: float = 0.0  # size units accomplished by every task of the shape since the group was created
+        self.stretch: float = math.inf  # wall seconds per size unit under the current mix
+        self.heap: list[tuple[float, int, int]] = []  # (virtual finish, seq, gid), stale entries pruned lazily
+
+
+class NodeMix:
+    """Running tasks of one node and their completions under the Epochs rule (Algorithm 7, eq. 5.3).
+
+    A task's demand vector ``d`` (s per ``NodeSpec.resources``) is ``size * u`` with ``size = sum(d)`` and ``u``
+    its shape. With one job per AMVA class the Schweitzer queue lengths do not depend on ``size``, so a mix solves
+    per shape (population = count) from the shared :class:`~mrsim.contention.MixCache`, and a task's remaining
+    wall time is ``residual_size * stretch[shape]``. Each shape keeps a virtual clock; a task's virtual finish is
+    ``clock_at_start + size``. Time only moves forward; the caller guarantees no task finishes unseen between two
+    calls (the engine queues an event at :meth:`next_completion`).
+
+    Keys are the engine's task gids. Costs: :meth:`add`, :meth:`remove` O(log n + shapes) (plus a solve when time
+    next moves after a change and the mix is not cached); :meth:`next_completion` O(shapes); :meth:`retire`
+    O(shapes + finished x log n).
+    """
+
+    def __init__(self, cache: Any, shape_memo: dict[tuple[float, ...], int] | None = None,
+                 table: MixTable | None = None) -> None:
+        #: the node type's :class:`~mrsim.contention.MixCache` (shared by every node of that type)
+        self.cache: Any = cache
+        #: its solved mixes in the engine's keys (share one per cache between nodes, like ``shape_memo``)
+        self.table: MixTable = table if table is not None else MixTable(cache)
+        self.memoize: bool = bool(cache.memoize)
+        # Rounded unit vector -> shape id, as MixCache.shape_of keys it; share one per cache between nodes.
+        self.sids: dict[tuple[float, ...], int] = shape_memo if shape_memo is not None else {}
+        self.digits: int = cache.shape_digits
+        # Shape id of CPU-only demands (the fallback's shape), interned once: skips shape_of's rounding.
+        self.cpu_only: int = cache.shape_of((1.0,) + (0.0,) * (cache.spec.width - 1))[0]
+        # The last solve with one shape: (shape id, count) and its entry (-1: none yet)
+        self.last_sid: int = -1
+        self.last_count: int = 0
+        self.last_entry: Solved | None = None
+        self.now: float = 0.0
+        self.groups: dict[int, _Group] = {}
+        self.tasks: dict[int, tuple[int, float, int]] = {}  # gid -> (shape id, virtual finish, seq)
+        self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
+        self.dirty: bool = False
+        self.seq: int = 0
+        self.stale: int = 0  # heap entries of killed tasks not yet pruned: while 0, every heap top is a live task
+        # Running tasks per shape id, dense, no trailing zeros: the canonical mix key of MixCache.solve_counts.
+        self.counts: list[int] = []
+        self.util: tuple[float, ...] = (0.0,) * cache.spec.n_resources
+
+    def __len__(self) -> int:
+        return len(self.tasks) + len(self.instant)
+
+    def __contains__(self, gid: int) -> bool:
+        return gid in self.tasks or gid in self.instant
+
+    # ----------------------------------------------------------------- changes
+
+    def add(self, gid: int, demand: Sequence[float], now: float) -> None:
+        """Start task ``gid`` at ``now`` with a valid demand vector (finite, non-negative, ``spec.width`` long)."""
+        if len(demand) == 2:  # (cpu, disk): the default node with one disk
+            self.add_cpu_disk(gid, demand[0], demand[1], now)
+            return
+        if now != self.now:
+            self._accrue(now)
+        self.seq += 1
+        if not any(demand):
+            self.instant.append(gid)
+            return
+        elif demand[0] > 0.0 and not any(demand[1:]):
+            sid, size = self.cpu_only, demand[0]
+        else:
+            sid, size = self._shape(demand)
+        self._join(gid, sid, size)
+
+    def add_cpu_disk(self, gid: int, cpu: float, disk: float, now: float) -> None:
+        """:meth:`add` of the vector ``(cpu, disk)`` (a node with one disk and no memory layer) without building it:
+        the engine's common case."""
+        if now != self.now:
+            self._accrue(now)
+        self.seq += 1
+        if disk == 0.0:
+            if cpu == 0.0:
+                self.instant.append(gid)
+                return
+            sid, size = self.cpu_only, cpu
+        else:
+            size = cpu + disk  # fsum for two terms (both exactly rounded)
+            raw = (cpu / size, disk / size)
+            sid = self.sids.get(raw, -1)
+            if sid < 0:
+                sid = self._intern(raw, (cpu, disk))
+        self._join(gid, sid, size)
+
+    def _join(self, gid: int, sid: int, size: float) -> None:
+        """Task ``gid`` of shape ``sid`` and total demand ``size`` (s) joins the mix (the clock is already at now)."""
+        g = self.groups.get(sid)
+        if g is None:
+            g = self.groups[sid] = _Group()
+        finish_v = g.virtual + size
+        g.count += 1
+        counts = self.counts
+        if sid >= len(counts):
+            counts.extend([0] * (sid + 1 - len(counts)))
+        counts[sid] += 1
+        heappush(g.heap, (finish_v, self.seq, gid))
+        self.tasks[gid] = (sid, finish_v, self.seq)
+        self.dirty = True
+
+    def remove(self, gid: int, now: float) -> float:
+        """Take a running task off the node at ``now`` (a kill); return its residual size (s of demand)."""
+        self._accrue(now)
+        if gid in self.instant:
+            self.instant.remove(gid)
+            return 0.0
+        sid, finish_v, _ = self.tasks.pop(gid)
+        g = self.groups[sid]
+        residual = max(0.0, finish_v - g.virtual)
+        g.count -= 1
+        self._uncount(sid)
+        if g.count == 0:
+            del self.groups[sid]
+            self.stale -= len(g.heap) - 1  # the heap goes with the group: its other entries were stale already
+        else:
+            self.stale += 1  # the heap entry stays behind; next_completion prunes it
+        self.dirty = True
+        return residual
+
+    def retire(self, now: float) -> list[int]:
+        """Advance to ``now`` and take off every task that ends by ``now`` (within :data:`TIE_RTOL`), in start
+        order. The caller calls this at :meth:`next_completion` times, so they all end at ``now``."""
+        self._accrue(now)
+        if not self.stale and not self.instant:  # the common case: every heap top is a live task
+            window = TIE_RTOL * max(1.0, abs(now))
+            tasks, counts, groups = self.tasks, self.counts, self.groups
+            ended: list[tuple[int, int]] = []
+            emptied = []
+            for sid, g in groups.items():
+                heap = g.heap
+                virtual, stretch = g.virtual, g.stretch
+                if (heap[0][0] - virtual) * stretch > window:
+                    continue
+                while heap and (heap[0][0] - virtual) * stretch <= window:
+                    _, seq, gid = heapq.heappop(heap)
+                    del tasks[gid]
+                    ended.append((seq, gid))
+                    g.count -= 1
+                    counts[sid] -= 1
+                if not g.count:
+                    emptied.append(sid)
+            if not ended:
+                return []
+            for sid in emptied:
+                del groups[sid]
+            while counts and not counts[-1]:
+                counts.pop()
+            self.dirty = True
+            if len(ended) == 1:
+                return [ended[0][1]]
+            ended.sort()
+            return [gid for _, gid in ended]
+        done: list[tuple[int, int]] = []
+        if self.instant:
+            done = [(0, gid) for gid in self.instant]
+            self.instant.clear()
+        window = TIE_RTOL * max(1.0, abs(now))
+        tasks = self.tasks
+        counts = self.counts
+        finished = []
+        for sid, g in self.groups.items():
+            heap = g.heap
+            virtual, stretch = g.virtual, g.stretch
+            while heap:
+                finish_v, seq, gid = heap[0]
+                if self.stale:
+                    t = tasks.get(gid)
+                    if t is None or t[2] != seq:
+                        heapq.heappop(heap)
+                        self.stale -= 1
+                        continue
+                if (finish_v - virtual) * stretch > window:
+                    break
+                heapq.heappop(heap)
+                del tasks[gid]
+                g.count -= 1
+                counts[sid] -= 1
+                done.append((seq, gid))
+            if g.count == 0:
+                finished.append(sid)
+                self.stale -= len(heap)  # whatever is left behind belonged to killed tasks
+        while counts and not counts[-1]:
+            counts.pop()
+        for sid in finished:
+            del self.groups[sid]
+        if finished or (done and done[-1][0]):  # a running task left the mix (instant ones never joined it)
+            self.dirty = True
+        if len(done) > 1:
+            done.sort()
+        return [gid for _, gid in done]
+
+    # ----------------------------------------------------------------- queries
+
+    def next_completion(self) -> float:
+        """Earliest predicted completion under the current mix (s), ``now`` for a zero-demand task, INF if idle."""
+        if self.instant:
+            return self.now
+        if self.dirty:
+            self._solve()
+        best = INF
+        tasks = self.tasks
+        for g in self.groups.values():
+            heap = g.heap
+            while self.stale:  # a live group has at least one live entry
+                finish_v, seq, gid = heap[0]
+                t = tasks.get(gid)
+                if t is not None and t[2] == seq:
+                    break
+                heapq.heappop(heap)
+                self.stale -= 1
+            when = (heap[0][0] - g.virtual) * g.stretch
+            if when < best:
+                best = when
+        return self.now + best if best < INF else INF
+
+    def completion_times(self) -> Iterator[tuple[int, float]]:
+        """``(gid, predicted finish)`` of every task if the mix stays as it is. O(n)."""
+        if self.dirty:
+            self._solve()
+        now = self.now
+        for gid in self.instant:
+            yield gid, now
+        groups = self.groups
+        for gid, (sid, finish_v, _) in self.tasks.items():
+            g = groups[sid]
+            yield gid, now + max(0.0, finish_v - g.virtual) * g.stretch
+
+    def utilization(self) -> tuple[float, ...]:
+        """Per-resource utilization of the current mix (``spec.resources`` order; CPU = fraction of cores busy)."""
+        if self.dirty:
+            self._solve()
+        return self.util
+
+    def predicted_utilization(self, extra: Sequence[float]) -> tuple[float, ...]:
+        """Utilization with one more task of demand ``extra`` (s): Algorithm 9's ``maxUtilizedResourceValue(
+        task.demands)`` before the max. Leaves the node unchanged. O(shapes log shapes) on a cache hit."""
+        if not any(extra):
+            return self.utilization()
+        sid, _ = self._shape(extra)
+        counts = {s: g.count for s, g in self.groups.items()}
+        counts[sid] = counts.get(sid, 0) + 1
+        return self.cache.solve(tuple(sorted(counts.items()))).utilization
+
+    # ----------------------------------------------------------------- internals
+
+    def _shape(self, demand: Sequence[float]) -> tuple[int, float]:
+        """``MixCache.shape_of`` with a memo in front: same key (the unit vector rounded to the cache's digits),
+        hence the same shape id, without re-interning. ``a + b`` is ``fsum`` for two terms (both exactly rounded)."""
+        raw: tuple[float, ...]
+        if len(demand) == 2:
+            size = demand[0] + demand[1]
+            raw = (demand[0] / size, demand[1] / size)
+        else:
+            size = math.fsum(demand)
+            raw = tuple([d / size for d in demand])
+        # The unrounded unit vector first: rounding is a function of it, so the answer is the same, and a lookup
+        # costs a tenth of rounding every entry (tasks of a job usually share their unit vector exactly).
+        sid = self.sids.get(raw, -1)
+        if sid < 0:
+            sid = self._intern(raw, tuple(demand))
+        return sid, size
+
+    def _intern(self, raw: tuple[float, ...], demand: tuple[float, ...]) -> int:
+        """Shape id of a unit vector ``raw`` not in the memo yet (of the demand vector ``demand``); memoises it."""
+        sids = self.sids
+        key = tuple([round(x, self.digits) for x in raw])
+        sid = sids.get(key, -1)
+        if sid < 0:
+            sid = self.cache.shape_of(demand)[0]
+        if len(sids) >= _SHAPE_MEMO_LIMIT:
+            sids.clear()  # a memo only: MixCache keeps the shape ids
+        sids[key] = sids[raw] = sid
+        return sid
+
+    def _solve(self) -> None:
+        self.dirty = False
+        groups = self.groups
+        if not groups:
+            self.util = (0.0,) * self.cache.spec.n_resources
+            return
+        if len(groups) == 1:
+            entry = self._solve_one()
+        else:
+            entry = self.table.solve_counts(tuple(self.counts))  # the canonical mix: no sort, no pairs
+            sids, stretch = entry.sids, entry.stretch
+            for k in range(len(sids)):
+                groups[sids[k]].stretch = stretch[k]
+        self.util = entry.util
+
+    def _solve_one(self) -> Solved:
+        """The mix of the node's one shape, from the last solve when it is the same (common with few slots);
+        sets the group's stretch and returns the entry."""
+        for sid, g in self.groups.items():
+            count = g.count
+            last = self.last_entry
+            if last is not None and sid == self.last_sid and count == self.last_count:
+                entry = last
+            else:
+                entry = self.table.solve_one(sid, count)
+                if self.memoize:
+                    self.last_sid, self.last_count, self.last_entry = sid, count, entry
+            g.stretch = entry.stretch[0]
+            return entry
+        raise AssertionError("_solve_one needs exactly one shape")
+
+    def _solve_next(self) -> float:
+        """:meth:`_solve`, then the wall time from :attr:`now` to the earliest completion (INF when idle), found in
+        the same pass over the shapes. Only when no heap holds stale entries and no zero-demand task waits."""
+        self.dirty = False
+        groups = self.groups
+        if not groups:
+            self.util = (0.0,) * self.cache.spec.n_resources
+            return INF
+        if len(groups) == 1:
+            entry = self._solve_one()
+            self.util = entry.util
+            for g in groups.values():
+                return (g.heap[0][0] - g.virtual) * g.stretch
+        entry = self.table.solve_counts(tuple(self.counts))
+        sids, stretches = entry.sids, entry.stretch
+        best = INF
+        for k in range(len(sids)):
+            g = groups[sids[k]]
+            stretch = stretches[k]
+            g.stretch = stretch
+            w = (g.heap[0][0] - g.virtual) * stretch
+            if w < best:
+                best = w
+        self.util = entry.util
+        return best
+
+    def _uncount(self, sid: int) -> None:
+        counts = self.counts
+        counts[sid] -= 1
+        while counts and not counts[-1]:
+            counts.pop()
+
+    def _accrue(self, now: float) -> None:
+        dt = now - self.now
+        if dt > 0.0:
+            if self.dirty:
+                self._solve()  # the mix that held since the last change
+            for g in self.groups.values():
+                g.virtual += dt / g.stretch  # eq. 5.3: every task of the shape accomplishes d(E)/stretch
+            self.now = now
+        elif dt < -1e-9 * max(1.0, abs(now)):
+            raise ValueError(f"time went backwards on a node: {now!r} < {self.now!r}")
+
+    def _check(self) -> None:
+        """Invariants, for tests: counts match tasks, every task is in its heap, residuals within [0, size]."""
+        per_shape: dict[int, int] = {}
+        for gid, (sid, finish_v, seq) in self.tasks.items():
+            per_shape[sid] = per_shape.get(sid, 0) + 1
+            g = self.groups[sid]
+            assert (finish_v, seq, gid) in g.heap, f"task {gid} missing from its shape heap"
+            assert finish_v - g.virtual >= -1e-9 * max(1.0, finish_v), f"task {gid} ran past its demand unseen"
+        assert per_shape == {sid: g.count for sid, g in self.groups.items()}, "shape counts disagree with tasks"
+        assert per_shape == {sid: n for sid, n in enumerate(self.counts) if n}, "dense counts disagree with tasks"
+        assert not self.counts or self.counts[-1], "dense counts end with a zero"
+        assert not set(self.instant) & set(self.tasks), "a task is both instant and running"
+        live = sum(len(g.heap) for g in self.groups.values())
+        assert live - len(self.tasks) == self.stale, "stale heap entries miscounted"
+
+
+
+
+# --------------------------------------------------------------------------------------------- the epochs
+
+
+class EpochCore:
+    """Per node: its one live completion event (time and tombstone stamp), whether its mix changed in the current
+    engine event, and the end-of-event re-solve (Algorithm 7's epoch boundary) of the nodes that changed.
+
+    ``nodes`` are the feature's :class:`NodeMix` per TaskTracker; ``speed``, ``disks`` and ``layout`` (a
+    :class:`~mrsim.contention.NodeSpec` for nodes whose vectors :func:`layout_vector` builds, else None) give the
+    demand vectors; ``eager``: publish predicted finishes into the jobs' ``map_finish`` / ``reduce_finish`` at every
+    epoch (schedulers that read them), else only mark the node for :meth:`ContentionFeature.publish_predictions`.
+    The feature registers :meth:`on_node_done` as an event kind and sets :attr:`ev_node_done` to it, sets
+    :attr:`ev_shuffle_end` to its shuffle-end kind, and fills :attr:`map_rows` / :attr:`reduce_rows` as jobs arrive.
+
+    Costs per epoch on a node: one mix lookup (an AMVA solve on a cache miss) plus O(tasks on the node) to publish
+    predictions when eager; per launch O(log n + shapes); per completion O(shapes).
+    """
+
+    def __init__(self, jt: JobTracker, nodes: list[NodeMix], speed: list[float], disks: list[int],
+                 layout: list[Any], eager: bool) -> None:
+        n = len(nodes)
+        self.jt = jt
+        self.nodes = nodes
+        self.speed = speed
+        self.disks = disks
+        self.layout = layout
+        self.eager = eager
+        self.ev_node_done = -1
+        self.ev_shuffle_end = -1
+        # job index -> per task (cpu_s, disk_s, memory_s), while the job runs
+        self.map_rows: dict[int, list[tuple[float, float, float]]] = {}
+        self.reduce_rows: dict[int, list[tuple[float, float, float]]] = {}
+        self.shuffling: list[int] = [0] * n  # reduces holding a slot but not yet loading the node
+        self.shuffle_pending: set[int] = set()  # reduce gids with a live shuffle-end event
+        self.mix_waiters: set[int] = set()  # trackers parked until their node's mix changes (CA-FIFO)
+        self.stamp: list[int] = [0] * n  # tombstone of each node's completion event
+        self.next: list[float] = [INF] * n  # time of each node's live completion event (INF: none)
+        self.dirty: list[int] = []  # nodes whose mix changed in the current engine event
+        self.is_dirty: list[bool] = [False] * n
+        self.unpublished: set[int] = set()  # nodes whose predictions were not published since they changed
+        self.epochs = 0  # node re-solves (ends of epochs on a node)
+
+    def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        """The JobTracker's ``finish_model``: instead of the trace completion the engine would queue, a map joins
+        its node's mix now; a reduce from its shuffle end (the engine set ``reduce_shuffle_end``: launch + typical
+        shuffle, or the map stage's first-shuffle end)."""
+        i = gid & TASK_MASK
+        ti = tracker.index
+        if gid & REDUCE_BIT:
+            self.shuffle_until(job, gid, ti, job.reduce_shuffle_end[i])
+            return
+        cpu, disk, mem = self.map_rows[job.index][i]
+        if job.host_cache is not None:  # split locations known: the plain replay's locality slowdown applies
+            factor = self.locality_factor(job, i)
+            cpu, disk, mem = cpu * factor, disk * factor, mem * factor
+        self.contend(ti, gid, cpu, disk, mem)
+
+    def heartbeat(self, tracker: TrackerState) -> None:
+        """The ``on_heartbeat`` hook: a tracker parked until its mix changes decides afresh at its heartbeat (and
+        may park again)."""
+        if self.mix_waiters:
+            self.mix_waiters.discard(tracker.index)
+
+    def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        """The ``on_launch`` hook: a reduce holds its slot and loads the node only from its shuffle end."""
+        if gid & REDUCE_BIT:
+            self.shuffling[tracker.index] += 1
+
+    def locality_factor(self, job: JobState, i: int) -> float:
+        """The duration factor a plain replay applies to this map (rack-local / off-switch slowdown), applied to
+        its demand vector instead: ``1.0`` for jobs without split locations known to the cluster."""
+        levels = job.map_locality
+        if not len(levels) or job.host_cache is None:
+            return 1.0
+        level = levels[i]
+        if level == 2:
+            return self.jt.rack_local_slowdown
+        if level == 3:
+            return self.jt.off_switch_slowdown
+        return 1.0
+
+    def shuffle_until(self, job: JobState, gid: int, ti: int, shuffle_end: float) -> None:
+        """A reduce counted in :attr:`shuffling` loads its node from ``shuffle_end`` on (now, or by an event)."""
+        kernel = self.jt.kernel
+        if shuffle_end <= kernel.now:
+            self.shuffling[ti] -= 1
+            cpu, disk, mem = self.reduce_rows[job.index][gid & TASK_MASK]
+            self.contend(ti, gid, cpu, disk, mem)
+            return
+        self.shuffle_pending.add(gid)
+        kernel.schedule(shuffle_end, ORDER_TASK_DONE, self.ev_shuffle_end, ti, gid)
+
+    def contend(self, ti: int, gid: int, cpu: float, disk: float, mem: float) -> None:
+        """Task ``gid`` loads node ``ti`` from now with ``cpu``, ``disk`` and ``memory`` seconds of demand (before the
+        node's speed); the node is re-solved at the end of the event."""
+        now = self.jt.kernel.now
+        layout = self.layout[ti]
+        if layout is None and self.disks[ti] == 1:  # the common case: (cpu + memory, disk) / speed
+            speed = self.speed[ti]
+            self.nodes[ti].add_cpu_disk(gid, (cpu + mem if mem else cpu) / speed, disk / speed, now)
+        else:
+            self.nodes[ti].add(gid, self.vector(ti, cpu, disk, mem), now)
+        self.mark(ti)
+
+    def vector(self, ti: int, cpu: float, disk: float, mem: float) -> tuple[float, ...]:
+        """Demand vector on node ``ti`` (``NodeSpec.demand_names``): without a memory layer ``(cpu + memory,
+        disk0, ...)``, disk striped evenly, everything divided by speed (:func:`layout_vector`, inlined)."""
+        speed = self.speed[ti]
+        layout = self.layout[ti]
+        if layout is not None:
+            vec: tuple[float, ...] = layout_vector(layout, cpu, disk, mem, speed)
+            return vec
+        if mem:
+            cpu = cpu + mem
+        d = self.disks[ti]
+        if d == 1:
+            return (cpu / speed, disk / speed)
+        if d == 0:
+            return (cpu / speed,)  # the feature rejected disk demand on diskless nodes
+        share = disk / d / speed
+        return (cpu / speed,) + (share,) * d
+
+    def mark(self, ti: int) -> None:
+        if not self.is_dirty[ti]:
+            self.is_dirty[ti] = True
+            self.dirty.append(ti)
+
+    def end_of_event(self) -> None:
+        """The JobTracker's ``after_event`` hook: end the epoch of every node changed in this event."""
+        if self.dirty:
+            self.flush()
+
+    def on_node_done(self, now: float, order: int, ti: int, stamp: int) -> None:
+        """The node's earliest predicted completion is due: retire every task that ends now, as the engine
+        retires a trace completion (task mode: applied at once; heartbeat mode: reported at the next heartbeat)."""
+        if stamp != self.stamp[ti]:
+            return  # the mix changed after this event was queued
+        self.next[ti] = INF
+        jt = self.jt
+        jobs = jt.jobs
+        for gid in self.nodes[ti].retire(now):
+            job = jobs[gid >> JOB_SHIFT]
+            if gid & REDUCE_BIT:
+                job.reduce_finish[gid & TASK_MASK] = now
+            else:
+                job.map_finish[gid & TASK_MASK] = now
+            jt.task_done(now, order, ti, gid)
+        self.mark(ti)
+
+    def publish(self, ti: int) -> None:
+        """Write node ``ti``'s predicted finishes into its tasks' ``map_finish`` / ``reduce_finish``. O(tasks)."""
+        jobs = self.jt.jobs
+        for gid, finish in self.nodes[ti].completion_times():
+            job = jobs[gid >> JOB_SHIFT]
+            if gid & REDUCE_BIT:
+                job.reduce_finish[gid & TASK_MASK] = finish
+            else:
+                job.map_finish[gid & TASK_MASK] = finish
+
+    def flush(self) -> None:
+        """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions (or
+        leave them for :meth:`ContentionFeature.publish_predictions` when the scheduler does not read them)."""
+        kernel = self.jt.kernel
+        now = kernel.now
+        jobs = self.jt.jobs
+        nodes, nexts, stamps, is_dirty = self.nodes, self.next, self.stamp, self.is_dirty
+        dirty = self.dirty
+        self.epochs += len(dirty)
+        eager = self.eager
+        for ti in dirty:
+            is_dirty[ti] = False
+            node = nodes[ti]
+            t = INF
+            if node.instant or node.stale:
+                t = node.next_completion()
+            else:
+                if node.dirty:  # re-solve and find the next completion in one pass (every heap top is live)
+                    best = node._solve_next()
+                else:  # next_completion inlined
+                    best = INF
+                    for g in node.groups.values():
+                        w = (g.heap[0][0] - g.virtual) * g.stretch
+                        if w < best:
+                            best = w
+                if best < INF:
+                    t = node.now + best
+            if t == INF:
+                if nexts[ti] != INF:
+                    stamps[ti] += 1
+                    nexts[ti] = INF
+                continue
+            if t < now:
+                t = now
+            if t != nexts[ti]:  # an event already queued at exactly t stays valid: it retires what ends at t
+                stamp = stamps[ti] + 1
+                stamps[ti] = stamp
+                nexts[ti] = t
+                kernel.schedule(t, ORDER_TASK_DONE, self.ev_node_done, ti, stamp)
+            if not eager:
+                self.unpublished.add(ti)
+                continue
+            tasks = node.tasks
+            if len(tasks) == 1 and not node.instant:  # common with few slots: the only task ends at t
+                for gid in tasks:
+                    job = jobs[gid >> JOB_SHIFT]
+                    if gid & REDUCE_BIT:
+                        job.reduce_finish[gid & TASK_MASK] = t
+                    else:
+                        job.map_finish[gid & TASK_MASK] = t
+                continue
+            self.publish(ti)
+        dirty.clear()
