@@ -98,8 +98,9 @@ class Kernel:
         self.queued: list[Event] = []  # the payload of the event whose time is at the same index of ``heap``
         #: kind -> its lane for the first LANE_KINDS kinds; the lanes of :meth:`add_lane` follow them
         self.lanes: list[Lane] = [Lane() for _ in range(LANE_KINDS)]
-        #: the lanes of later kinds that asked for one (:meth:`add_lane`), by kind; empty in MR1 mode
-        self.feature_lanes: dict[int, Lane] = {}
+        #: the lanes of later kinds that asked for one (:meth:`add_lane`), indexed by kind (None: no lane; a list,
+        #: not a dict: a push reads it without hashing); empty in MR1 mode
+        self.feature_lanes: list[Lane | None] = []
         self.now = 0.0
         self.order = -1  # order of the event being handled (for "same instant, later order" decisions)
         self.seq = 0  # push counter: ties at equal (time, order) pop in push order
@@ -122,8 +123,8 @@ class Kernel:
         lane: Lane | None = None
         if kind < LANE_KINDS:
             lane = self.lanes[kind]
-        elif self.feature_lanes:
-            lane = self.feature_lanes.get(kind)
+        elif kind < len(self.feature_lanes):
+            lane = self.feature_lanes[kind]
         if lane is not None:
             lane_times = lane.times
             n = len(lane_times)
@@ -200,9 +201,12 @@ class Kernel:
         order stays exactly ``(time, order, seq)``; each lane costs the run loop one comparison per event."""
         if kind < LANE_KINDS:
             return  # it has one
-        if kind not in self.feature_lanes:
+        table = self.feature_lanes
+        if kind >= len(table):
+            table.extend([None] * (kind + 1 - len(table)))
+        if table[kind] is None:
             lane = Lane()
-            self.feature_lanes[kind] = lane
+            table[kind] = lane
             self.lanes.append(lane)
 
     def register(self, kind: int, handler: Handler) -> None:
@@ -248,10 +252,12 @@ class Kernel:
         self.heap.clear()
         self.queued.clear()
         self.lanes = [Lane() for _ in range(LANE_KINDS)]
-        for kind in self.feature_lanes:
-            lane = Lane()
-            self.feature_lanes[kind] = lane
-            self.lanes.append(lane)
+        table = self.feature_lanes
+        for kind in range(len(table)):
+            if table[kind] is not None:
+                lane = Lane()
+                table[kind] = lane
+                self.lanes.append(lane)
 
     def run(self, handlers: Sequence[Handler] | None = None, after_event: Callable[[], None] | None = None,
             until: float = float("inf")) -> None:

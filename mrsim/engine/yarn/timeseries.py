@@ -115,6 +115,7 @@ class QueueSeries:
         self._shares: list | None = None  # the scheduler's queue_shares() list the current rows were built from
         self._cur: list[tuple] = []  # the current row of each queue, in queue_shares() order
         self._pos: dict[str, int] = {}  # queue -> index in _cur
+        self._sums: list[QueueSums] = []  # per row of _cur: its queue's summary (acc[queue])
         self._since: list[int] = []  # per row: the touch at which it took effect
         self._steps: list[int] = []  # seconds recorded by each touch (touch k added _steps[k] seconds)
         self._cum: list[int] = [0]  # _cum[k]: seconds recorded by touches before k
@@ -146,12 +147,26 @@ class QueueSeries:
                 i = pos.get(q.name, -1)
                 if i >= 0:
                     old = cur[i]
-                    row = (old[0], q.allocated_mb, q.allocated_vcores, q.pending_mb, q.pending_vcores,
-                           q.running_containers, q.pending_containers, q.running_apps, q.pending_apps, old[9])
-                    if row != old:
+                    # the row changed? compared value by value as machine numbers (what comparing the tuples
+                    # does), so that an unchanged queue builds no tuple and a changed one builds one
+                    old_alloc_mb: float = old[1]
+                    old_alloc_vc: float = old[2]
+                    old_pend_mb: float = old[3]
+                    old_pend_vc: float = old[4]
+                    old_running: int = old[5]
+                    old_pending: int = old[6]
+                    old_apps: int = old[7]
+                    old_waiting: int = old[8]
+                    if (q.allocated_mb != old_alloc_mb or q.allocated_vcores != old_alloc_vc
+                            or q.pending_mb != old_pend_mb or q.pending_vcores != old_pend_vc
+                            or q.running_containers != old_running or q.pending_containers != old_pending
+                            or q.running_apps != old_apps or q.pending_apps != old_waiting):
+                        row: tuple = (old[0], q.allocated_mb, q.allocated_vcores, q.pending_mb, q.pending_vcores,
+                                      q.running_containers, q.pending_containers, q.running_apps, q.pending_apps,
+                                      old[9])
                         self._close(i, k)
                         cur[i] = row
-                        self._open(row)
+                        self._peaks(self._sums[i], q.allocated_mb, q.pending_containers, q.running_apps)
                         changed = True
             self.dirty.clear()
         self._steps.append(n)
@@ -193,6 +208,7 @@ class QueueSeries:
         self.dirty.clear()
         self._cur = cur
         self._pos = {row[0]: i for i, row in enumerate(cur)}
+        self._sums = [self.acc[row[0]] for row in cur]
         self._since = [k] * len(cur)
         self._shares = shares
         self._shares_since = k
@@ -211,9 +227,11 @@ class QueueSeries:
         a = self.acc.get(row[0])
         if a is None:
             a = self.acc[row[0]] = QueueSums()
-        allocated: float = row[1]
-        pending: int = row[6]
-        apps: int = row[7]
+        self._peaks(a, row[1], row[6], row[7])
+
+    @staticmethod
+    def _peaks(a: QueueSums, allocated: float, pending: int, apps: int) -> None:
+        """A row with these allocated MB, pending containers and running apps takes effect: the queue's peaks."""
         if allocated > a.allocated_peak:
             a.allocated_peak = allocated
         if pending > a.pending_peak:
@@ -229,7 +247,7 @@ class QueueSeries:
         if start >= k:
             return
         row = self._cur[i]
-        a = self.acc[row[0]]
+        a = self._sums[i]
         seconds = self._cum[k] - self._cum[start]
         a.seconds += seconds
         allocated: float = row[1]
