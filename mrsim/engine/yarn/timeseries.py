@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import os
-from array import array
+import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Iterator
 
@@ -32,6 +32,9 @@ COLUMNS = ("time_s", "queue", "allocated_mb", "allocated_vcores", "pending_mb", 
            "running_containers", "pending_containers", "running_apps", "pending_apps", "share_mb")
 _ZERO = (0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
 _EXACT: Final = 2.0 ** 53  # below this, sums and products of integer-valued floats are exact
+#: one row change of the series' log: its run, its row and its eight totals (QueueStats.values()), packed in
+#: 96 bytes (a tuple of the same numbers takes about 250)
+_CHANGE: Final = struct.Struct("<qq4d4q")
 
 
 def _add_run(total: float, value: float, seconds: int, steps: list[int], start: int, stop: int) -> float:
@@ -106,12 +109,12 @@ class QueueSeries:
     of the summary are added when a queue's row changes, for the run of touches it was in effect, with the same
     floating-point result as adding it at every touch (:func:`_add_run`).
 
-    Storage: a run is a change of some row, so the runs are kept as a log, in typed arrays: each run's first second
-    (its last is the next run's first minus one), each row change (its run, its row, its eight totals as doubles),
-    and a full snapshot only for a run that starts with new rows (the scheduler's shares or queues changed). The
-    1148-job benchmark records about 200,000 runs: as tuples (a run, its snapshot, a row, its boxed numbers) they
-    took about 110 MB; the log takes a fifth of that. :attr:`runs` rebuilds the tuples when asked (``queues.csv``,
-    tests), O(runs x queues).
+    Storage: a run starts with a change of some row, so the runs are kept as a log: each run's first second (its
+    last is the next run's first minus one), each row change packed in 96 bytes (its run, its row, its eight
+    totals: :data:`_CHANGE`), and a full snapshot only for a run that starts with new rows (the scheduler's shares
+    or queues changed). The 1148-job benchmark records about 200,000 runs: as tuples (a run, its snapshot, a row,
+    its boxed numbers) they took about 110 MB of the replay's 210 MB. :attr:`runs` rebuilds the tuples when asked
+    (``queues.csv``, tests), O(runs x queues).
     """
 
     def __init__(self, rm: "ResourceManager") -> None:
@@ -131,12 +134,10 @@ class QueueSeries:
         self._cum: list[int] = [0]  # _cum[k]: seconds recorded by touches before k
         self._shares_since = 0  # the touch of the last rebuild (shares are constant since)
         # the log of runs (see the class docstring)
-        self._firsts = array("q")  # per run: its first second
-        self._snapshot_runs = array("q")  # the runs that start with new rows ...
+        self._firsts: list[int] = []  # per run: its first second
+        self._snapshot_runs: list[int] = []  # the runs that start with new rows ...
         self._snapshots: list[tuple] = []  # ... and their rows, as in runs
-        self._change_runs = array("q")  # per row change: its run ...
-        self._change_rows = array("q")  # ... the row (index in _cur) ...
-        self._change_values = array("d")  # ... and its eight totals (eight doubles per change; counts are exact)
+        self._changes: list[bytes] = []  # per row change, in run order: _CHANGE (run, row, eight totals)
 
     @staticmethod
     def new_stats(name: str) -> QueueStats:
@@ -187,9 +188,7 @@ class QueueSeries:
                         self._close(i, k)
                         cur[i] = values
                         self._peaks(self._sums[i], q.allocated_mb, q.pending_containers, q.running_apps)
-                        self._change_runs.append(run)
-                        self._change_rows.append(i)
-                        self._change_values.extend(values)
+                        self._changes.append(_CHANGE.pack(run, i, *values))
                         changed = True
             self.dirty.clear()
         self._steps.append(n)
@@ -216,20 +215,19 @@ class QueueSeries:
         out: list[tuple[int, int, tuple]] = []
         firsts = self._firsts
         n = len(firsts)
-        values = self._change_values
+        changes = [_CHANGE.unpack(blob) for blob in self._changes]
         rows: list = []
         snapshot, n_snapshots = 0, len(self._snapshot_runs)
-        change, n_changes = 0, len(self._change_runs)
+        change, n_changes = 0, len(changes)
         for r in range(n):
             if snapshot < n_snapshots and self._snapshot_runs[snapshot] == r:
                 rows = list(self._snapshots[snapshot])
                 snapshot += 1
-            while change < n_changes and self._change_runs[change] == r:
-                i = self._change_rows[change]
-                b = 8 * change
+            while change < n_changes and changes[change][0] == r:
+                entry = changes[change]
+                i = entry[1]
                 old = rows[i]
-                rows[i] = (old[0], values[b], values[b + 1], values[b + 2], values[b + 3], int(values[b + 4]),
-                           int(values[b + 5]), int(values[b + 6]), int(values[b + 7]), old[9])
+                rows[i] = (old[0], *entry[2:], old[9])
                 change += 1
             last = firsts[r + 1] - 1 if r + 1 < n else self.next_second - 1
             out.append((firsts[r], last, tuple(rows)))
