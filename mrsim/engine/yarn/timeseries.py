@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import os
-import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Iterator
 
@@ -32,9 +31,6 @@ COLUMNS = ("time_s", "queue", "allocated_mb", "allocated_vcores", "pending_mb", 
            "running_containers", "pending_containers", "running_apps", "pending_apps", "share_mb")
 _ZERO = (0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
 _EXACT: Final = 2.0 ** 53  # below this, sums and products of integer-valued floats are exact
-#: one row change of the series' log: its run, its row and its eight totals (QueueStats.values()), packed in
-#: 96 bytes (a tuple of the same numbers takes about 250)
-_CHANGE: Final = struct.Struct("<qq4d4q")
 
 
 def _add_run(total: float, value: float, seconds: int, steps: list[int], start: int, stop: int) -> float:
@@ -110,11 +106,13 @@ class QueueSeries:
     floating-point result as adding it at every touch (:func:`_add_run`).
 
     Storage: a run starts with a change of some row, so the runs are kept as a log: each run's first second (its
-    last is the next run's first minus one), each row change packed in 96 bytes (its run, its row, its eight
-    totals: :data:`_CHANGE`), and a full snapshot only for a run that starts with new rows (the scheduler's shares
-    or queues changed). The 1148-job benchmark records about 200,000 runs: as tuples (a run, its snapshot, a row,
-    its boxed numbers) they took about 110 MB of the replay's 210 MB. :attr:`runs` rebuilds the tuples when asked
-    (``queues.csv``, tests), O(runs x queues).
+    last is the next run's first minus one), each row change (its run, its row, and the tuple of its eight totals
+    that is the current row anyway), and a full snapshot only for a run that starts with new rows (the scheduler's
+    shares or queues changed). No tuple is built per run: the 1148-job benchmark records about 200,000 runs, which
+    as tuples (a run, its snapshot, a row) took about 110 MB of the replay's 210 MB. :attr:`runs` rebuilds the
+    tuples when asked (``queues.csv``, tests), O(runs x queues). Packing a change into bytes (``struct``) or typed
+    arrays would take less memory, but compiled code reaches those only by generic calls, at 1,000 to 1,850
+    instructions each (measured with callgrind): more than the whole touch otherwise costs.
     """
 
     def __init__(self, rm: "ResourceManager") -> None:
@@ -137,7 +135,10 @@ class QueueSeries:
         self._firsts: list[int] = []  # per run: its first second
         self._snapshot_runs: list[int] = []  # the runs that start with new rows ...
         self._snapshots: list[tuple] = []  # ... and their rows, as in runs
-        self._changes: list[bytes] = []  # per row change, in run order: _CHANGE (run, row, eight totals)
+        # per row change, in run order: its run, its row (index in _cur) and its eight totals (the row's tuple)
+        self._change_runs: list[int] = []
+        self._change_rows: list[int] = []
+        self._changes: list[tuple] = []
 
     @staticmethod
     def new_stats(name: str) -> QueueStats:
@@ -184,11 +185,13 @@ class QueueSeries:
                             or q.pending_mb != old_pend_mb or q.pending_vcores != old_pend_vc
                             or q.running_containers != old_running or q.pending_containers != old_pending
                             or q.running_apps != old_apps or q.pending_apps != old_waiting):
-                        values = q.values()
+                        values: tuple = q.values()
                         self._close(i, k)
                         cur[i] = values
                         self._peaks(self._sums[i], q.allocated_mb, q.pending_containers, q.running_apps)
-                        self._changes.append(_CHANGE.pack(run, i, *values))
+                        self._change_runs.append(run)
+                        self._change_rows.append(i)
+                        self._changes.append(values)
                         changed = True
             self.dirty.clear()
         self._steps.append(n)
@@ -215,7 +218,7 @@ class QueueSeries:
         out: list[tuple[int, int, tuple]] = []
         firsts = self._firsts
         n = len(firsts)
-        changes = [_CHANGE.unpack(blob) for blob in self._changes]
+        changes, change_runs, change_rows = self._changes, self._change_runs, self._change_rows
         rows: list = []
         snapshot, n_snapshots = 0, len(self._snapshot_runs)
         change, n_changes = 0, len(changes)
@@ -223,11 +226,10 @@ class QueueSeries:
             if snapshot < n_snapshots and self._snapshot_runs[snapshot] == r:
                 rows = list(self._snapshots[snapshot])
                 snapshot += 1
-            while change < n_changes and changes[change][0] == r:
-                entry = changes[change]
-                i = entry[1]
+            while change < n_changes and change_runs[change] == r:
+                i = change_rows[change]
                 old = rows[i]
-                rows[i] = (old[0], *entry[2:], old[9])
+                rows[i] = (old[0], *changes[change], old[9])
                 change += 1
             last = firsts[r + 1] - 1 if r + 1 < n else self.next_second - 1
             out.append((firsts[r], last, tuple(rows)))
