@@ -18,8 +18,8 @@ arriving in submit order), so on 10,000 trackers most of the 10,000 queued event
 and a pop cost O(1) and touch memory in order, instead of in a heap 14 levels deep whose every step was a cache
 miss. Every other event goes to the heap. The next event is the smallest of the heap's top and the lanes' heads,
 so popping gives exactly the ``(time, order, seq)`` order, wherever each event waited. A later kind whose events
-are mostly pushed in key order may ask for a lane too (:meth:`Kernel.add_lane`: YARN mode's AM allocates). Earlier layouts cost more:
-a ``heapq`` of whole tuples compared tuples at every step, and a ``heapq`` of times with the payloads in a dict
+are mostly pushed in key order may ask for a lane too (:meth:`Kernel.add_lane`: YARN mode's AM allocates).
+Earlier layouts cost more: a ``heapq`` of whole tuples compared tuples at every step, and a ``heapq`` of times with the payloads in a dict
 keyed by the time paid a generic comparison per step plus a float hash and two dict operations per event
 (``docs/performance.md``). No object is allocated per event beyond the payload tuple and the boxed time.
 Cancellation is by tombstone: a handler compares a payload with the current state and ignores stale events.
