@@ -17,8 +17,9 @@ one kind are pushed in key order (a tracker's next heartbeat one interval after 
 arriving in submit order), so on 10,000 trackers most of the 10,000 queued events wait in a lane, where a push
 and a pop cost O(1) and touch memory in order, instead of in a heap 14 levels deep whose every step was a cache
 miss. Every other event goes to the heap. The next event is the smallest of the heap's top and the lanes' heads,
-so popping gives exactly the ``(time, order, seq)`` order, wherever each event waited. Earlier layouts cost more:
-a ``heapq`` of whole tuples compared tuples at every step, and a ``heapq`` of times with the payloads in a dict
+so popping gives exactly the ``(time, order, seq)`` order, wherever each event waited. A later kind whose events
+are mostly pushed in key order may ask for a lane too (:meth:`Kernel.add_lane`: YARN mode's AM allocates).
+Earlier layouts cost more: a ``heapq`` of whole tuples compared tuples at every step, and a ``heapq`` of times with the payloads in a dict
 keyed by the time paid a generic comparison per step plus a float hash and two dict operations per event
 (``docs/performance.md``). No object is allocated per event beyond the payload tuple and the boxed time.
 Cancellation is by tombstone: a handler compares a payload with the current state and ignores stale events.
@@ -87,14 +88,19 @@ class EventSink:
 class Kernel:
     """Clock, heap and run loop."""
 
-    __slots__ = ("heap", "queued", "lanes", "now", "order", "seq", "events", "handlers", "sink", "sink_kinds")
+    __slots__ = ("heap", "queued", "lanes", "feature_lanes", "now", "order", "seq", "events", "handlers", "sink",
+                 "sink_kinds")
 
     def __init__(self) -> None:
         #: the queued events' times, a binary heap by (time, order, seq) together with ``queued`` (typed Any: the
         #: heap's steps move the float objects, and compare them as doubles)
         self.heap: list[Any] = []
         self.queued: list[Event] = []  # the payload of the event whose time is at the same index of ``heap``
-        self.lanes: list[Lane] = [Lane() for _ in range(LANE_KINDS)]  # kind -> its lane
+        #: kind -> its lane for the first LANE_KINDS kinds; the lanes of :meth:`add_lane` follow them
+        self.lanes: list[Lane] = [Lane() for _ in range(LANE_KINDS)]
+        #: the lanes of later kinds that asked for one (:meth:`add_lane`), indexed by kind (None: no lane; a list,
+        #: not a dict: a push reads it without hashing); empty in MR1 mode
+        self.feature_lanes: list[Lane | None] = []
         self.now = 0.0
         self.order = -1  # order of the event being handled (for "same instant, later order" decisions)
         self.seq = 0  # push counter: ties at equal (time, order) pop in push order
@@ -114,8 +120,12 @@ class Kernel:
         (append it and move it up to its place: ``heapq``'s ``_siftdown``)."""
         boxed: Any = time
         kind = event[2]
+        lane: Lane | None = None
         if kind < LANE_KINDS:
             lane = self.lanes[kind]
+        elif kind < len(self.feature_lanes):
+            lane = self.feature_lanes[kind]
+        if lane is not None:
             lane_times = lane.times
             n = len(lane_times)
             if n == lane.head:  # empty: start afresh
@@ -185,6 +195,20 @@ class Kernel:
         (``mrsim/engine/features/streaming.py``). O(log n)."""
         self._push(time, (order, index - ARRIVAL_SEQ_BASE, kind, index, 0))
 
+    def add_lane(self, kind: int) -> None:
+        """Give ``kind`` (from :data:`LANE_KINDS` on) a lane of its own, for a kind whose events are mostly pushed in
+        key order (e.g. an ApplicationMaster's next allocate, one interval after the one being handled). The pop
+        order stays exactly ``(time, order, seq)``; each lane costs the run loop one comparison per event."""
+        if kind < LANE_KINDS:
+            return  # it has one
+        table = self.feature_lanes
+        if kind >= len(table):
+            table.extend([None] * (kind + 1 - len(table)))
+        if table[kind] is None:
+            lane = Lane()
+            table[kind] = lane
+            self.lanes.append(lane)
+
     def register(self, kind: int, handler: Handler) -> None:
         """Handle events of ``kind`` (a small non-negative int) with ``handler(time, order, a, b)``."""
         table = self.handlers
@@ -228,6 +252,12 @@ class Kernel:
         self.heap.clear()
         self.queued.clear()
         self.lanes = [Lane() for _ in range(LANE_KINDS)]
+        table = self.feature_lanes
+        for kind in range(len(table)):
+            if table[kind] is not None:
+                lane = Lane()
+                table[kind] = lane
+                self.lanes.append(lane)
 
     def run(self, handlers: Sequence[Handler] | None = None, after_event: Callable[[], None] | None = None,
             until: float = float("inf")) -> None:

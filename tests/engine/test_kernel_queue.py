@@ -74,3 +74,31 @@ def test_until_and_clear_see_the_lanes() -> None:
     assert seen == [1.0, 2.0] and k.next_time() == 3.0 and k.pending_count() == 1
     k.clear()
     assert k.pending_count() == 0 and k.next_time() == float("inf") and list(k.pending()) == []
+
+
+def test_a_feature_kind_with_a_lane_pops_in_key_order() -> None:
+    """``add_lane`` (YARN mode's AM allocates): kind 40 gets a lane; pushes in key order wait there, an earlier push
+    waits in the heap, and the pop order is the one of one heap of whole keys, also after ``clear``."""
+    k = Kernel()
+    out: list[tuple[float, int, int]] = []
+    for kind in (2, 40, 41):
+        k.register(kind, lambda now, order, a, b, kind=kind: out.append((now, kind, a)))
+    k.add_lane(40)
+    k.add_lane(40)  # once is enough
+    k.add_lane(2)  # has one already
+    assert len(k.lanes) == LANE_KINDS + 1
+    k.schedule(1.0, 2, 40, 1)  # lane 40 (empty)
+    k.schedule(2.0, 2, 40, 2)  # lane 40: after its last key
+    k.schedule(1.5, 2, 40, 3)  # before lane 40's last key: the heap
+    k.schedule(2.0, 2, 41, 4)  # no lane: the heap; same (time, order) as event 2, pushed later
+    k.schedule(2.0, 2, 40, 5)  # lane 40: same (time, order) as event 2, pushed later
+    k.schedule(1.0, 3, 2, 6)  # lane 2
+    assert k.lanes[LANE_KINDS].size() == 3 and len(k.heap) == 2
+    assert k.has_pending((40,)) and k.pending_count() == 6
+    k.run()
+    assert out == [(1.0, 40, 1), (1.0, 2, 6), (1.5, 40, 3), (2.0, 40, 2), (2.0, 41, 4), (2.0, 40, 5)]
+    k.schedule(3.0, 2, 40, 7)
+    k.clear()
+    assert k.pending_count() == 0 and len(k.lanes) == LANE_KINDS + 1
+    k.schedule(4.0, 2, 40, 8)
+    assert k.lanes[LANE_KINDS].size() == 1 and not k.heap

@@ -36,6 +36,11 @@ class _EveryQueueSeries(QueueSeries):
     def __init__(self, rm) -> None:
         super().__init__(rm)
         self.reference_acc: dict[str, list] = {}
+        self.reference_runs: list[tuple[int, int, tuple]] = []
+
+    @property
+    def runs(self) -> list[tuple[int, int, tuple]]:  # type: ignore[override]
+        return self.reference_runs
 
     def touch(self, now: float) -> None:
         if now < self.next_second:
@@ -57,10 +62,11 @@ class _EveryQueueSeries(QueueSeries):
             a[4] = max(a[4], row[6])
             a[5] = max(a[5], row[7])
             a[6] += row[9] * n
-        if self.runs and self.runs[-1][2] == snap and self.runs[-1][1] == self.next_second - 1:
-            self.runs[-1] = (self.runs[-1][0], last, snap)
+        runs = self.reference_runs
+        if runs and runs[-1][2] == snap and runs[-1][1] == self.next_second - 1:
+            runs[-1] = (runs[-1][0], last, snap)
         else:
-            self.runs.append((self.next_second, last, snap))
+            runs.append((self.next_second, last, snap))
         self.next_second = last + 1
 
     def finish(self, end: float) -> None:

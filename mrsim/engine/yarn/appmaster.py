@@ -123,8 +123,24 @@ class MRAppMaster:
     # ------------------------------------------------------------------------------------------ requests
 
     def request_all_maps(self) -> None:
+        """Every map's request, in map order. Consecutive maps without split locations go as one entry of their
+        count (the RM adds ``count x size`` once instead of ``size`` count times: the same totals, exactly, for
+        integer-valued sizes, which normalised container sizes are); maps with locations one entry each."""
+        outbox = self.outbox
+        mem, vcores = self.map_size
+        exact = float(int(mem)) == mem and float(int(vcores)) == vcores and mem * self.n_maps < 2.0 ** 53
+        plain = 0  # maps without locations not yet in the outbox
         for i in range(self.n_maps):
-            self.outbox.append((PRIORITY_MAP, 1, self.map_hosts[i], self.map_racks[i]))
+            hosts, racks = self.map_hosts[i], self.map_racks[i]
+            if not hosts and not racks and exact:
+                plain += 1
+                continue
+            if plain:
+                outbox.append((PRIORITY_MAP, plain, (), ()))
+                plain = 0
+            outbox.append((PRIORITY_MAP, 1, hosts, racks))
+        if plain:
+            outbox.append((PRIORITY_MAP, plain, (), ()))
         self.scheduled_maps = self.n_maps
 
     def maps_done_trivially(self, rm: "ResourceManager", now: float) -> None:

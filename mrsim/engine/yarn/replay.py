@@ -23,7 +23,7 @@ from mrsim.engine.yarn.heartbeat import NodeUpdates
 from mrsim.engine.yarn.rm import ResourceManager
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.engine.yarn.schedulers.base import YarnScheduler
-from mrsim.engine.gc_policy import engine_gc
+from mrsim.engine.gc_policy import yarn_gc
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
@@ -48,7 +48,7 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
     rm.progress = progress
     jt = yarn_jobtracker(rm, workload, cluster, seed)
     started = time.perf_counter()
-    with engine_gc():  # the MR1 engine's setting (mrsim.engine.gc_policy)
+    with yarn_gc():  # no cyclic collection while the replay runs (mrsim.engine.gc_policy)
         jt.run((lambda: check(rm)) if check is not None else None)
     rm.finish()
     wall = time.perf_counter() - started

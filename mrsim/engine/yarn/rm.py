@@ -184,6 +184,9 @@ class ResourceManager:
         self.ev_exit = jt.register_event(self._on_exit)
         self.ev_am_start = jt.register_event(self._on_am_start)
         self.ev_allocate = jt.register_event(self._on_allocate)
+        # an AM's next regular allocate is one interval after the one being handled, so these are pushed in key
+        # order and wait in a lane (O(1)) rather than in the heap with the container exits (kernel.add_lane)
+        self.kernel.add_lane(self.ev_allocate)
         self.ev_commit = jt.register_event(self._on_commit)
         self.progress_kinds = frozenset({EV_JOB_ARRIVAL, self.ev_exit, self.ev_am_start, self.ev_commit})
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Iterator
+from typing import TYPE_CHECKING, Any, Final, Iterator
 
 from mrsim.io import atomic_path
 
@@ -101,24 +101,44 @@ class QueueSeries:
     """Runs of seconds with identical per-queue state: ``(first_s, last_s, ((queue, values..., share), ...))``.
 
     Only queues whose state changed are sampled again: the RM marks a queue's totals when it changes them
-    (:meth:`mark`), and a touch rebuilds the rows of the marked queues alone and carries the others forward. The
-    per-queue sums of the summary are added when a queue's row changes, for the run of touches it was in effect,
-    with the same floating-point result as adding it at every touch (:func:`_add_run`).
+    (:meth:`mark`), and a touch re-reads the marked queues alone and carries the others forward. The per-queue sums
+    of the summary are added when a queue's row changes, for the run of touches it was in effect, with the same
+    floating-point result as adding it at every touch (:func:`_add_run`).
+
+    Storage: a run starts with a change of some row, so the runs are kept as a log: each run's first second (its
+    last is the next run's first minus one), each row change (its run, its row, and the tuple of its eight totals
+    that is the current row anyway), and a full snapshot only for a run that starts with new rows (the scheduler's
+    shares or queues changed). No tuple is built per run: the 1148-job benchmark records about 200,000 runs, which
+    as tuples (a run, its snapshot, a row) took about 110 MB of the replay's 210 MB. :attr:`runs` rebuilds the
+    tuples when asked (``queues.csv``, tests), O(runs x queues). Packing a change into bytes (``struct``) or typed
+    arrays would take less memory, but compiled code reaches those only by generic calls, at 1,000 to 1,850
+    instructions each (measured with callgrind): more than the whole touch otherwise costs.
     """
 
     def __init__(self, rm: "ResourceManager") -> None:
         self.rm = rm
-        self.runs: list[tuple[int, int, tuple]] = []
         self.next_second = 0  # first second not yet recorded
         self.acc: dict[str, QueueSums] = {}  # per queue: the summary, kept as runs are recorded
         self.dirty: list[QueueStats] = []  # the RM's per-queue totals changed since the last sample (see mark)
         self._shares: list | None = None  # the scheduler's queue_shares() list the current rows were built from
-        self._cur: list[tuple] = []  # the current row of each queue, in queue_shares() order
+        # the current rows in queue_shares() order: each queue's eight totals (QueueStats.values()), name and share
+        self._cur: list[tuple] = []
+        self._names: list[str] = []
+        self._share_values: list[Any] = []
         self._pos: dict[str, int] = {}  # queue -> index in _cur
+        self._sums: list[QueueSums] = []  # per row of _cur: its queue's summary (acc[queue])
         self._since: list[int] = []  # per row: the touch at which it took effect
         self._steps: list[int] = []  # seconds recorded by each touch (touch k added _steps[k] seconds)
         self._cum: list[int] = [0]  # _cum[k]: seconds recorded by touches before k
         self._shares_since = 0  # the touch of the last rebuild (shares are constant since)
+        # the log of runs (see the class docstring)
+        self._firsts: list[int] = []  # per run: its first second
+        self._snapshot_runs: list[int] = []  # the runs that start with new rows ...
+        self._snapshots: list[tuple] = []  # ... and their rows, as in runs
+        # per row change, in run order: its run, its row (index in _cur) and its eight totals (the row's tuple)
+        self._change_runs: list[int] = []
+        self._change_rows: list[int] = []
+        self._changes: list[tuple] = []
 
     @staticmethod
     def new_stats(name: str) -> QueueStats:
@@ -133,10 +153,15 @@ class QueueSeries:
         last = math.floor(now)
         n = last - self.next_second + 1
         k = len(self._steps)  # this touch
+        run = len(self._firsts)  # the run this touch starts, if it changes a row
         shares = self.rm.scheduler.queue_shares()
         rebuilt = shares is not self._shares
+        same_rows = False
         if rebuilt:
+            names, cur, share_values = self._names, self._cur, self._share_values
             self._rebuild(shares, k)
+            # new rows equal to the last run's (the current rows before this touch): that run goes on
+            same_rows = run > 0 and names == self._names and cur == self._cur and share_values == self._share_values
         cur = self._cur
         changed = False
         if self.dirty:
@@ -146,30 +171,69 @@ class QueueSeries:
                 i = pos.get(q.name, -1)
                 if i >= 0:
                     old = cur[i]
-                    row = (old[0], q.allocated_mb, q.allocated_vcores, q.pending_mb, q.pending_vcores,
-                           q.running_containers, q.pending_containers, q.running_apps, q.pending_apps, old[9])
-                    if row != old:
+                    # the row changed? compared value by value as machine numbers (what comparing the tuples
+                    # does), so that an unchanged queue builds no tuple and a changed one builds one
+                    old_alloc_mb: float = old[0]
+                    old_alloc_vc: float = old[1]
+                    old_pend_mb: float = old[2]
+                    old_pend_vc: float = old[3]
+                    old_running: int = old[4]
+                    old_pending: int = old[5]
+                    old_apps: int = old[6]
+                    old_waiting: int = old[7]
+                    if (q.allocated_mb != old_alloc_mb or q.allocated_vcores != old_alloc_vc
+                            or q.pending_mb != old_pend_mb or q.pending_vcores != old_pend_vc
+                            or q.running_containers != old_running or q.pending_containers != old_pending
+                            or q.running_apps != old_apps or q.pending_apps != old_waiting):
+                        values: tuple = q.values()
                         self._close(i, k)
-                        cur[i] = row
-                        self._open(row)
+                        cur[i] = values
+                        self._peaks(self._sums[i], q.allocated_mb, q.pending_containers, q.running_apps)
+                        self._change_runs.append(run)
+                        self._change_rows.append(i)
+                        self._changes.append(values)
                         changed = True
             self.dirty.clear()
         self._steps.append(n)
         self._cum.append(self._cum[-1] + n)
-        runs = self.runs
-        # Touches record consecutive seconds, so the last run ends at next_second - 1. Without a rebuild, the rows
-        # before this touch are the last run's snapshot: if none changed, that run goes on (the same snapshot
-        # object: its rows are the very tuples of cur); if one changed, the new snapshot differs from it.
-        if runs and not rebuilt and not changed:
-            first, _last, snap = runs[-1]
-            runs[-1] = (first, last, snap)
-        else:
-            snap = tuple(cur)
-            if runs and rebuilt and runs[-1][2] == snap and runs[-1][1] == self.next_second - 1:
-                runs[-1] = (runs[-1][0], last, snap)
-            else:
-                runs.append((self.next_second, last, snap))
+        # Touches record consecutive seconds, so the last run ends at next_second - 1: a touch that changes no row
+        # (and brings no new rows) extends it without writing anything
+        if changed:
+            self._firsts.append(self.next_second)
+        elif rebuilt and not same_rows:
+            self._firsts.append(self.next_second)
+            self._snapshot_runs.append(run)
+            self._snapshots.append(self._rows_now())
         self.next_second = last + 1
+
+    def _rows_now(self) -> tuple:
+        """The current rows as in :attr:`runs`: ``(queue, eight totals..., share)`` per queue."""
+        return tuple((name, *values, share)
+                     for name, values, share in zip(self._names, self._cur, self._share_values))
+
+    @property
+    def runs(self) -> list[tuple[int, int, tuple]]:
+        """``(first_s, last_s, rows)`` per run of identical seconds, rebuilt from the log (a new list at every read).
+        Cost O(runs x queues)."""
+        out: list[tuple[int, int, tuple]] = []
+        firsts = self._firsts
+        n = len(firsts)
+        changes, change_runs, change_rows = self._changes, self._change_runs, self._change_rows
+        rows: list = []
+        snapshot, n_snapshots = 0, len(self._snapshot_runs)
+        change, n_changes = 0, len(changes)
+        for r in range(n):
+            if snapshot < n_snapshots and self._snapshot_runs[snapshot] == r:
+                rows = list(self._snapshots[snapshot])
+                snapshot += 1
+            while change < n_changes and change_runs[change] == r:
+                i = change_rows[change]
+                old = rows[i]
+                rows[i] = (old[0], *changes[change], old[9])
+                change += 1
+            last = firsts[r + 1] - 1 if r + 1 < n else self.next_second - 1
+            out.append((firsts[r], last, tuple(rows)))
+        return out
 
     def mark(self, stats: QueueStats) -> None:
         """``stats`` (a queue's totals, :meth:`new_stats`) is about to change: sample it again at the next touch.
@@ -182,17 +246,29 @@ class QueueSeries:
         """Every row again (the queues or their shares changed): close the old rows, open the new ones."""
         self._close_all(k)
         stats = self.rm.qstats
-        cur = []
+        cur: list[tuple] = []
+        names: list[str] = []
+        share_values: list[Any] = []
+        sums: list[QueueSums] = []
         for name, share in shares:
             q = stats.get(name)
-            row = (name, *(q.values() if q is not None else _ZERO), share)
-            cur.append(row)
-            self._open(row)
+            values = q.values() if q is not None else _ZERO
+            cur.append(values)
+            names.append(name)
+            share_values.append(share)
+            a = self.acc.get(name)
+            if a is None:
+                a = self.acc[name] = QueueSums()
+            sums.append(a)
+            self._peaks(a, values[0], values[5], values[6])
         for q in self.dirty:
             q.marked = False
         self.dirty.clear()
         self._cur = cur
-        self._pos = {row[0]: i for i, row in enumerate(cur)}
+        self._names = names
+        self._share_values = share_values
+        self._sums = sums
+        self._pos = {name: i for i, name in enumerate(names)}
         self._since = [k] * len(cur)
         self._shares = shares
         self._shares_since = k
@@ -201,19 +277,15 @@ class QueueSeries:
         """Close every row at touch ``k``, and add the shares (constant since the last rebuild) to their sums."""
         start = self._shares_since
         seconds = self._cum[k] - self._cum[start]
-        for i, row in enumerate(self._cur):
+        for i in range(len(self._cur)):
             self._close(i, k)
-            a = self.acc[row[0]]
-            a.share_sum = _add_run(a.share_sum, row[9], seconds, self._steps, start, k)
+            a = self._sums[i]
+            a.share_sum = _add_run(a.share_sum, self._share_values[i], seconds, self._steps, start, k)
 
-    def _open(self, row: tuple) -> None:
-        """A row takes effect: its queue's peaks (sums are added when it is closed)."""
-        a = self.acc.get(row[0])
-        if a is None:
-            a = self.acc[row[0]] = QueueSums()
-        allocated: float = row[1]
-        pending: int = row[6]
-        apps: int = row[7]
+    @staticmethod
+    def _peaks(a: QueueSums, allocated: float, pending: int, apps: int) -> None:
+        """A row with these allocated MB, pending containers and running apps takes effect: the queue's peaks
+        (sums are added when it is closed)."""
         if allocated > a.allocated_peak:
             a.allocated_peak = allocated
         if pending > a.pending_peak:
@@ -229,11 +301,11 @@ class QueueSeries:
         if start >= k:
             return
         row = self._cur[i]
-        a = self.acc[row[0]]
+        a = self._sums[i]
         seconds = self._cum[k] - self._cum[start]
         a.seconds += seconds
-        allocated: float = row[1]
-        pending: float = row[3]
+        allocated: float = row[0]
+        pending: float = row[2]
         if allocated:
             a.allocated_sum = _add_run(a.allocated_sum, allocated, seconds, self._steps, start, k)
         if pending:

@@ -37,6 +37,7 @@ from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.yarn.nodemanager import NodeManager
+    from mrsim.engine.yarn.timeseries import QueueStats
 
 Y = "yarn.scheduler.fair."
 _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-undeclared-pools", Y + "assignmultiple",
@@ -84,6 +85,10 @@ class FSQueue:
         self.am_waiting: dict[int, SchedulerApp] = {}
         self.am_sizes: dict[float, int] = {}
         self.am_holders: dict[int, SchedulerApp] = {}
+        # a leaf's totals as the ResourceManager keeps them (its apps' ``SchedulerApp.stats``, taken at the first
+        # charge; None before, and for parents and under a stand-in RM): a leaf with no container asked for by
+        # any of its apps cannot take one, and the walk skips it (:meth:`FairScheduler._may_take`)
+        self.stats: "QueueStats | None" = None
 
     @property
     def is_leaf(self) -> bool:
@@ -401,6 +406,8 @@ class FairScheduler(YarnScheduler):
     def charge(self, app: SchedulerApp, mem: float, vcores: float, am: bool) -> None:
         q: FSQueue | None = app.sched  # type: ignore[assignment]
         if am and q is not None:
+            if q.stats is None:
+                q.stats = app.stats  # the leaf's totals (FSQueue.stats); None under a stand-in RM
             q.am_used += mem
             if mem > 0 and q.am_waiting.pop(app.index, None) is not None:  # its AM container was just allocated
                 self._forget_am_size(q, app.am_mem)
@@ -539,7 +546,7 @@ class FairScheduler(YarnScheduler):
             best: FSQueue | None = None
             best_key = 0.0
             for c in queue.children:
-                if c.n_apps > 0:
+                if c.n_apps > 0 and self._may_take(c):
                     key = c.used_mem / c.weight if c.weight > 0 else INF
                     if has_prev and (key < prev_key or (key == prev_key and c.path <= prev_path)):
                         continue  # tried already: at or before the previous choice in (key, name) order
@@ -551,16 +558,27 @@ class FairScheduler(YarnScheduler):
                 return True
             has_prev, prev_key, prev_path = True, best_key, best.path
         kids = sorted((key, c.path, c) for key, c in
-                      ((c.used_mem / c.weight if c.weight > 0 else INF, c) for c in queue.children if c.n_apps > 0)
+                      ((c.used_mem / c.weight if c.weight > 0 else INF, c) for c in queue.children
+                       if c.n_apps > 0 and self._may_take(c))
                       if key > prev_key or (key == prev_key and c.path > prev_path))
         for _key, _path, child in kids:
             if self._assign(child, node):
                 return True
         return False
 
+    @staticmethod
+    def _may_take(queue: FSQueue) -> bool:
+        """False when ``queue`` is a leaf none of whose apps has a container asked for (the RM's count of its
+        pending containers, :attr:`FSQueue.stats`): it cannot take one, so trying it would allocate nothing and
+        change nothing, and skipping it leaves the walk's choice as it was. True otherwise (parents, and leaves
+        whose totals are not known). Cost O(1)."""
+        stats = queue.stats
+        return stats is None or stats.pending_containers > 0
+
     def _assign_sorted_children(self, queue: FSQueue, node: "NodeManager") -> bool:
         """The parent's policy in general (min shares, drf): its active children sorted by the policy's key."""
-        for child in sorted((c for c in queue.children if c.active()), key=lambda c: self._queue_key(queue, c)):
+        for child in sorted((c for c in queue.children if c.active() and self._may_take(c)),
+                            key=lambda c: self._queue_key(queue, c)):
             if self._assign(child, node):
                 return True
         return False
