@@ -18,6 +18,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from mrsim.calibration.heartbeat_check import BURST_KEYS, AssignmentBurst, HeartbeatCheck
+from mrsim.engine.lag_core import sample as _inverse_cdf
 from mrsim.errors import InputError
 
 KINDS = ("map", "reduce", "setup", "cleanup")
@@ -40,6 +41,10 @@ class Distribution:
 
     quantiles: tuple[float, ...]
     samples: int = 0
+    _q: list[float] = field(init=False, repr=False, compare=False)  # the quantiles as the compiled draw takes them
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_q", list(self.quantiles))
 
     @classmethod
     def of(cls, values: Sequence[float]) -> "Distribution":
@@ -74,15 +79,7 @@ class Distribution:
 
     def sample(self, u: float) -> float:
         """The value at probability ``u`` in [0, 1) (inverse CDF, linear between quantiles). O(1)."""
-        q = self.quantiles
-        n = len(q) - 1
-        if n == 0:
-            return q[0]
-        x = u * n
-        i = int(x)
-        if i >= n:
-            return q[n]
-        return q[i] + (q[i + 1] - q[i]) * (x - i)
+        return _inverse_cdf(self._q, u)
 
     def to_toml(self) -> dict[str, Any]:
         return {"quantiles": list(self.quantiles), "samples": self.samples}
@@ -441,9 +438,10 @@ class Calibration:
         return cls.from_toml(text, str(p))
 
 
-def _tables(raw: Any, where: str, known: tuple[str, ...], hint: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """``(where[n], table)`` of a TOML array of tables whose keys are all in ``known``; a one-line InputError
-    naming the entry and key otherwise."""
+def _tables(raw: Any, where: str, known: tuple[str, ...], hint: str = "", *, required: bool = False
+            ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(where[n], table)`` of a TOML array of tables whose keys are all in ``known`` (and, if ``required``, has
+    every one of them); a one-line InputError naming the entry and key otherwise."""
     if not isinstance(raw, list):
         raise InputError(f"{where}: expected an array of tables{hint}")
     for n, item in enumerate(raw):
@@ -453,6 +451,9 @@ def _tables(raw: Any, where: str, known: tuple[str, ...], hint: str = "") -> Ite
         for key in item:
             if key not in known:
                 raise InputError(f"{at}: unknown calibration key {key!r} (known: {', '.join(known)})")
+        missing = [key for key in known if key not in item] if required else []
+        if missing:
+            raise InputError(f"{at}: missing key {missing[0]!r}")
         yield at, item
 
 
@@ -460,10 +461,7 @@ def _stalled_tasks(raw: Any, where: str) -> tuple[StalledTask, ...]:
     """``stalled_tasks = [{job = ..., kind = ..., task = n, host = ..., reduce_slot = b, assigned = s, lag_s = s}]``,
     checked (a one-line error naming the entry and key)."""
     out = []
-    for at, item in _tables(raw, where, STALLED_TASK_KEYS):
-        missing = [k for k in STALLED_TASK_KEYS if k not in item]
-        if missing:
-            raise InputError(f"{at}: missing key {missing[0]!r}")
+    for at, item in _tables(raw, where, STALLED_TASK_KEYS, required=True):
         job, kind, host = item["job"], item["kind"], item["host"]
         if not isinstance(job, str) or not job or not isinstance(host, str):
             raise InputError(f"{at}.job / host: expected a job id and a host name")
@@ -485,10 +483,7 @@ def _bursts(raw: Any, where: str) -> tuple[AssignmentBurst, ...]:
     """``assignment_bursts = [{job = ..., kind = ..., fresh_trackers = n, resolution_s = s, offsets_s = [...]}]``,
     checked (a one-line error naming the entry and key)."""
     out = []
-    for at, item in _tables(raw, where, BURST_KEYS):
-        missing = [key for key in BURST_KEYS if key not in item]
-        if missing:
-            raise InputError(f"{at}: missing key {missing[0]!r}")
+    for at, item in _tables(raw, where, BURST_KEYS, required=True):
         job, kind, n = item["job"], item["kind"], item["fresh_trackers"]
         if not isinstance(job, str) or not job:
             raise InputError(f"{at}.job: expected a job id")
