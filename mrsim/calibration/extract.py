@@ -119,36 +119,33 @@ def rumen_ms(value: object) -> int:
 _KIND_OF: dict[tuple[str, str], str] = {}  # (taskType, default) -> kind: a handful of distinct values per trace
 
 
-def job_slowstart(job: Mapping[str, Any]) -> float:
-    """The job conf's reduce slow start (``mapred.reduce.slowstart.completed.maps``, 0.21+ name first), else
-    Hadoop's default 0.05."""
-    props = job.get("jobProperties")
+def _conf_number(props: Any, keys: tuple[str, ...], low: float, high: float) -> float | None:
+    """The first of ``keys`` in a job conf whose value is a number in ``[low, high]``, else None (a key with another
+    value is skipped, as Hadoop's ``Configuration.getFloat`` falls back on a bad value)."""
     if type(props) is dict or isinstance(props, Mapping):
-        for key in (KEY_SLOWSTART_NEW, KEY_SLOWSTART):
+        for key in keys:
             value = props.get(key)
             if value is not None:
                 try:
-                    f = float(value)
+                    number = float(value)
                 except (TypeError, ValueError):
                     continue
-                if 0.0 <= f <= 1.0:
-                    return f
-    return 0.05
+                if low <= number <= high:
+                    return number
+    return None
+
+
+def job_slowstart(job: Mapping[str, Any]) -> float:
+    """The job conf's reduce slow start (``mapred.reduce.slowstart.completed.maps``, 0.21+ name first), else
+    Hadoop's default 0.05."""
+    value = _conf_number(job.get("jobProperties"), (KEY_SLOWSTART_NEW, KEY_SLOWSTART), 0.0, 1.0)
+    return 0.05 if value is None else value
 
 
 def _phase_resolution(props: Any) -> float:
     """``1 / mapred.heartbeats.in.second`` of a job conf (seconds): the JobTracker's budget per heartbeat."""
-    if type(props) is dict or isinstance(props, Mapping):
-        for key in (KEY_HB_PER_SECOND_NEW, KEY_HB_PER_SECOND):
-            value = props.get(key)
-            if value is not None:
-                try:
-                    rate = float(value)
-                except (TypeError, ValueError):
-                    continue
-                if rate >= 1.0:
-                    return 1.0 / rate
-    return 1.0 / DEFAULT_HEARTBEATS_PER_SECOND
+    rate = _conf_number(props, (KEY_HB_PER_SECOND_NEW, KEY_HB_PER_SECOND), 1.0, math.inf)
+    return 1.0 / (DEFAULT_HEARTBEATS_PER_SECOND if rate is None else rate)
 
 
 def _ready_times(job: Mapping[str, Any], map_starts: np.ndarray, map_finishes: np.ndarray,
