@@ -3,7 +3,9 @@
 Rules (``docs/calibration.md``, "Defaults"): a YARN trace is not calibrated in the Hadoop 1 engine; a trace that
 records no lags (synthetic) gets none; a measured heartbeat interval is dropped on a cluster whose size differs
 from the measured one by more than 25 % (unless the cluster was inferred from the same trace); a heartbeat interval
-*given* with ``--calibration-from`` that the replayed trace's own first assignments disprove
+*given* with ``--calibration-from`` that was measured on another Hadoop line than the replayed trace's job confs
+name (``JobTracker.getNextHeartbeatInterval`` differs between lines) gives way to the replayed trace's own
+heartbeat; one that the replayed trace's own first assignments disprove
 (:mod:`mrsim.calibration.heartbeat_check`) gives way to the replayed trace's own heartbeat, unless
 ``--heartbeat-interval`` was given. Every decision comes with a one-line note for the user.
 """
@@ -81,8 +83,34 @@ def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = 
         calibration = replace(calibration, heartbeat_interval_s=None)
     if (given is not None and measured is not None and calibration.heartbeat_interval_s is not None
             and "heartbeat" in parts and not forced_interval):
-        calibration = _tested_heartbeat(calibration, measured, what, notes)
+        if given.hadoop_line is not None and measured.hadoop_line is not None \
+                and given.hadoop_line != measured.hadoop_line:
+            calibration = _other_line(calibration, measured, what, notes)
+        else:
+            calibration = _tested_heartbeat(calibration, measured, what, notes)
     return CalibrationChoice(calibration, parts, tuple(notes))
+
+
+def _other_line(calibration: Calibration, measured: Calibration, what: str, notes: list[str]) -> Calibration:
+    """``calibration`` (given) with its heartbeat interval set aside: it was measured on a JobTracker of another
+    Hadoop line than the replayed trace's job confs name. The interval is what
+    ``JobTracker.getNextHeartbeatInterval`` computes, and that code differs between lines (3 s minimum in
+    0.20.203-1.0 and 0.21/0.22, 0.3 s from 1.1, MAPREDUCE-1906; ``docs/hadoop-behaviour.md`` §1.3), so a
+    measurement on one line says nothing of the other. The replayed trace's own interval (its measurement, else
+    Hadoop's formula) is used, and a note says so and how to force the given one."""
+    given = calibration.heartbeat_interval_s
+    assert given is not None
+    own = measured.heartbeat_interval_s
+    instead = f"{own:g} s ({measured.heartbeat_source})" if own is not None else "Hadoop's formula for the cluster"
+    notes.append(f"calibration: the given heartbeat interval {given:g} s was measured on a Hadoop {calibration.hadoop_line} "
+                 f"JobTracker, and the replayed {what}'s job confs name Hadoop {measured.hadoop_line}, whose "
+                 f"JobTracker computes its interval differently; using the {what}'s own heartbeat, {instead} "
+                 f"(docs/calibration.md; --heartbeat-interval {given:g} forces the given one)")
+    source = (f"replayed {what} ({measured.heartbeat_source}): the given {given:g} s was measured on Hadoop "
+              f"{calibration.hadoop_line}, the {what} ran Hadoop {measured.hadoop_line}")
+    check = {"given_line": calibration.hadoop_line, "replayed_line": measured.hadoop_line,
+             "given_interval_s": given, "applied": False}
+    return replace(calibration, heartbeat_interval_s=own, heartbeat_source=source, heartbeat_line_check=check)
 
 
 def _tested_heartbeat(calibration: Calibration, measured: Calibration, what: str, notes: list[str]) -> Calibration:

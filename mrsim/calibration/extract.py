@@ -77,7 +77,8 @@ import numpy as np
 
 from mrsim.calibration.heartbeat_check import DEFAULT_HEARTBEATS_PER_SECOND, AssignmentBurst
 from mrsim.calibration.model import KINDS, Calibration, Distribution, StalledTask, TrackerOutlier
-from mrsim.model.hadoop_conf import KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW, KEY_SLOWSTART, KEY_SLOWSTART_NEW
+from mrsim.model.hadoop_conf import (KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW, KEY_SLOWSTART, KEY_SLOWSTART_NEW,
+                                     heartbeat_line)
 
 if TYPE_CHECKING:
     from mrsim.ingest.plain import PlainJob
@@ -263,6 +264,7 @@ class CalibrationCollector:
         self.negative_report = 0
         self.reuse: Counter[str] = Counter()
         self.oob: Counter[str] = Counter()
+        self.lines: Counter[str] = Counter()  # the Hadoop line each job conf names (hadoop_conf.heartbeat_line)
         self.jobs = 0
         self.attempts = 0
         self.later_attempts = 0
@@ -279,6 +281,9 @@ class CalibrationCollector:
             self.init_delays.append((launch - submit) / _MS)
         props = job.get("jobProperties")
         self.resolution.append(_phase_resolution(props))
+        line = heartbeat_line(props)
+        if line is not None:
+            self.lines[line] += 1
         if type(props) is dict or isinstance(props, Mapping):
             for key in REUSE_KEYS:
                 if key in props:
@@ -517,6 +522,10 @@ class CalibrationCollector:
         if oob_heartbeat is None and self.oob:
             oob_heartbeat = self.oob.most_common(1)[0][0] == "true"
         interval, hb_source = self._heartbeat(bool(oob_heartbeat), notes)
+        hadoop_line = next(iter(self.lines)) if len(self.lines) == 1 else None
+        if len(self.lines) > 1:
+            notes.append("the job confs name two Hadoop lines (" + ", ".join(f"{line}: {n} job(s)" for line, n in
+                         sorted(self.lines.items())) + "): the JobTracker's line is left unknown")
         reuse = 1
         if self.reuse:
             text = self.reuse.most_common(1)[0][0]
@@ -529,7 +538,7 @@ class CalibrationCollector:
         return Calibration(
             launch_lag=launch, report_lag=report, cold_launch_lag=by_phase[0], warm_launch_lag=by_phase[1],
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
-            heartbeat_interval_s=interval, heartbeat_source=hb_source, jvm_reuse=reuse,
+            heartbeat_interval_s=interval, heartbeat_source=hb_source, hadoop_line=hadoop_line, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold,
             stalled_tasks=stalled_tasks, assignment_bursts=self._assignment_bursts(launches), source=source,
             jobs=self.jobs,

@@ -177,6 +177,10 @@ class CalibrationFeature:
                 "mean_launch_lag_s": {k: round(d.mean, 4) for k, d in c.launch_lag.items()}}
         if c.heartbeat_check is not None:  # a given interval tested against the replayed trace (heartbeat_check.py)
             spec["heartbeat_check"] = c.heartbeat_check.to_json()
+        if c.hadoop_line is not None:
+            spec["hadoop_line"] = c.hadoop_line
+        if c.heartbeat_line_check is not None:  # a given interval set aside: another Hadoop line (choice.py)
+            spec["heartbeat_line_check"] = dict(c.heartbeat_line_check)
         summary = {"launch_lags": self.launches, "launch_lag_s": round(self.lag_s, 6)}
         return "calibration", spec, summary
 

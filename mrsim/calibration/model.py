@@ -20,6 +20,7 @@ import numpy as np
 from mrsim.calibration.heartbeat_check import BURST_KEYS, AssignmentBurst, HeartbeatCheck
 from mrsim.engine.lag_core import sample as _inverse_cdf
 from mrsim.errors import InputError
+from mrsim.model.hadoop_conf import HADOOP_LINES
 
 KINDS = ("map", "reduce", "setup", "cleanup")
 KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
@@ -173,6 +174,10 @@ class Calibration:
             the templates win, this is for jobs that lack one.
         heartbeat_interval_s: the interval the JobTracker ran at as the trace shows it, or None to use Hadoop's
             cluster-size formula. ``heartbeat_source`` says which.
+        hadoop_line: the Hadoop line whose JobTracker computed that interval, as the job confs name it
+            (:func:`mrsim.model.hadoop_conf.heartbeat_line`: ``"0.20/1.x"`` or ``"0.21/0.22"``; None unknown). A
+            heartbeat interval given with ``--calibration-from`` is not applied to a trace of the other line
+            (:func:`mrsim.calibration.choice.choose`).
         jvm_reuse: ``mapred.job.reuse.jvm.num.tasks`` most jobs ran with (1: a new JVM per task; -1: unlimited);
             a job's own conf value wins.
         map_slots / reduce_slots: the most common slots per TaskTracker (informative; the cluster comes from the
@@ -189,6 +194,8 @@ class Calibration:
             evidence a *given* heartbeat interval is tested against when this trace is replayed
             (:mod:`mrsim.calibration.heartbeat_check`); like the stalled tasks, what the replayed trace records.
         heartbeat_check: the outcome of that test in a run (never written to TOML; None when not tested).
+        heartbeat_line_check: in a run, when a given heartbeat interval was set aside because the replayed trace
+            names another Hadoop line: the two lines and the interval (never written to TOML).
         source: where it was measured; jobs / attempts / hosts: how much it was measured from (hosts: distinct
             TaskTrackers that ran attempts; a measured heartbeat interval belongs to a cluster of that size).
         notes: what the extraction decided and why (one line each), shown by ``mrsim calibrate``.
@@ -201,6 +208,7 @@ class Calibration:
     job_init_delay: Distribution | None = None
     heartbeat_interval_s: float | None = None
     heartbeat_source: str = "formula"
+    hadoop_line: str | None = None
     jvm_reuse: int = 1
     map_slots: int | None = None
     reduce_slots: int | None = None
@@ -209,6 +217,7 @@ class Calibration:
     stalled_tasks: tuple[StalledTask, ...] = ()
     assignment_bursts: tuple[AssignmentBurst, ...] = ()
     heartbeat_check: HeartbeatCheck | None = None
+    heartbeat_line_check: Mapping[str, Any] | None = None
     source: str = ""
     jobs: int = 0
     attempts: int = 0
@@ -245,7 +254,8 @@ class Calibration:
             cold_launch_lag=mix_all(self.cold_launch_lag, other.cold_launch_lag),
             warm_launch_lag=mix_all(self.warm_launch_lag, other.warm_launch_lag),
             job_init_delay=mix(self.job_init_delay, other.job_init_delay), heartbeat_interval_s=interval,
-            heartbeat_source=source, jvm_reuse=big.jvm_reuse, map_slots=big.map_slots, reduce_slots=big.reduce_slots,
+            heartbeat_source=source, hadoop_line=self.hadoop_line if self.hadoop_line == other.hadoop_line else None,
+            jvm_reuse=big.jvm_reuse, map_slots=big.map_slots, reduce_slots=big.reduce_slots,
             outliers={**small.outliers, **big.outliers}, stall_threshold_s=big.stall_threshold_s,
             stalled_tasks=tuple(dict.fromkeys(self.stalled_tasks + other.stalled_tasks)),
             assignment_bursts=tuple(dict.fromkeys(self.assignment_bursts + other.assignment_bursts)),
@@ -298,6 +308,8 @@ class Calibration:
             lines.append(f"  job init delay     {self.job_init_delay.describe()}")
         hb = "Hadoop's formula" if self.heartbeat_interval_s is None else f"{self.heartbeat_interval_s:.3f} s"
         lines.append(f"  heartbeat interval {hb} ({self.heartbeat_source})")
+        if self.hadoop_line is not None:
+            lines.append(f"  Hadoop line        {self.hadoop_line} (the job confs' heartbeat-rate key)")
         lines.append(f"  JVM reuse          {self.jvm_reuse} task(s) per JVM" if self.jvm_reuse != -1
                      else "  JVM reuse          unlimited")
         if self.map_slots is not None:
@@ -326,6 +338,8 @@ class Calibration:
                f"heartbeat_source = {_toml_str(self.heartbeat_source)}", f"jvm_reuse = {self.jvm_reuse}"]
         if self.heartbeat_interval_s is not None:
             out.append(f"heartbeat_interval_s = {self.heartbeat_interval_s!r}")
+        if self.hadoop_line is not None:
+            out.append(f"hadoop_line = {_toml_str(self.hadoop_line)}")
         if self.map_slots is not None:
             out.append(f"map_slots = {self.map_slots}")
         if self.stall_threshold_s is not None:
@@ -371,7 +385,7 @@ class Calibration:
     def from_mapping(cls, doc: Mapping[str, Any], source: str) -> "Calibration":
         known = {"source", "jobs", "attempts", "hosts", "heartbeat_source", "jvm_reuse", "heartbeat_interval_s", "map_slots",
                  "reduce_slots", "notes", *LAW_TABLES, "stall_threshold_s", "job_init_delay", "outliers",
-                 "stalled_tasks", "assignment_bursts"}
+                 "stalled_tasks", "assignment_bursts", "hadoop_line"}
         for key in doc:
             if key not in known:
                 raise InputError(f"{source}: unknown calibration key {key!r} (known: {', '.join(sorted(known))})")
@@ -407,6 +421,9 @@ class Calibration:
             threshold = _number(threshold, f"{source}: stall_threshold_s")
             if threshold < 0:
                 raise InputError(f"{source}: stall_threshold_s: expected a non-negative number of seconds, got {threshold}")
+        line = doc.get("hadoop_line")
+        if line is not None and line not in HADOOP_LINES:
+            raise InputError(f"{source}: hadoop_line: expected one of {', '.join(map(repr, HADOOP_LINES))}, got {line!r}")
         reuse = doc.get("jvm_reuse", 1)
         if isinstance(reuse, bool) or not isinstance(reuse, int) or reuse == 0 or reuse < -1:
             raise InputError(f"{source}: jvm_reuse: expected -1 (unlimited) or a positive number of tasks, got {reuse!r}")
@@ -423,6 +440,7 @@ class Calibration:
                    cold_launch_lag=dists["cold_launch_lag"], warm_launch_lag=dists["warm_launch_lag"],
                    job_init_delay=None if init is None else _dist_from(init, f"{source}: job_init_delay"),
                    heartbeat_interval_s=interval, heartbeat_source=str(doc.get("heartbeat_source", "file")),
+                   hadoop_line=line,
                    jvm_reuse=reuse, map_slots=slots["map_slots"], reduce_slots=slots["reduce_slots"],
                    outliers=outliers, stall_threshold_s=threshold, stalled_tasks=stalled, assignment_bursts=bursts,
                    source=str(doc.get("source", source)), jobs=slots["jobs"] or 0,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from mrsim.errors import InputError
@@ -54,6 +55,25 @@ KEY_CAPACITY_PAD_NEW = "mapreduce.jobtracker.taskscheduler.taskalloc.capacitypad
 KEY_TASK_SCHEDULER = "mapred.jobtracker.taskScheduler"  # default JobQueueTaskScheduler
 KEY_MAP_SPECULATIVE = "mapred.map.tasks.speculative.execution"
 KEY_REDUCE_SPECULATIVE = "mapred.reduce.tasks.speculative.execution"
+
+#: The Hadoop line whose JobTracker computed the heartbeat interval, named by how a job conf spells the key that
+#: ``JobTracker.getNextHeartbeatInterval`` reads (docs/hadoop-behaviour.md §1.3): 0.20.x and 1.x read
+#: ``mapred.heartbeats.in.second``, 0.21 and 0.22 ``mapreduce.jobtracker.heartbeats.in.second``.
+LINE_0_20 = "0.20/1.x"
+LINE_0_21 = "0.21/0.22"
+HADOOP_LINES = (LINE_0_20, LINE_0_21)
+
+
+def heartbeat_line(props: object) -> str | None:
+    """The Hadoop line a job conf (``jobProperties``) names by its spelling of the heartbeat-rate key, or None when
+    it has neither spelling or both (a conf that carries both cannot tell)."""
+    if not isinstance(props, Mapping):
+        return None
+    old, new = KEY_HB_PER_SECOND in props, KEY_HB_PER_SECOND_NEW in props
+    if old == new:
+        return None
+    return LINE_0_21 if new else LINE_0_20
+
 
 #: Scheduler class names in ``mapred.jobtracker.taskScheduler`` and the mrsim plug-in that emulates each.
 KEY_REDUCER_PREEMPT_DELAY = "mapreduce.job.reducer.unconditional-preempt.delay.sec"
