@@ -14,8 +14,9 @@ import multiprocessing
 PRELOAD = ["mrsim.analysis.sweeps.runner", "mrsim.engine.replay", "mrsim.studies.fluid", "mrsim.ingest.synth",
            "mrsim.ingest.workloads"]
 
-#: What a Dask LocalCluster's fork server imports: Dask's worker as well.
-DASK_PRELOAD = ["distributed", "numpy", *PRELOAD]
+#: What a Dask LocalCluster's fork server imports: Dask's worker as well, and first :mod:`.quick_exit` (the server
+#: ends without the interpreter's teardown).
+DASK_PRELOAD = ["mrsim.analysis.sweeps.quick_exit", "distributed", "numpy", *PRELOAD]
 
 
 def forkserver_context(preload: list[str]) -> multiprocessing.context.BaseContext:

@@ -98,6 +98,8 @@ def _run(args: argparse.Namespace) -> int:
             stats = sweep.run(executor, max_cells=args.max_cells, chunk_size=args.chunk_size, progress=progress)
     text = (f"sweep {spec.name}: {stats.cells} cells, {stats.reused} already done, computed {stats.computed} in "
             f"{stats.wall_s:.2f} s ({stats.cells_per_s:.1f} cells/s, {stats.chunks} tasks) on {stats.executor}")
+    if stats.in_driver:
+        text += f"; {stats.in_driver} of them in this process while the cluster started"
     if stats.complete:
         text += "\nwrote " + ", ".join(stats.written)
         if args.report:
