@@ -59,17 +59,20 @@ def test_cli_without_dask_is_one_line_and_nonzero(tmp_path: Path, monkeypatch: p
     assert len(err.splitlines()) == 1 and "needs dask.distributed" in err and "Traceback" not in err
 
 
-def test_cli_process_on_a_local_cluster_ends_with_its_output_written(tmp_path: Path) -> None:
-    # `mrsim sweep --executor dask` as a process skips the interpreter's teardown once the table is written and the
-    # cluster closed: its JSON line, its files and its exit status must all be there, and stderr must stay quiet
-    pytest.importorskip("dask.distributed")
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_cli_process_ends_with_its_output_written(tmp_path: Path, executor: str) -> None:
+    # `mrsim sweep` as a process skips the interpreter's teardown once the table is written and the executor
+    # closed: its JSON line, its files and its exit status must all be there, and stderr must stay quiet
+    if executor == "dask":
+        pytest.importorskip("dask.distributed")
     spec = write_spec(tmp_path, FLUID_SPEC)
     out = tmp_path / "r.parquet"
-    proc = subprocess.run([sys.executable, "-m", "mrsim", "sweep", str(spec), "-o", str(out), "--executor", "dask",
+    proc = subprocess.run([sys.executable, "-m", "mrsim", "sweep", str(spec), "-o", str(out), "--executor", executor,
                            "--workers", "1", "--json", "--quiet"], capture_output=True, check=False, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr.decode()
     obj = orjson.loads(proc.stdout)
-    assert obj["complete"] and obj["computed"] == obj["cells"] and obj["executor"].startswith("dask")
+    assert obj["complete"] and obj["computed"] == obj["cells"] and obj["executor"].startswith(executor)
+    assert obj["in_driver"] == 0 or executor == "dask"  # only a starting LocalCluster leaves cells to the driver
     assert out.exists() and all(Path(p).exists() for p in obj["written"])
     assert proc.stderr.decode().strip() == ""
 
