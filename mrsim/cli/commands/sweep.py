@@ -48,11 +48,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     local_cluster = args.executor == "dask" and not args.address and not args.dry_run
     if local_cluster:
-        from mrsim.analysis.sweeps.forkserver import start_dask_forkserver
+        import mrsim.analysis.sweeps.runner  # noqa: F401  (numpy and the cells' modules, for the fork below)
+        from mrsim.analysis.sweeps.forkserver import fork_dask_forkserver, start_dask_forkserver
 
-        # first, so that the workers' fork server imports Dask and the engines on another core while this process
-        # imports the sweep modules and reads the spec (docs/performance.md, "Sweeps on Dask")
-        start_dask_forkserver()
+        # now, so that the workers' fork server imports Dask on another core while this process imports the rest of
+        # the sweep modules (pandas) and reads the spec; forked, it does not import numpy and the engines again
+        # (docs/performance.md, "Fifth round")
+        if not fork_dask_forkserver():
+            start_dask_forkserver()
     code = _run(args)
     if getattr(args, "process_entry", False):
         # The results are written and the executor closed: skip the interpreter's teardown of pandas, pyarrow and
