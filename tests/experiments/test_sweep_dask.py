@@ -119,3 +119,12 @@ def test_closing_a_local_cluster_ends_its_host_process() -> None:
     assert host.up and host.error is None and host.slots == 1
     host.close(cancel=True)
     assert not host._process.is_alive() and host._process.exitcode == 0
+
+
+def test_the_fork_server_is_not_forked_while_another_thread_runs() -> None:
+    # forking a process that has threads can copy a lock another thread holds: then a fresh server is started instead
+    code = ("import threading\nfrom mrsim.analysis.sweeps.forkserver import fork_dask_forkserver\n"
+            "stop = threading.Event()\nt = threading.Thread(target=stop.wait)\nt.start()\n"
+            "print(fork_dask_forkserver())\nstop.set()\nt.join()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
