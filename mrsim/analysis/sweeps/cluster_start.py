@@ -7,11 +7,11 @@ fork server) and its :class:`distributed.Client`, then relays the driver's tasks
 ``("submit", id, cells)`` in, ``("done", id, outcomes, error)`` out as each task finishes. Every cell still runs
 on a Dask worker through a Dask client and scheduler; the host only carries the messages.
 
-Why a process: importing ``dask.distributed`` costs about 0.65 s of CPU beyond numpy (0.9 s with it, idle 2-core
+Why a process: importing ``dask.distributed`` costs about 0.5 s of CPU beyond numpy (0.75 s with it, 2-core
 development machine). With the cluster in the driver it was paid twice, by the fork server for the workers and by
 the driver itself, and the driver's share ran on the core that also runs the driver's own cells (one GIL). The host
 is forked with Dask already imported, so Dask is imported once, on the other core, while the driver imports the
-sweep modules and runs cells (``docs/performance.md``, "Fifth round").
+sweep modules and runs cells (``docs/performance.md``, "Fifth round": the sweep's CPU fell by about a quarter).
 
 Light on purpose: the standard library and :mod:`.forkserver` only; Dask and the runner are imported in the host.
 """
