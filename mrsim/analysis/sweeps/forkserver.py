@@ -1,8 +1,9 @@
 """The fork server sweep workers start from: one process that has imported the engines once, forked per worker.
 
-Kept free of heavy imports (only :mod:`multiprocessing`), so that ``mrsim sweep --executor dask`` can start it
-before the driver imports the sweep modules and Dask: the server's imports (about 1 s of CPU) then run on another
-core while the driver reads the spec and starts the scheduler (``docs/sweeps.md``, "Run on a cluster").
+Kept free of heavy imports (only :mod:`multiprocessing`). ``mrsim sweep --executor dask`` forks the Dask workers'
+server from itself once numpy and the cell modules are in (:func:`fork_dask_forkserver`), so that the server
+imports only Dask, on another core, while the driver imports the rest and reads the spec; elsewhere (or when
+threads run) :func:`start_dask_forkserver` starts a fresh one (``docs/sweeps.md``, "Run on a cluster").
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ def start_dask_forkserver() -> None:
 
     Dask's default (``spawn``) makes each worker import Dask, numpy and mrsim anew: about 1 s of CPU per worker.
     Dask's own fork-server preload lists Dask and its dependencies only (pandas among them, which workers do not
-    need); this one is :data:`DASK_PRELOAD`. ``fork`` would be cheaper still but is unsafe: the driver runs Dask's
-    event loop in a thread when the workers start. Cost to the caller: one fork and exec; idempotent. Nothing is
-    started when Dask is not installed (the executor then reports that in one line).
+    need); this one is :data:`DASK_PRELOAD`. Dask's own ``fork`` would be cheaper still but is unsafe: the process
+    that starts the workers (the cluster's host) runs Dask's event loop in a thread by then. Cost to the caller:
+    one fork and exec; idempotent. Nothing is started when Dask is not installed (the executor then reports that in
+    one line).
     """
     from multiprocessing import forkserver
 
