@@ -48,9 +48,10 @@ def test_the_driver_runs_cells_while_the_executor_starts(tmp_path: Path) -> None
     spec = load_spec(write_spec(tmp_path, SLOTS_SPEC))
     backend = _SlowToStart(not_ready=3)
     with open_sweep(spec, tmp_path / "r.parquet") as sweep:
-        computed, chunks = sweep._dispatch(backend, sweep.todo, None, None)
+        computed, chunks, in_driver = sweep._dispatch(backend, sweep.todo, None, None)
     n = len(plan_cells(spec))
     assert computed == n and backend.submitted == n - 3  # three cells ran in the driver, the rest on the backend
+    assert in_driver == 3
 
 
 def test_dask_local_cluster_started_in_the_background_gives_the_local_table(tmp_path: Path) -> None:

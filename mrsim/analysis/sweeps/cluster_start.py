@@ -1,25 +1,35 @@
-"""Starting the Dask LocalCluster a sweep runs on, in a background thread, while the driver runs cells itself.
+"""The Dask LocalCluster a sweep runs on, hosted by a process of its own so that the driver never imports Dask.
 
-:class:`ClusterStart` imports Dask, starts the scheduler, the nannies and the workers (forked from the preloaded
-fork server, :func:`~.forkserver.start_dask_forkserver`) in a daemon thread, and says when the first worker has
-joined; :class:`~mrsim.analysis.sweeps.executors.DaskBackend` adopts its client then. Starting it earlier, while
-the driver imports the sweep modules, was tried and is slower: both threads import under one GIL, so the driver's
-imports took twice as long and the cluster was up no sooner (``docs/performance.md``, "Sweeps on Dask").
+:class:`ClusterHost` (driver side) forks a *host* process from the preloaded fork server
+(:func:`~.forkserver.start_dask_forkserver`), which has imported Dask, numpy and the engines once. The host
+(:func:`serve`) starts the LocalCluster (scheduler, nannies, single-threaded worker processes forked from the same
+fork server) and its :class:`distributed.Client`, then relays the driver's tasks to the cluster over a pipe:
+``("submit", id, cells)`` in, ``("done", id, outcomes, error)`` out as each task finishes. Every cell still runs
+on a Dask worker through a Dask client and scheduler; the host only carries the messages.
 
-Light on purpose: the standard library and :mod:`.forkserver` only (Dask is imported in the thread).
+Why a process: importing ``dask.distributed`` costs about 0.5 s of CPU beyond numpy (0.75 s with it, 2-core
+development machine). With the cluster in the driver it was paid twice, by the fork server for the workers and by
+the driver itself, and the driver's share ran on the core that also runs the driver's own cells (one GIL). The host
+is forked with Dask already imported, so Dask is imported once, on the other core, while the driver imports the
+sweep modules and runs cells (``docs/performance.md``, "Fifth round": the sweep's CPU fell by about a quarter).
+
+Light on purpose: the standard library and :mod:`.forkserver` only; Dask and the runner are imported in the host.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
+import signal
 import threading
 import time
 import warnings
+from multiprocessing.connection import Connection
 from typing import Any
 
-from mrsim.analysis.sweeps.forkserver import dask_installed, start_dask_forkserver
+from mrsim.analysis.sweeps.forkserver import DASK_PRELOAD, forkserver_context, start_dask_forkserver
 
 #: Dask settings for the LocalCluster mrsim starts (a cluster given by ``--address`` keeps its own). The fork
 #: server is the start method (:func:`~.forkserver.start_dask_forkserver`); the others turn off or slow periodic
@@ -34,62 +44,211 @@ LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
     "distributed.worker.memory.monitor-interval": "500ms",  # the nanny's RSS poll, every 100 ms by default
 }
 
+#: How long the driver waits for the host to close its cluster and exit before terminating it (s).
+CLOSE_TIMEOUT_S = 30.0
+
 
 def default_workers() -> int:
     """The CPUs this process may use (the default worker count of both executors)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-class ClusterStart:
-    """A LocalCluster of ``workers`` single-threaded worker processes and its client, started in a daemon thread.
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
-    :attr:`up` is set when the first worker has joined or the start failed (:attr:`error`); :attr:`startup_s` is
-    the time from construction to then. Cost to the caller: one thread start (and the fork server, if not running).
+
+class ClusterHost:
+    """Driver side of a LocalCluster of ``workers`` single-threaded worker processes hosted by another process.
+
+    Tasks are plain integers. :meth:`poll` reads what the host has sent without blocking; :attr:`up` turns true
+    when its first worker has joined (:attr:`startup_s`: seconds from construction), :attr:`error` holds a one-line
+    start-up failure. Cost to the caller: a fork request to the fork server (started here if not running) and
+    one pickle per message; the driver imports neither Dask nor anything it does not already have.
     """
 
     def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self.distributed: Any = None
-        self.cluster: Any = None
-        self.client: Any = None
-        self.error: BaseException | None = None
-        self.up = threading.Event()
         self.started = time.perf_counter()
+        self.up = False
         self.startup_s = 0.0
+        self.slots = workers
+        self.error: str | None = None
+        self.finished: dict[int, tuple[Any, str | None]] = {}  # task id -> (outcomes, one-line error)
+        self._next_id = 0
+        self._closed = False
+        self._start_error: str | None = None
         start_dask_forkserver()
-        threading.Thread(target=self._start, name="mrsim-dask-start", daemon=True).start()
+        ctx = forkserver_context(DASK_PRELOAD)
+        self._conn, child = ctx.Pipe(duplex=True)
+        # not a daemon: a daemonic process may not start the workers' processes
+        self._process = ctx.Process(target=serve, args=(child, workers), name="mrsim-dask-host")
+        # start() blocks until the fork server has finished its imports (about 1 s of CPU): in a thread, so that the
+        # driver runs cells meanwhile (the thread waits on a socket, holding no GIL)
+        self._starter = threading.Thread(target=self._start_host, args=(child,), name="mrsim-dask-host-start",
+                                         daemon=True)
+        self._starter.start()
 
-    def _start(self) -> None:
+    def _start_host(self, child: Connection) -> None:
         try:
-            from dask import distributed  # raises ImportError when Dask is missing: the backend reports it
-            import dask
-
-            self.distributed = distributed
-            # our fork server is running: Dask must not set its own preload list for it
-            distributed.utils._forkserver_preload_set = True
-            # the scheduler's HTTP server (no dashboard) falls back to a random port when another cluster on the
-            # machine holds 8787; the sweep never uses it, so the user is not told
-            warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
-            # only while this cluster starts (the nannies and the scheduler read it then): the user's other
-            # clusters keep their own settings
-            with dask.config.set(LOCAL_CLUSTER_CONFIG):
-                self.cluster = distributed.LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                                        processes=True, dashboard_address=None,
-                                                        silence_logs=logging.ERROR)
-            self.client = distributed.Client(self.cluster, set_as_default=False)
-            self.client.wait_for_workers(1, timeout=60)
-        except BaseException as exc:  # re-raised in the driver's thread by the backend
-            self.error = exc
+            self._process.start()
+        except BaseException as exc:  # e.g. the fork server could not be reached: reported by the next receive
+            self._start_error = _one_line(exc)
         finally:
-            self.startup_s = time.perf_counter() - self.started
-            self.up.set()
+            child.close()  # the driver's copy: the pipe ends when the host's copy closes
 
-    def close(self) -> None:
-        """Wait for the start to finish, then close the client and the cluster (best effort)."""
-        self.up.wait()
-        with contextlib.suppress(Exception):  # the scheduler may already be gone
-            if self.client is not None:
-                self.client.close()
-        if self.cluster is not None:
-            with contextlib.suppress(Exception):
-                self.cluster.close()
+    def _handle(self, msg: tuple[Any, ...]) -> None:
+        kind = msg[0]
+        if kind == "done":
+            self.finished[msg[1]] = (msg[2], msg[3])
+        elif kind == "up":
+            self.up, self.slots = True, msg[1]
+            self.startup_s = time.perf_counter() - self.started
+        elif kind == "error":
+            self.error = msg[1]
+            self.startup_s = time.perf_counter() - self.started
+
+    def _receive(self, block: bool) -> bool:
+        """Handle one message (waiting for it if ``block``); False when there was none. A host that ended
+        without saying why becomes :attr:`error`."""
+        if not block and not self._conn.poll(0):
+            return False
+        try:
+            self._handle(self._conn.recv())
+        except (EOFError, OSError):
+            self._starter.join()
+            if self._start_error is None:
+                self._process.join(1.0)
+            self.error = self.error or self._start_error or (
+                f"the process hosting the Dask LocalCluster ended (exit code {self._process.exitcode})")
+            return False
+        return True
+
+    def poll(self) -> None:
+        """Read every message already sent, without waiting."""
+        while self.error is None and self._receive(block=False):
+            pass
+
+    def wait_up(self) -> None:
+        """Block until the first worker has joined or the start failed."""
+        while not self.up and self.error is None:
+            self._receive(block=True)
+
+    def submit(self, cells: tuple[Any, ...]) -> int:
+        task = self._next_id
+        self._next_id += 1
+        self._conn.send(("submit", task, cells))
+        return task
+
+    def wait_any(self, tasks: set[int]) -> set[int]:
+        """Block until at least one of ``tasks`` has finished (a dead host finishes them all, with an error)."""
+        while not tasks & self.finished.keys():
+            if not self._receive(block=True):
+                for task in tasks:
+                    self.finished[task] = (None, self.error)
+        self.poll()
+        return tasks & self.finished.keys()
+
+    def close(self, cancel: bool) -> None:
+        """Ask the host to close its client and cluster (cancelling unfinished tasks if ``cancel``), then wait
+        for it to exit (terminated after :data:`CLOSE_TIMEOUT_S`)."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(OSError):
+            self._conn.send(("close", cancel))
+        self._starter.join()
+        if self._start_error is None:
+            self._process.join(CLOSE_TIMEOUT_S)
+            if self._process.is_alive():
+                self._process.terminate()
+                self._process.join()
+        self._conn.close()
+
+
+def serve(conn: Connection, workers: int) -> None:
+    """The host process: start the LocalCluster, say when its first worker is up, relay tasks until told to close
+    (or until the driver goes away: the pipe's end closes the cluster too)."""
+    started = time.perf_counter()
+    lock = threading.Lock()
+
+    def send(msg: tuple[Any, ...]) -> None:
+        with lock, contextlib.suppress(OSError):  # the driver is gone: the receiving loop below ends as well
+            conn.send(msg)
+
+    # Ctrl-C reaches the whole process group: the driver handles it (it closes this host through the pipe, or its
+    # end of the pipe closes when it dies), so that the cluster shuts down in order and no traceback is printed here
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    cluster = client = None
+    _reuse_parent_forkserver()
+    try:
+        import dask
+        from dask import distributed
+
+        from mrsim.analysis.sweeps.runner import run_chunk
+
+        # our fork server is running: Dask must not set its own preload list for it
+        distributed.utils._forkserver_preload_set = True
+        # the scheduler's HTTP server (no dashboard) falls back to a random port when another cluster on the
+        # machine holds 8787; the sweep never uses it, so the user is not told
+        warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+        with dask.config.set(LOCAL_CLUSTER_CONFIG):
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = distributed.Client(cluster, set_as_default=False)
+        client.wait_for_workers(1, timeout=60)
+    except BaseException as exc:
+        send(("error", _one_line(exc)))
+        _close_quietly(client, cluster)
+        return
+    # a LocalCluster keeps the worker count it was asked for while the rest join
+    send(("up", workers, time.perf_counter() - started))
+    futures: dict[int, Any] = {}
+
+    def report(task: int, future: Any) -> None:  # in Dask's callback thread, one task at a time
+        try:
+            msg: tuple[Any, ...] = ("done", task, future.result(), None)
+        except BaseException as exc:  # a worker died, or the task was cancelled: not the cells' fault
+            msg = ("done", task, None, _one_line(exc))
+        futures.pop(task, None)
+        send(msg)
+
+    cancel = True
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            break
+        if msg[0] == "submit":
+            future = client.submit(run_chunk, msg[2], pure=False)
+            futures[msg[1]] = future
+            future.add_done_callback(functools.partial(report, msg[1]))
+        elif msg[0] == "close":
+            cancel = msg[1]
+            break
+    with contextlib.suppress(Exception):
+        if cancel and futures:
+            client.cancel(list(futures.values()))
+    _close_quietly(client, cluster)
+
+
+def _reuse_parent_forkserver() -> None:
+    """Make this process (forked by a fork server) fork its own children from that same, preloaded server.
+
+    CPython's ``multiprocessing.forkserver`` gives a server's children its address and "alive" pipe, but not its
+    pid, so their ``ensure_running`` starts a second server, which has preloaded nothing: each Dask worker would
+    then import Dask and the engines anew (about 1 s of CPU each). Reusing the server only needs the address and
+    the pipe; the resource tracker is inherited the same way and checks itself. If the private attributes differ
+    (another Python), nothing is changed and a second server starts, as before: slower, never wrong.
+    """
+    from multiprocessing import forkserver, resource_tracker
+
+    server = getattr(forkserver, "_forkserver", None)
+    if (server is not None and getattr(server, "_forkserver_pid", 0) is None
+            and getattr(server, "_forkserver_address", None) and getattr(server, "_forkserver_alive_fd", None)):
+        server.ensure_running = resource_tracker.ensure_running  # type: ignore[method-assign]
+
+
+def _close_quietly(client: Any, cluster: Any) -> None:
+    for part in (client, cluster):
+        if part is not None:
+            with contextlib.suppress(Exception):  # best effort: the scheduler may already be gone
+                part.close()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
 from mrsim.analysis.sweeps.cells import Cell
-from mrsim.analysis.sweeps.cluster_start import LOCAL_CLUSTER_CONFIG, ClusterStart, default_workers
+from mrsim.analysis.sweeps.cluster_start import LOCAL_CLUSTER_CONFIG, ClusterHost, default_workers
 from mrsim.analysis.sweeps.forkserver import PRELOAD, dask_installed, forkserver_context
 from mrsim.analysis.sweeps.runner import CellOutcome, run_chunk
 from mrsim.errors import InputError
@@ -160,85 +160,40 @@ def distributed_client(distributed: Any, address: str) -> Any:
         raise InputError(f"--address {address}: cannot reach a Dask scheduler ({exc})") from None
 
 
-class DaskBackend:
-    """A ``dask.distributed.Client`` on ``address``, or on a LocalCluster of ``workers`` single-threaded processes.
+#: Seconds of work per Dask task. A task costs ~5-8 ms of CPU in the client and scheduler and as much in the
+#: worker's event loop on the 2-core development machine under load (measured with empty tasks), ~10x the local
+#: pool's: 2 s chunks keep it under 1 %; the chunk sizer's balance cap still spreads the last cells over all workers.
+DASK_CHUNK_S = 2.0
 
-    The LocalCluster starts in a background thread (:class:`~.cluster_start.ClusterStart`), and :meth:`ready`
-    says when its first worker is up, so that the sweep driver runs cells itself meanwhile instead of waiting
-    (``Sweep._dispatch``); its workers fork from a preloaded fork server started first
-    (:func:`~.forkserver.start_dask_forkserver`), and Dask is imported in that thread too, so the driver's first
-    cell does not wait for it. Every worker must be able to import ``mrsim``
-    (same version as the driver) and read the traces at the paths the spec names (a shared file system, or
-    identical paths on every machine).
+
+class DaskBackend:
+    """A ``dask.distributed.Client`` of the running Dask scheduler at ``address`` (``--address``).
+
+    Every worker must be able to import ``mrsim`` (same version as the driver) and read the traces at the paths
+    the spec names (a shared file system, or identical paths on every machine).
     """
 
-    #: A task costs ~5-8 ms of CPU in the driver (client and scheduler) and as much in the worker's event loop on
-    #: the 2-core development machine under load (measured with empty tasks), ~10x the local pool's: 2 s chunks
-    #: keep it under 1 %; the chunk sizer's balance cap still spreads the last cells over all workers.
-    chunk_target_s = 2.0
+    chunk_target_s = DASK_CHUNK_S
 
-    def __init__(self, workers: int | None, address: str | None) -> None:
-        if not dask_installed():
-            _import_distributed()  # raises the one-line InputError (or, if the lookup was wrong, imports fine)
-        self._distributed: Any = None
-        self._client: Any = None
-        self._start: ClusterStart | None = None
-        self._error: BaseException | None = None
-        self._up = threading.Event()
-        self.startup_s = 0.0
-        self.slots = workers or _default_workers()
-        self._address = address
-        where = address or "LocalCluster"
-        self.name = f"dask ({where}, {self.slots} thread{'s' if self.slots > 1 else ''})"
+    def __init__(self, address: str) -> None:
+        started = time.perf_counter()
+        self._distributed = _import_distributed()
+        try:
+            self._client = distributed_client(self._distributed, address)
+            self._client.wait_for_workers(1, timeout=60)
+        finally:
+            self.startup_s = time.perf_counter() - started
+        self.slots = max(1, sum(self._client.nthreads().values()))
+        self.name = f"dask ({address}, {self.slots} thread{'s' if self.slots > 1 else ''})"
         self._futures: set[Any] = set()
-        self._completed: Any = None
-        if address:
-            started = time.perf_counter()
-            self._distributed = _import_distributed()
-            try:
-                self._client = distributed_client(self._distributed, address)
-                self._client.wait_for_workers(1, timeout=60)
-            finally:
-                self.startup_s = time.perf_counter() - started
-            # a LocalCluster keeps the worker count it was asked for while the rest start; a cluster by address
-            # has what it has
-            self.slots = max(1, sum(self._client.nthreads().values()))
-            self.name = f"dask ({address}, {self.slots} thread{'s' if self.slots > 1 else ''})"
-            self._completed = self._distributed.as_completed(loop=self._client.loop, raise_errors=False)
-            self._up.set()
-        else:
-            self._start = ClusterStart(self.slots)
-
-    def _adopt(self) -> None:
-        """Take over the started cluster's client (in the driver's thread, once it is up)."""
-        start = self._start
-        assert start is not None
-        self.startup_s = start.startup_s
-        if start.error is not None:
-            self._error = start.error
-            if isinstance(start.error, ImportError):
-                _import_distributed()  # the one-line InputError
-            return
-        self._distributed, self._client = start.distributed, start.client
         # one completion queue for the whole sweep: O(1) per finished task (a fresh wait() per call is
         # O(in flight))
         self._completed = self._distributed.as_completed(loop=self._client.loop, raise_errors=False)
-        self._up.set()
 
     def ready(self) -> bool:
-        """Whether the cluster is up (a start-up error is raised here)."""
-        if not self._up.is_set() and self._error is None:
-            if self._start is None or not self._start.up.is_set():
-                return False
-            self._adopt()
-        if self._error is not None:
-            raise self._error
-        return True
+        return True  # connected in __init__
 
     def submit(self, cells: Sequence[Cell]) -> Any:
-        if self._start is not None:
-            self._start.up.wait()
-        self.ready()
         fut = self._client.submit(run_chunk, tuple(cells), pure=False)
         self._futures.add(fut)
         self._completed.add(fut)
@@ -254,21 +209,69 @@ class DaskBackend:
 
     def close(self, cancel: bool) -> None:
         with contextlib.suppress(Exception):  # best effort: the scheduler may already be gone
-            if cancel and self._futures and self._client is not None:
+            if cancel and self._futures:
                 self._client.cancel(list(self._futures))
-        if self._start is not None:
-            self._start.close()  # its client and LocalCluster (waits for a start still under way)
-        elif self._client is not None:
-            with contextlib.suppress(Exception):
-                self._client.close()
+            self._client.close()
+
+
+class LocalClusterBackend:
+    """A Dask LocalCluster of ``workers`` single-threaded worker processes on this machine, started for the sweep.
+
+    The cluster and its client live in a host process forked from the preloaded fork server
+    (:class:`~.cluster_start.ClusterHost`), so the driver never imports Dask; tasks and results travel over a pipe.
+    :meth:`ready` says when the first worker is up, so that the sweep driver runs cells itself meanwhile instead of
+    waiting (``Sweep._dispatch``); those cells are counted in the sweep's ``in_driver``.
+    """
+
+    chunk_target_s = DASK_CHUNK_S
+
+    def __init__(self, workers: int | None) -> None:
+        if not dask_installed():
+            _import_distributed()  # raises the one-line InputError (or, if the lookup was wrong, imports fine)
+        self.slots = workers or _default_workers()
+        self.name = f"dask (LocalCluster, {self.slots} thread{'s' if self.slots > 1 else ''})"
+        self._host = ClusterHost(self.slots)
+
+    @property
+    def startup_s(self) -> float:
+        return self._host.startup_s
+
+    def ready(self) -> bool:
+        """Whether the cluster is up (a start-up failure is raised here, in one line)."""
+        host = self._host
+        if not host.up and host.error is None:
+            host.poll()
+        if host.error is not None and not host.up:
+            raise InputError(f"--executor dask: the LocalCluster did not start: {host.error}")
+        return host.up
+
+    def submit(self, cells: Sequence[Cell]) -> int:
+        self._host.wait_up()
+        self.ready()
+        return self._host.submit(tuple(cells))
+
+    def wait_any(self, futures: set[Any]) -> tuple[set[Any], set[Any]]:
+        done = self._host.wait_any(set(futures))
+        return done, set(futures) - done
+
+    def result(self, future: int) -> list[CellOutcome]:
+        outcomes, error = self._host.finished.pop(future)
+        if error is not None:
+            raise RuntimeError(error)
+        return outcomes
+
+    def close(self, cancel: bool) -> None:
+        self._host.close(cancel)
 
 
 @contextlib.contextmanager
 def open_backend(options: ExecutorOptions) -> Iterator[Backend]:
     """Start the executor; on leaving, shut it down (cancelling queued work if leaving by an exception)."""
     backend: Backend
-    if options.kind is ExecutorKind.DASK:
-        backend = DaskBackend(options.workers, options.address)
+    if options.kind is ExecutorKind.DASK and options.address:
+        backend = DaskBackend(options.address)
+    elif options.kind is ExecutorKind.DASK:
+        backend = LocalClusterBackend(options.workers)
     else:
         backend = LocalBackend(options.workers)
     ok = False

@@ -33,7 +33,8 @@ IN_FLIGHT_PER_SLOT = 2
 class SweepStats:
     """What a run did. ``cells_per_s`` counts cells computed by this run over its wall time (executor start-up
     included, shutdown excluded); ``complete`` says whether every cell of the plan is now done and the table
-    was written."""
+    was written; ``in_driver`` counts the computed cells the driver ran itself while the executor started (Dask's
+    LocalCluster; always 0 on the local pool, which starts at once)."""
 
     cells: int
     reused: int
@@ -44,6 +45,7 @@ class SweepStats:
     executor: str
     complete: bool
     written: tuple[str, ...] = ()
+    in_driver: int = 0
 
     @property
     def cells_per_s(self) -> float:
@@ -53,7 +55,7 @@ class SweepStats:
         return {"cells": self.cells, "reused": self.reused, "computed": self.computed, "chunks": self.chunks,
                 "wall_s": round(self.wall_s, 4), "startup_s": round(self.startup_s, 4),
                 "cells_per_s": round(self.cells_per_s, 2), "executor": self.executor, "complete": self.complete,
-                "written": list(self.written)}
+                "written": list(self.written), "in_driver": self.in_driver}
 
 
 class Sweep:
@@ -78,7 +80,7 @@ class Sweep:
         todo = self.todo if max_cells is None else self.todo[:max_cells]
         reused = len(self.cells) - len(self.todo)
         started = time.perf_counter()
-        computed = chunks = 0
+        computed = chunks = in_driver = 0
         startup = 0.0
         name = "none (nothing to compute)"
         finished = started
@@ -86,14 +88,15 @@ class Sweep:
             with open_backend(executor) as backend:
                 startup = time.perf_counter() - started
                 name = backend.name
-                computed, chunks = self._dispatch(backend, todo, chunk_size, progress)
+                computed, chunks, in_driver = self._dispatch(backend, todo, chunk_size, progress)
                 finished = time.perf_counter()  # before the executor's shutdown, which is not throughput
                 startup = max(startup, getattr(backend, "startup_s", 0.0))  # Dask: started in the background
                 written = self._write_if_complete()  # before the shutdown: the user's results come first
         else:
             written = self._write_if_complete()
         wall = finished - started
-        return SweepStats(len(self.cells), reused, computed, chunks, wall, startup, name, not self.todo, written)
+        return SweepStats(len(self.cells), reused, computed, chunks, wall, startup, name, not self.todo, written,
+                          in_driver)
 
     def _write_if_complete(self) -> tuple[str, ...]:
         """Write the table (and its spec record) if every cell of the plan is done; the files written."""
@@ -104,7 +107,9 @@ class Sweep:
         return tuple(str(p) for p in write_results(table, self.output, self._spec_record(), self.csv))
 
     def _dispatch(self, backend: Any, todo: tuple[Cell, ...], chunk_size: int | None,
-                  progress: Callable[[int], None] | None) -> tuple[int, int]:
+                  progress: Callable[[int], None] | None) -> tuple[int, int, int]:
+        """Run ``todo`` on ``backend``; returns the cells computed, the tasks submitted and the cells the driver
+        ran itself while the backend started."""
         queue = collections.deque(todo)
         by_id = {c.cell_id: c for c in todo}
         target = getattr(backend, "chunk_target_s", DEFAULT_CHUNK_S)
@@ -116,6 +121,7 @@ class Sweep:
         # one at a time, rather than wait: the start-up the user waits for is no longer idle time.
         while queue and not failures and not backend.ready():
             computed += self._record(run_chunk((queue.popleft(),)), by_id, sizer, failures, progress, computed)
+        in_driver = computed
         while True:
             while queue and not failures and len(inflight) < IN_FLIGHT_PER_SLOT * backend.slots:
                 n = sizer.next_size(len(queue))
@@ -137,7 +143,7 @@ class Sweep:
         if failures:
             raise InputError(f"{len(failures)} problem(s); first: {failures[0]}. Finished cells are kept in "
                              f"{self._journal.path}; re-run to compute the rest")
-        return computed, chunks
+        return computed, chunks, in_driver
 
     def _record(self, outcomes: list[CellOutcome], by_id: dict[str, Cell], sizer: ChunkSizer, failures: list[str],
                 progress: Callable[[int], None] | None, computed: int) -> int:
