@@ -180,23 +180,31 @@ class BoundedWakes:
         n = len(phases)
         frac = now - math.floor(now / interval) * interval
         guess = bisect_left(phases, frac)
-        kernel = self.jt.kernel
-        order = kernel.order
-        by_rank = self.by_rank
-
-        def next_time(r: int) -> float:
-            t = by_rank[r]
-            return t.phase + grid_index_after(t.phase, interval, ORDER_HEARTBEAT + t.index, now, order) * interval
-
-        window = sorted({(guess + d) % n for d in range(-2, 3)})
-        start = min(window, key=lambda r: (next_time(r), (r - guess) % n))
-        first = next_time(start)
+        order = self.jt.kernel.order
+        # The rank of the least (next time, distance from the guess) among the five ranks around the guess (fewer
+        # on small clusters); no two ranks have the same distance, so the choice does not depend on the order in
+        # which they are read. Plain loops: a closure and a key function cost Python-level calls per wake call.
+        start = -1
+        first = INF
+        best_distance = n
+        for d in range(-2, 3):
+            r = (guess + d) % n
+            time = self._next_time(r, now, order)
+            distance = (r - guess) % n
+            if start < 0 or time < first or (time == first and distance < best_distance):
+                start, first, best_distance = r, time, distance
         for _ in range(n - 1):
             before = (start - 1) % n
-            if next_time(before) != first:
+            if self._next_time(before, now, order) != first:
                 break
             start = before
         return start
+
+    def _next_time(self, r: int, now: float, order: int) -> float:
+        """The first grid time of the tracker of rank ``r`` after the event key ``(now, order)``."""
+        t = self.by_rank[r]
+        interval = self.interval
+        return t.phase + grid_index_after(t.phase, interval, ORDER_HEARTBEAT + t.index, now, order) * interval
 
     def _walk(self, kind: int, start: int) -> None:
         """Wake the first owed tracker of ``kind`` at or after rank ``start`` (cyclically), and any owed trackers
