@@ -21,7 +21,7 @@ Cost O(1) amortised per launch, plus the locality cache walk (amortised O(1): la
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
 from mrsim.engine.locality import pick_local_map
@@ -30,6 +30,12 @@ from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState, TrackerState
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
+
+#: Locality levels bound once: ``Locality.NODE`` is an attribute lookup on the enum's class (its metaclass's
+#: ``__getattr__`` hook, about 800 instructions), which cost a tenth of a launch (docs/performance.md)
+_NODE: Final = Locality.NODE
+_NON_LOCAL: Final = Locality.NON_LOCAL
+_ANY: Final = Locality.ANY
 
 
 def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality: Locality) -> int:
@@ -49,7 +55,7 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     elif job.requeued_maps:
         i = job.requeued_maps.pop()
     elif job.host_cache is None:
-        if locality == Locality.NODE or locality == Locality.NON_LOCAL:
+        if locality == _NODE or locality == _NON_LOCAL:
             return 0
         i = job.next_map
         job.next_map = i + 1
@@ -103,12 +109,12 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     is met and it fits; whether one (or a backup) was launched."""
     if job.reduces_pending == 0 or not job.reduces_ready:
         if jt.offer_backup is not None and job.reduces_ready:
-            return jt.offer_backup(job, tracker, True, Locality.ANY)
+            return jt.offer_backup(job, tracker, True, _ANY)
         return False
     if jt.task_fits is not None and not jt.task_fits(job, tracker, True):
         return False
     if jt.pick_task is not None:
-        i = jt.pick_task(job, tracker, True, Locality.ANY)
+        i = jt.pick_task(job, tracker, True, _ANY)
         if i < 0:
             return False
     elif job.requeued_reduces:

@@ -252,9 +252,8 @@ class JobTracker(EngineHooks):
         self.heartbeats += 1
         reports = tracker.reports
         if reports:
-            apply = self._apply_completion
-            for gid in reports:
-                apply(tracker, gid, now)
+            for gid in reports:  # a direct call (compiled): a bound method kept in a local is a Python-level call
+                self._apply_completion(tracker, gid, now)
             reports.clear()
         if tracker.aux_reports:
             for code in tracker.aux_reports:

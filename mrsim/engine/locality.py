@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from array import array
 import enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from mrsim.engine.scheduling import Locality
 from mrsim.engine.state import JobState, TrackerState
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
+
+#: Bound once (an attribute of the enum's class costs a lookup through its metaclass's hook at every use)
+_NODE: Final = Locality.NODE
+_RACK: Final = Locality.RACK
+_NON_LOCAL: Final = Locality.NON_LOCAL
 
 
 class LocalityMode(enum.Enum):
@@ -44,16 +49,16 @@ def pop_unlaunched(candidates: list[int] | None, launched: bytearray) -> int:
 def pick_local_map(job: JobState, tracker: TrackerState, locality: Locality) -> tuple[int, int]:
     launched = job.map_launched
     assert launched is not None and job.host_cache is not None and job.rack_cache is not None
-    if locality != Locality.NON_LOCAL:
+    if locality != _NON_LOCAL:
         i = pop_unlaunched(job.host_cache.get(tracker.host), launched)
         if i >= 0:
             return i, 1
-        if locality == Locality.NODE:
+        if locality == _NODE:
             return -1, 0
         i = pop_unlaunched(job.rack_cache.get(tracker.rack), launched)
         if i >= 0:
             return i, 2
-        if locality == Locality.RACK:
+        if locality == _RACK:
             return -1, 0
     n = job.n_maps
     c = job.any_cursor

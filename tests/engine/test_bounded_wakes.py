@@ -150,3 +150,30 @@ def test_bounded_wakes_on_a_synthetic_rumen_trace_with_launch_delays_and_failed_
     bounded, reference = _both(w, uniform_cluster(300, 1, 1), HadoopConf(), "fifo", check_invariants=True)
     _assert_same(bounded, reference)
     assert bounded.summary["events"] < reference.summary["events"]  # the policy applied
+
+
+def test_rank_set_finds_the_next_member_like_a_sorted_set():
+    """RankSet (the parked trackers' bitmap) against a plain set: the smallest member in [pos, limit) after
+    random adds and removes, across word boundaries and at both ends."""
+    import random
+
+    from mrsim.engine.wakeups import RankSet
+
+    rng = random.Random(5)
+    for n in (1, 31, 32, 33, 64, 100, 1000):
+        ranks = RankSet(n)
+        members: set[int] = set()
+        for _ in range(400):
+            r = rng.randrange(n)
+            if r in members and rng.random() < 0.5:
+                ranks.remove(r)
+                members.discard(r)
+            elif r not in members:
+                ranks.add(r)
+                members.add(r)
+            assert len(ranks) == len(members)
+            assert all((r in ranks) == (r in members) for r in range(n))
+            pos, limit = rng.randrange(n + 1), rng.randrange(n + 1)
+            expected = min((r for r in members if pos <= r < limit), default=-1)
+            assert ranks.first_from(pos, limit) == expected
+        assert ranks.first_from(0, n) == min(members, default=-1)
