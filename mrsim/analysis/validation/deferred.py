@@ -12,8 +12,9 @@ and :func:`lite_job` proves that none of the three collectors can raise on it (t
 job-level fields, the ``otherTasks`` and a few conf keys, all checked here); the collectors add no warning. The
 first job that cannot be queued runs the queue through every collector and turns queueing off, so that job and
 all later ones take the eager path in the pass's order with every check and one-line error it had. What is kept
-per queued job: its columns as int64 arrays (the collectors' lists are rebuilt from them), its host names, and its
-job-level fields without the task lists: about 40 bytes a task, not the decoded job.
+per queued job: its columns as int64 arrays (the collectors' lists are rebuilt from them), its list of host names
+(the decoder's strings: about 70 bytes a task on the benchmark trace), and its job-level fields without the task
+lists and with only the conf keys the three collectors read; not the decoded job.
 """
 
 from __future__ import annotations
@@ -117,7 +118,6 @@ class LaterCollectors:
         self._queue: list[_Queued] = []
         self._pending = {"observations", "usage", "background"}
         self.queueing = True
-        self.host_names: dict[str, str] = {}  # one string per distinct host name in the queue
 
     def queue(self, job: dict[str, Any], plain: PlainJob | None, observed_as: str | None, background_as: str) -> bool:
         """Queue the job's three calls; False when it cannot be queued: then every queued call has been run and
@@ -128,8 +128,6 @@ class LaterCollectors:
         if lite is None:
             self.run_all()
             return False
-        names = self.host_names
-        lite[1].host_names = [names.setdefault(name, name) for name in lite[1].host_names]
         self._queue.append(_Queued(observed_as, background_as, *lite))
         return True
 
@@ -158,5 +156,4 @@ class LaterCollectors:
             call(queued, _revived(queued.columns))
         if not self._pending:
             self._queue = []
-            self.host_names = {}
 
