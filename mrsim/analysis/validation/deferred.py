@@ -91,12 +91,19 @@ def lite_job(job: dict[str, Any], plain: PlainJob) -> tuple[dict[str, Any], Plai
     return lite, columns
 
 
-def _revived(columns: PlainJob) -> PlainJob:
-    """The queued columns with the per-task lists the collectors read, rebuilt from the int64 arrays (the same
-    integers)."""
+#: The per-task lists each collector's column path reads (the slot usage of a job queued here reads only the
+#: arrays and host names: no attempt of it has a ``location``).
+_LISTS = {"observations": ("task_start", "task_finish", "attempt_start", "attempt_finish"),
+          "background": ("task_start", "task_finish"), "usage": ()}
+_ARRAY_OF = {"task_start": 0, "task_finish": 1, "attempt_start": 2, "attempt_finish": 3}
+
+
+def _revived(columns: PlainJob, lists: tuple[str, ...]) -> PlainJob:
+    """The queued columns with the per-task ``lists`` rebuilt from the int64 arrays (the same integers)."""
+    if not lists:
+        return columns
     arrays = columns.arrays()
-    return dataclasses.replace(columns, task_start=arrays[0].tolist(), task_finish=arrays[1].tolist(),
-                               attempt_start=arrays[2].tolist(), attempt_finish=arrays[3].tolist())
+    return dataclasses.replace(columns, **{name: arrays[_ARRAY_OF[name]].tolist() for name in lists})
 
 
 @dataclasses.dataclass
@@ -152,8 +159,9 @@ class LaterCollectors:
         else:
             def call(q: _Queued, columns: PlainJob) -> None:
                 self.background.add_plain(q.job, q.background_as, columns)
+        lists = _LISTS[part]
         for queued in self._queue:
-            call(queued, _revived(queued.columns))
+            call(queued, _revived(queued.columns, lists))
         if not self._pending:
             self._queue = []
 
