@@ -5,7 +5,9 @@ expect: gzip is detected from the content (magic bytes), not the file name, and 
 :class:`~mrsim.errors.InputError` naming the file, line and column instead of a stack trace.
 
 Streaming: the file is decoded in chunks, one job object at a time, so memory stays proportional to the
-largest single job, not the file. Cost: linear in the file size.
+largest single job, not the file. Cost: linear in the file size. A thread reads (and gunzips) up to two chunks
+ahead of the decoder (:class:`_ReadAhead`), and the newlines the fast path passes are counted only if the strict
+decoder takes over and needs them for its line numbers.
 
 Two decoders, one meaning. The fast path cuts the byte stream at ``}`` *whitespace* ``{`` (in valid JSON that
 sequence occurs only between top-level values, or inside a string) and decodes each piece with ``orjson``
@@ -201,9 +203,10 @@ def _iter_fast(state: _Stream) -> Iterator[dict]:
         match = _BOUNDARY.search(state.buf, start + 1)
         while match is None and not state.eof:
             searched = len(state.buf) - state.pos
-            if not state.refill():
+            more = state.refill()
+            start = 0  # refill moved the object to the front, also at the end of the input (the last object)
+            if not more:
                 break
-            start = 0
             match = _BOUNDARY.search(state.buf, max(1, searched - 64))
         buf = state.buf
         end = match.start() + 1 if match is not None else len(buf)

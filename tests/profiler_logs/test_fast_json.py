@@ -120,3 +120,19 @@ def test_fast_loads_hands_over_what_orjson_reads_differently() -> None:
                     b'\xef\xbb\xbf{}', b'{"a": 1', b'\xff'):
         assert fast_loads(refused) is STRICT, refused
     assert has_long_integer("x" + "9" * 19) and not has_long_integer("1" * 18 + " 1")
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("end", ["", "\n", " \n\n"])
+def test_rumen_fast_path_decodes_the_last_object_too(tmp_path: Path, gz: bool, end: str) -> None:
+    """The last object has no boundary after it: the fast path must still decode it (it used to hand it to the
+    strict decoder, which then had to count the newlines of the whole input again)."""
+    from mrsim.io.compressed import open_binary
+
+    text = "\n".join(JOB % (i, f'"j{i}"', str(1000 + i)) for i in range(3)) + end
+    path = tmp_path / ("t.json.gz" if gz else "t.json")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    with open_binary(path) as fh:
+        state = rumen._Stream(fh, path, limit("input_bytes"))
+        assert [job["jobID"] for job in rumen._iter_fast(state)] == ["job_1_0", "job_1_1", "job_1_2"]
+    assert state.done
