@@ -18,7 +18,8 @@ JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each
 
 The replays' ``--json`` outputs are compared (minus ``spec.trace_cache`` and the wall-clock fields): a speed-up that
 changed a result would fail here. ``--steps`` prints instead the CPU of each step of the ingest pass, in process,
-with the cyclic garbage collector enabled and paused; ``--phases`` the CPU of each phase of a cache hit (interpreter
+with the cyclic garbage collector enabled and paused, then the pass as the commands run it (until it returns, and
+with every field read: some are built on first read); ``--phases`` the CPU of each phase of a cache hit (interpreter
 start-up, imports, loading the entry, the engine, the ``--json`` object, the rest), each mrsim in its own children.
 Usage: ``python3 benchmarks/bench_ingest.py [--repeat 3] [--before DIR] [--steps | --phases]``
 """
@@ -142,9 +143,31 @@ def steps(trace: Path) -> None:
             print(f"ingest steps, GC {'enabled' if enabled else 'paused'}: CPU {total:.2f} s, of which the GC "
                   f"{in_gc[0]:.2f} s: " + ", ".join(f"{k} {v:.2f}" for k, v in spent.items()))
         _column_steps(trace)
+        _whole_pass(trace)
     finally:
         gc.callbacks.remove(on_gc)
         gc.enable()
+
+
+def _whole_pass(trace: Path) -> None:
+    """The pass as the commands run it (:func:`mrsim.analysis.validation.ingest._read`): its CPU until it returns
+    (what a ``--no-cache`` replay waits for: the fields built on first read are not), then reading every field (what
+    ``mrsim validate`` or a cache miss reads). Min of 2."""
+    import dataclasses
+
+    from mrsim.analysis.validation.ingest import _format, _read
+
+    returned, built = [], []
+    for _ in range(2):
+        started = time.process_time()
+        result = _read(trace, _format(trace, None))
+        returned.append(time.process_time() - started)
+        for f in dataclasses.fields(result):
+            getattr(result, f.name)
+        built.append(time.process_time() - started)
+        del result
+    print(f"the pass as it runs (_read): CPU {min(returned):.2f} s until it returns, {min(built):.2f} s with every "
+          "field read (min of 2)")
 
 
 def _general_steps(timed: Callable[..., Any], job: Any, trace: Path, usage: Any, conf: Any, lags: Any,

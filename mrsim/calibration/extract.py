@@ -69,7 +69,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from itertools import repeat
+from itertools import chain, repeat
+from operator import getitem, itemgetter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +118,7 @@ def rumen_ms(value: object) -> int:
         return -1
 
 
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _KIND_OF: dict[tuple[str, str], str] = {}  # (taskType, default) -> kind: a handful of distinct values per trace
 
 
@@ -205,6 +207,31 @@ def _reduce_slot(attempt: Mapping[str, Any], kind: str) -> bool:
     if len(parts) >= 6 and parts[3] in ("m", "r"):
         return parts[3] == "r"
     return kind == "reduce"
+
+
+def _plain_reduce_slots(attempt_ids: list[str], n_maps: int) -> list[bool]:
+    """:func:`_reduce_slot` of each attempt of a plain job (maps first: the kind is ``reduce`` from ``n_maps`` on).
+
+    When every id starts with the first id's ``attempt_<a>_<b>_``, has at least five underscores and the type
+    letter then an underscore right after that prefix (``m_`` or ``r_``: the split's ``parts[3]`` is that letter),
+    the letters are read by C-level passes (``startswith``, ``count``, a slice, ``==``) instead of one split per id;
+    any other id sends the whole job to the split of :func:`_reduce_slot`. Same answers either way."""
+    if attempt_ids:
+        first = attempt_ids[0]
+        third = -1
+        for _ in range(3):
+            third = first.find("_", third + 1)
+            if third < 0:
+                break
+        if third >= 0:
+            prefix, at = first[:third + 1], third + 1
+            if all(map(str.startswith, attempt_ids, repeat(prefix))) and \
+                    min(map(str.count, attempt_ids, repeat("_"))) >= 5:
+                letters = list(map(getitem, attempt_ids, repeat(slice(at, at + 2))))
+                if set(letters) <= {"m_", "r_"}:
+                    return list(map("r_".__eq__, letters))
+    return [p[3] == "r" if len(p := aid.split("_", 5)) >= 6 and p[3] in ("m", "r") else i >= n_maps
+            for i, aid in enumerate(attempt_ids)]
 
 
 def _completed_in_template(task: Mapping[str, Any], default: str) -> bool:
@@ -312,15 +339,17 @@ class CalibrationCollector:
         job_ref = self._add_job_fields(job)
         host_events, slot_ends = self.host_events, self.slot_ends
         n = plain.n_maps
-        host_of: dict[str, str] = {}  # hostName -> host, parsed once per distinct name
-        hosts = [h if (h := host_of.get(name)) is not None else host_of.setdefault(name, name.rpartition("/")[2])
-                 for name in plain.host_names]
-        sides = [p[3] == "r" if len(p := aid.split("_", 5)) >= 6 and p[3] in ("m", "r") else i >= n  # _reduce_slot
-                 for i, aid in enumerate(plain.attempt_ids)]
+        # hostName -> host, parsed once per distinct name; then per attempt by C-level lookups (map of a dict's
+        # __getitem__), not a Python step per attempt. Host codes in order of first appearance, as setdefault gives.
+        names = plain.host_names
+        host_of = {name: name.rpartition("/")[2] for name in dict.fromkeys(names)}
+        hosts = list(map(host_of.__getitem__, names))
+        sides = _plain_reduce_slots(plain.attempt_ids, n)
         # Per host (and per host and slot side), the attempts' ends in attempt order: the lists the general path
         # appends to one attempt at a time, extended once per group (a stable sort keeps the order within one).
         code_of: dict[str, int] = {}
-        codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
+        name_code = {name: code_of.setdefault(host, len(code_of)) for name, host in host_of.items()}
+        codes = np.fromiter(map(name_code.__getitem__, names), dtype=np.int64, count=len(names))
         distinct = list(code_of)
         task_start, task_finish, a_starts, a_finishes = plain.arrays()
         self.ready_ms.append(_ready_times(job, task_start[:n], task_finish[:n], task_start[n:]))
@@ -491,8 +520,7 @@ class CalibrationCollector:
                          "JobTracker's) and were counted as 0")
         # Per kind, the launches' hosts and lags as columns, in launch order (read by the outliers, the slot waits
         # and the laws: once, not once each).
-        columns = {kind: ([h for h, _lag in rows], np.fromiter((lag for _h, lag in rows), dtype=np.float64,
-                                                                count=len(rows)))
+        columns = {kind: (list(map(_FIRST, rows)), np.fromiter(map(_SECOND, rows), dtype=np.float64, count=len(rows)))
                    for kind in KINDS if (rows := self.host_launch.get(kind))}
         outliers, stalled, stall_threshold = self._outliers(columns)
         stalled_tasks = self._stalled_tasks(stalled)
@@ -598,9 +626,12 @@ class CalibrationCollector:
         arrays (read by the slot waits and the first-assignment bursts: built once)."""
         out = {}
         for kind, (hosts, _lags) in columns.items():
-            code_of: dict[str, int] = {}
-            codes = np.array([code_of.setdefault(h, len(code_of)) for h in hosts], dtype=np.int64)
-            out[kind] = (codes, list(code_of), np.asarray(self.windows[kind], dtype=np.float64).reshape(-1, 2))
+            # codes in order of first appearance; C-level passes (map of a dict's __getitem__, fromiter of a chain)
+            code_of = {host: code for code, host in enumerate(dict.fromkeys(hosts))}
+            codes = np.fromiter(map(code_of.__getitem__, hosts), dtype=np.int64, count=len(hosts))
+            spans = self.windows[kind]
+            out[kind] = (codes, list(code_of), np.fromiter(chain.from_iterable(spans), dtype=np.float64,
+                                                           count=2 * len(spans)).reshape(-1, 2))
         return out
 
     def _slot_waits(self, launches: dict[str, tuple[np.ndarray, list[str], np.ndarray]]) -> dict[str, np.ndarray]:

@@ -67,18 +67,36 @@ def test_rumen_fast_path_equals_the_strict_reader(tmp_path: Path, name: str, gz:
         assert type(fast[1][0]["submitTime"]) is int
 
 
-def test_rumen_fast_path_over_many_chunks(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+def test_rumen_fast_path_over_many_chunks(tmp_path: Path, monkeypatch, gz: bool) -> None:
     monkeypatch.setattr(rumen, "_CHUNK", 7)  # every object spans many reads
     text = "\n".join(JOB % (i, f'"j{i}"', str(1000 + i)) for i in range(50))
-    path = tmp_path / "t.json"
-    path.write_text(text)
+    path = tmp_path / ("t.json.gz" if gz else "t.json")
+
+    def write(content: str) -> None:
+        path.write_bytes(gzip.compress(content.encode()) if gz else content.encode())
+
+    write(text)
     assert list(rumen.iter_rumen_jobs(path)) == _strict(path)
-    path.write_text(text + "\n" + JOB % (99, '"z"', "NaN"))
-    with pytest.raises(InputError) as fast:
-        list(rumen.iter_rumen_jobs(path))
-    with pytest.raises(InputError) as strict:
-        _strict(path)
-    assert str(fast.value) == str(strict.value) and "line 51" in str(fast.value)
+    # The strict decoder takes over after many chunks: its line numbers count the newlines the fast path passed
+    # (read again from the input: the fast path does not count them as it goes).
+    for tail, line in (("\n" + JOB % (99, '"z"', "NaN"), 51), ("\n\n\n" + JOB % (99, '"z"', "1" * 30) + "\n[]", 54)):
+        write(text + tail)
+        fast, strict = _outcome(lambda p: list(rumen.iter_rumen_jobs(p)), path), _outcome(_strict, path)
+        assert fast == strict and fast[0] == "error" and f"line {line}" in fast[1]
+
+
+def test_rumen_read_ahead_raises_a_corrupt_gzip_where_the_reader_meets_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(rumen, "_CHUNK", 64)
+    data = gzip.compress("\n".join(JOB % (i, f'"j{i}"', str(1000 + i)) for i in range(400)).encode())
+    path = tmp_path / "t.json.gz"
+    for cut in (len(data) // 2, len(data) - 4):
+        broken = bytearray(data)
+        broken[cut] ^= 0xFF
+        for damaged in (bytes(broken), data[:cut]):  # a flipped byte, a truncated file
+            path.write_bytes(damaged)
+            fast, strict = _outcome(lambda p: list(rumen.iter_rumen_jobs(p)), path), _outcome(_strict, path)
+            assert fast == strict and fast[0] == "error"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -102,3 +120,19 @@ def test_fast_loads_hands_over_what_orjson_reads_differently() -> None:
                     b'\xef\xbb\xbf{}', b'{"a": 1', b'\xff'):
         assert fast_loads(refused) is STRICT, refused
     assert has_long_integer("x" + "9" * 19) and not has_long_integer("1" * 18 + " 1")
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("end", ["", "\n", " \n\n"])
+def test_rumen_fast_path_decodes_the_last_object_too(tmp_path: Path, gz: bool, end: str) -> None:
+    """The last object has no boundary after it: the fast path must still decode it (it used to hand it to the
+    strict decoder, which then had to count the newlines of the whole input again)."""
+    from mrsim.io.compressed import open_binary
+
+    text = "\n".join(JOB % (i, f'"j{i}"', str(1000 + i)) for i in range(3)) + end
+    path = tmp_path / ("t.json.gz" if gz else "t.json")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    with open_binary(path) as fh:
+        state = rumen._Stream(fh, path, limit("input_bytes"))
+        assert [job["jobID"] for job in rumen._iter_fast(state)] == ["job_1_0", "job_1_1", "job_1_2"]
+    assert state.done

@@ -189,3 +189,25 @@ def test_real_plain_jobs_give_what_the_general_path_gives():
         _both_paths(jobs)
         checked += len(jobs)
     assert checked > 0
+
+
+@pytest.mark.parametrize("ids", [
+    ["attempt_1_2_m_3_0", "attempt_1_2_r_3_0", "attempt_1_2_m_4_1"],
+    ["attempt_1_2_m_3_0", "attempt_1_9_r_3_0"],  # another job's prefix: the split
+    ["attempt_1_2_x_3_0", "attempt_1_2_r_3_0"],  # not a type letter
+    ["attempt_1_2_mm_3_0", "attempt_1_2_r_3_0"],
+    ["attempt_1_2_m_3", "attempt_1_2_r_3_0"],  # four underscores only
+    ["attempt_1_2_m", "attempt_1_2_r"],
+    ["attempt_1_2_", "attempt_1_2_r_3_0"],
+    ["a_b", "a_b_c_r_d_e"],
+    ["noprefix", "attempt_1_2_r_3_0"],
+    ["", "attempt_1_2_m_3_0_extra_parts"],
+    ["a__c_r__", "a__c_m_x_y"],
+    [],
+])
+def test_plain_reduce_slots_give_the_split_answer(ids: list[str]):
+    from mrsim.calibration.extract import _plain_reduce_slots, _reduce_slot
+
+    for n_maps in range(len(ids) + 1):
+        expected = [_reduce_slot({"attemptID": aid}, "reduce" if i >= n_maps else "map") for i, aid in enumerate(ids)]
+        assert _plain_reduce_slots(ids, n_maps) == expected

@@ -27,10 +27,12 @@ import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mrsim.analysis.validation.deferred import LaterCollectors
 from mrsim.analysis.validation.observe import InputReport, JobObservation, Profiler
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.calibration.extract import CalibrationCollector
@@ -305,7 +307,7 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     from mrsim.ingest.builder import template_from_logged_job
     from mrsim.ingest.logged_check import check_logged_job
     from mrsim.ingest.store import merge_hosts
-    from mrsim.ingest.topology_infer import SlotUsage, attempt_host, iter_attempt_windows
+    from mrsim.ingest.topology_infer import attempt_host, iter_attempt_windows
     from mrsim.io.limits import check_limit
 
     source = str(p)
@@ -313,9 +315,11 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     builder_warnings: list[str] = []  # workload_from_logged_jobs' own list
     profiler_warnings: list[str] = []  # the profiler's single list: reader and builder warnings interleaved
     copied = 0
-    usage, trace_conf = SlotUsage(), TraceConf()
-    calibration, background = CalibrationCollector(), BackgroundCollector()
-    observations: dict[str, JobObservation] = {}
+    trace_conf, calibration = TraceConf(), CalibrationCollector()
+    # The observations, slot usage and background: queued while every job is plain and safe to queue, run when
+    # read (mrsim.analysis.validation.deferred); once a job cannot be queued, run here as each job is read.
+    later = LaterCollectors()
+    usage, background, observations = later.usage, later.background, later.observations
     templates: list[JobTemplate] = []
     skipped: set[int] = set()
     taken: set[str] = set()
@@ -358,6 +362,9 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
                 only_workload.append(logged)
                 continue
             without_work.add(raw_id)
+            if later.queue(logged, plain, None, raw_id):
+                _add_lags(calibration, None, logged, raw_id, plain)
+                continue
             _add_usage(usage, logged, source, windows, plain)
             _add_lags(calibration, background, logged, raw_id, plain)
             continue
@@ -379,45 +386,76 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
             only_workload.append(logged)
             continue
         taken.add(template.job_id)
-        observations[template.job_id] = observe_job(logged, windows) if plain is None else observe_plain(logged, plain)
-        _add_usage(usage, logged, source, windows, plain)
-        trace_conf.add_job(logged)
-        _add_lags(calibration, background, logged, template.job_id, plain)
+        if later.queue(logged, plain, template.job_id, template.job_id):
+            trace_conf.add_job(logged)
+            _add_lags(calibration, None, logged, template.job_id, plain)
+        else:
+            observations[template.job_id] = observe_job(logged, windows) if plain is None else \
+                observe_plain(logged, plain)
+            _add_usage(usage, logged, source, windows, plain)
+            trace_conf.add_job(logged)
+            _add_lags(calibration, background, logged, template.job_id, plain)
         report.jobs_added += 1
     profiler_warnings.extend(reader_warnings[copied:])
     report.warnings = len(profiler_warnings)
-    inferred = [h.as_dict() for h in usage.hosts()]
-    if synthetic and synthetic[0]:
+
+    def inferred_hosts() -> list[dict[str, Any]]:
+        later.run("usage")
+        return [h.as_dict() for h in usage.hosts()]
+
+    lazy: dict[str, Callable[[], dict[str, Any]]] = {}
+    eager: dict[str, Any] = {}
+    if synthetic and synthetic[0]:  # mrsim synth's placeholder: the slot usage only gives the profiler's hosts
         workload_hosts: list[dict[str, Any]] | None = [{"rack": "default-rack", "host": SYNTHETIC_HOST}]
-    elif only_workload:
-        for logged in only_workload:
-            _add_usage(usage, logged, source)
-        workload_hosts = [h.as_dict() for h in usage.hosts()] or None
+        lazy["profiled_hosts"] = lambda: {"profiled_hosts": merge_hosts(None, inferred_hosts() or None)}
     else:
-        workload_hosts = inferred or None
+        inferred = inferred_hosts()
+        eager["profiled_hosts"] = merge_hosts(None, inferred or None)
+        if only_workload:
+            for logged in only_workload:
+                _add_usage(usage, logged, source)
+            workload_hosts = [h.as_dict() for h in usage.hosts()] or None
+        else:
+            workload_hosts = inferred or None
     measured = calibration.result(source, None) if calibration.attempts else None
-    return SingleInput(
+
+    def observed() -> dict[str, Any]:
+        later.run("observations")
+        return {"observations": observations}
+
+    def background_fields() -> dict[str, Any]:
+        later.run("background")
+        return {
+            "background_waits": background.waits,
+            "background_times": np.array([t for t, _d in background.usage], dtype=np.float64),
+            "background_deltas": np.array([d for _t, d in background.usage], dtype=np.int8),
+            "background_reduce_waits": background.reduce_gaps(),
+            "background_reduce_times": np.array([t for t, _d in background.reduce_usage], dtype=np.float64),
+            "background_reduce_deltas": np.array([d for _t, d in background.reduce_usage], dtype=np.int8)}
+
+    lazy["observations"] = observed
+    for name in _BACKGROUND_FIELDS:
+        lazy[name] = background_fields
+    fields = dict(
         path=source, format=format_.value, templates=templates,
         workload_warnings=[*reader_warnings, *builder_warnings], workload_hosts=workload_hosts,
-        profiler_skipped=frozenset(skipped), observations=observations,
-        profiled_hosts=merge_hosts(None, inferred or None), conf_counts=trace_conf.as_counts(),
-        calibration=measured, background_waits=background.waits,
-        background_times=np.array([t for t, _d in background.usage], dtype=np.float64),
-        background_deltas=np.array([d for _t, d in background.usage], dtype=np.int8),
-        report=report, profiler_warnings=profiler_warnings,
-        seen_without_work=frozenset(without_work), background_reduce_waits=background.reduce_gaps(),
-        background_reduce_times=np.array([t for t, _d in background.reduce_usage], dtype=np.float64),
-        background_reduce_deltas=np.array([d for _t, d in background.reduce_usage], dtype=np.int8))
+        profiler_skipped=frozenset(skipped), conf_counts=trace_conf.as_counts(), calibration=measured,
+        report=report, profiler_warnings=profiler_warnings, seen_without_work=frozenset(without_work),
+        cache=CacheUse("off"), **eager)
+    return _lazy_input(fields, lazy)
 
 
-def _add_lags(calibration: CalibrationCollector, background: BackgroundCollector, logged: dict[str, Any],
+def _add_lags(calibration: CalibrationCollector, background: BackgroundCollector | None, logged: dict[str, Any],
               job_id: str, plain: "PlainJob | None") -> None:
+    """The calibration's and (unless None: queued) the background's calls for one job."""
     if plain is None:
         calibration.add_job(logged)
-        background.add_job(logged, job_id)
+        if background is not None:
+            background.add_job(logged, job_id)
     else:
         calibration.add_plain(logged, plain)
-        background.add_plain(logged, job_id, plain)
+        if background is not None:
+            background.add_plain(logged, job_id, plain)
 
 
 def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None,
@@ -432,6 +470,39 @@ def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = N
     except (TypeError, AttributeError, ValueError, OverflowError, KeyError):
         check_logged_job(logged, source)  # a malformed job: the precise one-line InputError
         raise
+
+
+#: The background's fields of a :class:`SingleInput` (built together).
+_BACKGROUND_FIELDS = ("background_waits", "background_times", "background_deltas", "background_reduce_waits",
+                      "background_reduce_times", "background_reduce_deltas")
+
+
+class _LazyInput(SingleInput):
+    """A :class:`SingleInput` of a pass whose observations, background inputs and (on a ``mrsim synth`` trace)
+    profiler's hosts are built when first read, from the collectors the pass queued
+    (:mod:`mrsim.analysis.validation.deferred`). A replay without ``--background trace`` reads none of them.
+    The values are those the eager pass gave (the same code on the same columns, in the same order)."""
+
+    def __getattr__(self, name: str) -> Any:
+        lazy = self.__dict__.get("_lazy")
+        build = lazy.get(name) if lazy is not None else None
+        if build is None:
+            raise AttributeError(name)
+        made = build()
+        for field_name in made:
+            lazy.pop(field_name, None)
+        self.__dict__.update(made)
+        return self.__dict__[name]
+
+
+def _lazy_input(fields: dict[str, Any], lazy: dict[str, Callable[[], dict[str, Any]]]) -> SingleInput:
+    """A :class:`_LazyInput` with ``fields`` set and the others built by ``lazy[name]()`` on first read (each
+    builder returns the fields it made)."""
+    assert set(fields) | set(lazy) == {f.name for f in dataclasses.fields(SingleInput)} \
+        and not set(fields) & set(lazy)
+    result = object.__new__(_LazyInput)
+    result.__dict__.update(fields, _lazy=dict(lazy))
+    return result
 
 
 # ------------------------------------------------------------------------------------------------ entries
