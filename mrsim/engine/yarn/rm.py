@@ -145,8 +145,10 @@ class ResourceManager:
         self.killed = 0
         self.wasted_s = 0.0
         self.released_unused = 0
-        self._exiting: dict[int, Container] = {}
-        self._exit_seq = 0
+        # containers whose exit is queued or not yet reported, by exit slot (the exit event's payload): a slot is
+        # reused once its event popped and its report was applied, so slots stay small ints (no dict, no boxing)
+        self._exiting: list[Container | None] = []
+        self._free_slots: list[int] = []
         self.am_containers: dict[int, Container] = {}
         self.poll_ams = poll_ams
         self.running_tasks = 0  # map/reduce containers held (AMs not counted)
@@ -193,6 +195,7 @@ class ResourceManager:
     def start(self) -> None:
         """The run starts (the core's ``scheduler.start``): start the YARN scheduler."""
         self.scheduler.start(self)
+        self.scheduler.native_rm = self  # the scheduler's typed calls (YarnScheduler.give)
 
     def finish(self) -> None:
         """The run is over: close the per-queue series."""
@@ -316,10 +319,13 @@ class ResourceManager:
 
     def _on_exit(self, now: float, order: int, seq: int, _b: int) -> None:
         """A container exited (task done, killed, or the AM unregistered): its node reports it in its next heartbeat
-        (the core's report: ``release_reported`` frees it there, before the scheduler runs)."""
+        (the core's report: ``release_reported`` frees it there, before the scheduler runs). ``seq`` is the exit's
+        slot (:meth:`_push_exit`)."""
         c = self._exiting[seq]
+        assert c is not None
         if c.exit_seq != seq:
-            del self._exiting[seq]
+            self._exiting[seq] = None
+            self._free_slots.append(seq)
             return  # superseded: the container was killed before this exit
         if c.kind != AM:
             self.running_tasks -= 1
@@ -332,7 +338,9 @@ class ResourceManager:
         """The core's ``apply_aux``: the node's heartbeat reports the container that exited with ``seq``."""
         exiting = self._exiting
         c = exiting[seq]
-        del exiting[seq]
+        assert c is not None
+        exiting[seq] = None
+        self._free_slots.append(seq)
         self._release(self.nodes[c.node], c)
 
     def _on_am_start(self, now: float, order: int, index: int, _b: int) -> None:
@@ -468,10 +476,16 @@ class ResourceManager:
         self._push_exit(c, c.finish)
 
     def _push_exit(self, c: Container, t: float) -> None:
-        self._exit_seq += 1
-        self._exiting[self._exit_seq] = c
-        c.exit_seq = self._exit_seq  # a later exit (a kill) supersedes a queued one
-        self.kernel.schedule(t, ORDER_EXIT, self.ev_exit, self._exit_seq, 0)
+        # a free slot, else a new one: a slot is taken until its event popped and, if current, its report applied
+        free = self._free_slots
+        if free:
+            slot = free.pop()
+            self._exiting[slot] = c
+        else:
+            slot = len(self._exiting)
+            self._exiting.append(c)
+        c.exit_seq = slot  # a later exit (a kill) supersedes a queued one: it takes another slot
+        self.kernel.schedule(t, ORDER_EXIT, self.ev_exit, slot, 0)
 
     def release_unused(self, am: MRAppMaster, c: Container, now: float) -> None:
         """The AM got a container it has no task for and releases it (the RM frees it on the allocate)."""

@@ -361,8 +361,6 @@ class CapacityScheduler(YarnScheduler):
         return 0
 
     def _assign_leaf(self, queue: CSQueue, node: "NodeManager") -> int:
-        rm = self.rm
-        assert rm is not None
         n_nodes = self.n_nodes
         rack_after = min(n_nodes, self.node_locality_delay)
         free = node.free_mem + 1e-9
@@ -402,7 +400,7 @@ class CapacityScheduler(YarnScheduler):
                     factor = min(hosts / n_nodes, 1.0) if n_nodes else 1.0
                     if not missed > ask.total * factor:
                         continue
-                rm.allocate(app, ask, node, loc)
+                self.give(app, ask, node, loc)
                 if loc != OFF_SWITCH:
                     ask.missed = 0
                 return loc
