@@ -42,7 +42,7 @@ from typing import Any, Callable, Final
 from mrsim.engine.events import EV_JOB_ARRIVAL, ORDER_APP_MASTER, ORDER_TASK_DONE
 from mrsim.engine.heartbeats import next_grid_k
 from mrsim.engine.jobtracker import JobTracker
-from mrsim.engine.kernel import Kernel
+from mrsim.engine.kernel import EventSink, Kernel
 from mrsim.engine.state import JobState, TrackerState
 from mrsim.engine.yarn.appmaster import MRAppMaster
 from mrsim.engine.yarn.config import YarnConf
@@ -62,9 +62,9 @@ ORDER_AM: Final = ORDER_APP_MASTER
 AUX_CONTAINER_EXIT: Final = 4
 
 
-class ResourceManager:
+class ResourceManager(EventSink):
     """One YARN replay's live state, a feature of the JobTracker core (:meth:`attach`). Build and run with
-    :func:`mrsim.engine.yarn.replay.replay_yarn`."""
+    :func:`mrsim.engine.yarn.replay.replay_yarn`. The kernel's sink for its own event kinds (:meth:`handle`)."""
 
     keeps_pending = True  # SchedulerApp.pending_mb is kept at every change (schedulers may rely on it)
     jt: JobTracker  # the core this RM is attached to, and its kernel (attach)
@@ -191,6 +191,22 @@ class ResourceManager:
         self.kernel.add_lane(self.ev_allocate)
         self.ev_commit = jt.register_event(self._on_commit)
         self.progress_kinds = frozenset({EV_JOB_ARRIVAL, self.ev_exit, self.ev_am_start, self.ev_commit})
+        # the four kinds are consecutive: the compiled run loop calls handle() for them (Kernel.add_sink), a direct
+        # call where the registered handlers cost a Python-level call per event
+        kinds = (self.ev_exit, self.ev_am_start, self.ev_allocate, self.ev_commit)
+        if max(kinds) - min(kinds) == len(kinds) - 1:
+            self.kernel.add_sink(min(kinds), max(kinds) + 1, self)
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        """An event of one of the RM's kinds (the kernel's sink, :meth:`attach`): its registered handler's work."""
+        if kind == self.ev_exit:
+            self._on_exit(time, order, a, b)
+        elif kind == self.ev_allocate:
+            self._on_allocate(time, order, a, b)
+        elif kind == self.ev_am_start:
+            self._on_am_start(time, order, a, b)
+        else:
+            self._on_commit(time, order, a, b)
 
     def start(self) -> None:
         """The run starts (the core's ``scheduler.start``): start the YARN scheduler."""

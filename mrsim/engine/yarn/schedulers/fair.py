@@ -698,7 +698,8 @@ class FairScheduler(YarnScheduler):
         q: FSQueue = app.sched  # type: ignore[assignment]
         # min() and max() of the builtins written out (the first of equal values, as they pick): no generic call
         room = q.fair_share - q.used_mem
-        free: float = self.rm.free_mem
+        native = self.native_rm  # typed: a read through ``rm`` (Any) is a generic attribute lookup
+        free: float = native.free_mem if native is not None else self.rm.free_mem
         if free < room:
             room = free
         left = q.max_mem - q.used_mem
