@@ -89,7 +89,7 @@ class Kernel:
     """Clock, heap and run loop."""
 
     __slots__ = ("heap", "queued", "lanes", "feature_lanes", "now", "order", "seq", "events", "handlers", "sink",
-                 "sink_kinds")
+                 "sink_kinds", "feature_sink", "feature_lo", "feature_hi")
 
     def __init__(self) -> None:
         #: the queued events' times, a binary heap by (time, order, seq) together with ``queued`` (typed Any: the
@@ -109,6 +109,11 @@ class Kernel:
         #: kinds below ``sink_kinds`` go to ``sink.handle`` (a direct call in compiled code), not to the table
         self.sink: EventSink | None = None
         self.sink_kinds = 0
+        #: kinds ``feature_lo <= kind < feature_hi`` go to ``feature_sink.handle`` (:meth:`add_sink`: a compiled
+        #: feature's own kinds, e.g. YARN mode's ResourceManager), not to the table
+        self.feature_sink: EventSink | None = None
+        self.feature_lo = 0
+        self.feature_hi = 0
 
     def schedule(self, time: float, order: int, kind: int, a: int = 0, b: int = 0) -> None:
         """Push an event; ``time`` must not be earlier than :attr:`now`. O(log n)."""
@@ -209,6 +214,14 @@ class Kernel:
             table[kind] = lane
             self.lanes.append(lane)
 
+    def add_sink(self, lo: int, hi: int, sink: EventSink) -> None:
+        """Let ``sink.handle`` handle kinds ``lo`` to ``hi - 1`` (registered handlers of a compiled feature, which
+        handles them exactly as those handlers would): a direct call from the compiled run loop instead of a
+        Python-level call per event. One such range per kernel."""
+        if self.feature_sink is not None:
+            raise ValueError("the kernel already has a feature sink")
+        self.feature_sink, self.feature_lo, self.feature_hi = sink, lo, hi
+
     def register(self, kind: int, handler: Handler) -> None:
         """Handle events of ``kind`` (a small non-negative int) with ``handler(time, order, a, b)``."""
         table = self.handlers
@@ -268,10 +281,13 @@ class Kernel:
         """
         sink: EventSink = self.sink if self.sink is not None else _NO_SINK
         sink_kinds = self.sink_kinds if self.sink is not None else 0
+        feature_sink: EventSink = self.feature_sink if self.feature_sink is not None else _NO_SINK
+        feature_lo = self.feature_lo if self.feature_sink is not None else 0
+        feature_hi = self.feature_hi if self.feature_sink is not None else 0
         if handlers is None:
             handlers = [h if h is not None else _unregistered for h in self.handlers]
         else:
-            sink_kinds = 0  # an explicit table handles every kind
+            sink_kinds = feature_hi = 0  # an explicit table handles every kind
         heap = self.heap
         queued = self.queued
         count = self.events
@@ -312,6 +328,8 @@ class Kernel:
                 kind: int = event[2]
                 if kind < sink_kinds:
                     sink.handle(kind, time, order, event[3], event[4])
+                elif feature_lo <= kind < feature_hi:
+                    feature_sink.handle(kind, time, order, event[3], event[4])
                 else:
                     handlers[kind](boxed, order, event[3], event[4])
                 count += 1

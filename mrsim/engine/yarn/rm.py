@@ -42,7 +42,7 @@ from typing import Any, Callable, Final
 from mrsim.engine.events import EV_JOB_ARRIVAL, ORDER_APP_MASTER, ORDER_TASK_DONE
 from mrsim.engine.heartbeats import next_grid_k
 from mrsim.engine.jobtracker import JobTracker
-from mrsim.engine.kernel import Kernel
+from mrsim.engine.kernel import EventSink, Kernel
 from mrsim.engine.state import JobState, TrackerState
 from mrsim.engine.yarn.appmaster import MRAppMaster
 from mrsim.engine.yarn.config import YarnConf
@@ -62,9 +62,9 @@ ORDER_AM: Final = ORDER_APP_MASTER
 AUX_CONTAINER_EXIT: Final = 4
 
 
-class ResourceManager:
+class ResourceManager(EventSink):
     """One YARN replay's live state, a feature of the JobTracker core (:meth:`attach`). Build and run with
-    :func:`mrsim.engine.yarn.replay.replay_yarn`."""
+    :func:`mrsim.engine.yarn.replay.replay_yarn`. The kernel's sink for its own event kinds (:meth:`handle`)."""
 
     keeps_pending = True  # SchedulerApp.pending_mb is kept at every change (schedulers may rely on it)
     jt: JobTracker  # the core this RM is attached to, and its kernel (attach)
@@ -145,8 +145,10 @@ class ResourceManager:
         self.killed = 0
         self.wasted_s = 0.0
         self.released_unused = 0
-        self._exiting: dict[int, Container] = {}
-        self._exit_seq = 0
+        # containers whose exit is queued or not yet reported, by exit slot (the exit event's payload): a slot is
+        # reused once its event popped and its report was applied, so slots stay small ints (no dict, no boxing)
+        self._exiting: list[Container | None] = []
+        self._free_slots: list[int] = []
         self.am_containers: dict[int, Container] = {}
         self.poll_ams = poll_ams
         self.running_tasks = 0  # map/reduce containers held (AMs not counted)
@@ -189,10 +191,27 @@ class ResourceManager:
         self.kernel.add_lane(self.ev_allocate)
         self.ev_commit = jt.register_event(self._on_commit)
         self.progress_kinds = frozenset({EV_JOB_ARRIVAL, self.ev_exit, self.ev_am_start, self.ev_commit})
+        # the four kinds are consecutive: the compiled run loop calls handle() for them (Kernel.add_sink), a direct
+        # call where the registered handlers cost a Python-level call per event
+        kinds = (self.ev_exit, self.ev_am_start, self.ev_allocate, self.ev_commit)
+        if max(kinds) - min(kinds) == len(kinds) - 1:
+            self.kernel.add_sink(min(kinds), max(kinds) + 1, self)
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        """An event of one of the RM's kinds (the kernel's sink, :meth:`attach`): its registered handler's work."""
+        if kind == self.ev_exit:
+            self._on_exit(time, order, a, b)
+        elif kind == self.ev_allocate:
+            self._on_allocate(time, order, a, b)
+        elif kind == self.ev_am_start:
+            self._on_am_start(time, order, a, b)
+        else:
+            self._on_commit(time, order, a, b)
 
     def start(self) -> None:
         """The run starts (the core's ``scheduler.start``): start the YARN scheduler."""
         self.scheduler.start(self)
+        self.scheduler.native_rm = self  # the scheduler's typed calls (YarnScheduler.give)
 
     def finish(self) -> None:
         """The run is over: close the per-queue series."""
@@ -316,10 +335,13 @@ class ResourceManager:
 
     def _on_exit(self, now: float, order: int, seq: int, _b: int) -> None:
         """A container exited (task done, killed, or the AM unregistered): its node reports it in its next heartbeat
-        (the core's report: ``release_reported`` frees it there, before the scheduler runs)."""
+        (the core's report: ``release_reported`` frees it there, before the scheduler runs). ``seq`` is the exit's
+        slot (:meth:`_push_exit`)."""
         c = self._exiting[seq]
+        assert c is not None
         if c.exit_seq != seq:
-            del self._exiting[seq]
+            self._exiting[seq] = None
+            self._free_slots.append(seq)
             return  # superseded: the container was killed before this exit
         if c.kind != AM:
             self.running_tasks -= 1
@@ -332,7 +354,9 @@ class ResourceManager:
         """The core's ``apply_aux``: the node's heartbeat reports the container that exited with ``seq``."""
         exiting = self._exiting
         c = exiting[seq]
-        del exiting[seq]
+        assert c is not None
+        exiting[seq] = None
+        self._free_slots.append(seq)
         self._release(self.nodes[c.node], c)
 
     def _on_am_start(self, now: float, order: int, index: int, _b: int) -> None:
@@ -468,10 +492,16 @@ class ResourceManager:
         self._push_exit(c, c.finish)
 
     def _push_exit(self, c: Container, t: float) -> None:
-        self._exit_seq += 1
-        self._exiting[self._exit_seq] = c
-        c.exit_seq = self._exit_seq  # a later exit (a kill) supersedes a queued one
-        self.kernel.schedule(t, ORDER_EXIT, self.ev_exit, self._exit_seq, 0)
+        # a free slot, else a new one: a slot is taken until its event popped and, if current, its report applied
+        free = self._free_slots
+        if free:
+            slot = free.pop()
+            self._exiting[slot] = c
+        else:
+            slot = len(self._exiting)
+            self._exiting.append(c)
+        c.exit_seq = slot  # a later exit (a kill) supersedes a queued one: it takes another slot
+        self.kernel.schedule(t, ORDER_EXIT, self.ev_exit, slot, 0)
 
     def release_unused(self, am: MRAppMaster, c: Container, now: float) -> None:
         """The AM got a container it has no task for and releases it (the RM frees it on the allocate)."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.yarn.nodemanager import NodeManager
+    from mrsim.engine.yarn.rm import ResourceManager
     from mrsim.engine.yarn.timeseries import QueueStats
 
 # Final: the compiled core inlines them (a plain module attribute costs a dict lookup at every use)
@@ -137,6 +138,9 @@ class YarnScheduler:
         # Typed Any, not ResourceManager: the scheduler tests drive schedulers with a stub RM (tests/yarn/helpers.py),
         # which compiled code would reject as the wrong class
         self.rm: Any = None
+        # the same RM typed, when it is the real one (ResourceManager.start sets it): give() calls its allocate
+        # directly in compiled code, where a call through ``rm`` (typed Any) is a generic method call
+        self.native_rm: "ResourceManager | None" = None
         self.warnings: list[str] = []
         self.pending_known = False
         self.cluster_mem = self.cluster_vcores = 0.0  # the RM's, from start()
@@ -155,6 +159,14 @@ class YarnScheduler:
         self.min_mem = float(rm.min_mem)
         self.min_vcores = float(rm.min_vcores)
         self.n_nodes = len(rm.nodes)
+
+    def give(self, app: SchedulerApp, ask: Ask, node: "NodeManager", locality: int) -> None:
+        """One container of ``ask`` to ``app`` on ``node`` (``rm.allocate``; typed when the RM is the real one)."""
+        native = self.native_rm
+        if native is not None:
+            native.allocate(app, ask, node, locality)
+        else:
+            self.rm.allocate(app, ask, node, locality)
 
     def set_runnable(self, app: SchedulerApp, runnable: bool) -> None:
         """Mark ``app`` as one the scheduler may (not) serve; the RM counts only runnable apps' asks as outstanding,

@@ -328,7 +328,8 @@ class CapacityScheduler(YarnScheduler):
         queue: CSQueue = app.sched  # type: ignore[assignment]
         user_room = self._user_limit(queue, 0.0) - self.app_usage[app.index].mem
         q: CSQueue | None = queue
-        room: float = self.rm.free_mem
+        native = self.native_rm  # typed: a read through ``rm`` (Any) is a generic attribute lookup
+        room: float = native.free_mem if native is not None else self.rm.free_mem
         cluster = self.cluster_mem
         while q is not None:
             left = q.abs_max * cluster - q.used_mem
@@ -361,8 +362,6 @@ class CapacityScheduler(YarnScheduler):
         return 0
 
     def _assign_leaf(self, queue: CSQueue, node: "NodeManager") -> int:
-        rm = self.rm
-        assert rm is not None
         n_nodes = self.n_nodes
         rack_after = min(n_nodes, self.node_locality_delay)
         free = node.free_mem + 1e-9
@@ -402,7 +401,7 @@ class CapacityScheduler(YarnScheduler):
                     factor = min(hosts / n_nodes, 1.0) if n_nodes else 1.0
                     if not missed > ask.total * factor:
                         continue
-                rm.allocate(app, ask, node, loc)
+                self.give(app, ask, node, loc)
                 if loc != OFF_SWITCH:
                     ask.missed = 0
                 return loc

@@ -76,6 +76,9 @@ class FSQueue:
         self.kids_min = False
         self.share_memo: tuple = ()  # (own fair share, active children) the children's shares were computed for
         self.capped: bool = parent.capped if parent is not None else False
+        # the position of this queue's path among its siblings' paths (FairScheduler._rank_children): the walk
+        # breaks ties of usage / weight by comparing two ints instead of two strings (the same order)
+        self.rank = 0
         self.n_apps = 0  # runnable apps in this queue's subtree (kept on every change: "active" is n_apps > 0)
         self.apps: dict[int, SchedulerApp] = {}  # runnable, submission order
         self.waiting: dict[int, SchedulerApp] = {}  # not runnable (maxRunningApps)
@@ -259,6 +262,7 @@ class FairScheduler(YarnScheduler):
         if path not in self.queues:
             self.queues[path] = q
             parent.children.append(q)
+            self._rank_children(parent)
         q.policy = self.default_policy
         q.parent_type = el.attrs.get("type", "") == "parent" or path == "root"
         q.am_share_default = True
@@ -312,6 +316,7 @@ class FairScheduler(YarnScheduler):
                 q.max_apps = self.default_max_apps
                 self.queues[sub] = q
                 parent.children.append(q)
+                self._rank_children(parent)
                 self._shares = None
             parent = q
         return q
@@ -427,6 +432,12 @@ class FairScheduler(YarnScheduler):
             self._derive(c)
 
     @staticmethod
+    def _rank_children(parent: FSQueue) -> None:
+        """Number ``parent``'s children in the order of their paths (:attr:`FSQueue.rank`); called when one is added."""
+        for rank, child in enumerate(sorted(parent.children, key=lambda c: c.path)):
+            child.rank = rank
+
+    @staticmethod
     def _forget_am_size(queue: FSQueue, mem: float) -> None:
         left = queue.am_sizes[mem] - 1
         if left:
@@ -539,29 +550,35 @@ class FairScheduler(YarnScheduler):
         without building keys: the least, then the least after it, and so on (a child that cannot take the
         container allocated nothing, so the keys do not change between passes; names are unique). This runs at
         every heartbeat and the first or second choice nearly always takes the container; after
-        :data:`_SCANS` passes the children left are sorted instead. Cost O(k) per child tried."""
+        :data:`_SCANS` passes the children left are sorted instead. Names are compared by their rank among the
+        siblings (:attr:`FSQueue.rank`: the same order, an int comparison). Cost O(k) per child tried."""
         has_prev = False
-        prev_key, prev_path = 0.0, ""
+        prev_key, prev_rank = 0.0, 0
         for _ in range(_SCANS):
             best: FSQueue | None = None
             best_key = 0.0
+            best_rank = 0
             for c in queue.children:
-                if c.n_apps > 0 and self._may_take(c):
+                if c.n_apps > 0:
+                    stats = c.stats  # _may_take, inlined
+                    if stats is not None and stats.pending_containers <= 0:
+                        continue
                     key = c.used_mem / c.weight if c.weight > 0 else INF
-                    if has_prev and (key < prev_key or (key == prev_key and c.path <= prev_path)):
+                    rank = c.rank
+                    if has_prev and (key < prev_key or (key == prev_key and rank <= prev_rank)):
                         continue  # tried already: at or before the previous choice in (key, name) order
-                    if best is None or key < best_key or (key == best_key and c.path < best.path):
-                        best, best_key = c, key
+                    if best is None or key < best_key or (key == best_key and rank < best_rank):
+                        best, best_key, best_rank = c, key, rank
             if best is None:
                 return False
             if self._assign(best, node):
                 return True
-            has_prev, prev_key, prev_path = True, best_key, best.path
-        kids = sorted((key, c.path, c) for key, c in
+            has_prev, prev_key, prev_rank = True, best_key, best_rank
+        kids = sorted((key, c.rank, c) for key, c in
                       ((c.used_mem / c.weight if c.weight > 0 else INF, c) for c in queue.children
                        if c.n_apps > 0 and self._may_take(c))
-                      if key > prev_key or (key == prev_key and c.path > prev_path))
-        for _key, _path, child in kids:
+                      if key > prev_key or (key == prev_key and c.rank > prev_rank))
+        for _key, _rank, child in kids:
             if self._assign(child, node):
                 return True
         return False
@@ -588,11 +605,14 @@ class FairScheduler(YarnScheduler):
         container wins. Only apps that can take one are looked at (the result is the same as trying every app):
         apps holding their AM with asks outstanding, and the AM-less apps unless even the smallest AM among them
         would pass ``maxAMShare``. Cost O(k log k) for k such apps (the AM-less ones only when an AM may start)."""
-        rm = self.rm
-        assert rm is not None
         share = queue.max_am_share
-        am_room = bool(queue.am_waiting) and (
-            share < 0 or queue.am_used + min(queue.am_sizes) <= share * queue.fair_share + 1e-6)
+        am_room = False
+        if queue.am_waiting:
+            smallest = INF  # min(queue.am_sizes), written out: the builtin is a generic call in compiled code
+            for size in queue.am_sizes:
+                if size < smallest:
+                    smallest = size
+            am_room = share < 0 or queue.am_used + smallest <= share * queue.fair_share + 1e-6
 
         if queue.policy == "fair" and self.pending_known:
             # FairShareComparator for apps (weight 1, no min share): (1, usage, submit, order), over the AM holders
@@ -612,7 +632,7 @@ class FairScheduler(YarnScheduler):
                         first, used, submit, order = a, 0.0, a.submit, a.order
             if first is None:
                 return False
-            if self._try_apps(queue, node, (first,)):
+            if self._try_app(queue, node, first):
                 return True
             keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders.values()
                      if a.pending_mb > 0.0 and a is not first]
@@ -649,26 +669,27 @@ class FairScheduler(YarnScheduler):
 
     def _try_apps(self, queue: FSQueue, node: "NodeManager", apps: Iterable[SchedulerApp]) -> bool:
         """The first of ``apps`` (in the leaf's order) that can take a container on ``node`` gets it."""
-        rm = self.rm
-        assert rm is not None
+        for app in apps:
+            if self._try_app(queue, node, app):
+                return True
+        return False
+
+    def _try_app(self, queue: FSQueue, node: "NodeManager", app: SchedulerApp) -> bool:
+        """``assign_one`` with the queue's limits: ``app``'s highest-priority ask that fits on ``node``, within
+        maxResources and, for the AM, within maxAMShare, gets a container. Cost O(priorities)."""
         share = queue.max_am_share
-        capped = queue.capped
         limit = share * queue.fair_share + 1e-6 if share >= 0 else INF
         memory_only = self.memory_only
-        host, rack = node.name, node.rack
         free_mem, free_vcores = node.free_mem + 1e-9, node.free_vcores + 1e-9  # base.fits, inlined
-        for app in apps:
-            # assign_one with the queue's limits: the highest-priority ask that fits, within maxResources and, for
-            # the AM, within maxAMShare
-            for ask in app.asks:
-                if ask.total <= 0 or free_mem < ask.mem or not (memory_only or free_vcores >= ask.vcores):
-                    continue
-                if capped and not self._within_max(queue, ask.mem, ask.vcores):
-                    continue
-                if ask.priority == PRIORITY_AM and queue.am_used + ask.mem > limit:
-                    continue
-                rm.allocate(app, ask, node, ask.locality_on(host, rack))
-                return True
+        for ask in app.asks:
+            if ask.total <= 0 or free_mem < ask.mem or not (memory_only or free_vcores >= ask.vcores):
+                continue
+            if queue.capped and not self._within_max(queue, ask.mem, ask.vcores):
+                continue
+            if ask.priority == PRIORITY_AM and queue.am_used + ask.mem > limit:
+                continue
+            self.give(app, ask, node, ask.locality_on(node.name, node.rack))
+            return True
         return False
 
     def headroom(self, app: SchedulerApp) -> float:
@@ -677,7 +698,8 @@ class FairScheduler(YarnScheduler):
         q: FSQueue = app.sched  # type: ignore[assignment]
         # min() and max() of the builtins written out (the first of equal values, as they pick): no generic call
         room = q.fair_share - q.used_mem
-        free: float = self.rm.free_mem
+        native = self.native_rm  # typed: a read through ``rm`` (Any) is a generic attribute lookup
+        free: float = native.free_mem if native is not None else self.rm.free_mem
         if free < room:
             room = free
         left = q.max_mem - q.used_mem
