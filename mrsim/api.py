@@ -221,6 +221,22 @@ def announce(assumptions: Iterable[str], notes: Iterable[str], quiet: bool | str
             print(line if line.startswith("mrsim") else f"mrsim: note: {line}", file=sys.stderr)
 
 
+def announce_warnings(warnings: Iterable[str], notes: Iterable[str], quiet: bool | str, limit: int | None = None) -> None:
+    """Print a result's warnings on stderr as ``mrsim: warning:`` lines, except those ``notes`` already printed
+    (YARN mode lists the scheduler file's unmodelled keys both in its warnings and in ``spec.scheduler.warnings``,
+    which :func:`announce` prints). ``limit`` shows that many and counts the rest in one line."""
+    level = "error" if quiet is True else ("info" if quiet is False else str(quiet))
+    if level not in ("info", "warning", "debug"):
+        return
+    said = set(notes)
+    fresh = [w for w in warnings if f"mrsim: warning: {w}" not in said]
+    shown = fresh if limit is None else fresh[:limit]
+    for w in shown:
+        print(f"mrsim: warning: {w}", file=sys.stderr)
+    if len(fresh) > len(shown):
+        print(f"mrsim: warning: ... and {len(fresh) - len(shown)} more", file=sys.stderr)
+
+
 def _namespace(command: str, trace: Any, cluster: Any, **options: Any) -> tuple[argparse.Namespace, Any]:
     """The command's argparse defaults updated with ``options`` (unknown names are a TypeError listing the valid
     ones), the trace, and the cluster (a ClusterSpec is returned apart, a path becomes ``--cluster``)."""
@@ -277,17 +293,29 @@ def _load(args: argparse.Namespace, need_hosts: bool):
     return loaded, trace
 
 
-def _checked(workload: "Workload", choice: Any) -> tuple["Workload", list[str]]:
+def _checked(workload: "Workload", choice: Any, yarn: bool = False) -> tuple["Workload", list[str]]:
     """The workload with the cluster's suspicious-but-usable findings as warnings (0-slot TaskTrackers: counted and
-    explained; ``--strict`` makes them errors), and the choice's other notes."""
+    explained; ``--strict`` makes them errors), and the choice's other notes. In YARN mode (``yarn``) a node has
+    memory and vcores, not map and reduce slots, so its slot counts warrant no warning."""
     from mrsim.ingest.assumptions import zero_slot_notes
     from mrsim.io.policy import enforce
     from mrsim.model.sanity import with_warnings, zero_slot_warnings
 
     zero = list(zero_slot_notes(choice.cluster)) if choice.inferred else zero_slot_warnings(choice.cluster)
-    workload = with_warnings(workload, zero)
+    if not yarn:
+        workload = with_warnings(workload, zero)
     enforce(workload.warnings, workload.source or "workload")  # --strict
     return workload, [n for n in choice.notes if n not in zero]
+
+
+def _cluster_text(spec: dict, choice: Any, described: dict | None = None) -> tuple[str, str]:
+    """``(cluster, origin)`` for a run's first stderr line and ``spec.assumed.cluster``: NodeManagers in YARN
+    mode, slots (or resources) otherwise; ``described`` is the MR1 cluster description when ``spec`` has none."""
+    from mrsim.cli.render import cluster_line, yarn_cluster_text
+
+    if spec.get("engine") == "yarn" and "yarn" in spec:
+        return yarn_cluster_text(spec, choice.origin)
+    return cluster_line(described if described is not None else spec.get("cluster", {})), choice.origin
 
 
 def _cache_use(trace: Any) -> tuple[dict, list[str]]:
@@ -309,7 +337,7 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     """Everything ``mrsim replay`` does short of printing (CLI and :func:`replay`)."""
     from mrsim.cli.calibration_options import calibrate_run
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
-    from mrsim.cli.render import cluster_line, progress_bar
+    from mrsim.cli.render import progress_bar
     from mrsim.engine.replay import replay as run_replay
     from mrsim.engine.scheduling import scheduler_from
     from mrsim.ingest.assumptions import assumption_line, choose_cluster, heartbeat_origin
@@ -321,11 +349,12 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     loaded, trace = _load(args, _needs_inference(args, given_cluster))
     choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
     cluster = choice.cluster
-    workload, notes = _checked(loaded.workload, choice)
-    placement = None
     from mrsim.engine.engine_choice import use_yarn
 
-    if use_yarn(args, trace, workload):
+    yarn = use_yarn(args, trace, loaded.workload)
+    workload, notes = _checked(loaded.workload, choice, yarn)
+    placement = None
+    if yarn:
         from mrsim.cli.yarn_calibration import resolve_yarn_calibration
         from mrsim.engine.yarn import engine as yarn_engine
 
@@ -366,8 +395,9 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     notes.extend(cache_notes)
     notes.extend(_scheduler_warnings(result.spec))
     hb = heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine=result.spec.get("engine", "mr1"))
-    line = assumption_line("replay", cluster_line(result.spec.get("cluster", {})), choice.origin, result.spec, hb)
-    result.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+    cluster_text, origin = _cluster_text(result.spec, choice)
+    line = assumption_line("replay", cluster_text, origin, result.spec, hb)
+    result.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
     return Run(result, workload, cluster, [line], notes)
 
 
@@ -377,7 +407,7 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     from mrsim.analysis.comparison import load_schedulers
     from mrsim.cli.calibration_options import calibrate_run
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
-    from mrsim.cli.render import cluster_line, progress_bar
+    from mrsim.cli.render import progress_bar
     from mrsim.ingest.assumptions import assumption_line, choose_cluster, heartbeat_origin
     from mrsim.studies.deadlines import check_deadline_factor
 
@@ -391,11 +421,12 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     loaded, trace = _load(args, _needs_inference(args, given_cluster))
     choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
     cluster = choice.cluster
-    workload, notes = _checked(loaded.workload, choice)
-    placement = None
     from mrsim.engine.engine_choice import use_yarn
 
-    if use_yarn(args, trace, workload):
+    yarn = use_yarn(args, trace, loaded.workload)
+    workload, notes = _checked(loaded.workload, choice, yarn)
+    placement = None
+    if yarn:
         from mrsim.engine.yarn import engine as yarn_engine
 
         if args.deadline_factor is not None:
@@ -438,12 +469,13 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     first = next(iter(result.runs.values())).results[0]
     hb = heartbeat_origin(args, conf, len(cluster.trackers), options=options,
                           engine=first.spec.get("engine", "mr1"))
-    line = assumption_line("compare", cluster_line(first.spec.get("cluster", {})), choice.origin, first.spec, hb)
+    cluster_text, origin = _cluster_text(first.spec, choice)
+    line = assumption_line("compare", cluster_text, origin, first.spec, hb)
     cache_spec, cache_notes = _cache_use(trace if getattr(args, "_workload", None) is None else None)
     notes.extend(cache_notes)
     for run in result.runs.values():
         for r in run.results:
-            r.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+            r.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
             r.spec["trace_cache"] = dict(cache_spec)
     return ComparisonRun(result, cluster, workload, [line], notes)
 
@@ -485,7 +517,6 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     from mrsim.analysis.validation.trace_conf import apply_trace_conf
     from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
     from mrsim.cli.options import attach_demands, build_conf, build_options, scheduler_config
-    from mrsim.cli.render import cluster_line
     from mrsim.engine.replay import effective_interval
     from mrsim.ingest.assumptions import (ClusterChoice, assumption_line, choose_cluster, heartbeat_origin,
                                           zero_slot_notes)
@@ -519,8 +550,9 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     else:
         choice = choose_cluster(args, conf, args.trace, None, given_cluster)
     cluster = choice.cluster
-    workload, checked_notes = _checked(workload, choice)
     from mrsim.engine.engine_choice import use_yarn
+
+    workload, checked_notes = _checked(workload, choice, use_yarn(args, args.trace, workload))
 
     runner = None
     scheduler_name = args.scheduler or conf.scheduler or "fifo"
@@ -570,10 +602,11 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     report.spec["conf_from_trace"] = trace_conf_used
     hb = heartbeat_origin(args, conf, len(choice.cluster.trackers), trace_conf_used, options=setup.options,
                           engine=report.spec["engine"])
-    report.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+    cluster_text, origin = _cluster_text(report.spec, choice, choice.cluster.describe())
+    report.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
     cache_spec, cache_notes = _cache_use(args.trace)
     report.spec["trace_cache"] = cache_spec
-    line = assumption_line("validate", cluster_line(choice.cluster.describe()), choice.origin, report.spec, hb)
+    line = assumption_line("validate", cluster_text, origin, report.spec, hb)
     notes = checked_notes + run_notes + cache_notes + _scheduler_warnings(report.spec)
     notes.extend(f"mrsim: warning: {line}" for line in report.spec.get("site_ignored_keys", []))
     return ValidationRun(report, choice.cluster, [line], notes)

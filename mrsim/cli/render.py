@@ -51,6 +51,36 @@ def cluster_line(c: dict) -> str:
     return text
 
 
+#: ``yarn.nodemanager.resource.*`` keys: where a YARN run's NodeManager size came from is told by these names.
+_NM_KEYS = ("yarn.nodemanager.resource.memory-mb", "yarn.nodemanager.resource.cpu-vcores")
+
+
+def yarn_cluster_text(spec: dict, hosts_origin: str) -> tuple[str, str]:
+    """``(cluster, origin)`` of a YARN-mode run for the first stderr line: NodeManagers with memory and vcores
+    (a YARN cluster has no map and reduce slots) and where their size came from: inferred from the trace's peaks,
+    the trace's job confs, the given site files, or Hadoop's defaults (``yarn-default.xml``: 8192 MB, 8 vcores)."""
+    c, yarn = spec.get("cluster", {}), spec.get("yarn", {})
+    if "resources" in c:
+        size = cluster_line(c)
+    else:
+        n = c.get("nodemanagers", c.get("nodes"))
+        size = (f"{n} NodeManager{'' if n == 1 else 's'} of {yarn.get('nm_memory_mb', 0):,.0f} MB "
+                f"and {yarn.get('nm_vcores', 0):g} vcores")
+    inferred = yarn.get("inferred") or {}
+    from_trace = yarn.get("from_trace") or {}
+    if "nm_memory_mb" in inferred or "nm_vcores" in inferred:
+        where = "NodeManager size inferred from the trace's peaks (note below)"
+    elif any(k in from_trace for k in _NM_KEYS):
+        where = "NodeManager size from the trace's job confs"
+    elif yarn.get("sources"):
+        where = f"NodeManager size from {', '.join(yarn['sources'])} or Hadoop's defaults"
+    else:
+        where = "NodeManager size: Hadoop's defaults, 8192 MB and 8 vcores"
+    hosts = hosts_origin.split(", slots = ")[0].replace("inferred from the trace's task attempts", "hosts from the "
+                                                                                                 "trace's task attempts")
+    return size, f"{hosts}; {where}"
+
+
 def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_rows: int = 20) -> None:
     jobs = result.jobs
     s = result.summary

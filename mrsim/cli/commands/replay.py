@@ -7,7 +7,7 @@ import sys
 
 import orjson
 
-from mrsim.api import announce, execute_replay
+from mrsim.api import announce, announce_warnings, execute_replay
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_placement_arguments, add_scheduler_argument, check_report_path, stderr_level)
@@ -80,12 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         replayed.to_html(args.report)
     announce(replayed.assumptions, replayed.notes, level)
-    if level in ("info", "warning", "debug") and result.warnings:
-        shown = result.warnings[:5]
-        for w in shown:
-            print(f"mrsim: warning: {w}", file=sys.stderr)
-        if len(result.warnings) > len(shown):
-            print(f"mrsim: warning: ... and {len(result.warnings) - len(shown)} more", file=sys.stderr)
+    announce_warnings(result.warnings, replayed.notes, level, limit=5)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(result.to_json_dict()) + b"\n")
     else:

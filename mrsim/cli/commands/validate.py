@@ -8,7 +8,7 @@ import sys
 import orjson
 
 from mrsim.analysis.validation.report import ValidationReport
-from mrsim.api import announce, execute_validate
+from mrsim.api import announce, announce_warnings, execute_validate
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_scheduler_argument, check_report_path, stderr_level)
@@ -55,9 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         validated.to_html(args.report)
     announce(validated.assumptions, validated.notes, level)
-    if level in ("info", "warning", "debug"):
-        for w in report.warnings:
-            print(f"mrsim: warning: {w}", file=sys.stderr)
+    announce_warnings(report.warnings, validated.notes, level)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(report.to_json_dict()) + b"\n")
     else:
