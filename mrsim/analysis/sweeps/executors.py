@@ -166,6 +166,17 @@ def distributed_client(distributed: Any, address: str) -> Any:
 DASK_CHUNK_S = 2.0
 
 
+#: Tasks kept in flight per Dask worker thread. Three per thread make more tasks of one kind than twice the
+#: cluster's threads, which Dask's scheduler queues itself (its "root-ish" tasks, ``worker-saturation``) and hands
+#: to each worker as it frees up, so the driver's round trip per task (client, scheduler and, on a LocalCluster,
+#: the host's pipe) is no longer between a worker's two tasks.
+DASK_IN_FLIGHT_PER_SLOT = 3
+
+#: Seconds of work a Dask task carries at least (while that many cells remain), so that the tail of a sweep is
+#: not a run of single-cell tasks that cost more in overhead than in work.
+DASK_CHUNK_FLOOR_S = 0.02
+
+
 class DaskBackend:
     """A ``dask.distributed.Client`` of the running Dask scheduler at ``address`` (``--address``).
 
@@ -174,6 +185,8 @@ class DaskBackend:
     """
 
     chunk_target_s = DASK_CHUNK_S
+    chunk_floor_s = DASK_CHUNK_FLOOR_S
+    in_flight_per_slot = DASK_IN_FLIGHT_PER_SLOT
 
     def __init__(self, address: str) -> None:
         started = time.perf_counter()
@@ -224,6 +237,8 @@ class LocalClusterBackend:
     """
 
     chunk_target_s = DASK_CHUNK_S
+    chunk_floor_s = DASK_CHUNK_FLOOR_S
+    in_flight_per_slot = DASK_IN_FLIGHT_PER_SLOT
 
     def __init__(self, workers: int | None) -> None:
         if not dask_installed():
