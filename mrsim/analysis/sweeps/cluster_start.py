@@ -41,7 +41,7 @@ LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
     "distributed.worker.profile.enabled": False,  # a stack sample of the task's thread every 10 ms
     "distributed.admin.tick.interval": "500ms",  # event-loop health check, every 20 ms by default
     "distributed.admin.system-monitor.interval": "2s",  # psutil samples for the dashboard, every 500 ms by default
-    "distributed.worker.memory.monitor-interval": "500ms",  # the nanny's RSS poll, every 100 ms by default
+    "distributed.worker.memory.monitor-interval": "500ms",  # the worker's RSS poll (a nanny's too), every 100 ms by default
 }
 
 #: How long the driver waits for the host to close its cluster and exit before terminating it (s).
