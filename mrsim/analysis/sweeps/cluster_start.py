@@ -187,6 +187,7 @@ def serve(conn: Connection, workers: int) -> None:
 
         from dask import distributed
 
+        from mrsim.analysis.sweeps.dask_workers import silence_dask_logs
         from mrsim.analysis.sweeps.runner import run_chunk
 
         # our fork server is running: Dask must not set its own preload list for it
@@ -196,7 +197,7 @@ def serve(conn: Connection, workers: int) -> None:
         warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
         # Dask's own log lines (a comm closed while the cluster shuts down, at INFO) are not the user's business:
         # errors only, for the host's whole life (the LocalCluster's ``silence_logs`` covers only until its close)
-        _silence_dask_logs(logging.ERROR)
+        silence_dask_logs(logging.ERROR)
     except BaseException as exc:
         send(("error", _one_line(exc)))
         return
@@ -269,13 +270,6 @@ async def _host(conn: Connection, workers: int, distributed: Any, run_chunk: Any
     for relay_task in relays:
         relay_task.cancel()
     await _close_async(client, cluster)
-
-
-def _silence_dask_logs(level: int) -> None:
-    """Raise the level of Dask's stderr handlers (on the ``distributed`` logger) to ``level``."""
-    for handler in logging.getLogger("distributed").handlers:
-        if isinstance(handler, logging.StreamHandler):
-            handler.setLevel(level)
 
 
 async def _first_worker(scheduler: Any, distributed: Any, timeout_s: float = 60.0) -> None:

@@ -16,14 +16,15 @@ scheduler directly (``docs/performance.md``, "Sixth round").
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 from typing import Any
 
 from distributed.deploy.spec import ProcessInterface
 
-from mrsim.analysis.sweeps.cluster_start import _silence_dask_logs
 from mrsim.analysis.sweeps.forkserver import DASK_PRELOAD, forkserver_context
+from mrsim.analysis.sweeps.orphans import exit_with_driver
 
 #: The worker options a LocalCluster passes to its ``worker_class`` that :class:`distributed.Worker` takes as they
 #: are; the others (``silence_logs``, ``dashboard``, ``dashboard_address``) are handled here.
@@ -90,13 +91,11 @@ def run_worker(scheduler: str, name: Any, options: dict[str, Any], config: dict[
     import dask
     from distributed import Worker
 
-    from mrsim.analysis.sweeps.executors import _exit_with_driver
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle (it closes the cluster)
-    _exit_with_driver(host_pid)
+    exit_with_driver(host_pid)
     dask.config.set(config)
     if log_level is not None:
-        _silence_dask_logs(log_level)
+        silence_dask_logs(log_level)
 
     async def serve() -> None:
         async with Worker(scheduler, name=name, **options) as worker:
@@ -106,3 +105,10 @@ def run_worker(scheduler: str, name: Any, options: dict[str, Any], config: dict[
             await worker.finished()
 
     asyncio.run(serve())
+
+
+def silence_dask_logs(level: int) -> None:
+    """Raise the level of Dask's stderr handlers (on the ``distributed`` logger) to ``level``."""
+    for handler in logging.getLogger("distributed").handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setLevel(level)
