@@ -165,12 +165,12 @@ class ClusterHost:
 
 
 def serve(conn: Connection, workers: int) -> None:
-    """The host process: start the LocalCluster, say when its workers are up, relay tasks until told to close (or
-    until the driver goes away: the pipe's end closes the cluster too).
+    """The host process: start the LocalCluster, say when its first worker has joined, relay tasks until told to
+    close (or until the driver goes away: the pipe's end closes the cluster too).
 
-    Everything runs on one asyncio event loop in this process's only thread (Dask's asynchronous API): the
-    scheduler, the client, and the pipe, which the loop watches as a reader. A finished task's result is awaited
-    on that loop and sent at once, with no hop through Dask's callback thread or a blocking ``Future.result()``.
+    The scheduler, the client and the pipe (watched as a reader) share one asyncio event loop in the main thread
+    (Dask's asynchronous API). A finished task's result is awaited on that loop and sent at once, with no hop
+    through Dask's loop thread, its callback thread and a blocking ``Future.result()`` as before.
     """
     started = time.perf_counter()
 
