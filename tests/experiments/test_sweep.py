@@ -189,6 +189,11 @@ def test_chunk_sizer_batches_short_cells_and_keeps_a_short_tail() -> None:
     slow.observe(1, 3.0)
     assert slow.next_size(100) == 1
     assert ChunkSizer(slots=2, fixed=7).next_size(100) == 7
+    floored = ChunkSizer(slots=2, target_s=2.0, floor_s=0.02)  # Dask: no task under 20 ms of work
+    floored.observe(cells=10, seconds=0.03)  # 3 ms per cell -> 7 cells make 20 ms
+    assert floored.next_size(1000) == 250  # the balance cap (1000 // 4) as before
+    assert floored.next_size(12) == 7  # the tail stops at the floor instead of single cells
+    assert floored.next_size(5) == 5  # ... or at what is left
 
 
 def test_dask_executor_without_dask_is_a_clear_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

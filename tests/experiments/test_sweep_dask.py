@@ -128,3 +128,30 @@ def test_the_fork_server_is_not_forked_while_another_thread_runs() -> None:
             "print(fork_dask_forkserver())\nstop.set()\nt.join()")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_the_local_cluster_s_workers_are_forked_processes_without_a_nanny() -> None:
+    # each worker is a plain distributed.Worker forked from the preloaded fork server (no nanny process beside it):
+    # it runs tasks in a process of its own, and closing the cluster ends that process
+    distributed = pytest.importorskip("dask.distributed")
+    import asyncio
+    import logging
+    import os
+
+    from mrsim.analysis.sweeps.dask_workers import ForkedWorker
+
+    async def run() -> tuple[int, dict, object]:
+        async with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                            worker_class=ForkedWorker, dashboard_address=None,
+                                            silence_logs=logging.ERROR, asynchronous=True) as cluster:
+            async with distributed.Client(cluster, asynchronous=True, set_as_default=False) as client:
+                await client.wait_for_workers(1, timeout=60)
+                pid = await client.submit(os.getpid, pure=False)
+                nannies = await client.run(lambda dask_worker: dask_worker.nanny)
+                process = cluster.workers[0].process
+        return pid, nannies, process
+
+    pid, nannies, process = asyncio.run(run())
+    assert pid == process.pid != os.getpid()
+    assert list(nannies.values()) == [None]
+    assert not process.is_alive()

@@ -2,12 +2,14 @@
 
 The first wave sends one cell per chunk to measure the cell time; afterwards a chunk holds about
 ``target_s`` seconds of work, capped so that the remaining cells still spread over twice the worker count (a
-short tail) and at :data:`MAX_CHUNK`. Overhead per chunk is ~1 ms on a process pool (0.5 s chunks) and ~10-15 ms
+short tail) and at :data:`MAX_CHUNK`, and, where the executor sets ``floor_s`` (Dask), never under that much work
+while that many cells remain. Overhead per chunk is ~1 ms on a process pool (0.5 s chunks) and ~10-15 ms
 of CPU on a Dask LocalCluster (2 s chunks), so either stays near 1 % or below. Cost: O(1) per call.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 MAX_CHUNK = 256
@@ -22,6 +24,9 @@ class ChunkSizer:
     slots: int
     target_s: float = DEFAULT_CHUNK_S
     fixed: int | None = None
+    #: Seconds of work a chunk carries at least, while that many cells remain: the tail's last chunks would
+    #: otherwise be single cells, each paying a whole task's overhead and round trip (0 = no floor)
+    floor_s: float = 0.0
     _cells: int = field(default=0, init=False)
     _seconds: float = field(default=0.0, init=False)
 
@@ -45,4 +50,5 @@ class ChunkSizer:
             return 1
         wanted = int(self.target_s / mean) if mean > 0 else MAX_CHUNK
         balance = max(1, remaining // (2 * self.slots))
-        return max(1, min(wanted, balance, MAX_CHUNK, remaining))
+        floor = min(math.ceil(self.floor_s / mean), wanted) if mean > 0 else 1
+        return max(1, min(max(min(wanted, balance), floor), MAX_CHUNK, remaining))

@@ -2,8 +2,9 @@
 
 :class:`ClusterHost` (driver side) forks a *host* process from the preloaded fork server
 (:func:`~.forkserver.start_dask_forkserver`), which has imported Dask, numpy and the engines once. The host
-(:func:`serve`) starts the LocalCluster (scheduler, nannies, single-threaded worker processes forked from the same
-fork server) and its :class:`distributed.Client`, then relays the driver's tasks to the cluster over a pipe:
+(:func:`serve`) starts the LocalCluster (its scheduler, and single-threaded worker processes forked from the same
+fork server without nannies: :mod:`.dask_workers`) and its :class:`distributed.Client`, all on one asyncio event
+loop, says "up" the moment the first worker joins, then relays the driver's tasks to the cluster over a pipe:
 ``("submit", id, cells)`` in, ``("done", id, outcomes, error)`` out as each task finishes. Every cell still runs
 on a Dask worker through a Dask client and scheduler; the host only carries the messages.
 
@@ -19,7 +20,6 @@ Light on purpose: the standard library and :mod:`.forkserver` only; Dask and the
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import os
 import signal
@@ -41,7 +41,7 @@ LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
     "distributed.worker.profile.enabled": False,  # a stack sample of the task's thread every 10 ms
     "distributed.admin.tick.interval": "500ms",  # event-loop health check, every 20 ms by default
     "distributed.admin.system-monitor.interval": "2s",  # psutil samples for the dashboard, every 500 ms by default
-    "distributed.worker.memory.monitor-interval": "500ms",  # the nanny's RSS poll, every 100 ms by default
+    "distributed.worker.memory.monitor-interval": "500ms",  # the worker's RSS poll (a nanny's too), every 100 ms by default
 }
 
 #: How long the driver waits for the host to close its cluster and exit before terminating it (s).
@@ -165,24 +165,29 @@ class ClusterHost:
 
 
 def serve(conn: Connection, workers: int) -> None:
-    """The host process: start the LocalCluster, say when its first worker is up, relay tasks until told to close
-    (or until the driver goes away: the pipe's end closes the cluster too)."""
+    """The host process: start the LocalCluster, say when its first worker has joined, relay tasks until told to
+    close (or until the driver goes away: the pipe's end closes the cluster too).
+
+    The scheduler, the client and the pipe (watched as a reader) share one asyncio event loop in the main thread
+    (Dask's asynchronous API). A finished task's result is awaited on that loop and sent at once, with no hop
+    through Dask's loop thread, its callback thread and a blocking ``Future.result()`` as before.
+    """
     started = time.perf_counter()
-    lock = threading.Lock()
 
     def send(msg: tuple[Any, ...]) -> None:
-        with lock, contextlib.suppress(OSError):  # the driver is gone: the receiving loop below ends as well
+        with contextlib.suppress(OSError):  # the driver is gone: the receiving loop ends as well
             conn.send(msg)
 
     # Ctrl-C reaches the whole process group: the driver handles it (it closes this host through the pipe, or its
     # end of the pipe closes when it dies), so that the cluster shuts down in order and no traceback is printed here
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    cluster = client = None
     _reuse_parent_forkserver()
     try:
-        import dask
+        import asyncio
+
         from dask import distributed
 
+        from mrsim.analysis.sweeps.dask_workers import silence_dask_logs
         from mrsim.analysis.sweeps.runner import run_chunk
 
         # our fork server is running: Dask must not set its own preload list for it
@@ -190,44 +195,101 @@ def serve(conn: Connection, workers: int) -> None:
         # the scheduler's HTTP server (no dashboard) falls back to a random port when another cluster on the
         # machine holds 8787; the sweep never uses it, so the user is not told
         warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
-        with dask.config.set(LOCAL_CLUSTER_CONFIG):
-            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.ERROR)
-        client = distributed.Client(cluster, set_as_default=False)
-        client.wait_for_workers(1, timeout=60)
+        # Dask's own log lines (a comm closed while the cluster shuts down, at INFO) are not the user's business:
+        # errors only, for the host's whole life (the LocalCluster's ``silence_logs`` covers only until its close)
+        silence_dask_logs(logging.ERROR)
     except BaseException as exc:
         send(("error", _one_line(exc)))
-        _close_quietly(client, cluster)
+        return
+    asyncio.run(_host(conn, workers, distributed, run_chunk, send, started))
+
+
+async def _host(conn: Connection, workers: int, distributed: Any, run_chunk: Any, send: Any, started: float) -> None:
+    """:func:`serve`'s event loop: the cluster, the client and the relay of the driver's tasks."""
+    import asyncio
+
+    import dask
+
+    cluster = client = None
+    try:
+        from mrsim.analysis.sweeps.dask_workers import ForkedWorker
+
+        with dask.config.set(LOCAL_CLUSTER_CONFIG):
+            cluster = await distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                     worker_class=ForkedWorker, dashboard_address=None,
+                                                     silence_logs=logging.ERROR, asynchronous=True)
+            client = await distributed.Client(cluster, asynchronous=True, set_as_default=False)
+        await _first_worker(cluster.scheduler, distributed)
+    except BaseException as exc:
+        send(("error", _one_line(exc)))
+        await _close_async(client, cluster)
         return
     # a LocalCluster keeps the worker count it was asked for while the rest join
     send(("up", workers, time.perf_counter() - started))
-    futures: dict[int, Any] = {}
 
-    def report(task: int, future: Any) -> None:  # in Dask's callback thread, one task at a time
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+    fd = conn.fileno()
+
+    def readable() -> None:  # the driver wrote: queue every whole message already in the pipe
         try:
-            msg: tuple[Any, ...] = ("done", task, future.result(), None)
+            while conn.poll():
+                inbox.put_nowait(conn.recv())
+        except (EOFError, OSError):
+            loop.remove_reader(fd)
+            inbox.put_nowait(("gone",))
+
+    futures: dict[int, Any] = {}
+    relays: set[asyncio.Task[None]] = set()
+
+    async def relay(task: int, future: Any) -> None:
+        try:
+            msg: tuple[Any, ...] = ("done", task, await future, None)
         except BaseException as exc:  # a worker died, or the task was cancelled: not the cells' fault
             msg = ("done", task, None, _one_line(exc))
         futures.pop(task, None)
         send(msg)
 
+    loop.add_reader(fd, readable)
     cancel = True
     while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            break
+        msg = await inbox.get()
         if msg[0] == "submit":
-            future = client.submit(run_chunk, msg[2], pure=False)
-            futures[msg[1]] = future
-            future.add_done_callback(functools.partial(report, msg[1]))
-        elif msg[0] == "close":
-            cancel = msg[1]
+            futures[msg[1]] = future = client.submit(run_chunk, msg[2], pure=False)
+            relay_task = asyncio.ensure_future(relay(msg[1], future))
+            relays.add(relay_task)
+            relay_task.add_done_callback(relays.discard)
+        else:  # "close" (with whether to cancel), or the driver's end of the pipe closed
+            cancel = msg[0] != "close" or msg[1]
             break
     with contextlib.suppress(Exception):
+        loop.remove_reader(fd)
+    with contextlib.suppress(Exception):
         if cancel and futures:
-            client.cancel(list(futures.values()))
-    _close_quietly(client, cluster)
+            await client.cancel(list(futures.values()))
+    for relay_task in relays:
+        relay_task.cancel()
+    await _close_async(client, cluster)
+
+
+async def _first_worker(scheduler: Any, distributed: Any, timeout_s: float = 60.0) -> None:
+    """Wait until a worker has joined ``scheduler`` (a ``distributed.Scheduler`` on this event loop).
+
+    Told by a scheduler plugin's ``add_worker`` hook the moment it happens; ``Client.wait_for_workers`` would ask
+    the scheduler every 100 ms, which is a quarter of a small sweep's start-up on an idle machine.
+    """
+    import asyncio
+
+    joined = asyncio.Event()
+
+    class _Joined(distributed.diagnostics.plugin.SchedulerPlugin):  # type: ignore[misc]
+        def add_worker(self, scheduler: Any = None, worker: Any = None) -> None:
+            joined.set()
+
+    scheduler.add_plugin(_Joined(), name="mrsim-first-worker")
+    if not scheduler.workers:  # no await since the plugin was added: a worker that joined is already counted
+        await asyncio.wait_for(joined.wait(), timeout_s)
+    scheduler.remove_plugin(name="mrsim-first-worker")
 
 
 def _reuse_parent_forkserver() -> None:
@@ -247,8 +309,8 @@ def _reuse_parent_forkserver() -> None:
         server.ensure_running = resource_tracker.ensure_running  # type: ignore[method-assign]
 
 
-def _close_quietly(client: Any, cluster: Any) -> None:
+async def _close_async(client: Any, cluster: Any) -> None:
     for part in (client, cluster):
         if part is not None:
             with contextlib.suppress(Exception):  # best effort: the scheduler may already be gone
-                part.close()
+                await part.close()

@@ -20,6 +20,7 @@ from typing import Any, Iterator, Protocol, Sequence
 from mrsim.analysis.sweeps.cells import Cell
 from mrsim.analysis.sweeps.cluster_start import LOCAL_CLUSTER_CONFIG, ClusterHost, default_workers
 from mrsim.analysis.sweeps.forkserver import PRELOAD, dask_installed, forkserver_context
+from mrsim.analysis.sweeps.orphans import exit_with_driver
 from mrsim.analysis.sweeps.runner import CellOutcome, run_chunk
 from mrsim.errors import InputError
 
@@ -70,46 +71,6 @@ def _mp_context() -> multiprocessing.context.BaseContext:
     return forkserver_context(PRELOAD)
 
 
-#: How often a pool worker checks that its driver is still alive (s); the bound on an orphan's lifetime when
-#: ``PR_SET_PDEATHSIG`` is unavailable (or the worker's parent is a fork server rather than the driver).
-DRIVER_POLL_S = 1.0
-
-
-def _exit_with_driver(driver_pid: int) -> None:
-    """Pool-worker initializer: the worker exits when the sweep driver dies, even by ``kill -9``.
-
-    Two mechanisms: Linux's ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (immediate, when the driver is the parent), and
-    a daemon thread that polls the driver's pid every :data:`DRIVER_POLL_S` seconds (any start method).
-    """
-    import signal
-    import sys
-    import time
-
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG = 1
-
-    def alive() -> bool:
-        try:
-            os.kill(driver_pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-
-    def watch() -> None:
-        while alive():
-            time.sleep(DRIVER_POLL_S)
-        os._exit(1)
-
-    if not alive():
-        os._exit(1)
-    threading.Thread(target=watch, name="mrsim-driver-watch", daemon=True).start()
-
-
 class LocalBackend:
     """A process pool of ``workers`` processes (default: the CPUs this process may use)."""
 
@@ -120,7 +81,7 @@ class LocalBackend:
         self.slots = workers or _default_workers()
         self.name = f"local ({self.slots} process{'es' if self.slots > 1 else ''})"
         self._pool = cf.ProcessPoolExecutor(max_workers=self.slots, mp_context=_mp_context(),
-                                            initializer=_exit_with_driver, initargs=(os.getpid(),))
+                                            initializer=exit_with_driver, initargs=(os.getpid(),))
         # start every worker now, so start-up is counted as such and not charged to the first cells
         for fut in [self._pool.submit(os.getpid) for _ in range(self.slots)]:
             fut.result()
@@ -166,6 +127,17 @@ def distributed_client(distributed: Any, address: str) -> Any:
 DASK_CHUNK_S = 2.0
 
 
+#: Tasks kept in flight per Dask worker thread. Three per thread make more tasks of one kind than twice the
+#: cluster's threads, which Dask's scheduler queues itself (its "root-ish" tasks, ``worker-saturation``) and hands
+#: to each worker as it frees up, so the driver's round trip per task (client, scheduler and, on a LocalCluster,
+#: the host's pipe) is no longer between a worker's two tasks.
+DASK_IN_FLIGHT_PER_SLOT = 3
+
+#: Seconds of work a Dask task carries at least (while that many cells remain), so that the tail of a sweep is
+#: not a run of single-cell tasks that cost more in overhead than in work.
+DASK_CHUNK_FLOOR_S = 0.02
+
+
 class DaskBackend:
     """A ``dask.distributed.Client`` of the running Dask scheduler at ``address`` (``--address``).
 
@@ -174,6 +146,8 @@ class DaskBackend:
     """
 
     chunk_target_s = DASK_CHUNK_S
+    chunk_floor_s = DASK_CHUNK_FLOOR_S
+    in_flight_per_slot = DASK_IN_FLIGHT_PER_SLOT
 
     def __init__(self, address: str) -> None:
         started = time.perf_counter()
@@ -224,6 +198,8 @@ class LocalClusterBackend:
     """
 
     chunk_target_s = DASK_CHUNK_S
+    chunk_floor_s = DASK_CHUNK_FLOOR_S
+    in_flight_per_slot = DASK_IN_FLIGHT_PER_SLOT
 
     def __init__(self, workers: int | None) -> None:
         if not dask_installed():

@@ -25,7 +25,8 @@ from mrsim.analysis.sweeps.spec import SweepSpec
 from mrsim.analysis.sweeps.table import results_table, write_results
 from mrsim.errors import InputError
 
-#: Chunks kept in flight per worker slot: one running, one queued, so workers never wait for the driver.
+#: Chunks kept in flight per worker slot: one running, one queued, so workers never wait for the driver (a backend
+#: may ask for more with ``in_flight_per_slot``: Dask's, whose scheduler then queues them itself).
 IN_FLIGHT_PER_SLOT = 2
 
 
@@ -113,7 +114,9 @@ class Sweep:
         queue = collections.deque(todo)
         by_id = {c.cell_id: c for c in todo}
         target = getattr(backend, "chunk_target_s", DEFAULT_CHUNK_S)
-        sizer = ChunkSizer(backend.slots, target_s=target, fixed=chunk_size)
+        sizer = ChunkSizer(backend.slots, target_s=target, fixed=chunk_size,
+                           floor_s=getattr(backend, "chunk_floor_s", 0.0))
+        depth = getattr(backend, "in_flight_per_slot", IN_FLIGHT_PER_SLOT)
         inflight: dict[Any, tuple[Cell, ...]] = {}
         failures: list[str] = []
         computed = chunks = 0
@@ -123,7 +126,7 @@ class Sweep:
             computed += self._record(run_chunk((queue.popleft(),)), by_id, sizer, failures, progress, computed)
         in_driver = computed
         while True:
-            while queue and not failures and len(inflight) < IN_FLIGHT_PER_SLOT * backend.slots:
+            while queue and not failures and len(inflight) < depth * backend.slots:
                 n = sizer.next_size(len(queue))
                 chunk = tuple(queue.popleft() for _ in range(n))
                 inflight[backend.submit(chunk)] = chunk
