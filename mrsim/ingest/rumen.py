@@ -60,18 +60,20 @@ def _read_chunk(fh, path: os.PathLike[str] | str) -> bytes:
         raise InputError(f"{path}: corrupt gzip data ({exc})") from None
 
 
-def iter_rumen_jobs(path: str | os.PathLike[str]) -> Iterator[dict]:
+def iter_rumen_jobs(path: str | os.PathLike[str], *, typed: bool = False) -> Iterator[dict]:
     """Yield each top-level JSON object of a Rumen trace as a dict, in file order.
 
     A trace with no job at all, a truncated object, or anything that is not a JSON object raises
-    :class:`InputError` with the line where the problem starts.
+    :class:`InputError` with the line where the problem starts. ``typed``: a plain job that the typed decoder
+    takes comes as a :class:`mrsim.ingest.typed.TypedJob` (its task lists typed, its columns read; the module
+    docstring says when), every other job as before.
     """
     max_bytes = limit("input_bytes")
     with open_binary(path) as fh:
         ahead = _ReadAhead(fh)
         try:
             state = _Stream(ahead, path, max_bytes)
-            seen = yield from _iter_fast(state)
+            seen = yield from _iter_fast(state, typed)
             if not state.done:
                 seen = yield from _iter_strict(state, seen)
         finally:
@@ -184,10 +186,15 @@ class _Stream:
 _NON_WHITESPACE = re.compile(rb"[^ \t\r\n]")
 
 
-def _iter_fast(state: _Stream) -> Iterator[dict]:
-    """orjson over pieces cut at object boundaries; returns the count yielded when it must hand over (or is done)."""
+def _iter_fast(state: _Stream, typed: bool = False) -> Iterator[dict]:
+    """orjson over pieces cut at object boundaries; returns the count yielded when it must hand over (or is done).
+    ``typed``: :func:`mrsim.ingest.typed.typed_job` first on each piece (a plain job then comes as its columns)."""
     seen = 0
     loads = orjson.loads
+    if typed:
+        from mrsim.ingest.typed import typed_job
+
+        path = str(state.path)
     while True:
         first = _NON_WHITESPACE.search(state.buf, state.pos)
         if first is None:
@@ -213,12 +220,14 @@ def _iter_fast(state: _Stream) -> Iterator[dict]:
         piece = buf[start:end]
         if piece.translate(_DIGIT_CLASS).find(_LONG_RUN) >= 0:
             return seen
-        try:
-            obj = loads(piece)
-        except orjson.JSONDecodeError:
-            return seen
-        if type(obj) is not dict:
-            return seen
+        obj = typed_job(piece, path, state.dropped + start) if typed else None
+        if obj is None:
+            try:
+                obj = loads(piece)
+            except orjson.JSONDecodeError:
+                return seen
+            if type(obj) is not dict:
+                return seen
         state.consume(end)
         seen += 1
         yield obj

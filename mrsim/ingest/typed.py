@@ -1,0 +1,217 @@
+"""Plain Rumen jobs decoded straight into columns: typed JSON decoding that builds no per-attempt dict.
+
+The one-pass ingest (:mod:`mrsim.analysis.validation.ingest`) reads most jobs through
+:func:`mrsim.ingest.plain.plain_job`: one Python walk over the dicts ``orjson`` built, proving the job's *plain*
+shape (every map and reduce task has one successful attempt with integer times in range and a host name) while
+reading a few fields of each task into lists. On the 1148-job benchmark trace, building those 900,000 dicts and
+walking them was about half of a ``--no-cache`` replay's parse (``docs/performance.md``, "Sixth round").
+
+:func:`typed_job` decodes one job object with ``msgspec`` instead, into :class:`msgspec.Struct` types that declare
+only the fields the walk reads, with the walk's conditions as their types (``Literal["SUCCESS"]``, integers in
+``(0, 10**14)``, a list of exactly one attempt, a non-empty host name string, no split locations, no attempt
+``location``): the decoder proves the shape in C while it parses, skips every other field without building an
+object, and the columns are then read from the structs by C-level passes (``map`` of an ``attrgetter``). The
+job-level fields (everything but the two task lists: ``jobProperties``, ``otherTasks``, the times) are decoded by
+``orjson``, as the fast path decodes them, so they are the same objects.
+
+Anything else gives None and the caller decodes the object as before (``orjson``, then the strict standard-library
+decoder for what ``orjson`` refuses), so every hostile-input check, one-line error and warning stays where it was:
+a job that is not plain, and whatever ``msgspec`` refuses (bad JSON, ``NaN``, a lone surrogate, invalid UTF-8 in a
+field it reads, nesting past the interpreter's recursion limit, 1000, where ``orjson`` allows 1024). The caller keeps
+its check for integers of 19 digits or more (read by the strict decoder).
+
+What ``msgspec`` accepts in a field it *skips* and ``orjson`` refuses -- a number that overflows a double
+(``1e400``), invalid UTF-8 in a string -- would have sent the reader to the strict decoder, which accepts both
+(``inf``, replacement characters) into a field the pass never reads; the later jobs, which the strict decoder would
+then have read, are the same objects from either decoder. So the results are the same; :meth:`TypedJob.full` (the
+job with its task dicts, for error messages and the general collectors) decodes such a job with the strict decoder,
+as the reader would have. Duplicate keys: the last one wins in all three decoders.
+
+Cost: on the benchmark trace about a third of ``orjson`` plus the walk, per job (``docs/performance.md``).
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter, itemgetter
+from typing import Annotated, Any, Literal
+
+import msgspec
+import numpy as np
+import orjson
+from msgspec import UNSET, Meta, Raw, UnsetType
+
+from mrsim.ingest.logged_check import MAX_TIME_MS
+from mrsim.ingest.plain import PlainJob
+from mrsim.io.safe_json import raw_decode, strict_decoder
+
+#: A time ``plain_job`` accepts for a task or attempt start/finish: an integer in ``(0, MAX_TIME_MS)``.
+_Time = Annotated[int, Meta(gt=0, lt=MAX_TIME_MS)]
+#: A reduce attempt's ``shuffleFinished``/``sortFinished``: absent, null (both read as -1) or an integer in range.
+_Phase = Annotated[int, Meta(gt=-MAX_TIME_MS, lt=MAX_TIME_MS)] | None
+#: ``preferredLocations``: absent, null or an empty list (a job with split locations takes the dict path).
+_NoLocations = Annotated[list[Any], Meta(max_length=0)] | None
+
+
+class _MapAttempt(msgspec.Struct, gc=False):
+    """The one attempt of a plain map task (``LoggedTaskAttempt``: the fields the walk reads)."""
+
+    startTime: _Time
+    finishTime: _Time
+    hostName: Annotated[str, Meta(min_length=1)]
+    attemptID: str
+    result: Literal["SUCCESS"]
+    location: UnsetType = UNSET  # present at all (even null): the dict path (the host comes from there)
+
+
+class _ReduceAttempt(_MapAttempt, gc=False):
+    """The one attempt of a plain reduce task: also its phase ends."""
+
+    shuffleFinished: _Phase = None
+    sortFinished: _Phase = None
+
+
+class _MapTask(msgspec.Struct, gc=False):
+    """A plain map task (``LoggedTask``)."""
+
+    startTime: _Time
+    finishTime: _Time
+    attempts: Annotated[list[_MapAttempt], Meta(min_length=1, max_length=1)]
+    taskType: Literal["MAP"] | None = None
+    preferredLocations: _NoLocations = None
+
+
+class _ReduceTask(msgspec.Struct, gc=False):
+    """A plain reduce task."""
+
+    startTime: _Time
+    finishTime: _Time
+    attempts: Annotated[list[_ReduceAttempt], Meta(min_length=1, max_length=1)]
+    taskType: Literal["REDUCE"] | None = None
+    preferredLocations: _NoLocations = None
+
+
+_TOP = msgspec.json.Decoder(dict[str, Raw])
+_MAPS = msgspec.json.Decoder(list[_MapTask])
+_REDUCES = msgspec.json.Decoder(list[_ReduceTask])
+_TASK_KEYS = ("mapTasks", "reduceTasks")
+_START, _FINISH = attrgetter("startTime"), attrgetter("finishTime")
+_HOST, _ID = attrgetter("hostName"), attrgetter("attemptID")
+_SHUFFLE, _SORT = attrgetter("shuffleFinished"), attrgetter("sortFinished")
+_ATTEMPTS, _ONLY = attrgetter("attempts"), itemgetter(0)
+
+
+class TypedJob(dict):  # type: ignore[type-arg]
+    """A job decoded by :func:`typed_job`: its job-level fields as ``orjson`` gives them, ``mapTasks`` and
+    ``reduceTasks`` as lists of typed tasks (read through :attr:`columns` only), the columns, and the object's
+    bytes, from which :meth:`full` decodes the whole job as the fast path would (for error messages and for the
+    collectors' general paths, which walk task dicts)."""
+
+    __slots__ = ("columns", "piece", "source", "offset", "length")
+
+    columns: PlainJob
+    piece: bytes | None  # None once pickled (mrsim.ingest.rumen_worker): read again from the source when needed
+    source: str
+    offset: int  # where the object starts in the (decompressed) input, and its length in bytes
+    length: int
+
+    def full(self) -> dict[str, Any]:
+        """The job as ``orjson`` decodes it (the dict the fast path yields for the same bytes)."""
+        piece = self.piece
+        if piece is None:  # rare (an error message, a repeated job id): read the input again up to the object
+            from mrsim.io.compressed import open_binary
+
+            with open_binary(self.source) as fh:
+                fh.seek(self.offset)
+                piece = fh.read(self.length)
+        try:
+            return orjson.loads(piece)
+        except orjson.JSONDecodeError:  # 1e400 or invalid UTF-8 where the typed decoder skipped: the strict reading
+            return raw_decode(strict_decoder(), piece.decode("utf-8", "replace"))[0]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled without its bytes and typed tasks: the job-level fields (the task lists as placeholders, in
+        their place), the columns' arrays and attempt ids, the host names as codes into their distinct values."""
+        c = self.columns
+        names = dict.fromkeys(c.host_names)
+        code_of = {name: code for code, name in enumerate(names)}
+        codes = np.fromiter(map(code_of.__getitem__, c.host_names), dtype=np.int32, count=len(c.host_names))
+        fields = {key: (None if key in _TASK_KEYS else value) for key, value in self.items()}
+        columns = (c.n_maps, len(c.reduces), list(names), codes, c.attempt_ids, c.shuffle_finished, c.sort_finished,
+                   c.arrays())
+        return _unpickled, (fields, columns, self.source, self.offset, self.length)
+
+
+def _unpickled(fields: dict[str, Any], columns: tuple[Any, ...], source: str, offset: int,
+               length: int) -> TypedJob:
+    """A :class:`TypedJob` from :meth:`TypedJob.__reduce__`'s parts: the same fields and columns; the task lists
+    hold placeholders (``None``) of the same lengths, and :meth:`TypedJob.full` reads the bytes again."""
+    n_maps, n_reduces, names, codes, ids, shuffles, sorts, arrays = columns
+    maps, reduces = [None] * n_maps, [None] * n_reduces
+    job = TypedJob()
+    for key, value in fields.items():
+        job[key] = maps if key == "mapTasks" else reduces if key == "reduceTasks" else value
+    for array in arrays:
+        array.setflags(write=False)
+    task_start, task_finish, attempt_start, attempt_finish = (a.tolist() for a in arrays)
+    hosts = list(map(names.__getitem__, codes.tolist()))
+    job.columns = PlainJob(maps, reduces, n_maps, task_start, task_finish, attempt_start, attempt_finish, hosts, ids,
+                           shuffles, sorts, [], [False] * n_maps, False, False, cached=arrays)
+    job.piece, job.source, job.offset, job.length = None, source, offset, length
+    return job
+
+
+def full_job(job: Any) -> Any:
+    """``job`` with task dicts: a :class:`TypedJob` decoded whole, anything else as it is."""
+    return job.full() if type(job) is TypedJob else job
+
+
+def _phase(values: list[int | None]) -> list[int]:
+    """``plain._reduce_time`` of decoded phase ends: null and absent read as -1."""
+    if None in values:
+        return [-1 if v is None else v for v in values]
+    return values  # type: ignore[return-value]
+
+
+def typed_job(piece: bytes, source: str = "", offset: int = 0) -> TypedJob | None:
+    """``piece`` (one JSON object without a run of 19 digits: the caller's check) as a :class:`TypedJob` with its
+    :class:`PlainJob` columns, or None when it is not a plain job or the typed decoder refuses it (the caller then
+    decodes it as before). ``source`` and ``offset``: the input and where the object starts in it (decompressed),
+    for :meth:`TypedJob.full` after pickling."""
+    try:
+        top = _TOP.decode(piece)
+        raw_maps, raw_reduces = top.get("mapTasks"), top.get("reduceTasks")
+        if raw_maps is None or raw_reduces is None:
+            return None
+        maps = _MAPS.decode(raw_maps)
+        reduces = _REDUCES.decode(raw_reduces)
+    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+        return None
+    if not (maps or reduces):
+        return None
+    job = TypedJob()
+    loads = orjson.loads
+    try:
+        for key, raw in top.items():
+            job[key] = maps if key == "mapTasks" else reduces if key == "reduceTasks" else loads(memoryview(raw))
+    except orjson.JSONDecodeError:
+        return None
+    if not job.get("jobID"):
+        return None
+    n = len(maps)
+    tasks = maps + reduces
+    attempts = list(map(_ONLY, map(_ATTEMPTS, tasks)))
+    task_start, task_finish = list(map(_START, tasks)), list(map(_FINISH, tasks))
+    attempt_start, attempt_finish = list(map(_START, attempts)), list(map(_FINISH, attempts))
+    arrays = (np.array(task_start, dtype=np.int64), np.array(task_finish, dtype=np.int64),
+              np.array(attempt_start, dtype=np.int64), np.array(attempt_finish, dtype=np.int64))
+    if not (arrays[2] <= arrays[3]).all():  # plain: 0 < attempt start <= attempt finish
+        return None
+    for array in arrays:
+        array.setflags(write=False)
+    reduce_attempts = attempts[n:]
+    job.columns = PlainJob(
+        maps, reduces, n, task_start, task_finish, attempt_start, attempt_finish, list(map(_HOST, attempts)),
+        list(map(_ID, attempts)), _phase(list(map(_SHUFFLE, reduce_attempts))),
+        _phase(list(map(_SORT, reduce_attempts))), attempts, [False] * n, False, False, cached=arrays)
+    job.piece, job.source, job.offset, job.length = piece, source, offset, len(piece)
+    return job
