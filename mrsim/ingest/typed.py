@@ -6,26 +6,29 @@ shape (every map and reduce task has one successful attempt with integer times i
 reading a few fields of each task into lists. On the 1148-job benchmark trace, building those 900,000 dicts and
 walking them was about half of a ``--no-cache`` replay's parse (``docs/performance.md``, "Sixth round").
 
-:func:`typed_job` decodes one job object with ``msgspec`` instead, into :class:`msgspec.Struct` types that declare
-only the fields the walk reads, with the walk's conditions as their types (``Literal["SUCCESS"]``, integers in
-``(0, 10**14)``, a list of exactly one attempt, a non-empty host name string, no split locations, no attempt
-``location``): the decoder proves the shape in C while it parses, skips every other field without building an
-object, and the columns are then read from the structs by C-level passes (``map`` of an ``attrgetter``). The
-job-level fields (everything but the two task lists: ``jobProperties``, ``otherTasks``, the times) are decoded by
-``orjson``, as the fast path decodes them, so they are the same objects.
+:func:`typed_job` decodes one job object with ``msgspec`` instead, into :class:`msgspec.Struct` types whose fields
+carry the walk's conditions as their types (``Literal["SUCCESS"]``, integers in ``(0, 10**14)``, a list of exactly
+one attempt, a non-empty host name string, no split locations, no attempt ``location``): the decoder proves the
+shape in C while it parses, and the columns are then read from the structs by C-level passes (``map`` of an
+``attrgetter``), not by a Python step per attempt. The job-level fields (all but the two task lists:
+``jobProperties``, ``otherTasks``, the times) are kept as raw bytes by the decoder and decoded by ``orjson``, as
+the fast path decodes them, so they are the same objects.
+
+**The schema is closed** (``forbid_unknown_fields``): a job, task or attempt with a field the types do not name
+takes the old path. So nothing is skipped unread, and every byte of a job the typed decoder takes is either
+decoded with a type (strings with their UTF-8 and escapes checked, integers with a range of at most 18 digits) or
+handed to ``orjson`` (the job-level values, after the same check for runs of 19 digits the fast path makes). Hence
+a job it takes is one ``orjson`` would read, and to the same values; and the fast path's check for integers of 19
+digits or more (a ``translate`` over every byte, about a sixth of the reader's instructions) is needed only for the
+job-level bytes and for the objects the typed decoder does not take. The fields named are those of Rumen's
+``LoggedJob``, ``LoggedTask`` and ``LoggedTaskAttempt`` that ``mrsim synth`` and Rumen's ``TraceBuilder`` write.
 
 Anything else gives None and the caller decodes the object as before (``orjson``, then the strict standard-library
 decoder for what ``orjson`` refuses), so every hostile-input check, one-line error and warning stays where it was:
-a job that is not plain, and whatever ``msgspec`` refuses (bad JSON, ``NaN``, a lone surrogate, invalid UTF-8 in a
-field it reads, nesting past the interpreter's recursion limit, 1000, where ``orjson`` allows 1024). The caller keeps
-its check for integers of 19 digits or more (read by the strict decoder).
-
-What ``msgspec`` accepts in a field it *skips* and ``orjson`` refuses -- a number that overflows a double
-(``1e400``), invalid UTF-8 in a string -- would have sent the reader to the strict decoder, which accepts both
-(``inf``, replacement characters) into a field the pass never reads; the later jobs, which the strict decoder would
-then have read, are the same objects from either decoder. So the results are the same; :meth:`TypedJob.full` (the
-job with its task dicts, for error messages and the general collectors) decodes such a job with the strict decoder,
-as the reader would have. Duplicate keys: the last one wins in all three decoders.
+a job that is not plain (or has split locations, an attempt ``location``, a field outside the schema), and
+whatever ``msgspec`` refuses (bad JSON, ``NaN``, a lone surrogate, invalid UTF-8, nesting past the interpreter's
+recursion limit). Duplicate keys: the last one wins in ``msgspec``, ``orjson`` and the standard library alike. The
+job-level fields come in the schema's order, not the file's (nothing reads them in order).
 
 Cost: on the benchmark trace about a third of ``orjson`` plus the walk, per job (``docs/performance.md``).
 """
@@ -48,12 +51,15 @@ from mrsim.io.safe_json import raw_decode, strict_decoder
 _Time = Annotated[int, Meta(gt=0, lt=MAX_TIME_MS)]
 #: A reduce attempt's ``shuffleFinished``/``sortFinished``: absent, null (both read as -1) or an integer in range.
 _Phase = Annotated[int, Meta(gt=-MAX_TIME_MS, lt=MAX_TIME_MS)] | None
+#: A count the walk does not read (bytes, records, a CPU or memory sample): at most 18 digits, so never a run of 19.
+_Count = Annotated[int, Meta(gt=-(10**18), lt=10**18)] | None
 #: ``preferredLocations``: absent, null or an empty list (a job with split locations takes the dict path).
 _NoLocations = Annotated[list[Any], Meta(max_length=0)] | None
 
 
-class _MapAttempt(msgspec.Struct, gc=False):
-    """The one attempt of a plain map task (``LoggedTaskAttempt``: the fields the walk reads)."""
+class _Attempt(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """The one attempt of a plain task (``LoggedTaskAttempt``): the fields the walk reads, typed as it checks them,
+    and the other fields Rumen writes, typed so that nothing is skipped unread."""
 
     startTime: _Time
     finishTime: _Time
@@ -61,43 +67,73 @@ class _MapAttempt(msgspec.Struct, gc=False):
     attemptID: str
     result: Literal["SUCCESS"]
     location: UnsetType = UNSET  # present at all (even null): the dict path (the host comes from there)
-
-
-class _ReduceAttempt(_MapAttempt, gc=False):
-    """The one attempt of a plain reduce task: also its phase ends."""
-
-    shuffleFinished: _Phase = None
+    shuffleFinished: _Phase = None  # read for reduces only
     sortFinished: _Phase = None
+    hdfsBytesRead: _Count = None
+    hdfsBytesWritten: _Count = None
+    fileBytesRead: _Count = None
+    fileBytesWritten: _Count = None
+    mapInputRecords: _Count = None
+    mapInputBytes: _Count = None
+    mapOutputBytes: _Count = None
+    mapOutputRecords: _Count = None
+    combineInputRecords: _Count = None
+    reduceInputGroups: _Count = None
+    reduceInputRecords: _Count = None
+    reduceShuffleBytes: _Count = None
+    reduceOutputRecords: _Count = None
+    spilledRecords: _Count = None
+    clockSplits: list[_Count] | None = None
+    cpuUsages: list[_Count] | None = None
+    vmemKbytes: list[_Count] | None = None
+    physMemKbytes: list[_Count] | None = None
 
 
-class _MapTask(msgspec.Struct, gc=False):
-    """A plain map task (``LoggedTask``)."""
+class _Task(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A plain task (``LoggedTask``); the subclasses fix its type."""
 
     startTime: _Time
     finishTime: _Time
-    attempts: Annotated[list[_MapAttempt], Meta(min_length=1, max_length=1)]
+    attempts: Annotated[list[_Attempt], Meta(min_length=1, max_length=1)]
+    preferredLocations: _NoLocations = None
+    taskID: str | None = None
+    taskStatus: str | None = None
+    inputBytes: _Count = None
+    inputRecords: _Count = None
+    outputBytes: _Count = None
+    outputRecords: _Count = None
+    numberMaps: _Count = None
+    numberReduces: _Count = None
+
+
+class _MapTask(_Task, forbid_unknown_fields=True, gc=False):
     taskType: Literal["MAP"] | None = None
-    preferredLocations: _NoLocations = None
 
 
-class _ReduceTask(msgspec.Struct, gc=False):
-    """A plain reduce task."""
-
-    startTime: _Time
-    finishTime: _Time
-    attempts: Annotated[list[_ReduceAttempt], Meta(min_length=1, max_length=1)]
+class _ReduceTask(_Task, forbid_unknown_fields=True, gc=False):
     taskType: Literal["REDUCE"] | None = None
-    preferredLocations: _NoLocations = None
 
 
-_TOP = msgspec.json.Decoder(dict[str, Raw])
-_MAPS = msgspec.json.Decoder(list[_MapTask])
-_REDUCES = msgspec.json.Decoder(list[_ReduceTask])
-_TASK_KEYS = ("mapTasks", "reduceTasks")
+#: The job-level fields of a ``LoggedJob`` (Rumen's, and those mrsim's log readers add), kept as raw bytes.
+_JOB_FIELDS = ("jobID", "jobName", "user", "queue", "priority", "submitTime", "launchTime", "finishTime",
+               "totalMaps", "totalReduces", "outcome", "jobtype", "heapMegabytes", "jobMapMB", "jobReduceMB",
+               "clusterMapMB", "clusterReduceMB", "computonsPerMapInputByte", "computonsPerMapOutputByte",
+               "computonsPerReduceInputByte", "computonsPerReduceOutputByte", "relativeTime", "directDependantJobs",
+               "otherTasks", "successfulMapAttemptCDFs", "failedMapAttemptCDFs", "successfulReduceAttemptCDF",
+               "failedReduceAttemptCDF", "mapperTriesToSucceed", "failedMapperFraction", "jobProperties")
+
+_Job = msgspec.defstruct("_Job", [("mapTasks", list[_MapTask]), ("reduceTasks", list[_ReduceTask]),
+                                  *((name, Raw | UnsetType, UNSET) for name in _JOB_FIELDS)],
+                         forbid_unknown_fields=True, gc=False)
+_JOB = msgspec.json.Decoder(_Job)
 _START, _FINISH = attrgetter("startTime"), attrgetter("finishTime")
 _HOST, _ID = attrgetter("hostName"), attrgetter("attemptID")
 _SHUFFLE, _SORT = attrgetter("shuffleFinished"), attrgetter("sortFinished")
 _ATTEMPTS, _ONLY = attrgetter("attempts"), itemgetter(0)
+_TASK_KEYS = ("mapTasks", "reduceTasks")
+#: Digits to ``0``, every other byte to a space: a run of 19 marks an integer orjson may read as a float.
+_DIGIT_CLASS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+_LONG_RUN = b"0" * 19
 
 
 class TypedJob(dict):  # type: ignore[type-arg]
@@ -109,7 +145,7 @@ class TypedJob(dict):  # type: ignore[type-arg]
     __slots__ = ("columns", "piece", "source", "offset", "length")
 
     columns: PlainJob
-    piece: bytes | None  # None once pickled (mrsim.ingest.rumen_worker): read again from the source when needed
+    piece: bytes | memoryview | None  # None once pickled (mrsim.ingest.rumen_worker): read again from the source when needed
     source: str
     offset: int  # where the object starts in the (decompressed) input, and its length in bytes
     length: int
@@ -126,7 +162,7 @@ class TypedJob(dict):  # type: ignore[type-arg]
         try:
             return orjson.loads(piece)
         except orjson.JSONDecodeError:  # 1e400 or invalid UTF-8 where the typed decoder skipped: the strict reading
-            return raw_decode(strict_decoder(), piece.decode("utf-8", "replace"))[0]
+            return raw_decode(strict_decoder(), bytes(piece).decode("utf-8", "replace"))[0]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled without its bytes and typed tasks: the job-level fields (the task lists as placeholders, in
@@ -172,31 +208,34 @@ def _phase(values: list[int | None]) -> list[int]:
     return values  # type: ignore[return-value]
 
 
-def typed_job(piece: bytes, source: str = "", offset: int = 0) -> TypedJob | None:
-    """``piece`` (one JSON object without a run of 19 digits: the caller's check) as a :class:`TypedJob` with its
-    :class:`PlainJob` columns, or None when it is not a plain job or the typed decoder refuses it (the caller then
-    decodes it as before). ``source`` and ``offset``: the input and where the object starts in it (decompressed),
-    for :meth:`TypedJob.full` after pickling."""
+def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> TypedJob | None:
+    """``piece`` (one JSON object) as a :class:`TypedJob` with its :class:`PlainJob` columns, or None when it is not
+    a plain job in the schema, or the typed decoder refuses it, or a job-level value holds a run of 19 digits (the
+    caller then decodes it as before, with its checks). ``source`` and ``offset``: the input and where the object
+    starts in it (decompressed), for :meth:`TypedJob.full` after pickling."""
     try:
-        top = _TOP.decode(piece)
-        raw_maps, raw_reduces = top.get("mapTasks"), top.get("reduceTasks")
-        if raw_maps is None or raw_reduces is None:
-            return None
-        maps = _MAPS.decode(raw_maps)
-        reduces = _REDUCES.decode(raw_reduces)
-    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+        decoded = _JOB.decode(piece)
+    except (msgspec.DecodeError, RecursionError, ValueError):  # a ValidationError; invalid UTF-8 in a string
         return None
+    maps, reduces = decoded.mapTasks, decoded.reduceTasks
     if not (maps or reduces):
         return None
     job = TypedJob()
     loads = orjson.loads
+    digits = _DIGIT_CLASS
     try:
-        for key, raw in top.items():
-            job[key] = maps if key == "mapTasks" else reduces if key == "reduceTasks" else loads(memoryview(raw))
+        for name in _JOB_FIELDS:
+            raw = getattr(decoded, name)
+            if raw is not UNSET:
+                value = bytes(raw)
+                if value.translate(digits).find(_LONG_RUN) >= 0:
+                    return None
+                job[name] = loads(value)
     except orjson.JSONDecodeError:
         return None
     if not job.get("jobID"):
         return None
+    job["mapTasks"], job["reduceTasks"] = maps, reduces
     n = len(maps)
     tasks = maps + reduces
     attempts = list(map(_ONLY, map(_ATTEMPTS, tasks)))
