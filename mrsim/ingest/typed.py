@@ -58,8 +58,8 @@ _NoLocations = Annotated[list[Any], Meta(max_length=0)] | None
 
 
 class _Attempt(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """The one attempt of a plain task (``LoggedTaskAttempt``): the fields the walk reads, typed as it checks them,
-    and the other fields Rumen writes, typed so that nothing is skipped unread."""
+    """The one attempt of a plain task (``LoggedTaskAttempt``): the fields the walk reads, typed as it checks them.
+    Only these (and ``mrsim synth``'s): every field declared costs each attempt a default when it is absent."""
 
     startTime: _Time
     finishTime: _Time
@@ -69,6 +69,11 @@ class _Attempt(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     location: UnsetType = UNSET  # present at all (even null): the dict path (the host comes from there)
     shuffleFinished: _Phase = None  # read for reduces only
     sortFinished: _Phase = None
+
+
+class _RumenAttempt(_Attempt, forbid_unknown_fields=True, gc=False):
+    """:class:`_Attempt` with the other fields Rumen's ``TraceBuilder`` writes, typed so that none is skipped."""
+
     hdfsBytesRead: _Count = None
     hdfsBytesWritten: _Count = None
     fileBytesRead: _Count = None
@@ -89,29 +94,20 @@ class _Attempt(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     physMemKbytes: list[_Count] | None = None
 
 
-class _Task(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A plain task (``LoggedTask``); the subclasses fix its type."""
-
-    startTime: _Time
-    finishTime: _Time
-    attempts: Annotated[list[_Attempt], Meta(min_length=1, max_length=1)]
-    preferredLocations: _NoLocations = None
-    taskID: str | None = None
-    taskStatus: str | None = None
-    inputBytes: _Count = None
-    inputRecords: _Count = None
-    outputBytes: _Count = None
-    outputRecords: _Count = None
-    numberMaps: _Count = None
-    numberReduces: _Count = None
+def _task(name: str, kind: str, attempt: type, extra: tuple[tuple[str, Any, Any], ...]) -> type:
+    """A plain ``LoggedTask`` of ``kind`` (``MAP``/``REDUCE``) whose one attempt is an ``attempt``."""
+    return msgspec.defstruct(name, [
+        ("startTime", _Time), ("finishTime", _Time),
+        ("attempts", Annotated[list[attempt], Meta(min_length=1, max_length=1)]),  # type: ignore[valid-type]
+        ("taskType", Literal[kind] | None, None), ("preferredLocations", _NoLocations, None),  # type: ignore[valid-type]
+        ("taskID", str | None, None), ("taskStatus", str | None, None), *extra], forbid_unknown_fields=True, gc=False)
 
 
-class _MapTask(_Task, forbid_unknown_fields=True, gc=False):
-    taskType: Literal["MAP"] | None = None
-
-
-class _ReduceTask(_Task, forbid_unknown_fields=True, gc=False):
-    taskType: Literal["REDUCE"] | None = None
+_RUMEN_TASK_FIELDS = tuple((name, _Count, None) for name in ("inputBytes", "inputRecords", "outputBytes",
+                                                              "outputRecords", "numberMaps", "numberReduces"))
+_MapTask, _ReduceTask = _task("_MapTask", "MAP", _Attempt, ()), _task("_ReduceTask", "REDUCE", _Attempt, ())
+_RumenMapTask = _task("_RumenMapTask", "MAP", _RumenAttempt, _RUMEN_TASK_FIELDS)
+_RumenReduceTask = _task("_RumenReduceTask", "REDUCE", _RumenAttempt, _RUMEN_TASK_FIELDS)
 
 
 #: The job-level fields of a ``LoggedJob`` (Rumen's, and those mrsim's log readers add), kept as raw bytes.
@@ -122,10 +118,18 @@ _JOB_FIELDS = ("jobID", "jobName", "user", "queue", "priority", "submitTime", "l
                "otherTasks", "successfulMapAttemptCDFs", "failedMapAttemptCDFs", "successfulReduceAttemptCDF",
                "failedReduceAttemptCDF", "mapperTriesToSucceed", "failedMapperFraction", "jobProperties")
 
-_Job = msgspec.defstruct("_Job", [("mapTasks", list[_MapTask]), ("reduceTasks", list[_ReduceTask]),
-                                  *((name, Raw | UnsetType, UNSET) for name in _JOB_FIELDS)],
-                         forbid_unknown_fields=True, gc=False)
-_JOB = msgspec.json.Decoder(_Job)
+
+
+def _job(name: str, map_task: type, reduce_task: type) -> msgspec.json.Decoder:
+    """A decoder of a ``LoggedJob`` with typed task lists and its job-level fields as raw bytes."""
+    return msgspec.json.Decoder(msgspec.defstruct(name, [
+        ("mapTasks", list[map_task]), ("reduceTasks", list[reduce_task]),  # type: ignore[valid-type]
+        *((field, Raw | UnsetType, UNSET) for field in _JOB_FIELDS)], forbid_unknown_fields=True, gc=False))
+
+
+#: The lean schema first (the walk's fields and ``mrsim synth``'s); a job with a field only Rumen writes then gets
+#: the second, which names them too (an unknown field fails at its first task: the first try costs little).
+_LEAN, _RUMEN = _job("_Job", _MapTask, _ReduceTask), _job("_RumenJob", _RumenMapTask, _RumenReduceTask)
 _START, _FINISH = attrgetter("startTime"), attrgetter("finishTime")
 _HOST, _ID = attrgetter("hostName"), attrgetter("attemptID")
 _SHUFFLE, _SORT = attrgetter("shuffleFinished"), attrgetter("sortFinished")
@@ -214,7 +218,12 @@ def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> T
     caller then decodes it as before, with its checks). ``source`` and ``offset``: the input and where the object
     starts in it (decompressed), for :meth:`TypedJob.full` after pickling."""
     try:
-        decoded = _JOB.decode(piece)
+        try:
+            decoded = _LEAN.decode(piece)
+        except msgspec.ValidationError as exc:
+            if "unknown field" not in str(exc):
+                return None
+            decoded = _RUMEN.decode(piece)
     except (msgspec.DecodeError, RecursionError, ValueError):  # a ValidationError; invalid UTF-8 in a string
         return None
     maps, reduces = decoded.mapTasks, decoded.reduceTasks
@@ -241,8 +250,9 @@ def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> T
     attempts = list(map(_ONLY, map(_ATTEMPTS, tasks)))
     task_start, task_finish = list(map(_START, tasks)), list(map(_FINISH, tasks))
     attempt_start, attempt_finish = list(map(_START, attempts)), list(map(_FINISH, attempts))
-    arrays = (np.array(task_start, dtype=np.int64), np.array(task_finish, dtype=np.int64),
-              np.array(attempt_start, dtype=np.int64), np.array(attempt_finish, dtype=np.int64))
+    count = len(tasks)
+    arrays = tuple(np.fromiter(column, dtype=np.int64, count=count)  # fromiter: no dtype discovery per element
+                   for column in (task_start, task_finish, attempt_start, attempt_finish))
     if not (arrays[2] <= arrays[3]).all():  # plain: 0 < attempt start <= attempt finish
         return None
     for array in arrays:
