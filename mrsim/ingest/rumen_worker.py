@@ -13,7 +13,7 @@ end of the input or the exception the reader raised, raised here where the reade
 the jobs, their order and every error are those of the reader run in this process; the child writes nothing but the
 pipe. If this process stops reading early (an error while building, an interrupt), the child is killed and reaped.
 
-Used only where it can help and is safe: a platform with ``fork``, no other thread in this process (forking a process
+Used only where it can help and is safe: Linux (``fork``), no other thread in this process (forking a process
 with threads can deadlock on a lock one of them held), at least two CPUs this process may run on, an input of at least
 :data:`MIN_BYTES`, and ``MRSIM_INGEST_WORKER`` not ``0``. Cost: the jobs' pickling (columns, host codes, attempt ids;
 a few per cent of decoding), and a copy of the process's pages as either side writes them.
@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -36,8 +37,8 @@ _BATCH_BYTES = 1 << 20
 
 def worker_wanted(path: str | os.PathLike[str]) -> bool:
     """Whether :func:`iter_rumen_jobs_forked` should read ``path`` (see the module docstring)."""
-    if os.environ.get("MRSIM_INGEST_WORKER", "1").strip() == "0" or not hasattr(os, "fork"):
-        return False
+    if os.environ.get("MRSIM_INGEST_WORKER", "1").strip() == "0" or not sys.platform.startswith("linux"):
+        return False  # fork where it is the platform's own way to start a process (macOS: unsafe with some libraries)
     if threading.active_count() != 1:
         return False
     try:
