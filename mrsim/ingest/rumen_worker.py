@@ -14,9 +14,10 @@ the jobs, their order and every error are those of the reader run in this proces
 pipe. If this process stops reading early (an error while building, an interrupt), the child is killed and reaped.
 
 Used only where it can help and is safe: Linux (``fork``), no other thread in this process (forking a process
-with threads can deadlock on a lock one of them held), at least two CPUs this process may run on, an input of at least
+with threads can deadlock on a lock one of them held), at least two CPUs this process may run on and a one-minute
+load average below their number (with no core to spare the child only adds its pickling), an input of at least
 :data:`MIN_BYTES`, and ``MRSIM_INGEST_WORKER`` not ``0``. Cost: the jobs' pickling (columns, host codes, attempt ids;
-a few per cent of decoding), and a copy of the process's pages as either side writes them.
+about 0.1 s of CPU on each side for the 1148-job trace), and a copy of the process's pages as either side writes them.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ def worker_wanted(path: str | os.PathLike[str]) -> bool:
         cpus = os.cpu_count() or 1
     if cpus < 2:
         return False
+    try:  # a core to spare (one-minute load average below the CPUs): else reading here costs less CPU in all
+        if os.getloadavg()[0] >= cpus:
+            return False
+    except OSError:
+        pass
     try:
         return os.stat(path).st_size >= MIN_BYTES
     except OSError:
