@@ -7,7 +7,8 @@ forked at the start of the pass and receives its jobs through a pipe, in batches
 ones before: with a free core the pass takes about the longer of the two, not their sum.
 
 What comes through the pipe is what the reader yields, in its order: each job (a :class:`~mrsim.ingest.typed.TypedJob`
-as its job-level fields, columns and host names by code, not its typed tasks; anything else as the dict), then the
+as its job-level fields, columns and host names by code, not its typed tasks, and its bytes only when its job id
+repeats an earlier one; anything else as the dict), then the
 end of the input or the exception the reader raised, raised here where the reader would have raised it (the same
 :class:`~mrsim.errors.InputError` and message: file, line and field are worked out by the same code in the child). So
 the jobs, their order and every error are those of the reader run in this process; the child writes nothing but the
@@ -109,8 +110,17 @@ def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int) -> None:
         batch: list[Any] = []
         size = 0
         end: tuple[str, Any] = ("end", None)
+        # Job ids seen: a TypedJob whose id repeats one (or holds "#", the renaming's mark) goes with its bytes, since
+        # the pass may then need it whole (the slot usage's general path of a repeated id): read again from a
+        # gzip stream, each would cost a decompression up to it.
+        seen: set[str] = set()
         try:
             for job in iter_rumen_jobs(path, typed=typed):
+                if type(job) is TypedJob:
+                    job_id = str(job.get("jobID"))
+                    if job_id in seen or "#" in job_id:
+                        job.piece = bytes(job.piece)  # type: ignore[arg-type]
+                    seen.add(job_id)
                 batch.append(job)
                 size += len(job.piece) if type(job) is TypedJob else 1 << 16
                 if size >= _BATCH_BYTES:

@@ -169,8 +169,10 @@ class TypedJob(dict):  # type: ignore[type-arg]
             return raw_decode(strict_decoder(), bytes(piece).decode("utf-8", "replace"))[0]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled without its bytes and typed tasks: the job-level fields (the task lists as placeholders, in
-        their place), the columns' arrays and attempt ids, the host names as codes into their distinct values."""
+        """Pickled without its typed tasks: the job-level fields (the task lists as placeholders, in their place),
+        the columns' arrays and attempt ids, the host names as codes into their distinct values; its bytes only when
+        :attr:`piece` is a ``bytes`` object (the forked reader makes it one for a job whose :meth:`full` the pass
+        may need: :mod:`mrsim.ingest.rumen_worker`), not a view of the reader's buffer."""
         c = self.columns
         names = dict.fromkeys(c.host_names)
         code_of = {name: code for code, name in enumerate(names)}
@@ -178,13 +180,15 @@ class TypedJob(dict):  # type: ignore[type-arg]
         fields = {key: (None if key in _TASK_KEYS else value) for key, value in self.items()}
         columns = (c.n_maps, len(c.reduces), list(names), codes, c.attempt_ids, c.shuffle_finished, c.sort_finished,
                    c.arrays())
-        return _unpickled, (fields, columns, self.source, self.offset, self.length)
+        piece = self.piece if type(self.piece) is bytes else None
+        return _unpickled, (fields, columns, self.source, self.offset, self.length, piece)
 
 
-def _unpickled(fields: dict[str, Any], columns: tuple[Any, ...], source: str, offset: int,
-               length: int) -> TypedJob:
+def _unpickled(fields: dict[str, Any], columns: tuple[Any, ...], source: str, offset: int, length: int,
+               piece: bytes | None = None) -> TypedJob:
     """A :class:`TypedJob` from :meth:`TypedJob.__reduce__`'s parts: the same fields and columns; the task lists
-    hold placeholders (``None``) of the same lengths, and :meth:`TypedJob.full` reads the bytes again."""
+    hold placeholders (``None``) of the same lengths, and :meth:`TypedJob.full` decodes ``piece``, else reads the
+    bytes again (an error message: once)."""
     n_maps, n_reduces, names, codes, ids, shuffles, sorts, arrays = columns
     maps, reduces = [None] * n_maps, [None] * n_reduces
     job = TypedJob()
@@ -196,7 +200,7 @@ def _unpickled(fields: dict[str, Any], columns: tuple[Any, ...], source: str, of
     hosts = list(map(names.__getitem__, codes.tolist()))
     job.columns = PlainJob(maps, reduces, n_maps, task_start, task_finish, attempt_start, attempt_finish, hosts, ids,
                            shuffles, sorts, [], [False] * n_maps, False, False, cached=arrays)
-    job.piece, job.source, job.offset, job.length = None, source, offset, length
+    job.piece, job.source, job.offset, job.length = piece, source, offset, length
     return job
 
 

@@ -302,3 +302,36 @@ def test_the_forked_reader_is_used_only_where_it_can_help(tmp_path: Path, monkey
         assert not rumen_worker.worker_wanted(big)
     monkeypatch.setenv("MRSIM_INGEST_WORKER", "0")
     assert not rumen_worker.worker_wanted(big)
+
+
+def test_the_forked_pass_gives_the_same_result_with_repeated_job_ids(tmp_path: Path, monkeypatch):
+    """A repeated job id sends the job whole to the slot usage's general path: the forked reader sends such jobs
+    with their bytes (and reading them again from the input would give the same)."""
+    from mrsim.analysis.validation.ingest import _read
+    from mrsim.cli import main as cli
+    from mrsim.ingest import rumen_worker
+    from mrsim.ingest.detect import Format
+
+    trace = tmp_path / "s.json.gz"
+    cli(["synth", "--jobs", "30", "--seed", "4", "-o", str(trace), "--quiet"])
+    lines = gzip.decompress(trace.read_bytes()).splitlines()
+    renamed = lines[2].replace(b'"jobID":"job_', b'"jobID":"job_', 1)
+    first_id = orjson.loads(lines[1])["jobID"]
+    literal = orjson.loads(lines[3])
+    literal["jobID"] = f"{first_id}#2"  # the id the second occurrence of lines[1]'s job is renamed to
+    data = b"\n".join([*lines, lines[1], renamed, orjson.dumps(literal), lines[5]]) + b"\n"
+    trace.write_bytes(gzip.compress(data))
+
+    def result(forked: bool) -> str:
+        with monkeypatch.context() as m:
+            m.setattr(rumen_worker, "worker_wanted", lambda path: forked)
+            done = _read(trace, Format.RUMEN)
+            return repr({f.name: getattr(done, f.name) for f in dataclasses.fields(done) if f.name != "cache"})
+
+    assert result(True) == result(False)
+    from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked
+
+    jobs = list(iter_rumen_jobs_forked(trace))
+    kept = [job["jobID"] for job in jobs if type(job) is TypedJob and job.piece is not None]
+    assert kept == [first_id, orjson.loads(renamed)["jobID"], f"{first_id}#2", orjson.loads(lines[5])["jobID"]]
+    assert all(full_job(job) == orjson.loads(line) for job, line in zip(jobs, data.splitlines()))
