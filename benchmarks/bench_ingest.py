@@ -4,8 +4,9 @@ Writes the 1148-job benchmark trace (``mrsim synth --jobs 1148 --seed 7``: 300,7
 JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each:
 
 1. decoding only, in this process: the standard library's strict decoder (what the Rumen reader used before
-   orjson; :func:`mrsim.ingest.rumen._iter_strict` is that code) against :func:`mrsim.ingest.rumen.iter_rumen_jobs`;
-   the ratio is the figure (the same objects are produced, asserted);
+   orjson; :func:`mrsim.ingest.rumen._iter_strict` is that code) against :func:`mrsim.ingest.rumen.iter_rumen_jobs`
+   and, where the tree has it, its typed path (``typed=True``: plain jobs as columns, no task dicts); the ratio is
+   the figure (the same objects are produced, asserted);
 2. ``mrsim replay TRACE --nodes 64 --map-slots 1 --reduce-slots 1 --json`` as a child process: ``--no-cache`` (parse
    every time), a cache miss (parse, then save the entry), a cache hit, and a trace store made by ``mrsim profile``;
    CPU time (user + system, from ``RUSAGE_CHILDREN``) and wall time. The baseline is the ``--no-cache`` run of the
@@ -88,7 +89,13 @@ def decode_only(trace: Path, repeat: int) -> None:
 
     timings: dict[str, float] = {}
     outputs = {}
-    readers = (("stdlib strict decoder", strict), ("orjson fast path", lambda: list(rumen.iter_rumen_jobs(trace))))
+    readers = [("stdlib strict decoder", strict), ("orjson fast path", lambda: list(rumen.iter_rumen_jobs(trace)))]
+    try:  # this tree's typed decoder of plain jobs (mrsim.ingest.typed): decoding and the columns, no task dicts
+        from mrsim.ingest.typed import full_job
+
+        readers.append(("typed path (msgspec, columns)", lambda: list(rumen.iter_rumen_jobs(trace, typed=True))))
+    except ImportError:
+        full_job = None
     for name, read in readers:
         runs = []
         for _ in range(repeat):
@@ -97,6 +104,9 @@ def decode_only(trace: Path, repeat: int) -> None:
             runs.append(time.process_time() - started)
         timings[name] = min(runs)
     assert outputs["stdlib strict decoder"] == outputs["orjson fast path"], "the two decoders disagree"
+    if full_job is not None:
+        assert all(full_job(a) == b for a, b in zip(outputs.pop("typed path (msgspec, columns)"),
+                                                    outputs["orjson fast path"], strict=True)), "the typed path disagrees"
     base = timings["stdlib strict decoder"]
     for name, cpu in timings.items():
         print(f"decode {name:<37} CPU {cpu:6.2f} s (min of {repeat})  = {cpu / base:.2f}x the stdlib")

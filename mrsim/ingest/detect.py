@@ -148,9 +148,12 @@ def _detect_directory(p: Path) -> Format:
 
 
 def iter_logged_jobs(
-    path: str | os.PathLike[str], fmt: Format | None = None, *, warnings: list[str] | None = None
+    path: str | os.PathLike[str], fmt: Format | None = None, *, warnings: list[str] | None = None,
+    typed: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """Rumen ``LoggedJob`` dicts from any format that has them (all but SWIM), detecting it if not given."""
+    """Rumen ``LoggedJob`` dicts from any format that has them (all but SWIM), detecting it if not given.
+    ``typed``: a Rumen trace's plain jobs may come as :class:`mrsim.ingest.typed.TypedJob` (for the one-pass ingest,
+    which reads their columns), read by a forked process where that helps (:mod:`mrsim.ingest.rumen_worker`)."""
     fmt = fmt or detect_format(path)
     if fmt is Format.JOBHISTORY:
         return jobhistory.iter_jobhistory_jobs(path, warnings=warnings)
@@ -161,5 +164,10 @@ def iter_logged_jobs(
     if fmt is Format.RUMEN:
         from mrsim.ingest.rumen import iter_rumen_jobs
 
-        return iter_rumen_jobs(path)
+        if typed:
+            from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked, worker_wanted
+
+            if worker_wanted(path):
+                return iter_rumen_jobs_forked(path, typed=True)
+        return iter_rumen_jobs(path, typed=typed)
     raise InputError(f"{path}: a SWIM workload holds job sizes, not task logs; read it with mrsim.ingest.swim")

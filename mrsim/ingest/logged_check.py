@@ -66,7 +66,11 @@ def _times(obj: dict, fields: tuple[str, ...], where_of) -> None:
 
 
 def check_logged_job(job: Any, source: str) -> None:
-    """Raise :class:`InputError` when ``job`` is not a well-formed ``LoggedJob`` (see the module docstring)."""
+    """Raise :class:`InputError` when ``job`` is not a well-formed ``LoggedJob`` (see the module docstring).
+    A :class:`mrsim.ingest.typed.TypedJob` is checked as the whole job its bytes hold (with its task dicts)."""
+    full = getattr(job, "full", None)
+    if full is not None and callable(full) and isinstance(job, dict):
+        job = full()
     if not isinstance(job, dict):
         raise InputError(f"{source}: expected a JSON object (a Rumen LoggedJob), got {type(job).__name__}")
     job_id = job.get("jobID")

@@ -309,6 +309,7 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     from mrsim.ingest.store import merge_hosts
     from mrsim.ingest.topology_infer import attempt_host, iter_attempt_windows
     from mrsim.io.limits import check_limit
+    from mrsim.ingest.typed import TypedJob, full_job
 
     source = str(p)
     reader_warnings: list[str] = []
@@ -329,13 +330,14 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     synthetic: list[bool] = []
     report = InputReport(source, format_.value)
     total_tasks = 0
-    for logged in iter_logged_jobs(p, format_, warnings=reader_warnings):
+    for logged in iter_logged_jobs(p, format_, warnings=reader_warnings, typed=True):
         profiler_warnings.extend(reader_warnings[copied:])
         copied = len(reader_warnings)
         report.jobs_read += 1
-        # One walk into columns when the job is plain (mrsim.ingest.plain); else the attempt windows, once per job,
-        # for every collector below, and each collector's general path.
-        plain = plain_job(logged)
+        # Columns when the job is plain: from the typed decoder (mrsim.ingest.typed), else one walk over its dicts
+        # (mrsim.ingest.plain); else the attempt windows, once per job, for every collector below, and each
+        # collector's general path.
+        plain = logged.columns if type(logged) is TypedJob else plain_job(logged)
         windows = None
         try:
             if plain is None:
@@ -344,6 +346,9 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
                 if plain is None:
                     names = {where[1] for _, attempt, _, _ in windows  # type: ignore[union-attr]
                              if (where := attempt_host(attempt)) is not None}
+                elif not plain.any_attempt_location:  # each host from its name: each distinct name once
+                    names = {where[1] for name in dict.fromkeys(plain.host_names)
+                             if (where := attempt_host({"hostName": name})) is not None}
                 else:
                     names = {where[1] for attempt in plain.attempts if (where := attempt_host(attempt)) is not None}
                 if names:
@@ -359,7 +364,7 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
             report.jobs_without_work += 1
             raw_id = str(logged.get("jobID"))
             if raw_id in without_work:
-                only_workload.append(logged)
+                only_workload.append(full_job(logged))
                 continue
             without_work.add(raw_id)
             if later.queue(logged, plain, None, raw_id):
@@ -383,7 +388,7 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
         if template.job_id in taken:  # a renamed id that the file also uses: the profiler keeps the first
             skipped.add(len(templates) - 1)
             report.duplicates_skipped += 1
-            only_workload.append(logged)
+            only_workload.append(full_job(logged))  # read by the slot usage's general path: with task dicts
             continue
         taken.add(template.job_id)
         if later.queue(logged, plain, template.job_id, template.job_id):

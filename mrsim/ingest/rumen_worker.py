@@ -1,0 +1,136 @@
+"""Read a Rumen trace in a forked process while this one builds from it: the second core for a ``--no-cache`` parse.
+
+The one-pass ingest reads a job, then builds from it (template, calibration lags), then reads the next. Reading --
+gunzip, cutting the stream, the typed decoder and the columns (:mod:`mrsim.ingest.typed`) -- needs nothing the
+building does, so :func:`iter_rumen_jobs_forked` runs :func:`mrsim.ingest.rumen.iter_rumen_jobs` in a child process
+forked at the start of the pass and receives its jobs through a pipe, in batches, while this process builds the
+ones before: with a free core the pass takes about the longer of the two, not their sum.
+
+What comes through the pipe is what the reader yields, in its order: each job (a :class:`~mrsim.ingest.typed.TypedJob`
+as its job-level fields, columns and host names by code, not its typed tasks, and its bytes only when its job id
+repeats an earlier one; anything else as the dict), then the
+end of the input or the exception the reader raised, raised here where the reader would have raised it (the same
+:class:`~mrsim.errors.InputError` and message: file, line and field are worked out by the same code in the child). So
+the jobs, their order and every error are those of the reader run in this process; the child writes nothing but the
+pipe. If this process stops reading early (an error while building, an interrupt), the child is killed and reaped.
+
+Used only where it can help and is safe: Linux (``fork``), no other thread in this process (forking a process
+with threads can deadlock on a lock one of them held), at least two CPUs this process may run on and a one-minute
+load average below their number (with no core to spare the child only adds its pickling), an input of at least
+:data:`MIN_BYTES`, and ``MRSIM_INGEST_WORKER`` not ``0``. Cost: the jobs' pickling (columns, host codes, attempt ids;
+about 0.1 s of CPU on each side for the 1148-job trace), and a copy of the process's pages as either side writes them.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+#: Inputs smaller than this (bytes on disk) are read in this process: a fork and a pipe cost more than they save.
+MIN_BYTES = 1 << 20
+#: Jobs go through the pipe in batches of about this many bytes of input (one pickle per batch).
+_BATCH_BYTES = 1 << 20
+
+
+def worker_wanted(path: str | os.PathLike[str]) -> bool:
+    """Whether :func:`iter_rumen_jobs_forked` should read ``path`` (see the module docstring)."""
+    if os.environ.get("MRSIM_INGEST_WORKER", "1").strip() == "0" or not sys.platform.startswith("linux"):
+        return False  # fork where it is the platform's own way to start a process (macOS: unsafe with some libraries)
+    if threading.active_count() != 1:
+        return False
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 1
+    if cpus < 2:
+        return False
+    try:  # a core to spare (one-minute load average below the CPUs): else reading here costs less CPU in all
+        if os.getloadavg()[0] >= cpus:
+            return False
+    except OSError:
+        pass
+    try:
+        return os.stat(path).st_size >= MIN_BYTES
+    except OSError:
+        return False
+
+
+def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True) -> Iterator[dict]:
+    """:func:`mrsim.ingest.rumen.iter_rumen_jobs` (same jobs, same order, same errors), read by a forked child."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: read, send, exit without running the parent's exit handlers or flushing its buffers
+        status = 1
+        try:
+            os.close(read_end)
+            _send_jobs(path, typed, write_end)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    finished = False
+    try:
+        with os.fdopen(read_end, "rb", buffering=1 << 16) as pipe:
+            while True:
+                kind, payload = pickle.load(pipe)
+                if kind == "jobs":
+                    yield from payload
+                elif kind == "error":
+                    finished = True
+                    raise payload
+                else:
+                    finished = True
+                    return
+    except EOFError:
+        raise RuntimeError(f"{path}: the reading process ended without a result") from None
+    finally:
+        if not finished:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os.waitpid(pid, 0)
+
+
+def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int) -> None:
+    """The child's side: every job of the reader, then ``("end", None)`` or ``("error", exception)``."""
+    from mrsim.ingest.rumen import iter_rumen_jobs
+    from mrsim.ingest.typed import TypedJob
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends the child at once; the parent reports it
+    with os.fdopen(fd, "wb", buffering=1 << 16) as pipe:
+        def dump(message: tuple[str, Any]) -> None:
+            pickle.dump(message, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+
+        batch: list[Any] = []
+        size = 0
+        end: tuple[str, Any] = ("end", None)
+        # Job ids seen: a TypedJob whose id repeats one (or holds "#", the renaming's mark) goes with its bytes, since
+        # the pass may then need it whole (the slot usage's general path of a repeated id): read again from a
+        # gzip stream, each would cost a decompression up to it.
+        seen: set[str] = set()
+        try:
+            for job in iter_rumen_jobs(path, typed=typed):
+                if type(job) is TypedJob:
+                    job_id = str(job.get("jobID"))
+                    if job_id in seen or "#" in job_id:
+                        job.piece = bytes(job.piece)  # type: ignore[arg-type]
+                    seen.add(job_id)
+                batch.append(job)
+                size += len(job.piece) if type(job) is TypedJob else 1 << 16
+                if size >= _BATCH_BYTES:
+                    dump(("jobs", batch))
+                    batch, size = [], 0
+        except Exception as exc:  # noqa: BLE001 - handed to the parent, raised there
+            end = ("error", exc)
+        if batch:
+            dump(("jobs", batch))
+        try:
+            dump(end)
+        except (pickle.PicklingError, TypeError, AttributeError):  # an exception that does not pickle
+            dump(("error", RuntimeError(f"{type(end[1]).__name__}: {end[1]}")))

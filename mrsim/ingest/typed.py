@@ -1,0 +1,270 @@
+"""Plain Rumen jobs decoded straight into columns: typed JSON decoding that builds no per-attempt dict.
+
+The one-pass ingest (:mod:`mrsim.analysis.validation.ingest`) reads most jobs through
+:func:`mrsim.ingest.plain.plain_job`: one Python walk over the dicts ``orjson`` built, proving the job's *plain*
+shape (every map and reduce task has one successful attempt with integer times in range and a host name) while
+reading a few fields of each task into lists. On the 1148-job benchmark trace, building those 900,000 dicts and
+walking them was about half of a ``--no-cache`` replay's parse (``docs/performance.md``, "Sixth round").
+
+:func:`typed_job` decodes one job object with ``msgspec`` instead, into :class:`msgspec.Struct` types whose fields
+carry the walk's conditions as their types (``Literal["SUCCESS"]``, integers in ``(0, 10**14)``, a list of exactly
+one attempt, a non-empty host name string, no split locations, no attempt ``location``): the decoder proves the
+shape in C while it parses, and the columns are then read from the structs by C-level passes (``map`` of an
+``attrgetter``), not by a Python step per attempt. The job-level fields (all but the two task lists:
+``jobProperties``, ``otherTasks``, the times) are kept as raw bytes by the decoder and decoded by ``orjson``, as
+the fast path decodes them, so they are the same objects.
+
+**The schema is closed** (``forbid_unknown_fields``): a job, task or attempt with a field the types do not name
+takes the old path. So nothing is skipped unread, and every byte of a job the typed decoder takes is either
+decoded with a type (strings with their UTF-8 and escapes checked, integers with a range of at most 18 digits) or
+handed to ``orjson`` (the job-level values, after the same check for runs of 19 digits the fast path makes). Hence
+a job it takes is one ``orjson`` would read, and to the same values; and the fast path's check for integers of 19
+digits or more (a ``translate`` over every byte, about a sixth of the reader's instructions) is needed only for the
+job-level bytes and for the objects the typed decoder does not take. The fields named are those of Rumen's
+``LoggedJob``, ``LoggedTask`` and ``LoggedTaskAttempt`` that ``mrsim synth`` and Rumen's ``TraceBuilder`` write.
+
+Anything else gives None and the caller decodes the object as before (``orjson``, then the strict standard-library
+decoder for what ``orjson`` refuses), so every hostile-input check, one-line error and warning stays where it was:
+a job that is not plain (or has split locations, an attempt ``location``, a field outside the schema), and
+whatever ``msgspec`` refuses (bad JSON, ``NaN``, a lone surrogate, invalid UTF-8, nesting past the interpreter's
+recursion limit). Duplicate keys: the last one wins in ``msgspec``, ``orjson`` and the standard library alike. The
+job-level fields come in the schema's order, not the file's (nothing reads them in order).
+
+Cost: on the benchmark trace about a third of ``orjson`` plus the walk, per job (``docs/performance.md``).
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter, itemgetter
+from typing import Annotated, Any, Literal
+
+import msgspec
+import numpy as np
+import orjson
+from msgspec import UNSET, Meta, Raw, UnsetType
+
+from mrsim.ingest.logged_check import MAX_TIME_MS
+from mrsim.ingest.plain import PlainJob
+from mrsim.io.safe_json import raw_decode, strict_decoder
+
+#: A time ``plain_job`` accepts for a task or attempt start/finish: an integer in ``(0, MAX_TIME_MS)``.
+_Time = Annotated[int, Meta(gt=0, lt=MAX_TIME_MS)]
+#: A reduce attempt's ``shuffleFinished``/``sortFinished``: absent, null (both read as -1) or an integer in range.
+_Phase = Annotated[int, Meta(gt=-MAX_TIME_MS, lt=MAX_TIME_MS)] | None
+#: A count the walk does not read (bytes, records, a CPU or memory sample): at most 18 digits, so never a run of 19.
+_Count = Annotated[int, Meta(gt=-(10**18), lt=10**18)] | None
+#: ``preferredLocations``: absent, null or an empty list (a job with split locations takes the dict path).
+_NoLocations = Annotated[list[Any], Meta(max_length=0)] | None
+
+
+class _Attempt(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """The one attempt of a plain task (``LoggedTaskAttempt``): the fields the walk reads, typed as it checks them.
+    Only these (and ``mrsim synth``'s): every field declared costs each attempt a default when it is absent."""
+
+    startTime: _Time
+    finishTime: _Time
+    hostName: Annotated[str, Meta(min_length=1)]
+    attemptID: str
+    result: Literal["SUCCESS"]
+    location: UnsetType = UNSET  # present at all (even null): the dict path (the host comes from there)
+    shuffleFinished: _Phase = None  # read for reduces only
+    sortFinished: _Phase = None
+
+
+class _RumenAttempt(_Attempt, forbid_unknown_fields=True, gc=False):
+    """:class:`_Attempt` with the other fields Rumen's ``TraceBuilder`` writes, typed so that none is skipped."""
+
+    hdfsBytesRead: _Count = None
+    hdfsBytesWritten: _Count = None
+    fileBytesRead: _Count = None
+    fileBytesWritten: _Count = None
+    mapInputRecords: _Count = None
+    mapInputBytes: _Count = None
+    mapOutputBytes: _Count = None
+    mapOutputRecords: _Count = None
+    combineInputRecords: _Count = None
+    reduceInputGroups: _Count = None
+    reduceInputRecords: _Count = None
+    reduceShuffleBytes: _Count = None
+    reduceOutputRecords: _Count = None
+    spilledRecords: _Count = None
+    clockSplits: list[_Count] | None = None
+    cpuUsages: list[_Count] | None = None
+    vmemKbytes: list[_Count] | None = None
+    physMemKbytes: list[_Count] | None = None
+
+
+def _task(name: str, kind: str, attempt: type, extra: tuple[tuple[str, Any, Any], ...]) -> type:
+    """A plain ``LoggedTask`` of ``kind`` (``MAP``/``REDUCE``) whose one attempt is an ``attempt``."""
+    return msgspec.defstruct(name, [
+        ("startTime", _Time), ("finishTime", _Time),
+        ("attempts", Annotated[list[attempt], Meta(min_length=1, max_length=1)]),  # type: ignore[valid-type]
+        ("taskType", Literal[kind] | None, None), ("preferredLocations", _NoLocations, None),  # type: ignore[valid-type]
+        ("taskID", str | None, None), ("taskStatus", str | None, None), *extra], forbid_unknown_fields=True, gc=False)
+
+
+_RUMEN_TASK_FIELDS = tuple((name, _Count, None) for name in ("inputBytes", "inputRecords", "outputBytes",
+                                                              "outputRecords", "numberMaps", "numberReduces"))
+_MapTask, _ReduceTask = _task("_MapTask", "MAP", _Attempt, ()), _task("_ReduceTask", "REDUCE", _Attempt, ())
+_RumenMapTask = _task("_RumenMapTask", "MAP", _RumenAttempt, _RUMEN_TASK_FIELDS)
+_RumenReduceTask = _task("_RumenReduceTask", "REDUCE", _RumenAttempt, _RUMEN_TASK_FIELDS)
+
+
+#: The job-level fields of a ``LoggedJob`` (Rumen's, and those mrsim's log readers add), kept as raw bytes.
+_JOB_FIELDS = ("jobID", "jobName", "user", "queue", "priority", "submitTime", "launchTime", "finishTime",
+               "totalMaps", "totalReduces", "outcome", "jobtype", "heapMegabytes", "jobMapMB", "jobReduceMB",
+               "clusterMapMB", "clusterReduceMB", "computonsPerMapInputByte", "computonsPerMapOutputByte",
+               "computonsPerReduceInputByte", "computonsPerReduceOutputByte", "relativeTime", "directDependantJobs",
+               "otherTasks", "successfulMapAttemptCDFs", "failedMapAttemptCDFs", "successfulReduceAttemptCDF",
+               "failedReduceAttemptCDF", "mapperTriesToSucceed", "failedMapperFraction", "jobProperties")
+
+
+
+def _job(name: str, map_task: type, reduce_task: type) -> msgspec.json.Decoder:
+    """A decoder of a ``LoggedJob`` with typed task lists and its job-level fields as raw bytes."""
+    return msgspec.json.Decoder(msgspec.defstruct(name, [
+        ("mapTasks", list[map_task]), ("reduceTasks", list[reduce_task]),  # type: ignore[valid-type]
+        *((field, Raw | UnsetType, UNSET) for field in _JOB_FIELDS)], forbid_unknown_fields=True, gc=False))
+
+
+#: The lean schema first (the walk's fields and ``mrsim synth``'s); a job with a field only Rumen writes then gets
+#: the second, which names them too (an unknown field fails at its first task: the first try costs little).
+_LEAN, _RUMEN = _job("_Job", _MapTask, _ReduceTask), _job("_RumenJob", _RumenMapTask, _RumenReduceTask)
+_START, _FINISH = attrgetter("startTime"), attrgetter("finishTime")
+_HOST, _ID = attrgetter("hostName"), attrgetter("attemptID")
+_SHUFFLE, _SORT = attrgetter("shuffleFinished"), attrgetter("sortFinished")
+_ATTEMPTS, _ONLY = attrgetter("attempts"), itemgetter(0)
+_TASK_KEYS = ("mapTasks", "reduceTasks")
+#: Digits to ``0``, every other byte to a space: a run of 19 marks an integer orjson may read as a float.
+_DIGIT_CLASS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+_LONG_RUN = b"0" * 19
+
+
+class TypedJob(dict):  # type: ignore[type-arg]
+    """A job decoded by :func:`typed_job`: its job-level fields as ``orjson`` gives them, ``mapTasks`` and
+    ``reduceTasks`` as lists of typed tasks (read through :attr:`columns` only), the columns, and the object's
+    bytes, from which :meth:`full` decodes the whole job as the fast path would (for error messages and for the
+    collectors' general paths, which walk task dicts)."""
+
+    __slots__ = ("columns", "piece", "source", "offset", "length")
+
+    columns: PlainJob
+    piece: bytes | memoryview | None  # None once pickled (mrsim.ingest.rumen_worker): read again from the source when needed
+    source: str
+    offset: int  # where the object starts in the (decompressed) input, and its length in bytes
+    length: int
+
+    def full(self) -> dict[str, Any]:
+        """The job as ``orjson`` decodes it (the dict the fast path yields for the same bytes)."""
+        piece = self.piece
+        if piece is None:  # rare (an error message, a repeated job id): read the input again up to the object
+            from mrsim.io.compressed import open_binary
+
+            with open_binary(self.source) as fh:
+                fh.seek(self.offset)
+                piece = fh.read(self.length)
+        try:
+            return orjson.loads(piece)
+        except orjson.JSONDecodeError:  # 1e400 or invalid UTF-8 where the typed decoder skipped: the strict reading
+            return raw_decode(strict_decoder(), bytes(piece).decode("utf-8", "replace"))[0]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled without its typed tasks: the job-level fields (the task lists as placeholders, in their place),
+        the columns' arrays and attempt ids, the host names as codes into their distinct values; its bytes only when
+        :attr:`piece` is a ``bytes`` object (the forked reader makes it one for a job whose :meth:`full` the pass
+        may need: :mod:`mrsim.ingest.rumen_worker`), not a view of the reader's buffer."""
+        c = self.columns
+        names = dict.fromkeys(c.host_names)
+        code_of = {name: code for code, name in enumerate(names)}
+        codes = np.fromiter(map(code_of.__getitem__, c.host_names), dtype=np.int32, count=len(c.host_names))
+        fields = {key: (None if key in _TASK_KEYS else value) for key, value in self.items()}
+        columns = (c.n_maps, len(c.reduces), list(names), codes, c.attempt_ids, c.shuffle_finished, c.sort_finished,
+                   c.arrays())
+        piece = self.piece if type(self.piece) is bytes else None
+        return _unpickled, (fields, columns, self.source, self.offset, self.length, piece)
+
+
+def _unpickled(fields: dict[str, Any], columns: tuple[Any, ...], source: str, offset: int, length: int,
+               piece: bytes | None = None) -> TypedJob:
+    """A :class:`TypedJob` from :meth:`TypedJob.__reduce__`'s parts: the same fields and columns; the task lists
+    hold placeholders (``None``) of the same lengths, and :meth:`TypedJob.full` decodes ``piece``, else reads the
+    bytes again (an error message: once)."""
+    n_maps, n_reduces, names, codes, ids, shuffles, sorts, arrays = columns
+    maps, reduces = [None] * n_maps, [None] * n_reduces
+    job = TypedJob()
+    for key, value in fields.items():
+        job[key] = maps if key == "mapTasks" else reduces if key == "reduceTasks" else value
+    for array in arrays:
+        array.setflags(write=False)
+    task_start, task_finish, attempt_start, attempt_finish = (a.tolist() for a in arrays)
+    hosts = list(map(names.__getitem__, codes.tolist()))
+    job.columns = PlainJob(maps, reduces, n_maps, task_start, task_finish, attempt_start, attempt_finish, hosts, ids,
+                           shuffles, sorts, [], [False] * n_maps, False, False, cached=arrays)
+    job.piece, job.source, job.offset, job.length = piece, source, offset, length
+    return job
+
+
+def full_job(job: Any) -> Any:
+    """``job`` with task dicts: a :class:`TypedJob` decoded whole, anything else as it is."""
+    return job.full() if type(job) is TypedJob else job
+
+
+def _phase(values: list[int | None]) -> list[int]:
+    """``plain._reduce_time`` of decoded phase ends: null and absent read as -1."""
+    if None in values:
+        return [-1 if v is None else v for v in values]
+    return values  # type: ignore[return-value]
+
+
+def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> TypedJob | None:
+    """``piece`` (one JSON object) as a :class:`TypedJob` with its :class:`PlainJob` columns, or None when it is not
+    a plain job in the schema, or the typed decoder refuses it, or a job-level value holds a run of 19 digits (the
+    caller then decodes it as before, with its checks). ``source`` and ``offset``: the input and where the object
+    starts in it (decompressed), for :meth:`TypedJob.full` after pickling."""
+    try:
+        try:
+            decoded = _LEAN.decode(piece)
+        except msgspec.ValidationError as exc:
+            if "unknown field" not in str(exc):
+                return None
+            decoded = _RUMEN.decode(piece)
+    except (msgspec.DecodeError, RecursionError, ValueError):  # a ValidationError; invalid UTF-8 in a string
+        return None
+    maps, reduces = decoded.mapTasks, decoded.reduceTasks
+    if not (maps or reduces):
+        return None
+    job = TypedJob()
+    loads = orjson.loads
+    digits = _DIGIT_CLASS
+    try:
+        for name in _JOB_FIELDS:
+            raw = getattr(decoded, name)
+            if raw is not UNSET:
+                value = bytes(raw)
+                if value.translate(digits).find(_LONG_RUN) >= 0:
+                    return None
+                job[name] = loads(value)
+    except orjson.JSONDecodeError:
+        return None
+    if not job.get("jobID"):
+        return None
+    job["mapTasks"], job["reduceTasks"] = maps, reduces
+    n = len(maps)
+    tasks = maps + reduces
+    attempts = list(map(_ONLY, map(_ATTEMPTS, tasks)))
+    task_start, task_finish = list(map(_START, tasks)), list(map(_FINISH, tasks))
+    attempt_start, attempt_finish = list(map(_START, attempts)), list(map(_FINISH, attempts))
+    count = len(tasks)
+    arrays = tuple(np.fromiter(column, dtype=np.int64, count=count)  # fromiter: no dtype discovery per element
+                   for column in (task_start, task_finish, attempt_start, attempt_finish))
+    if not (arrays[2] <= arrays[3]).all():  # plain: 0 < attempt start <= attempt finish
+        return None
+    for array in arrays:
+        array.setflags(write=False)
+    reduce_attempts = attempts[n:]
+    job.columns = PlainJob(
+        maps, reduces, n, task_start, task_finish, attempt_start, attempt_finish, list(map(_HOST, attempts)),
+        list(map(_ID, attempts)), _phase(list(map(_SHUFFLE, reduce_attempts))),
+        _phase(list(map(_SORT, reduce_attempts))), attempts, [False] * n, False, False, cached=arrays)
+    job.piece, job.source, job.offset, job.length = piece, source, offset, len(piece)
+    return job

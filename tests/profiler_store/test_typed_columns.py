@@ -1,0 +1,337 @@
+"""The typed decoder of plain Rumen jobs (``mrsim.ingest.typed``) gives what ``orjson`` and the plain walk give.
+
+Oracle: ``orjson.loads`` of the same bytes and :func:`mrsim.ingest.plain.plain_job` of that dict (the path every job
+took before). A job the typed decoder takes must give the same job-level fields (same keys, same values) and the same
+columns; a job that is not plain or not in its closed schema must be left to the old path (None); and on inputs that
+``orjson`` refuses or reads otherwise the reader's jobs and the pass's results and errors must not change (the
+reader and ``_read`` with the typed decoder turned off are the reference), nor through the forked reader.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import gzip
+from pathlib import Path
+
+import orjson
+import pytest
+
+from mrsim.errors import InputError
+from mrsim.ingest import rumen
+from mrsim.ingest.plain import plain_job
+from mrsim.ingest.typed import TypedJob, full_job, typed_job
+from tests.profiler_store.test_plain_columns import T0, _job
+
+_LISTS = ("maps", "reduces", "attempts", "cached")  # the objects (dicts or structs): compared through the columns
+
+
+def _plain_job_without_locations(n: int = 1) -> dict:
+    job = _job(n)
+    job["mapTasks"][0]["preferredLocations"] = []
+    del job["mapTasks"][2]["attempts"][0]["location"]
+    return job
+
+
+def _same_as_the_walk(piece: bytes) -> None:
+    """``typed_job(piece)`` takes the job and gives what orjson + ``plain_job`` give."""
+    typed = typed_job(piece)
+    reference = orjson.loads(piece)
+    assert typed is not None
+    assert typed.full() == reference and full_job(typed) == reference
+    assert sorted(typed) == sorted(reference)  # the same keys (in the schema's order: nothing reads them in order)
+    for key, value in reference.items():
+        if key not in ("mapTasks", "reduceTasks"):
+            assert typed[key] == value and type(typed[key]) is type(value), key
+        else:
+            assert len(typed[key]) == len(value)
+    walked = plain_job(reference)
+    assert walked is not None
+    for f in dataclasses.fields(walked):
+        if f.name not in _LISTS:
+            assert getattr(typed.columns, f.name) == getattr(walked, f.name), f.name
+    for mine, theirs in zip(typed.columns.arrays(), walked.arrays()):
+        assert mine.dtype == theirs.dtype and mine.tolist() == theirs.tolist()
+    assert len(typed.columns.maps) == len(walked.maps) and len(typed.columns.reduces) == len(walked.reduces)
+
+
+def test_hand_made_plain_job_gives_the_walks_columns():
+    _same_as_the_walk(orjson.dumps(_plain_job_without_locations()))
+
+
+@pytest.mark.parametrize("change", [
+    lambda j: j["reduceTasks"][0]["attempts"][0].update(shuffleFinished=None),
+    lambda j: j["reduceTasks"][0]["attempts"][0].pop("sortFinished"),
+    lambda j: j["mapTasks"][1].update(taskType=None),
+    lambda j: j["mapTasks"][1].update(preferredLocations=None),
+    lambda j: j.update(reduceTasks=[]),
+    lambda j: j.update(mapTasks=[]),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(attemptID=""),
+    lambda j: j.update(directDependantJobs=[], failedMapperFraction=0.5, jobProperties={"x": [1, 2.5, None]}),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(hdfsBytesRead=12, clockSplits=[1, 2], mapInputBytes=None),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(finishTime=j["mapTasks"][0]["attempts"][0]["startTime"]),
+], ids=["shuffle null", "sort absent", "task type null", "locations null", "only maps", "only reduces",
+        "empty attempt id", "more job fields", "more attempt fields", "zero-length attempt"])
+def test_plain_variants_give_the_walks_columns(change):
+    job = _plain_job_without_locations(3)
+    change(job)
+    _same_as_the_walk(orjson.dumps(job))
+
+
+@pytest.mark.parametrize("change", [
+    lambda j: j["mapTasks"][0]["attempts"][0].update(result="FAILED"),
+    lambda j: j["mapTasks"][0]["attempts"].append(dict(j["mapTasks"][0]["attempts"][0])),
+    lambda j: j["mapTasks"][0].update(attempts=[]),
+    lambda j: j["mapTasks"][0].update(startTime=-1),
+    lambda j: j["mapTasks"][0].update(startTime=float(T0)),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(finishTime=True),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(finishTime=T0 - 10**9),  # before its start
+    lambda j: j["mapTasks"][0]["attempts"][0].update(startTime=10**14),  # out of range
+    lambda j: j["mapTasks"][0]["attempts"][0].pop("hostName"),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(hostName=""),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(attemptID=7),
+    lambda j: j["mapTasks"][0].update(taskType="REDUCE"),
+    lambda j: j["mapTasks"][0].update(preferredLocations="host1"),
+    lambda j: j["reduceTasks"][0]["attempts"][0].update(sortFinished="12"),
+    lambda j: j["reduceTasks"][0]["attempts"][0].update(shuffleFinished=10**14),
+    lambda j: j.update(mapTasks="not a list"),
+    lambda j: j.update(mapTasks=[], reduceTasks=[]),
+    lambda j: j.pop("reduceTasks"),
+    lambda j: j.update(jobID=None),
+    lambda j: j.update(jobID=""),
+    lambda j: j.pop("jobID"),
+    lambda j: j["reduceTasks"].append("not a task"),
+    # plain, but kept on the dict path: split locations and attempt locations are read from the task dicts
+    lambda j: j["mapTasks"][0].update(preferredLocations=[{"layers": ["r", "h"]}]),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(location=None),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(location={"layers": ["r", "h"]}),
+    # outside the closed schema, or a long integer where orjson and the standard library differ
+    lambda j: j.update(extra={"nested": [1]}),
+    lambda j: j["mapTasks"][0].update(counters={"a": 1}),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(counters={"a": 1}),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(hdfsBytesRead=10**18),
+    lambda j: j["mapTasks"][0]["attempts"][0].update(hdfsBytesRead=1.5),
+    lambda j: j.update(totalMaps=10**19),
+    lambda j: j.update(jobProperties={"big": "<25 digits>"}),
+], ids=["failed", "two attempts", "no attempt", "unknown time", "float time", "bool time", "finish before start",
+        "out of range", "no host", "empty host", "attempt id not a string", "wrong task type", "locations not a list",
+        "sort time a string", "shuffle out of range", "task list not a list", "no tasks", "no reduce list",
+        "null job id", "empty job id", "no job id", "task not an object", "split locations", "null location",
+        "attempt location", "unknown job field", "unknown task field", "unknown attempt field", "19-digit count",
+        "float count", "19-digit job field", "25-digit job property"])
+def test_jobs_the_typed_decoder_leaves_to_the_old_path(change):
+    job = _plain_job_without_locations(5)
+    change(job)
+    assert typed_job(orjson.dumps(job).replace(b'"<25 digits>"', b"1234567890123456789012345")) is None
+
+
+def test_synthetic_trace_is_read_typed(tmp_path: Path):
+    from mrsim.cli import main as cli
+
+    trace = tmp_path / "s.json.gz"
+    cli(["synth", "--jobs", "25", "--seed", "3", "-o", str(trace), "--quiet"])
+    typed = list(rumen.iter_rumen_jobs(trace, typed=True))
+    assert all(type(job) is TypedJob for job in typed)
+    assert [job.full() for job in typed] == list(rumen.iter_rumen_jobs(trace))
+    for job in typed:
+        _same_as_the_walk(job.piece)
+
+
+#: What orjson refuses or reads otherwise, in a field of a task (one outside the schema, or an escaped key it names):
+#: every job must be the one the reader without the typed decoder gives (orjson's or, from the first object orjson
+#: refuses, the strict decoder's), and so must every result of the pass.
+OTHERWISE = {
+    "non-ASCII in a task field": ("taskStatus", '"SUCC\u00c9SS"'),
+    "invalid UTF-8 in a task field": ("taskStatus", b'"\xff\xfe"'),
+    "escaped lone surrogate in a task field": ("taskStatus", '"\\ud800"'),
+    "escaped surrogate pair in a task field": ("taskStatus", '"\\ud83d\\ude00"'),
+    "escaped character in a key's name": ("start\\u0054ime", "5"),
+    "1e400 in a task field": ("inputBytes", "1e400"),
+    "1E+309 in a task field": ("inputBytes", "1E+309"),
+    "25-digit integer in a task field": ("inputBytes", "1234567890123456789012345"),
+    "5000-digit integer in a task field": ("inputBytes", "9" * 5000),
+    "NaN in a task field": ("inputBytes", "NaN"),
+    "nesting 500 deep in a task field": ("counters", "[" * 500 + "]" * 500),
+    "nesting 1100 deep in a task field": ("counters", "[" * 1100 + "]" * 1100),
+}
+
+
+def _trace_with(tmp_path: Path, key: str, value: str | bytes, gz: bool) -> Path:
+    job = orjson.dumps(_plain_job_without_locations(7))
+    marker = b'"taskID":"task_m_1"'
+    assert marker in job
+    raw = value if isinstance(value, bytes) else value.encode("utf-8", "surrogatepass")
+    data = orjson.dumps(_plain_job_without_locations(6)) + b"\n" + \
+        job.replace(marker, marker + b',"' + key.encode() + b'":' + raw) + b"\n"
+    path = tmp_path / ("t.json.gz" if gz else "t.json")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def _outcome(read, path: Path):
+    try:
+        return ("ok", [full_job(job) for job in read(path)])
+    except InputError as exc:
+        return ("error", str(exc))
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("name", sorted(OTHERWISE))
+def test_what_orjson_reads_otherwise_changes_nothing(tmp_path: Path, monkeypatch, name: str, gz: bool):
+    path = _trace_with(tmp_path, *OTHERWISE[name], gz=gz)
+    assert _outcome(lambda p: rumen.iter_rumen_jobs(p, typed=True), path) == \
+        _outcome(lambda p: rumen.iter_rumen_jobs(p), path)
+    assert _pass(path, monkeypatch, typed=True) == _pass(path, monkeypatch, typed=False)
+
+
+def _pass(path: Path, monkeypatch, typed: bool):
+    """``_read``'s result (every field read) or its error, with the typed decoder on or off."""
+    from mrsim.analysis.validation.ingest import _read
+    from mrsim.ingest.detect import Format
+    import mrsim.ingest.typed as typed_module
+
+    with monkeypatch.context() as m:
+        if not typed:
+            m.setattr(typed_module, "typed_job", lambda *args: None)
+        try:
+            result = _read(path, Format.RUMEN)
+        except InputError as exc:
+            return ("error", str(exc))
+        return ("ok", repr({f.name: getattr(result, f.name) for f in dataclasses.fields(result)
+                            if f.name != "cache"}))
+
+
+@pytest.mark.parametrize("change", [
+    lambda j: j.update(submitTime="soon"),
+    lambda j: j.update(submitTime=None, launchTime=None),
+    lambda j: j.update(jobProperties=["not", "a", "dict"]),
+    lambda j: j.update(otherTasks="setup"),
+    lambda j: j.update(otherTasks=[{"taskType": "SETUP", "startTime": "x", "attempts": 3}]),
+    lambda j: j.update(finishTime=T0 - 10**9),
+    lambda j: j.update(outcome="KILLED"),
+    lambda j: j.update(jobMapMB="lots"),
+], ids=["submit time not a number", "no submit time", "properties not an object", "other tasks not a list",
+        "bad setup task", "finish before submit", "killed", "map MB not a number"])
+def test_the_pass_gives_the_same_results_and_errors(tmp_path: Path, monkeypatch, change):
+    jobs = [_plain_job_without_locations(1), _plain_job_without_locations(2), _plain_job_without_locations(2)]
+    change(jobs[1])
+    jobs[2] = copy.deepcopy(jobs[1])  # a repeated id: the profiler skips it, the slot usage reads its task dicts
+    path = tmp_path / "t.json"
+    path.write_bytes(b"\n".join(orjson.dumps(j) for j in jobs))
+    assert _pass(path, monkeypatch, typed=True) == _pass(path, monkeypatch, typed=False)
+
+
+def _forked_outcome(path: Path):
+    from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked
+
+    try:
+        jobs = list(iter_rumen_jobs_forked(path))
+    except InputError as exc:
+        return ("error", str(exc)), []
+    return ("ok", [full_job(job) for job in jobs]), jobs
+
+
+@pytest.mark.parametrize("damage", ["none", "truncated", "not an object", "corrupt gzip", "1e400"])
+def test_the_forked_reader_gives_the_readers_jobs_and_errors(tmp_path: Path, damage: str):
+    from mrsim.cli import main as cli
+
+    trace = tmp_path / "s.json.gz"
+    cli(["synth", "--jobs", "40", "--seed", "5", "-o", str(trace), "--quiet"])
+    data = gzip.decompress(trace.read_bytes())
+    if damage == "truncated":
+        data = data[: len(data) * 2 // 3]
+    elif damage == "not an object":
+        data += b"\n[1, 2]\n"
+    elif damage == "1e400":
+        data = data.replace(b'"taskStatus":"SUCCESS"', b'"taskStatus":"SUCCESS","inputBytes":1e400', 3)
+    packed = gzip.compress(data)
+    if damage == "corrupt gzip":
+        packed = packed[: len(packed) // 2] + bytes([packed[len(packed) // 2] ^ 0xFF]) + packed[len(packed) // 2 + 1:]
+    trace.write_bytes(packed)
+    outcome, jobs = _forked_outcome(trace)
+    assert outcome == _outcome(lambda p: rumen.iter_rumen_jobs(p), trace)
+    in_process = list(rumen.iter_rumen_jobs(trace, typed=True)) if outcome[0] == "ok" else []
+    for mine, theirs in zip(jobs, in_process):  # the columns came through the pipe whole
+        assert type(mine) is type(theirs)
+        if type(mine) is TypedJob:
+            for f in dataclasses.fields(mine.columns):
+                if f.name not in _LISTS:
+                    assert getattr(mine.columns, f.name) == getattr(theirs.columns, f.name), f.name
+            assert [len(mine[k]) for k in ("mapTasks", "reduceTasks")] == [len(theirs[k]) for k in ("mapTasks",
+                                                                                                   "reduceTasks")]
+
+
+def test_the_forked_reader_stops_its_child_when_left_early(tmp_path: Path):
+    import os
+
+    from mrsim.cli import main as cli
+    from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked
+
+    trace = tmp_path / "s.json.gz"
+    cli(["synth", "--jobs", "200", "--seed", "5", "-o", str(trace), "--quiet"])
+    jobs = iter_rumen_jobs_forked(trace)
+    next(jobs)
+    jobs.close()  # kills and reaps the child: no zombie left behind
+    try:
+        assert os.waitpid(-1, os.WNOHANG) == (0, 0)  # (0, 0): only children of other tests, still running
+    except ChildProcessError:  # no child at all
+        pass
+
+
+def test_the_forked_reader_is_used_only_where_it_can_help(tmp_path: Path, monkeypatch):
+    from mrsim.ingest import rumen_worker
+
+    big, small = tmp_path / "big.json", tmp_path / "small.json"
+    big.write_bytes(b" " * rumen_worker.MIN_BYTES)
+    small.write_bytes(b"{}")
+    monkeypatch.delenv("MRSIM_INGEST_WORKER", raising=False)
+    monkeypatch.setattr(rumen_worker.sys, "platform", "linux")
+    monkeypatch.setattr(rumen_worker.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(rumen_worker.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(rumen_worker.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert rumen_worker.worker_wanted(big) and not rumen_worker.worker_wanted(small)
+    for name, value in (("getloadavg", lambda: (2.0, 1.0, 1.0)), ("sched_getaffinity", lambda pid: {0})):
+        with monkeypatch.context() as m:
+            m.setattr(rumen_worker.os, name, value)
+            assert not rumen_worker.worker_wanted(big), name
+    with monkeypatch.context() as m:
+        m.setattr(rumen_worker.threading, "active_count", lambda: 2)  # forking a process with threads: never
+        assert not rumen_worker.worker_wanted(big)
+    with monkeypatch.context() as m:
+        m.setattr(rumen_worker.sys, "platform", "darwin")
+        assert not rumen_worker.worker_wanted(big)
+    monkeypatch.setenv("MRSIM_INGEST_WORKER", "0")
+    assert not rumen_worker.worker_wanted(big)
+
+
+def test_the_forked_pass_gives_the_same_result_with_repeated_job_ids(tmp_path: Path, monkeypatch):
+    """A repeated job id sends the job whole to the slot usage's general path: the forked reader sends such jobs
+    with their bytes (and reading them again from the input would give the same)."""
+    from mrsim.analysis.validation.ingest import _read
+    from mrsim.cli import main as cli
+    from mrsim.ingest import rumen_worker
+    from mrsim.ingest.detect import Format
+
+    trace = tmp_path / "s.json.gz"
+    cli(["synth", "--jobs", "30", "--seed", "4", "-o", str(trace), "--quiet"])
+    lines = gzip.decompress(trace.read_bytes()).splitlines()
+    renamed = lines[2].replace(b'"jobID":"job_', b'"jobID":"job_', 1)
+    first_id = orjson.loads(lines[1])["jobID"]
+    literal = orjson.loads(lines[3])
+    literal["jobID"] = f"{first_id}#2"  # the id the second occurrence of lines[1]'s job is renamed to
+    data = b"\n".join([*lines, lines[1], renamed, orjson.dumps(literal), lines[5]]) + b"\n"
+    trace.write_bytes(gzip.compress(data))
+
+    def result(forked: bool) -> str:
+        with monkeypatch.context() as m:
+            m.setattr(rumen_worker, "worker_wanted", lambda path: forked)
+            done = _read(trace, Format.RUMEN)
+            return repr({f.name: getattr(done, f.name) for f in dataclasses.fields(done) if f.name != "cache"})
+
+    assert result(True) == result(False)
+    from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked
+
+    jobs = list(iter_rumen_jobs_forked(trace))
+    kept = [job["jobID"] for job in jobs if type(job) is TypedJob and job.piece is not None]
+    assert kept == [first_id, orjson.loads(renamed)["jobID"], f"{first_id}#2", orjson.loads(lines[5])["jobID"]]
+    assert all(full_job(job) == orjson.loads(line) for job, line in zip(jobs, data.splitlines()))
