@@ -45,8 +45,13 @@ def _add_run(total: float, value: float, seconds: int, steps: list[int], start: 
     # with int() because compiled code calls a float's methods through the interpreter) cannot overflow
     if abs(total) + abs(value) * seconds < _EXACT and float(int(total)) == total and float(int(value)) == value:
         return total + value * seconds
-    for j in range(start, stop):  # indexed: a slice would copy the steps first
-        total += value * steps[j]
+    for n in steps[start:stop]:
+        # most touches record one second, and value * 1 is value exactly: the same sum without the int-to-float
+        # conversion and the product
+        if n == 1:
+            total += value
+        else:
+            total += value * n
     return total
 
 
