@@ -84,7 +84,9 @@ class MRAppMaster:
                 self.by_host.setdefault(h, []).append(i)
             for rk in self.map_racks[i]:
                 self.by_rack.setdefault(rk, []).append(i)
-        self.any_maps = list(range(n - 1, -1, -1))
+        # maps for any host: the lowest index not assigned yet, from this cursor on (the maps before it are all
+        # assigned; a list of every index, popped, took a boxed int per map for every job from the RM's start)
+        self.any_next = 0
         self.requeued_maps: list[int] = []
         self.scheduled_maps = 0  # requested, not yet assigned
         self.assigned_maps = 0  # running
@@ -214,7 +216,7 @@ class MRAppMaster:
                 i = self._pop_unassigned(stack)
                 if i >= 0:
                     return i, (RACK_LOCAL if self.map_hosts[i] else 0)
-        i = self._pop_unassigned(self.any_maps)
+        i = self._next_unassigned()
         if i >= 0:
             return i, (3 if self.map_hosts[i] else 0)
         return -1, 0
@@ -227,6 +229,20 @@ class MRAppMaster:
             i = stack.pop()
             if not assigned[i]:
                 return i
+        return -1
+
+    def _next_unassigned(self) -> int:
+        """The lowest map index not assigned yet, or -1 (the cursor :attr:`any_next` moves past assigned maps:
+        amortised O(1)). The caller assigns the map returned, so the cursor moves past it too."""
+        assigned = self.map_assigned
+        i = self.any_next
+        n = self.n_maps
+        while i < n and assigned[i]:
+            i += 1
+        if i < n:
+            self.any_next = i + 1
+            return i
+        self.any_next = n
         return -1
 
     def _assign(self, rm: "ResourceManager", c: Container, now: float) -> None:

@@ -29,8 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 COLUMNS = ("time_s", "queue", "allocated_mb", "allocated_vcores", "pending_mb", "pending_vcores",
            "running_containers", "pending_containers", "running_apps", "pending_apps", "share_mb")
-_ZERO = (0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
 _EXACT: Final = 2.0 ** 53  # below this, sums and products of integer-valued floats are exact
+ROW_UNKNOWN: Final = -2  # QueueStats.row before the series looked the queue up
+_DIRTY_COMPACT: Final = 256  # QueueSeries.dirty is emptied once it holds this many entries already read
 
 
 def _add_run(total: float, value: float, seconds: int, steps: list[int], start: int, stop: int) -> float:
@@ -45,8 +46,23 @@ def _add_run(total: float, value: float, seconds: int, steps: list[int], start: 
     if abs(total) + abs(value) * seconds < _EXACT and float(int(total)) == total and float(int(value)) == value:
         return total + value * seconds
     for n in steps[start:stop]:
-        total += value * n
+        # most touches record one second, and value * 1 is value exactly: the same sum without the int-to-float
+        # conversion and the product
+        if n == 1:
+            total += value
+        else:
+            total += value * n
     return total
+
+
+def _same_rows(a: "list[QueueRow]", b: "list[QueueRow]") -> bool:
+    """Whether two lists of rows hold the same totals, row by row (what comparing their tuples did)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if not x.same(y):
+            return False
+    return True
 
 
 class QueueStats:
@@ -54,7 +70,7 @@ class QueueStats:
     :attr:`marked` (the RM marks a queue the first time it changes it after a sample, :meth:`QueueSeries.mark`)."""
 
     __slots__ = ("allocated_mb", "allocated_vcores", "pending_mb", "pending_vcores", "running_containers",
-                 "pending_containers", "running_apps", "pending_apps", "marked", "name")
+                 "pending_containers", "running_apps", "pending_apps", "marked", "name", "row")
 
     def __init__(self, name: str) -> None:
         self.allocated_mb = 0.0
@@ -67,6 +83,9 @@ class QueueStats:
         self.pending_apps = 0
         self.marked = False
         self.name = name
+        # the queue's index among the series' current rows (QueueSeries._cur), -1 when it has none, ROW_UNKNOWN
+        # until the series looked it up (a queue whose first app arrives after the rows were built)
+        self.row = ROW_UNKNOWN
 
     def values(self) -> tuple[float, float, float, float, int, int, int, int]:
         """The eight totals in ``queues.csv`` order (after ``time_s`` and ``queue``)."""
@@ -74,12 +93,59 @@ class QueueStats:
                 self.running_containers, self.pending_containers, self.running_apps, self.pending_apps)
 
 
+class QueueRow:
+    """A queue's eight totals at one sample (``queues.csv`` order after ``time_s`` and ``queue``), tagged with the
+    run it took effect in and its row (the queue's index among the series' rows): an entry of the series' log of
+    row changes, and the current row of its queue until the next change. Typed attributes, so that compiled code
+    stores the numbers unboxed: one object of about 130 bytes per change, where a tuple of the eight values with
+    their boxed floats and ints, plus a boxed run index, took about 300 bytes and five to seven allocations."""
+
+    __slots__ = ("run", "row", "allocated_mb", "allocated_vcores", "pending_mb", "pending_vcores",
+                 "running_containers", "pending_containers", "running_apps", "pending_apps")
+
+    def __init__(self, run: int, row: int, q: QueueStats) -> None:
+        self.run = run
+        self.row = row
+        self.allocated_mb = q.allocated_mb
+        self.allocated_vcores = q.allocated_vcores
+        self.pending_mb = q.pending_mb
+        self.pending_vcores = q.pending_vcores
+        self.running_containers = q.running_containers
+        self.pending_containers = q.pending_containers
+        self.running_apps = q.running_apps
+        self.pending_apps = q.pending_apps
+
+    def differs(self, q: QueueStats) -> bool:
+        """Whether ``q``'s totals differ from this row's (compared as machine numbers, value by value)."""
+        return (q.allocated_mb != self.allocated_mb or q.allocated_vcores != self.allocated_vcores
+                or q.pending_mb != self.pending_mb or q.pending_vcores != self.pending_vcores
+                or q.running_containers != self.running_containers or q.pending_containers != self.pending_containers
+                or q.running_apps != self.running_apps or q.pending_apps != self.pending_apps)
+
+    def same(self, other: "QueueRow") -> bool:
+        """Whether both rows hold the same eight totals (their runs and rows aside)."""
+        return (other.allocated_mb == self.allocated_mb and other.allocated_vcores == self.allocated_vcores
+                and other.pending_mb == self.pending_mb and other.pending_vcores == self.pending_vcores
+                and other.running_containers == self.running_containers
+                and other.pending_containers == self.pending_containers
+                and other.running_apps == self.running_apps and other.pending_apps == self.pending_apps)
+
+    def values(self) -> tuple[float, float, float, float, int, int, int, int]:
+        """The eight totals as a tuple (:meth:`QueueStats.values`)."""
+        return (self.allocated_mb, self.allocated_vcores, self.pending_mb, self.pending_vcores,
+                self.running_containers, self.pending_containers, self.running_apps, self.pending_apps)
+
+
+_NO_STATS = QueueStats("")  # the totals of a queue no app was submitted to yet (all zero)
+
+
 class QueueSums:
     """A queue's summary, kept as runs are recorded: seconds, sum and peak of allocated MB, sum of pending MB, peak
-    pending containers, peak running apps, sum of the share (MB)."""
+    pending containers, peak running apps, sum of the share (MB). While the queue has a row, also since when its
+    current row is in effect (a touch index and a second), so that closing it needs no per-touch table."""
 
     __slots__ = ("seconds", "allocated_sum", "allocated_peak", "pending_sum", "pending_peak", "apps_peak",
-                 "share_sum")
+                 "share_sum", "since_touch", "since_s")
 
     def __init__(self) -> None:
         self.seconds = 0
@@ -89,6 +155,8 @@ class QueueSums:
         self.pending_peak = 0
         self.apps_peak = 0
         self.share_sum = 0.0
+        self.since_touch = 0  # the touch at which the queue's current row took effect ...
+        self.since_s = 0  # ... and that touch's first second
 
     def as_list(self) -> list:
         """``[seconds, sum allocated MB, peak allocated MB, sum pending MB, peak pending containers, peak running
@@ -106,39 +174,39 @@ class QueueSeries:
     floating-point result as adding it at every touch (:func:`_add_run`).
 
     Storage: a run starts with a change of some row, so the runs are kept as a log: each run's first second (its
-    last is the next run's first minus one), each row change (its run, its row, and the tuple of its eight totals
-    that is the current row anyway), and a full snapshot only for a run that starts with new rows (the scheduler's
-    shares or queues changed). No tuple is built per run: the 1148-job benchmark records about 200,000 runs, which
-    as tuples (a run, its snapshot, a row) took about 110 MB of the replay's 210 MB. :attr:`runs` rebuilds the
-    tuples when asked (``queues.csv``, tests), O(runs x queues). Packing a change into bytes (``struct``) or typed
-    arrays would take less memory, but compiled code reaches those only by generic calls, at 1,000 to 1,850
-    instructions each (measured with callgrind): more than the whole touch otherwise costs.
+    last is the next run's first minus one), each row change as one :class:`QueueRow` (its run, its row and its
+    eight totals, unboxed; it is the queue's current row too), and a full snapshot only for a run that starts with
+    new rows (the scheduler's shares or queues changed). No tuple is built per run or per change: the 1148-job
+    benchmark records about 200,000 runs and 200,000 to 270,000 row changes, which as tuples (a run, its snapshot,
+    a row) took about 110 MB of the replay's 210 MB, and as a tuple of boxed totals per change still about 300
+    bytes each. :attr:`runs` rebuilds the tuples when asked (``queues.csv``, tests), O(runs x queues). Packing a
+    change into bytes (``struct``) or typed arrays would take less memory still, but compiled code reaches those
+    only by generic calls, at 1,000 to 1,850 instructions each (measured with callgrind): more than the whole
+    touch otherwise costs; a compiled class's typed attributes are plain stores.
     """
 
     def __init__(self, rm: "ResourceManager") -> None:
         self.rm = rm
         self.next_second = 0  # first second not yet recorded
         self.acc: dict[str, QueueSums] = {}  # per queue: the summary, kept as runs are recorded
-        self.dirty: list[QueueStats] = []  # the RM's per-queue totals changed since the last sample (see mark)
+        # the RM's per-queue totals changed since the last sample (see mark): the entries from _dirty_done on
+        self.dirty: list[QueueStats] = []
+        self._dirty_done = 0
         self._shares: list | None = None  # the scheduler's queue_shares() list the current rows were built from
-        # the current rows in queue_shares() order: each queue's eight totals (QueueStats.values()), name and share
-        self._cur: list[tuple] = []
+        # the current rows in queue_shares() order: each queue's eight totals (a QueueRow), name and share
+        self._cur: list[QueueRow] = []
         self._names: list[str] = []
         self._share_values: list[Any] = []
         self._pos: dict[str, int] = {}  # queue -> index in _cur
         self._sums: list[QueueSums] = []  # per row of _cur: its queue's summary (acc[queue])
-        self._since: list[int] = []  # per row: the touch at which it took effect
         self._steps: list[int] = []  # seconds recorded by each touch (touch k added _steps[k] seconds)
-        self._cum: list[int] = [0]  # _cum[k]: seconds recorded by touches before k
-        self._shares_since = 0  # the touch of the last rebuild (shares are constant since)
+        self._shares_since = 0  # the touch of the last rebuild (shares are constant since) ...
+        self._shares_since_s = 0  # ... and its first second
         # the log of runs (see the class docstring)
         self._firsts: list[int] = []  # per run: its first second
         self._snapshot_runs: list[int] = []  # the runs that start with new rows ...
         self._snapshots: list[tuple] = []  # ... and their rows, as in runs
-        # per row change, in run order: its run, its row (index in _cur) and its eight totals (the row's tuple)
-        self._change_runs: list[int] = []
-        self._change_rows: list[int] = []
-        self._changes: list[tuple] = []
+        self._changes: list[QueueRow] = []  # per row change, in run order
 
     @staticmethod
     def new_stats(name: str) -> QueueStats:
@@ -148,10 +216,11 @@ class QueueSeries:
     def touch(self, now: float) -> None:
         """Record every second up to ``now`` (inclusive when ``now`` is a whole second) with the current state.
         Cost O(queues changed), O(queues) when the scheduler's shares or queues changed."""
-        if now < self.next_second:
+        first = self.next_second
+        if now < first:
             return
         last = math.floor(now)
-        n = last - self.next_second + 1
+        n = last - first + 1
         k = len(self._steps)  # this touch
         run = len(self._firsts)  # the run this touch starts, if it changes a row
         shares = self.rm.scheduler.queue_shares()
@@ -159,57 +228,56 @@ class QueueSeries:
         same_rows = False
         if rebuilt:
             names, cur, share_values = self._names, self._cur, self._share_values
-            self._rebuild(shares, k)
+            self._rebuild(shares, k, first)
             # new rows equal to the last run's (the current rows before this touch): that run goes on
-            same_rows = run > 0 and names == self._names and cur == self._cur and share_values == self._share_values
-        cur = self._cur
+            same_rows = (run > 0 and names == self._names and share_values == self._share_values
+                         and _same_rows(cur, self._cur))
         changed = False
-        if self.dirty:
-            pos = self._pos
-            for q in self.dirty:
+        dirty = self.dirty
+        end = len(dirty)
+        if end > self._dirty_done:
+            cur = self._cur
+            sums = self._sums
+            changes = self._changes
+            for j in range(self._dirty_done, end):
+                q = dirty[j]
                 q.marked = False
-                i = pos.get(q.name, -1)
+                i = q.row
+                if i == ROW_UNKNOWN:
+                    i = q.row = self._pos.get(q.name, -1)
                 if i >= 0:
-                    old = cur[i]
-                    # the row changed? compared value by value as machine numbers (what comparing the tuples
-                    # does), so that an unchanged queue builds no tuple and a changed one builds one
-                    old_alloc_mb: float = old[0]
-                    old_alloc_vc: float = old[1]
-                    old_pend_mb: float = old[2]
-                    old_pend_vc: float = old[3]
-                    old_running: int = old[4]
-                    old_pending: int = old[5]
-                    old_apps: int = old[6]
-                    old_waiting: int = old[7]
-                    if (q.allocated_mb != old_alloc_mb or q.allocated_vcores != old_alloc_vc
-                            or q.pending_mb != old_pend_mb or q.pending_vcores != old_pend_vc
-                            or q.running_containers != old_running or q.pending_containers != old_pending
-                            or q.running_apps != old_apps or q.pending_apps != old_waiting):
-                        values: tuple = q.values()
-                        self._close(i, k)
-                        cur[i] = values
-                        self._peaks(self._sums[i], q.allocated_mb, q.pending_containers, q.running_apps)
-                        self._change_runs.append(run)
-                        self._change_rows.append(i)
-                        self._changes.append(values)
+                    # the row changed? compared value by value as machine numbers, so that an unchanged queue
+                    # builds nothing and a changed one builds one QueueRow
+                    if cur[i].differs(q):
+                        row = QueueRow(run, i, q)
+                        a = sums[i]
+                        self._close(a, cur[i], k, first)
+                        cur[i] = row
+                        self._peaks(a, q.allocated_mb, q.pending_containers, q.running_apps)
+                        changes.append(row)
                         changed = True
-            self.dirty.clear()
+            # the entries read stay in the list until a few hundred have accumulated: emptying a list and
+            # appending to it again frees and reallocates its storage each time (list.clear() and list.pop() to
+            # empty cost 130 to 400 instructions in compiled code, once per touch)
+            if end >= _DIRTY_COMPACT:
+                dirty.clear()
+                end = 0
+            self._dirty_done = end
         self._steps.append(n)
-        self._cum.append(self._cum[-1] + n)
         # Touches record consecutive seconds, so the last run ends at next_second - 1: a touch that changes no row
         # (and brings no new rows) extends it without writing anything
         if changed:
-            self._firsts.append(self.next_second)
+            self._firsts.append(first)
         elif rebuilt and not same_rows:
-            self._firsts.append(self.next_second)
+            self._firsts.append(first)
             self._snapshot_runs.append(run)
             self._snapshots.append(self._rows_now())
         self.next_second = last + 1
 
     def _rows_now(self) -> tuple:
         """The current rows as in :attr:`runs`: ``(queue, eight totals..., share)`` per queue."""
-        return tuple((name, *values, share)
-                     for name, values, share in zip(self._names, self._cur, self._share_values))
+        return tuple((name, *row.values(), share)
+                     for name, row, share in zip(self._names, self._cur, self._share_values))
 
     @property
     def runs(self) -> list[tuple[int, int, tuple]]:
@@ -218,7 +286,7 @@ class QueueSeries:
         out: list[tuple[int, int, tuple]] = []
         firsts = self._firsts
         n = len(firsts)
-        changes, change_runs, change_rows = self._changes, self._change_runs, self._change_rows
+        changes = self._changes
         rows: list = []
         snapshot, n_snapshots = 0, len(self._snapshot_runs)
         change, n_changes = 0, len(changes)
@@ -226,10 +294,10 @@ class QueueSeries:
             if snapshot < n_snapshots and self._snapshot_runs[snapshot] == r:
                 rows = list(self._snapshots[snapshot])
                 snapshot += 1
-            while change < n_changes and change_runs[change] == r:
-                i = change_rows[change]
-                old = rows[i]
-                rows[i] = (old[0], *changes[change], old[9])
+            while change < n_changes and changes[change].run == r:
+                c = changes[change]
+                old = rows[c.row]
+                rows[c.row] = (old[0], *c.values(), old[9])
                 change += 1
             last = firsts[r + 1] - 1 if r + 1 < n else self.next_second - 1
             out.append((firsts[r], last, tuple(rows)))
@@ -242,44 +310,53 @@ class QueueSeries:
             stats.marked = True
             self.dirty.append(stats)
 
-    def _rebuild(self, shares: list, k: int) -> None:
-        """Every row again (the queues or their shares changed): close the old rows, open the new ones."""
-        self._close_all(k)
+    def _rebuild(self, shares: list, k: int, first: int) -> None:
+        """Every row again (the queues or their shares changed): close the old rows, open the new ones. ``k`` is
+        the touch, ``first`` its first second."""
+        self._close_all(k, first)
         stats = self.rm.qstats
-        cur: list[tuple] = []
+        cur: list[QueueRow] = []
         names: list[str] = []
         share_values: list[Any] = []
         sums: list[QueueSums] = []
+        pos: dict[str, int] = {}
         for name, share in shares:
             q = stats.get(name)
-            values = q.values() if q is not None else _ZERO
-            cur.append(values)
+            row = QueueRow(-1, len(cur), q if q is not None else _NO_STATS)
+            pos[name] = len(cur)
+            cur.append(row)
             names.append(name)
             share_values.append(share)
             a = self.acc.get(name)
             if a is None:
                 a = self.acc[name] = QueueSums()
+            a.since_touch = k
+            a.since_s = first
             sums.append(a)
-            self._peaks(a, values[0], values[5], values[6])
+            self._peaks(a, row.allocated_mb, row.pending_containers, row.running_apps)
+        for q in stats.values():
+            q.row = pos.get(q.name, -1)
         for q in self.dirty:
             q.marked = False
         self.dirty.clear()
+        self._dirty_done = 0
         self._cur = cur
         self._names = names
         self._share_values = share_values
         self._sums = sums
-        self._pos = {name: i for i, name in enumerate(names)}
-        self._since = [k] * len(cur)
+        self._pos = pos
         self._shares = shares
         self._shares_since = k
+        self._shares_since_s = first
 
-    def _close_all(self, k: int) -> None:
-        """Close every row at touch ``k``, and add the shares (constant since the last rebuild) to their sums."""
+    def _close_all(self, k: int, first: int) -> None:
+        """Close every row at touch ``k`` (first second ``first``), and add the shares (constant since the last
+        rebuild) to their sums."""
         start = self._shares_since
-        seconds = self._cum[k] - self._cum[start]
+        seconds = first - self._shares_since_s
         for i in range(len(self._cur)):
-            self._close(i, k)
             a = self._sums[i]
+            self._close(a, self._cur[i], k, first)
             a.share_sum = _add_run(a.share_sum, self._share_values[i], seconds, self._steps, start, k)
 
     @staticmethod
@@ -293,19 +370,19 @@ class QueueSeries:
         if apps > a.apps_peak:
             a.apps_peak = apps
 
-    def _close(self, i: int, k: int) -> None:
-        """Row ``i`` was in effect for touches ``_since[i]`` to ``k - 1``: add it to its queue's sums (the share
-        is added by :meth:`_close_all`: it changes only with a rebuild)."""
-        start = self._since[i]
-        self._since[i] = k
+    def _close(self, a: QueueSums, row: QueueRow, k: int, first: int) -> None:
+        """``row``, the current row of ``a``'s queue, was in effect from touch ``a.since_touch`` to ``k - 1``
+        (seconds ``a.since_s`` to ``first - 1``): add it to the queue's sums (the share is added by
+        :meth:`_close_all`: it changes only with a rebuild)."""
+        start = a.since_touch
+        a.since_touch = k
         if start >= k:
             return
-        row = self._cur[i]
-        a = self._sums[i]
-        seconds = self._cum[k] - self._cum[start]
+        seconds = first - a.since_s
+        a.since_s = first
         a.seconds += seconds
-        allocated: float = row[0]
-        pending: float = row[2]
+        allocated = row.allocated_mb
+        pending = row.pending_mb
         if allocated:
             a.allocated_sum = _add_run(a.allocated_sum, allocated, seconds, self._steps, start, k)
         if pending:
@@ -314,7 +391,7 @@ class QueueSeries:
     def finish(self, end: float) -> None:
         """After the last event: record up to the second after it (the final state), and close every row."""
         self.touch(math.floor(end) + 1)
-        self._close_all(len(self._steps))
+        self._close_all(len(self._steps), self.next_second)
 
     @property
     def rows(self) -> Iterator[tuple]:

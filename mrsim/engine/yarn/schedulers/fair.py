@@ -87,7 +87,10 @@ class FSQueue:
         # would pass maxAMShare (am_sizes: AM memory -> number of such apps)
         self.am_waiting: dict[int, SchedulerApp] = {}
         self.am_sizes: dict[float, int] = {}
-        self.am_holders: dict[int, SchedulerApp] = {}
+        # a list, in no particular order (every walk over it orders by keys that end in the app's unique submission
+        # order): compiled code iterates a list natively, a dict's values through the generic iterator (about 100
+        # instructions per app, and the heartbeat's leaf scans them all)
+        self.am_holders: list[SchedulerApp] = []
         # a leaf's totals as the ResourceManager keeps them (its apps' ``SchedulerApp.stats``, taken at the first
         # charge; None before, and for parents and under a stand-in RM): a leaf with no container asked for by
         # any of its apps cannot take one, and the walk skips it (:meth:`FairScheduler._may_take`)
@@ -119,6 +122,16 @@ def _min_first(keyed: list[tuple]) -> Iterator:
         for k in keyed:
             if k is not best:
                 yield k[-1]
+
+
+def _discard(apps: list[SchedulerApp], app: SchedulerApp) -> None:
+    """Remove ``app`` from ``apps`` if it is there (by identity; the last one takes its place: the list's order is
+    never read). O(len(apps))."""
+    for i in range(len(apps)):
+        if apps[i] is app:
+            apps[i] = apps[-1]
+            apps.pop()
+            return
 
 
 def _resources(text: str, where: str, queue: str, key: str) -> tuple[float, float]:
@@ -383,7 +396,7 @@ class FairScheduler(YarnScheduler):
         self.set_runnable(app, True)
         queue.apps[app.index] = app
         if app.am_allocated:
-            queue.am_holders[app.index] = app
+            queue.am_holders.append(app)
         else:
             queue.am_waiting[app.index] = app
             queue.am_sizes[app.am_mem] = queue.am_sizes.get(app.am_mem, 0) + 1
@@ -395,7 +408,7 @@ class FairScheduler(YarnScheduler):
         if queue.apps.pop(app.index, None) is not None:
             self.user_running[app.user] -= 1
             self._count(queue, -1)
-            queue.am_holders.pop(app.index, None)
+            _discard(queue.am_holders, app)
             if queue.am_waiting.pop(app.index, None) is not None:
                 self._forget_am_size(queue, app.am_mem)
         queue.waiting.pop(app.index, None)
@@ -416,7 +429,7 @@ class FairScheduler(YarnScheduler):
             q.am_used += mem
             if mem > 0 and q.am_waiting.pop(app.index, None) is not None:  # its AM container was just allocated
                 self._forget_am_size(q, app.am_mem)
-                q.am_holders[app.index] = app
+                q.am_holders.append(app)
         while q is not None:
             q.used_mem += mem
             q.used_vcores += vcores
@@ -521,8 +534,9 @@ class FairScheduler(YarnScheduler):
     def node_update(self, node: "NodeManager") -> None:
         rm = self.rm
         assert rm is not None
+        native = self.native_rm  # typed: ``rm.has_room`` through ``rm`` (Any) is a generic method call
         assigned = 0
-        while rm.has_room(node):
+        while native.has_room(node) if native is not None else rm.has_room(node):
             if not self._assign(self.root, node):
                 return
             assigned += 1
@@ -621,7 +635,7 @@ class FairScheduler(YarnScheduler):
             # the others are sorted only if it cannot take the container (orders are unique).
             first: SchedulerApp | None = None
             used, submit, order = 0.0, 0.0, 0
-            for a in queue.am_holders.values():
+            for a in queue.am_holders:
                 if a.pending_mb > 0.0 and (first is None or a.used_mem < used or (a.used_mem == used and (
                         a.submit < submit or (a.submit == submit and a.order < order)))):
                     first, used, submit, order = a, a.used_mem, a.submit, a.order
@@ -634,7 +648,7 @@ class FairScheduler(YarnScheduler):
                 return False
             if self._try_app(queue, node, first):
                 return True
-            keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders.values()
+            keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders
                      if a.pending_mb > 0.0 and a is not first]
             if am_room:
                 keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values() if a is not first]
@@ -645,7 +659,7 @@ class FairScheduler(YarnScheduler):
     def _assign_leaf_sorted(self, queue: FSQueue, node: "NodeManager", am_room: bool) -> bool:
         """:meth:`_assign_leaf` for the fifo and drf policies (and without the RM's pending totals): the apps
         sorted by the policy's key."""
-        holders: Iterable[SchedulerApp] = queue.am_holders.values()
+        holders: Iterable[SchedulerApp] = queue.am_holders
         if self.pending_known:  # only AM holders with asks outstanding can take a container
             holders = [a for a in holders if a.pending_mb > 0.0]
             if not holders and not am_room:
