@@ -2,26 +2,33 @@
 
 :class:`NodeMix` (one TaskTracker's running tasks under the Epochs rule, dissertation chapter 5, Algorithm 7,
 eq. 5.3) and :class:`EpochCore` (each node's one live completion event, the end-of-event re-solve of changed
-nodes, the retirement of finished tasks) are what ``--contention tdam`` runs per task and per epoch. The feature
+nodes, the retirement of finished tasks, the event dispatch of the feature's two event kinds) are what ``--contention tdam`` runs per task and per epoch. The feature
 itself (:class:`mrsim.engine.features.contention.ContentionFeature`: set-up, validation, the plug-in API, reduces'
 shuffles, kills) stays a plain Python class that users read; this module is its hot path, compiled by mypyc like
 ``fifo_core`` serves the FIFO plug-in (issue 18: with the engine compiled, the interpreted model cost about 9x a
 plain replay with six demand shapes; ``docs/performance.md``, "TDAM"). Nothing here is a plug-in API beyond what
 :class:`NodeMix` documents as queries.
 
-The mixes themselves are solved by :class:`mrsim.contention.MixCache` (interpreted; a solve happens on about one
-epoch in fifty), looked up here by the node's dense count vector.
+Solved mixes are looked up by the node's dense count vector in :class:`MixTable`, which also solves a mix it does
+not hold (about one epoch in fifty) with the compiled AMVA for the default node model, keeping the statistics and
+memo of :class:`mrsim.contention.MixCache` as that class would; other node models go through the cache itself.
+
+Compiled-code habits here (issue 18, ``docs/tdam.md``): a list item is updated as ``a[i] = a[i] + 1`` (mypyc
+compiles ``a[i] += 1`` to a generic, boxed in-place add), and functions of other modules are imported by name
+(``heapq.heappop`` is a module attribute lookup per call).
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-from heapq import heappush
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any, Final, Iterator, Sequence
 
+from mrsim.contention.amva import amva_lists, total
+from mrsim.contention.incremental import MixEntry
 from mrsim.contention.node import layout_vector
 from mrsim.engine.events import ORDER_TASK_DONE
+from mrsim.engine.kernel import EventSink
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,11 +54,14 @@ class Solved:
 
 class MixTable:
     """The solved mixes of one node type, keyed as the engine holds them, in compiled dicts: ``(shape id, count)``
-    for a one-shape mix, the dense count vector otherwise. A miss asks the type's
-    :class:`~mrsim.contention.MixCache` (which solves, or finds the mix in its own memo and counts a hit), so the
-    hit and solve counters add up as before: :attr:`hits` counts the lookups answered here. With
-    ``memoize=False`` nothing is kept (every lookup reaches the cache, which then solves afresh). Cleared, like the
-    cache's memo, when it holds ``max_entries`` mixes."""
+    for a one-shape mix, the dense count vector otherwise. :attr:`hits` counts the lookups answered here. A miss
+    looks in the type's :class:`~mrsim.contention.MixCache` memo (by signature; a hit there counts as the cache's)
+    and otherwise solves the mix: the default Seidmann node here, with the compiled AMVA on typed lists
+    (:func:`~mrsim.contention.amva.amva_lists`, the arithmetic of ``MixCache.solve``), the other node models
+    through ``MixCache.solve``. Either way the cache's counters (solves, sweeps, non-converged) and its memo
+    are kept as ``MixCache.solve`` keeps them, so the statistics and later plug-in queries (CA-FIFO's predicted
+    utilization) see the same cache. With ``memoize=False`` nothing is kept (every lookup solves afresh). Cleared,
+    like the cache's memo, when it holds ``max_entries`` mixes."""
 
     def __init__(self, cache: Any) -> None:
         self.cache: Any = cache
@@ -60,6 +70,19 @@ class MixTable:
         self.one: dict[tuple[int, int], Solved] = {}
         self.many: dict[tuple[int, ...], Solved] = {}
         self.hits = 0
+        # The default model (Seidmann CPU, no memory layer) is solved here; the cache's unit rows (the same list
+        # object: it grows as shapes are interned) and centre kinds, read natively.
+        self.seidmann: bool = bool(cache._seidmann)
+        self.shape_rows: list[list[float]] = cache._shape_rows
+        self.is_queue: list[bool] = [bool(b) for b in cache._is_queue]
+        self.tol: float = float(cache.tol)
+        self.max_iter: int = int(cache.max_iter)
+        self.util_from: int = 2 if int(cache.spec.cores) > 1 else 1  # first disk centre (after Seidmann's delay)
+        # The unit vector (cpu, disk) of the last two-entry launch on a node of this type and its shape id (-1.0:
+        # none yet; a unit vector's entries are never negative): NodeMix.add_cpu_disk's memo in front of the memo.
+        self.last_cpu: float = -1.0
+        self.last_disk: float = -1.0
+        self.last_sid: int = -1
 
     def solve_one(self, sid: int, count: int) -> Solved:
         """The mix of ``count`` tasks of shape ``sid``."""
@@ -68,8 +91,7 @@ class MixTable:
         if hit is not None:
             self.hits += 1
             return hit
-        entry = self.cache.solve((key,))
-        solved = Solved([sid], [float(x) for x in entry.stretch], tuple(entry.utilization))
+        solved = self._solve((key,))
         if self.memoize:
             if len(self.one) >= self.limit:
                 self.one.clear()
@@ -82,13 +104,49 @@ class MixTable:
         if hit is not None:
             self.hits += 1
             return hit
-        sids, entry = self.cache.solve_counts(counts)
-        solved = Solved([int(x) for x in sids], [float(x) for x in entry.stretch], tuple(entry.utilization))
+        pairs: list[tuple[int, int]] = []
+        for sid in range(len(counts)):
+            n = counts[sid]
+            if n:
+                pairs.append((sid, n))
+        solved = self._solve(tuple(pairs))
         if self.memoize:
             if len(self.many) >= self.limit:
                 self.many.clear()
             self.many[counts] = solved
         return solved
+
+    def _solve(self, sig: tuple[tuple[int, int], ...]) -> Solved:
+        """A mix this table does not hold: ``MixCache.solve(sig)``'s answer (memo hit, or a solve counted in the
+        cache's statistics and kept in its memo), as the hot path reads it. O(sweeps x shapes x centres) on a
+        solve."""
+        cache = self.cache
+        sids = [sid for sid, _ in sig]
+        if not self.seidmann:
+            entry = cache.solve(sig)
+            return Solved(sids, [float(v) for v in entry.stretch], tuple([float(v) for v in entry.utilization]))
+        memo = cache.memo
+        entry = memo.get(sig)
+        if entry is not None:
+            cache.hits += 1
+            return Solved(sids, [float(v) for v in entry.stretch], tuple([float(v) for v in entry.utilization]))
+        shape_rows = self.shape_rows
+        rows = [shape_rows[sid] for sid in sids]
+        pops = [float(n) for _, n in sig]
+        _, r, _, centre_util, sweeps, converged = amva_lists(rows, pops, self.is_queue, [0.0] * len(rows), self.tol,
+                                                             self.max_iter)
+        stretch = [total(rc) for rc in r]
+        # MixCache's resource utilization: the Seidmann queue carries D/m per job, so its utilization is already
+        # the per-core busy fraction; then the disks.
+        util = (centre_util[0],) + tuple(centre_util[self.util_from:])
+        cache.sweeps += sweeps
+        cache.solves += 1
+        cache.nonconverged += not converged
+        if cache.memoize:
+            if len(memo) >= cache.max_entries:
+                memo.clear()
+            memo[sig] = MixEntry(tuple(stretch), util, converged)
+        return Solved(sids, stretch, util)
 
 
 class _Group:
@@ -181,10 +239,18 @@ class NodeMix:
             sid, size = self.cpu_only, cpu
         else:
             size = cpu + disk  # fsum for two terms (both exactly rounded)
-            raw = (cpu / size, disk / size)
-            sid = self.sids.get(raw, -1)
-            if sid < 0:
-                sid = self._intern(raw, (cpu, disk))
+            r_cpu, r_disk = cpu / size, disk / size
+            table = self.table
+            if r_cpu == table.last_cpu and r_disk == table.last_disk:
+                # The unit vector of the last launch of this node type (tasks of one job share it exactly): the
+                # memo would answer the same shape id, without hashing two floats and a tuple.
+                sid = table.last_sid
+            else:
+                raw = (r_cpu, r_disk)
+                sid = self.sids.get(raw, -1)
+                if sid < 0:
+                    sid = self._intern(raw, (cpu, disk))
+                table.last_cpu, table.last_disk, table.last_sid = r_cpu, r_disk, sid
         self._join(gid, sid, size)
 
     def _join(self, gid: int, sid: int, size: float) -> None:
@@ -197,7 +263,7 @@ class NodeMix:
         counts = self.counts
         if sid >= len(counts):
             counts.extend([0] * (sid + 1 - len(counts)))
-        counts[sid] += 1
+        counts[sid] = counts[sid] + 1
         heappush(g.heap, (finish_v, self.seq, gid))
         self.tasks[gid] = (sid, finish_v, self.seq)
         self.dirty = True
@@ -236,11 +302,11 @@ class NodeMix:
                 if (heap[0][0] - virtual) * stretch > window:
                     continue
                 while heap and (heap[0][0] - virtual) * stretch <= window:
-                    _, seq, gid = heapq.heappop(heap)
+                    _, seq, gid = heappop(heap)
                     del tasks[gid]
                     ended.append((seq, gid))
                     g.count -= 1
-                    counts[sid] -= 1
+                    counts[sid] = counts[sid] - 1
                 if not g.count:
                     emptied.append(sid)
             if not ended:
@@ -270,15 +336,15 @@ class NodeMix:
                 if self.stale:
                     t = tasks.get(gid)
                     if t is None or t[2] != seq:
-                        heapq.heappop(heap)
+                        heappop(heap)
                         self.stale -= 1
                         continue
                 if (finish_v - virtual) * stretch > window:
                     break
-                heapq.heappop(heap)
+                heappop(heap)
                 del tasks[gid]
                 g.count -= 1
-                counts[sid] -= 1
+                counts[sid] = counts[sid] - 1
                 done.append((seq, gid))
             if g.count == 0:
                 finished.append(sid)
@@ -310,7 +376,7 @@ class NodeMix:
                 t = tasks.get(gid)
                 if t is not None and t[2] == seq:
                     break
-                heapq.heappop(heap)
+                heappop(heap)
                 self.stale -= 1
             when = (heap[0][0] - g.virtual) * g.stretch
             if when < best:
@@ -435,7 +501,7 @@ class NodeMix:
 
     def _uncount(self, sid: int) -> None:
         counts = self.counts
-        counts[sid] -= 1
+        counts[sid] = counts[sid] - 1
         while counts and not counts[-1]:
             counts.pop()
 
@@ -471,7 +537,7 @@ class NodeMix:
 # --------------------------------------------------------------------------------------------- the epochs
 
 
-class EpochCore:
+class EpochCore(EventSink):
     """Per node: its one live completion event (time and tombstone stamp), whether its mix changed in the current
     engine event, and the end-of-event re-solve (Algorithm 7's epoch boundary) of the nodes that changed.
 
@@ -479,8 +545,11 @@ class EpochCore:
     :class:`~mrsim.contention.NodeSpec` for nodes whose vectors :func:`layout_vector` builds, else None) give the
     demand vectors; ``eager``: publish predicted finishes into the jobs' ``map_finish`` / ``reduce_finish`` at every
     epoch (schedulers that read them), else only mark the node for :meth:`ContentionFeature.publish_predictions`.
-    The feature registers :meth:`on_node_done` as an event kind and sets :attr:`ev_node_done` to it, sets
-    :attr:`ev_shuffle_end` to its shuffle-end kind, and fills :attr:`map_rows` / :attr:`reduce_rows` as jobs arrive.
+    The feature registers :meth:`on_node_done` and :meth:`on_shuffle_end` as event kinds and sets
+    :attr:`ev_node_done` and :attr:`ev_shuffle_end` to them, and fills :attr:`map_rows` / :attr:`reduce_rows` as jobs
+    arrive. It is also the kernel's feature sink for those two kinds (:meth:`handle`, ``Kernel.add_sink``) when no
+    other feature is: the compiled run loop then calls it directly, where a registered handler costs a Python-level
+    call per event (a node's completion events are most of a contention-aware replay's feature events).
 
     Costs per epoch on a node: one mix lookup (an AMVA solve on a cache miss) plus O(tasks on the node) to publish
     predictions when eager; per launch O(log n + shapes); per completion O(shapes).
@@ -509,6 +578,12 @@ class EpochCore:
         self.is_dirty: list[bool] = [False] * n
         self.unpublished: set[int] = set()  # nodes whose predictions were not published since they changed
         self.epochs = 0  # node re-solves (ends of epochs on a node)
+        # A node's next completion held back until its tracker's next heartbeat (see flush; INF: none held), the
+        # nodes whose task just ended in this event, and the held nodes whose tracker's heartbeat has come.
+        self.held: list[float] = [INF] * n
+        self.just_done: list[bool] = [False] * n
+        self.due: list[int] = []
+        self.trackers: list[TrackerState] = jt.trackers
 
     def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
         """The JobTracker's ``finish_model``: instead of the trace completion the engine would queue, a map joins
@@ -527,14 +602,16 @@ class EpochCore:
 
     def heartbeat(self, tracker: TrackerState) -> None:
         """The ``on_heartbeat`` hook: a tracker parked until its mix changes decides afresh at its heartbeat (and
-        may park again)."""
+        may park again); a completion held back for this heartbeat is queued at the end of its event."""
         if self.mix_waiters:
             self.mix_waiters.discard(tracker.index)
+        if self.held[tracker.index] != INF:
+            self.due.append(tracker.index)
 
     def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
         """The ``on_launch`` hook: a reduce holds its slot and loads the node only from its shuffle end."""
         if gid & REDUCE_BIT:
-            self.shuffling[tracker.index] += 1
+            self.shuffling[tracker.index] = self.shuffling[tracker.index] + 1
 
     def locality_factor(self, job: JobState, i: int) -> float:
         """The duration factor a plain replay applies to this map (rack-local / off-switch slowdown), applied to
@@ -553,7 +630,7 @@ class EpochCore:
         """A reduce counted in :attr:`shuffling` loads its node from ``shuffle_end`` on (now, or by an event)."""
         kernel = self.jt.kernel
         if shuffle_end <= kernel.now:
-            self.shuffling[ti] -= 1
+            self.shuffling[ti] = self.shuffling[ti] - 1
             cpu, disk, mem = self.reduce_rows[job.index][gid & TASK_MASK]
             self.contend(ti, gid, cpu, disk, mem)
             return
@@ -596,9 +673,33 @@ class EpochCore:
             self.dirty.append(ti)
 
     def end_of_event(self) -> None:
-        """The JobTracker's ``after_event`` hook: end the epoch of every node changed in this event."""
-        if self.dirty:
+        """The JobTracker's ``after_event`` hook: end the epoch of every node changed in this event (and queue the
+        completions held back for a heartbeat that has come)."""
+        if self.dirty or self.due:
             self.flush()
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        """The kernel's compiled dispatch of the two kinds :meth:`on_node_done` and :meth:`on_shuffle_end` handle
+        (as their registered handlers would)."""
+        if kind == self.ev_node_done:
+            self.on_node_done(time, order, a, b)
+        else:
+            self.on_shuffle_end(time, order, a, b)
+
+    def on_shuffle_end(self, now: float, order: int, ti: int, gid: int) -> None:
+        """A reduce's shuffle ended: its post-shuffle demand joins the node's mix (and a tracker parked until its
+        mix changes is woken)."""
+        job = self.jt.jobs[gid >> JOB_SHIFT]
+        i = gid & TASK_MASK
+        if gid not in self.shuffle_pending or job.reduce_shuffle_end[i] != now or job.reduce_tracker[i] != ti:
+            return  # killed (and maybe relaunched with another shuffle end)
+        self.shuffle_pending.discard(gid)
+        self.shuffling[ti] = self.shuffling[ti] - 1
+        cpu, disk, mem = self.reduce_rows[job.index][i]
+        self.contend(ti, gid, cpu, disk, mem)
+        if ti in self.mix_waiters:
+            self.mix_waiters.discard(ti)
+            self.jt.wake(self.jt.trackers[ti])
 
     def on_node_done(self, now: float, order: int, ti: int, stamp: int) -> None:
         """The node's earliest predicted completion is due: retire every task that ends now, as the engine
@@ -615,6 +716,7 @@ class EpochCore:
             else:
                 job.map_finish[gid & TASK_MASK] = now
             jt.task_done(now, order, ti, gid)
+        self.just_done[ti] = True
         self.mark(ti)
 
     def publish(self, ti: int) -> None:
@@ -629,16 +731,26 @@ class EpochCore:
 
     def flush(self) -> None:
         """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions (or
-        leave them for :meth:`ContentionFeature.publish_predictions` when the scheduler does not read them)."""
+        leave them for :meth:`ContentionFeature.publish_predictions` when the scheduler does not read them).
+
+        After a completion the node's next one is *held back* when the node's tracker has a heartbeat queued
+        before it (it always has in heartbeat mode, to report the task that ended): that heartbeat usually
+        launches a task there, which changes the prediction, so a completion event queued now would mostly be
+        tombstoned (about half of all completion events were, issue 18). :meth:`heartbeat` notes the tracker's
+        heartbeat (it comes before the held time) and the end of that event queues the held time, or the new
+        prediction if the node changed. The schedule is the same; only events that would have been ignored are
+        not queued."""
         kernel = self.jt.kernel
         now = kernel.now
         jobs = self.jt.jobs
         nodes, nexts, stamps, is_dirty = self.nodes, self.next, self.stamp, self.is_dirty
+        held, just_done = self.held, self.just_done
         dirty = self.dirty
         self.epochs += len(dirty)
         eager = self.eager
         for ti in dirty:
             is_dirty[ti] = False
+            held[ti] = INF  # an epoch on the node replaces what was held back
             node = nodes[ti]
             t = INF
             if node.instant or node.stale:
@@ -655,17 +767,21 @@ class EpochCore:
                 if best < INF:
                     t = node.now + best
             if t == INF:
+                just_done[ti] = False
                 if nexts[ti] != INF:
-                    stamps[ti] += 1
+                    stamps[ti] = stamps[ti] + 1
                     nexts[ti] = INF
                 continue
             if t < now:
                 t = now
-            if t != nexts[ti]:  # an event already queued at exactly t stays valid: it retires what ends at t
+            if just_done[ti] and nexts[ti] == INF and self.trackers[ti].next_hb < t:
+                held[ti] = t  # the tracker's heartbeat comes first (see above)
+            elif t != nexts[ti]:  # an event already queued at exactly t stays valid: it retires what ends at t
                 stamp = stamps[ti] + 1
                 stamps[ti] = stamp
                 nexts[ti] = t
                 kernel.schedule(t, ORDER_TASK_DONE, self.ev_node_done, ti, stamp)
+            just_done[ti] = False
             if not eager:
                 self.unpublished.add(ti)
                 continue
@@ -680,3 +796,13 @@ class EpochCore:
                 continue
             self.publish(ti)
         dirty.clear()
+        if self.due:
+            for ti in self.due:  # a held completion whose node did not change by its tracker's heartbeat
+                t = held[ti]
+                if t != INF:
+                    held[ti] = INF
+                    stamp = stamps[ti] + 1
+                    stamps[ti] = stamp
+                    nexts[ti] = t
+                    kernel.schedule(t, ORDER_TASK_DONE, self.ev_node_done, ti, stamp)
+            self.due.clear()
