@@ -14,14 +14,13 @@ not hold (about one epoch in fifty) with the compiled AMVA for the default node 
 memo of :class:`mrsim.contention.MixCache` as that class would; other node models go through the cache itself.
 
 Compiled-code habits here (issue 18, ``docs/tdam.md``): a list item is updated as ``a[i] = a[i] + 1`` (mypyc
-compiles ``a[i] += 1`` to a generic, boxed in-place add), and functions of other modules are imported by name
-(``heapq.heappop`` is a module attribute lookup per call).
+compiles ``a[i] += 1`` to a generic, boxed in-place add), and the shape heaps have their own push and pop
+(``heapq``'s are a Python-level call each, comparing tuples generically).
 """
 
 from __future__ import annotations
 
 import math
-from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any, Final, Iterator, Sequence
 
 from mrsim.contention.amva import amva_lists, total
@@ -149,6 +148,12 @@ class MixTable:
         return Solved(sids, stretch, util)
 
 
+#: A heap entry ``(virtual finish, seq, gid)``: typed as a variable-length tuple so that compiled code keeps it one
+#: boxed object (a ``tuple[float, int, int]`` would be unboxed into its three fields, and boxed into a new tuple,
+#: at every read and store); its fields are read through :func:`_vfinish`, :func:`_seq` and :func:`_gid`.
+Entry = tuple[Any, ...]
+
+
 class _Group:
     """Running tasks of one demand shape on one node (eq. 5.3: they all lose residual size at one rate)."""
 
@@ -156,7 +161,78 @@ class _Group:
         self.count: int = 0
         self.virtual: float = 0.0  # size units accomplished by every task of the shape since the group was created
         self.stretch: float = math.inf  # wall seconds per size unit under the current mix
-        self.heap: list[tuple[float, int, int]] = []  # (virtual finish, seq, gid), stale entries pruned lazily
+        # (virtual finish, seq, gid): a binary heap by (virtual finish, seq) (_push, _pop); entries of killed tasks
+        # stay until they reach the top
+        self.heap: list[Entry] = []
+
+
+def _vfinish(entry: Entry) -> float:
+    """Virtual finish (size units of the shape's clock)."""
+    v: float = entry[0]
+    return v
+
+
+def _seq(entry: Entry) -> int:
+    """Start order on the node (unique on it)."""
+    v: int = entry[1]
+    return v
+
+
+def _gid(entry: Entry) -> int:
+    """The engine's task gid."""
+    v: int = entry[2]
+    return v
+
+
+def _before(a: Entry, b: Entry) -> bool:
+    """``a < b`` for two heap entries of one node: by virtual finish, then start order (``seq`` is unique on a
+    node, so the gid is never compared; the order ``heapq`` gives the tuples)."""
+    fa = _vfinish(a)
+    fb = _vfinish(b)
+    return fa < fb or (fa == fb and _seq(a) < _seq(b))
+
+
+def _push(heap: list[Entry], entry: Entry) -> None:
+    """``heapq.heappush`` for entries (:func:`_before` order), compiled: no Python-level call and no generic tuple
+    comparison per step. O(log n)."""
+    heap.append(entry)
+    pos = len(heap) - 1
+    while pos > 0:
+        parent = (pos - 1) >> 1
+        up = heap[parent]
+        if not _before(entry, up):
+            break
+        heap[pos] = up
+        pos = parent
+    heap[pos] = entry
+
+
+def _pop(heap: list[Entry]) -> Entry:
+    """``heapq.heappop`` for entries (:func:`_before` order): remove and return the first. Any valid heap pops
+    the same sequence (the order is total), so results do not depend on the layout. O(log n)."""
+    last = heap.pop()
+    n = len(heap)
+    if n == 0:
+        return last
+    first = heap[0]
+    pos = 0
+    child = 1
+    while child < n:
+        right = child + 1
+        if right < n and _before(heap[right], heap[child]):
+            child = right
+        low = heap[child]
+        if not _before(low, last):
+            break
+        heap[pos] = low
+        pos = child
+        child = 2 * pos + 1
+    heap[pos] = last
+    return first
+
+
+def _start_order(entry: Entry) -> int:
+    return _seq(entry)
 
 
 class NodeMix:
@@ -192,20 +268,35 @@ class NodeMix:
         self.last_entry: Solved | None = None
         self.now: float = 0.0
         self.groups: dict[int, _Group] = {}
-        self.tasks: dict[int, tuple[int, float, int]] = {}  # gid -> (shape id, virtual finish, seq)
+        self.running: int = 0  # tasks in the groups' heaps that are live (not killed)
         self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
         self.dirty: bool = False
         self.seq: int = 0
-        self.stale: int = 0  # heap entries of killed tasks not yet pruned: while 0, every heap top is a live task
+        # Heap entries of killed tasks not yet pruned, and their seqs (a task's seq is unique on the node; a task
+        # relaunched here gets a new one): while ``stale`` is 0, every heap top is a live task. A task lives only
+        # in its shape's heap (no map from gid: a launch and a completion cost no dict operation; a kill, rare,
+        # finds its entry by a scan).
+        self.stale: int = 0
+        self.dead: set[int] = set()
         # Running tasks per shape id, dense, no trailing zeros: the canonical mix key of MixCache.solve_counts.
         self.counts: list[int] = []
         self.util: tuple[float, ...] = (0.0,) * cache.spec.n_resources
 
     def __len__(self) -> int:
-        return len(self.tasks) + len(self.instant)
+        return self.running + len(self.instant)
 
     def __contains__(self, gid: int) -> bool:
-        return gid in self.tasks or gid in self.instant
+        """Whether task ``gid`` runs here. O(tasks on the node) (kills and checks only)."""
+        return gid in self.instant or self._find(gid) >= 0
+
+    def _find(self, gid: int) -> int:
+        """Shape id of running task ``gid``'s live heap entry, -1 if it does not run here. O(tasks on the node)."""
+        dead = self.dead
+        for sid, g in self.groups.items():
+            for entry in g.heap:
+                if _gid(entry) == gid and not (dead and _seq(entry) in dead):
+                    return sid
+        return -1
 
     # ----------------------------------------------------------------- changes
 
@@ -264,8 +355,8 @@ class NodeMix:
         if sid >= len(counts):
             counts.extend([0] * (sid + 1 - len(counts)))
         counts[sid] = counts[sid] + 1
-        heappush(g.heap, (finish_v, self.seq, gid))
-        self.tasks[gid] = (sid, finish_v, self.seq)
+        _push(g.heap, (finish_v, self.seq, gid))
+        self.running += 1
         self.dirty = True
 
     def remove(self, gid: int, now: float) -> float:
@@ -274,16 +365,28 @@ class NodeMix:
         if gid in self.instant:
             self.instant.remove(gid)
             return 0.0
-        sid, finish_v, _ = self.tasks.pop(gid)
+        sid = self._find(gid)
+        if sid < 0:
+            raise KeyError(gid)
         g = self.groups[sid]
+        finish_v = 0.0
+        seq = 0
+        for entry in g.heap:
+            if _gid(entry) == gid and not (self.dead and _seq(entry) in self.dead):
+                finish_v, seq = _vfinish(entry), _seq(entry)
+                break
         residual = max(0.0, finish_v - g.virtual)
         g.count -= 1
+        self.running -= 1
         self._uncount(sid)
         if g.count == 0:
             del self.groups[sid]
             self.stale -= len(g.heap) - 1  # the heap goes with the group: its other entries were stale already
+            for entry in g.heap:
+                self.dead.discard(_seq(entry))
         else:
             self.stale += 1  # the heap entry stays behind; next_completion prunes it
+            self.dead.add(seq)
         self.dirty = True
         return residual
 
@@ -291,64 +394,65 @@ class NodeMix:
         """Advance to ``now`` and take off every task that ends by ``now`` (within :data:`TIE_RTOL`), in start
         order. The caller calls this at :meth:`next_completion` times, so they all end at ``now``."""
         self._accrue(now)
+        window = TIE_RTOL * max(1.0, abs(now))
+        counts = self.counts
         if not self.stale and not self.instant:  # the common case: every heap top is a live task
-            window = TIE_RTOL * max(1.0, abs(now))
-            tasks, counts, groups = self.tasks, self.counts, self.groups
-            ended: list[tuple[int, int]] = []
-            emptied = []
-            for sid, g in groups.items():
+            ended: list[Entry] = []
+            emptied: list[int] = []
+            for sid, g in self.groups.items():
                 heap = g.heap
                 virtual, stretch = g.virtual, g.stretch
-                if (heap[0][0] - virtual) * stretch > window:
+                if (_vfinish(heap[0]) - virtual) * stretch > window:
                     continue
-                while heap and (heap[0][0] - virtual) * stretch <= window:
-                    _, seq, gid = heappop(heap)
-                    del tasks[gid]
-                    ended.append((seq, gid))
-                    g.count -= 1
-                    counts[sid] = counts[sid] - 1
+                n = 0
+                while heap and (_vfinish(heap[0]) - virtual) * stretch <= window:
+                    ended.append(_pop(heap))
+                    n += 1
+                g.count -= n
+                counts[sid] = counts[sid] - n
                 if not g.count:
                     emptied.append(sid)
             if not ended:
                 return []
+            self.running -= len(ended)
             for sid in emptied:
-                del groups[sid]
+                del self.groups[sid]
             while counts and not counts[-1]:
                 counts.pop()
             self.dirty = True
             if len(ended) == 1:
-                return [ended[0][1]]
-            ended.sort()
-            return [gid for _, gid in ended]
+                return [_gid(ended[0])]
+            ended.sort(key=_start_order)
+            return [_gid(entry) for entry in ended]
         done: list[tuple[int, int]] = []
         if self.instant:
             done = [(0, gid) for gid in self.instant]
             self.instant.clear()
-        window = TIE_RTOL * max(1.0, abs(now))
-        tasks = self.tasks
-        counts = self.counts
+        dead = self.dead
         finished = []
         for sid, g in self.groups.items():
             heap = g.heap
             virtual, stretch = g.virtual, g.stretch
             while heap:
-                finish_v, seq, gid = heap[0]
-                if self.stale:
-                    t = tasks.get(gid)
-                    if t is None or t[2] != seq:
-                        heappop(heap)
-                        self.stale -= 1
-                        continue
+                top = heap[0]
+                finish_v, seq, gid = _vfinish(top), _seq(top), _gid(top)
+                if self.stale and seq in dead:
+                    _pop(heap)
+                    dead.discard(seq)
+                    self.stale -= 1
+                    continue
                 if (finish_v - virtual) * stretch > window:
                     break
-                heappop(heap)
-                del tasks[gid]
+                _pop(heap)
                 g.count -= 1
+                self.running -= 1
                 counts[sid] = counts[sid] - 1
                 done.append((seq, gid))
             if g.count == 0:
                 finished.append(sid)
                 self.stale -= len(heap)  # whatever is left behind belonged to killed tasks
+                for entry in heap:
+                    dead.discard(_seq(entry))
         while counts and not counts[-1]:
             counts.pop()
         for sid in finished:
@@ -368,17 +472,17 @@ class NodeMix:
         if self.dirty:
             self._solve()
         best = INF
-        tasks = self.tasks
+        dead = self.dead
         for g in self.groups.values():
             heap = g.heap
             while self.stale:  # a live group has at least one live entry
-                finish_v, seq, gid = heap[0]
-                t = tasks.get(gid)
-                if t is not None and t[2] == seq:
+                seq = _seq(heap[0])
+                if seq not in dead:
                     break
-                heappop(heap)
+                _pop(heap)
+                dead.discard(seq)
                 self.stale -= 1
-            when = (heap[0][0] - g.virtual) * g.stretch
+            when = (_vfinish(heap[0]) - g.virtual) * g.stretch
             if when < best:
                 best = when
         return self.now + best if best < INF else INF
@@ -390,10 +494,13 @@ class NodeMix:
         now = self.now
         for gid in self.instant:
             yield gid, now
-        groups = self.groups
-        for gid, (sid, finish_v, _) in self.tasks.items():
-            g = groups[sid]
-            yield gid, now + max(0.0, finish_v - g.virtual) * g.stretch
+        dead = self.dead
+        for g in self.groups.values():
+            virtual, stretch = g.virtual, g.stretch
+            for entry in g.heap:
+                if dead and _seq(entry) in dead:
+                    continue
+                yield _gid(entry), now + max(0.0, _vfinish(entry) - virtual) * stretch
 
     def utilization(self) -> tuple[float, ...]:
         """Per-resource utilization of the current mix (``spec.resources`` order; CPU = fraction of cores busy)."""
@@ -485,7 +592,7 @@ class NodeMix:
             entry = self._solve_one()
             self.util = entry.util
             for g in groups.values():
-                return (g.heap[0][0] - g.virtual) * g.stretch
+                return (_vfinish(g.heap[0]) - g.virtual) * g.stretch
         entry = self.table.solve_counts(tuple(self.counts))
         sids, stretches = entry.sids, entry.stretch
         best = INF
@@ -493,7 +600,7 @@ class NodeMix:
             g = groups[sids[k]]
             stretch = stretches[k]
             g.stretch = stretch
-            w = (g.heap[0][0] - g.virtual) * stretch
+            w = (_vfinish(g.heap[0]) - g.virtual) * stretch
             if w < best:
                 best = w
         self.util = entry.util
@@ -517,21 +624,30 @@ class NodeMix:
             raise ValueError(f"time went backwards on a node: {now!r} < {self.now!r}")
 
     def _check(self) -> None:
-        """Invariants, for tests: counts match tasks, every task is in its heap, residuals within [0, size]."""
+        """Invariants, for tests: counts match the live heap entries, heaps are heaps, residuals within [0, size],
+        the stale entries are exactly the dead seqs in the heaps."""
         per_shape: dict[int, int] = {}
-        for gid, (sid, finish_v, seq) in self.tasks.items():
-            per_shape[sid] = per_shape.get(sid, 0) + 1
-            g = self.groups[sid]
-            assert (finish_v, seq, gid) in g.heap, f"task {gid} missing from its shape heap"
-            assert finish_v - g.virtual >= -1e-9 * max(1.0, finish_v), f"task {gid} ran past its demand unseen"
+        stale = 0
+        gids: list[int] = []
+        for sid, g in self.groups.items():
+            heap = g.heap
+            for k in range(1, len(heap)):
+                assert not _before(heap[k], heap[(k - 1) >> 1]), f"shape {sid}'s heap out of order"
+            for entry in heap:
+                finish_v, seq, gid = _vfinish(entry), _seq(entry), _gid(entry)
+                if seq in self.dead:
+                    stale += 1
+                    continue
+                per_shape[sid] = per_shape.get(sid, 0) + 1
+                gids.append(gid)
+                assert finish_v - g.virtual >= -1e-9 * max(1.0, finish_v), f"task {gid} ran past its demand unseen"
+        assert len(set(gids)) == len(gids), "a task runs twice on the node"
         assert per_shape == {sid: g.count for sid, g in self.groups.items()}, "shape counts disagree with tasks"
         assert per_shape == {sid: n for sid, n in enumerate(self.counts) if n}, "dense counts disagree with tasks"
         assert not self.counts or self.counts[-1], "dense counts end with a zero"
-        assert not set(self.instant) & set(self.tasks), "a task is both instant and running"
-        live = sum(len(g.heap) for g in self.groups.values())
-        assert live - len(self.tasks) == self.stale, "stale heap entries miscounted"
-
-
+        assert len(gids) == self.running, "running tasks miscounted"
+        assert not set(self.instant) & set(gids), "a task is both instant and running"
+        assert stale == self.stale == len(self.dead), "stale heap entries miscounted"
 
 
 # --------------------------------------------------------------------------------------------- the epochs
@@ -761,7 +877,7 @@ class EpochCore(EventSink):
                 else:  # next_completion inlined
                     best = INF
                     for g in node.groups.values():
-                        w = (g.heap[0][0] - g.virtual) * g.stretch
+                        w = (_vfinish(g.heap[0]) - g.virtual) * g.stretch
                         if w < best:
                             best = w
                 if best < INF:
@@ -785,9 +901,9 @@ class EpochCore(EventSink):
             if not eager:
                 self.unpublished.add(ti)
                 continue
-            tasks = node.tasks
-            if len(tasks) == 1 and not node.instant:  # common with few slots: the only task ends at t
-                for gid in tasks:
+            if node.running == 1 and not node.instant and not node.stale:  # few slots: the only task ends at t
+                for g in node.groups.values():
+                    gid = _gid(g.heap[0])
                     job = jobs[gid >> JOB_SHIFT]
                     if gid & REDUCE_BIT:
                         job.reduce_finish[gid & TASK_MASK] = t
