@@ -49,6 +49,13 @@ class Solved:
         self.sids = sids
         self.stretch = stretch
         self.util = util
+        #: the mixes one task more or less away, as nodes have moved between them: ``2 sid`` (a task of shape
+        #: ``sid`` joins) or ``2 sid + 1`` (one leaves) -> that mix's entry (an int-keyed lookup where the dense
+        #: count vector costs a tuple and its hash per epoch)
+        self.nxt: dict[int, Solved] = {}
+        #: the table's generation when this entry was stored (-1: not stored); a step reaching an entry of an
+        #: older generation looks the mix up again, as the cleared table would have to
+        self.gen = -1
 
 
 class MixTable:
@@ -69,6 +76,8 @@ class MixTable:
         self.one: dict[tuple[int, int], Solved] = {}
         self.many: dict[tuple[int, ...], Solved] = {}
         self.hits = 0
+        self.gen = 0  # bumped when one or many is cleared (see Solved.gen)
+        self.empty = Solved([], [], ())  # the idle node's mix: only its steps (to one-task mixes) are read
         # The default model (Seidmann CPU, no memory layer) is solved here; the cache's unit rows (the same list
         # object: it grows as shapes are interned) and centre kinds, read natively.
         self.seidmann: bool = bool(cache._seidmann)
@@ -94,7 +103,9 @@ class MixTable:
         if self.memoize:
             if len(self.one) >= self.limit:
                 self.one.clear()
+                self.gen += 1
             self.one[key] = solved
+            solved.gen = self.gen
         return solved
 
     def solve_counts(self, counts: tuple[int, ...]) -> Solved:
@@ -112,7 +123,9 @@ class MixTable:
         if self.memoize:
             if len(self.many) >= self.limit:
                 self.many.clear()
+                self.gen += 1
             self.many[counts] = solved
+            solved.gen = self.gen
         return solved
 
     def _solve(self, sig: tuple[tuple[int, int], ...]) -> Solved:
@@ -266,6 +279,11 @@ class NodeMix:
         self.last_sid: int = -1
         self.last_count: int = 0
         self.last_entry: Solved | None = None
+        # The entry of the current mix when known by steps from a solved one (None: look it up), and the last step
+        # that left a known mix for an unknown one (recorded in that mix's Solved.nxt once the new one is found).
+        self.mix: Solved | None = None
+        self.from_mix: Solved | None = None
+        self.from_code: int = 0
         self.now: float = 0.0
         self.groups: dict[int, _Group] = {}
         self.running: int = 0  # tasks in the groups' heaps that are live (not killed)
@@ -346,6 +364,8 @@ class NodeMix:
 
     def _join(self, gid: int, sid: int, size: float) -> None:
         """Task ``gid`` of shape ``sid`` and total demand ``size`` (s) joins the mix (the clock is already at now)."""
+        if not self.groups and self.memoize:
+            self.mix = self.table.empty  # from the idle node
         g = self.groups.get(sid)
         if g is None:
             g = self.groups[sid] = _Group()
@@ -355,6 +375,7 @@ class NodeMix:
         if sid >= len(counts):
             counts.extend([0] * (sid + 1 - len(counts)))
         counts[sid] = counts[sid] + 1
+        self._step(2 * sid)
         _push(g.heap, (finish_v, self.seq, gid))
         self.running += 1
         self.dirty = True
@@ -393,12 +414,65 @@ class NodeMix:
     def retire(self, now: float) -> list[int]:
         """Advance to ``now`` and take off every task that ends by ``now`` (within :data:`TIE_RTOL`), in start
         order. The caller calls this at :meth:`next_completion` times, so they all end at ``now``."""
-        self._accrue(now)
         window = TIE_RTOL * max(1.0, abs(now))
         counts = self.counts
-        if not self.stale and not self.instant:  # the common case: every heap top is a live task
+        dt = now - self.now
+        if dt > 0.0 and not self.stale and not self.instant and not self.dirty:
+            # The common case (every heap top is a live task, the mix solved): _accrue's pass over the shapes and
+            # the search for what ends now in one, allocating nothing but the answer for a single completion.
+            first: Entry | None = None
+            more: list[Entry] | None = None
+            emptied = -1
+            emptied_more: list[int] | None = None
+            for sid, g in self.groups.items():
+                stretch = g.stretch
+                virtual = g.virtual + dt / stretch  # eq. 5.3, as _accrue
+                g.virtual = virtual
+                heap = g.heap
+                if (_vfinish(heap[0]) - virtual) * stretch > window:
+                    continue
+                n = 0
+                while heap and (_vfinish(heap[0]) - virtual) * stretch <= window:
+                    entry = _pop(heap)
+                    if first is None:
+                        first = entry
+                    elif more is None:
+                        more = [first, entry]
+                    else:
+                        more.append(entry)
+                    n += 1
+                g.count -= n
+                counts[sid] = counts[sid] - n
+                for _ in range(n):
+                    self._step(2 * sid + 1)
+                if not g.count:
+                    if emptied < 0:
+                        emptied = sid
+                    elif emptied_more is None:
+                        emptied_more = [sid]
+                    else:
+                        emptied_more.append(sid)
+            self.now = now
+            if first is None:
+                return []
+            if emptied >= 0:
+                del self.groups[emptied]
+                if emptied_more is not None:
+                    for sid in emptied_more:
+                        del self.groups[sid]
+                while counts and not counts[-1]:
+                    counts.pop()
+            self.dirty = True
+            if more is None:
+                self.running -= 1
+                return [_gid(first)]
+            self.running -= len(more)
+            more.sort(key=_start_order)
+            return [_gid(entry) for entry in more]
+        self._accrue(now)
+        if not self.stale and not self.instant:  # every heap top is a live task
             ended: list[Entry] = []
-            emptied: list[int] = []
+            emptied_sids: list[int] = []
             for sid, g in self.groups.items():
                 heap = g.heap
                 virtual, stretch = g.virtual, g.stretch
@@ -410,12 +484,14 @@ class NodeMix:
                     n += 1
                 g.count -= n
                 counts[sid] = counts[sid] - n
+                for _ in range(n):
+                    self._step(2 * sid + 1)
                 if not g.count:
-                    emptied.append(sid)
+                    emptied_sids.append(sid)
             if not ended:
                 return []
             self.running -= len(ended)
-            for sid in emptied:
+            for sid in emptied_sids:
                 del self.groups[sid]
             while counts and not counts[-1]:
                 counts.pop()
@@ -447,6 +523,7 @@ class NodeMix:
                 g.count -= 1
                 self.running -= 1
                 counts[sid] = counts[sid] - 1
+                self._step(2 * sid + 1)
                 done.append((seq, gid))
             if g.count == 0:
                 finished.append(sid)
@@ -555,30 +632,15 @@ class NodeMix:
         if not groups:
             self.util = (0.0,) * self.cache.spec.n_resources
             return
+        entry = self._entry()
         if len(groups) == 1:
-            entry = self._solve_one()
+            for g in groups.values():
+                g.stretch = entry.stretch[0]
         else:
-            entry = self.table.solve_counts(tuple(self.counts))  # the canonical mix: no sort, no pairs
             sids, stretch = entry.sids, entry.stretch
             for k in range(len(sids)):
                 groups[sids[k]].stretch = stretch[k]
         self.util = entry.util
-
-    def _solve_one(self) -> Solved:
-        """The mix of the node's one shape, from the last solve when it is the same (common with few slots);
-        sets the group's stretch and returns the entry."""
-        for sid, g in self.groups.items():
-            count = g.count
-            last = self.last_entry
-            if last is not None and sid == self.last_sid and count == self.last_count:
-                entry = last
-            else:
-                entry = self.table.solve_one(sid, count)
-                if self.memoize:
-                    self.last_sid, self.last_count, self.last_entry = sid, count, entry
-            g.stretch = entry.stretch[0]
-            return entry
-        raise AssertionError("_solve_one needs exactly one shape")
 
     def _solve_next(self) -> float:
         """:meth:`_solve`, then the wall time from :attr:`now` to the earliest completion (INF when idle), found in
@@ -588,12 +650,12 @@ class NodeMix:
         if not groups:
             self.util = (0.0,) * self.cache.spec.n_resources
             return INF
+        entry = self._entry()
+        self.util = entry.util
         if len(groups) == 1:
-            entry = self._solve_one()
-            self.util = entry.util
             for g in groups.values():
+                g.stretch = entry.stretch[0]
                 return (_vfinish(g.heap[0]) - g.virtual) * g.stretch
-        entry = self.table.solve_counts(tuple(self.counts))
         sids, stretches = entry.sids, entry.stretch
         best = INF
         for k in range(len(sids)):
@@ -603,7 +665,6 @@ class NodeMix:
             w = (_vfinish(g.heap[0]) - g.virtual) * stretch
             if w < best:
                 best = w
-        self.util = entry.util
         return best
 
     def _uncount(self, sid: int) -> None:
@@ -611,6 +672,60 @@ class NodeMix:
         counts[sid] = counts[sid] - 1
         while counts and not counts[-1]:
             counts.pop()
+        self._step(2 * sid + 1)
+
+    def _step(self, code: int) -> None:
+        """The mix changed by one task (``code``: ``2 sid`` joined, ``2 sid + 1`` left): follow the current entry's
+        step if known (O(1), an int-keyed dict)."""
+        m = self.mix
+        if m is None:
+            self.from_mix = None  # two steps from the last known mix: nothing to record
+            return
+        nxt = m.nxt.get(code)
+        self.from_mix = m if nxt is None else None
+        self.from_code = code
+        self.mix = nxt
+
+    def _entry(self) -> Solved:
+        """The solved current mix (one shape or more), counted in the table's statistics exactly as the lookups
+        by key count it: the node's last one-shape mix answers without a lookup (common with few slots); any
+        other known mix counts a table hit; an unknown one is looked up by ``(shape, count)`` or the dense count
+        vector (solved on a miss), and the step that led to it is recorded."""
+        table = self.table
+        groups = self.groups
+        m = self.mix
+        if m is not None and m.gen == table.gen:
+            if len(groups) == 1:
+                sid = m.sids[0]
+                count = self.counts[sid]
+                last = self.last_entry
+                if last is None or sid != self.last_sid or count != self.last_count:
+                    table.hits += 1
+                    self.last_sid, self.last_count, self.last_entry = sid, count, m
+            else:
+                table.hits += 1
+            return m
+        if len(groups) == 1:
+            entry: Solved | None = None
+            for sid, g in groups.items():
+                count = g.count
+                last = self.last_entry
+                if last is not None and sid == self.last_sid and count == self.last_count:
+                    entry = last
+                else:
+                    entry = table.solve_one(sid, count)
+                    if self.memoize:
+                        self.last_sid, self.last_count, self.last_entry = sid, count, entry
+            assert entry is not None
+        else:
+            entry = table.solve_counts(tuple(self.counts))  # the canonical mix: no sort, no pairs
+        if self.memoize:
+            self.mix = entry
+            f = self.from_mix
+            if f is not None:
+                f.nxt[self.from_code] = entry
+                self.from_mix = None
+        return entry
 
     def _accrue(self, now: float) -> None:
         dt = now - self.now
