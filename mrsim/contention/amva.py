@@ -164,6 +164,35 @@ def amva_lists(
     for c in active:
         for j in queue_ks:
             tot[j] = tot[j] + q[c][j]
+    if n_k == 3:  # the default node (Seidmann's queue and delay for its cores, one disk): totals in locals
+        iterations, converged = _sweeps3(rows, pops, is_queue, think, tol, max_iter, q, r, x, tot, active, inv_n)
+    else:
+        iterations, converged = _sweeps(rows, pops, is_queue, think, tol, max_iter, q, r, x, tot, active, inv_n,
+                                        queue_ks)
+    # Empty classes: what one arriving job would see, given the converged mix.
+    tot = [0.0] * n_k
+    for c in active:
+        for j in queue_ks:
+            tot[j] = tot[j] + q[c][j]
+    for c in range(n_cls):
+        if pops[c] <= 0.0:
+            r[c] = [rows[c][j] * (1.0 + tot[j]) if is_queue[j] else rows[c][j] for j in range(n_k)]
+            x[c] = 0.0
+    util = [0.0] * n_k
+    for j in range(n_k):
+        u = 0.0
+        for c in active:
+            u += x[c] * rows[c][j]
+        util[j] = u
+    return x, r, q, util, iterations, converged
+
+
+def _sweeps(rows: list[list[float]], pops: list[float], is_queue: list[bool], think: list[float], tol: float,
+            max_iter: int, q: list[list[float]], r: list[list[float]], x: list[float], tot: list[float],
+            active: list[int], inv_n: list[float], queue_ks: list[int]) -> tuple[int, bool]:
+    """The Gauss-Seidel sweeps of :func:`amva_lists` until convergence or ``max_iter``: updates ``q``, ``r``,
+    ``x`` and ``tot`` in place; returns ``(sweeps, converged)``."""
+    n_k = len(is_queue)
     iterations = 0
     converged = False
     while iterations < max_iter:
@@ -195,19 +224,74 @@ def amva_lists(
         if delta <= tol:
             converged = True
             break
-    # Empty classes: what one arriving job would see, given the converged mix.
-    tot = [0.0] * n_k
-    for c in active:
-        for j in queue_ks:
-            tot[j] = tot[j] + q[c][j]
-    for c in range(n_cls):
-        if pops[c] <= 0.0:
-            r[c] = [rows[c][j] * (1.0 + tot[j]) if is_queue[j] else rows[c][j] for j in range(n_k)]
-            x[c] = 0.0
-    util = [0.0] * n_k
-    for j in range(n_k):
-        u = 0.0
+    return iterations, converged
+
+
+def _sweeps3(rows: list[list[float]], pops: list[float], is_queue: list[bool], think: list[float], tol: float,
+             max_iter: int, q: list[list[float]], r: list[list[float]], x: list[float], tot: list[float],
+             active: list[int], inv_n: list[float]) -> tuple[int, bool]:
+    """:func:`_sweeps` for three centres, unrolled: the queue totals and a class's values live in locals (compiled,
+    native doubles) and only its queue lengths, queue residence times and throughput are stored, where the loop
+    over a list boxes every value it writes. The same operations in the same order, so the same floats (``tot`` is
+    left as it was: the caller recomputes it)."""
+    iq0, iq1, iq2 = is_queue[0], is_queue[1], is_queue[2]
+    t0, t1, t2 = tot[0], tot[1], tot[2]
+    iterations = 0
+    converged = False
+    while iterations < max_iter:
+        iterations += 1
+        delta = 0.0
         for c in active:
-            u += x[c] * rows[c][j]
-        util[j] = u
-    return x, r, q, util, iterations, converged
+            row, qc, rc, inv = rows[c], q[c], r[c], inv_n[c]
+            q0, q1, q2 = qc[0], qc[1], qc[2]
+            r0, r1, r2 = row[0], row[1], row[2]  # a delay centre's residence time is its demand
+            if iq0:
+                r0 = r0 * (1.0 + t0 - q0 * inv)
+                rc[0] = r0
+            if iq1:
+                r1 = r1 * (1.0 + t1 - q1 * inv)
+                rc[1] = r1
+            if iq2:
+                r2 = r2 * (1.0 + t2 - q2 * inv)
+                rc[2] = r2
+            s = 0.0  # total(rc)
+            s += r0
+            s += r1
+            s += r2
+            xc = pops[c] / (think[c] + s)
+            worst = 0.0
+            v0 = xc * r0
+            d = v0 - q0
+            if d < 0.0:
+                d = -d
+            if d > worst:
+                worst = d
+            if iq0:
+                t0 = t0 + (v0 - q0)
+            qc[0] = v0
+            v1 = xc * r1
+            d = v1 - q1
+            if d < 0.0:
+                d = -d
+            if d > worst:
+                worst = d
+            if iq1:
+                t1 = t1 + (v1 - q1)
+            qc[1] = v1
+            v2 = xc * r2
+            d = v2 - q2
+            if d < 0.0:
+                d = -d
+            if d > worst:
+                worst = d
+            if iq2:
+                t2 = t2 + (v2 - q2)
+            qc[2] = v2
+            worst *= inv  # judged relative to the class population (queue lengths scale with it)
+            if worst > delta:
+                delta = worst
+            x[c] = xc
+        if delta <= tol:
+            converged = True
+            break
+    return iterations, converged
