@@ -981,7 +981,8 @@ class EpochCore(EventSink):
         eager = self.eager
         for ti in dirty:
             is_dirty[ti] = False
-            held[ti] = INF  # an epoch on the node replaces what was held back
+            if held[ti] != INF:  # (a read: storing INF would box a new float each epoch)
+                held[ti] = INF  # an epoch on the node replaces what was held back
             node = nodes[ti]
             t = INF
             if node.instant or node.stale:
