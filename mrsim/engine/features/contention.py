@@ -19,7 +19,8 @@ How the engine drives the model (``docs/tdam.md`` has the user-facing version):
   mode: at once; heartbeat mode: at the next heartbeat). A **kill** (preemption) takes it off the node at once.
 * **Epoch boundaries** (any start or end on a node) re-solve only that node, once per engine event however many
   tasks started in it (launches in one heartbeat are batched). Each node has at most one live completion event,
-  a node-done event at its earliest predicted completion, tombstoned by a per-node stamp; and every running
+  a node-done event at its earliest predicted completion, tombstoned by a per-node stamp (after a completion it
+  is queued only at the tracker's next heartbeat when that comes first: ``EpochCore.flush``); and every running
   task's ``job.map_finish[i]`` / ``job.reduce_finish[i]`` is rewritten to its new predicted finish, so schedulers
   and ``kill_task`` read current predictions (for a scheduler declaring ``reads_task_predictions = False`` only
   on demand: before a kill, or through :meth:`ContentionFeature.publish_predictions`).
@@ -272,7 +273,8 @@ class ContentionFeature:
     def check_invariants(self) -> None:
         """Per node (the engine's own checks run first): the model's own check; every slot-holding task is in the
         model, shuffling, or awaiting its report; a node with tasks has exactly one live completion event, not in
-        the past; tasks in a node's model run on that tracker. Cost O(running tasks)."""
+        the past, or one held back with its tracker's heartbeat queued before it; tasks in a node's model run on
+        that tracker. Cost O(running tasks)."""
         now = self.kernel.now
         core = self.core
         assert not core.dirty, "a changed node was not re-solved within its event"
