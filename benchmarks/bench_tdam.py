@@ -25,8 +25,12 @@ counters (epochs, AMVA solves, cache hit rate) and the ratios.
 ``--no-cache-run`` adds one TDAM run with the mix cache off (every epoch's mix solved afresh), prints that ratio
 beside the cached one and asserts both give identical task tables.
 
+``--only plain|tdam`` runs that one replay once and stops (for an instruction count: ``valgrind --tool=callgrind
+--collect-atstart=no --toggle-collect='CPyDef_jobtracker___JobTracker___run' python3 benchmarks/bench_tdam.py
+--demands shapes6 --only tdam`` counts the timed region of the compiled engine).
+
 Usage: ``python3 benchmarks/bench_tdam.py [--jobs 1148] [--mode heartbeat|task] [--demands fallback|mixed|shapes6]
-[--repeat 3] [--profile] [--no-cache-run]``; ``--jobs 200`` gives a quick run.
+[--repeat 3] [--profile] [--no-cache-run] [--only plain|tdam]``; ``--jobs 200`` gives a quick run.
 """
 
 from __future__ import annotations
@@ -151,6 +155,8 @@ def main() -> None:
     ap.add_argument("--no-cache-run", action="store_true",
                     help="also run TDAM with the mix cache off (every epoch solved afresh): the ratio without the "
                          "cache, and a check that both give identical task tables")
+    ap.add_argument("--only", choices=["plain", "tdam"],
+                    help="run only this replay, once, and stop (for callgrind; no ratio)")
     args = ap.parse_args()
 
     if args.demands == "shapes6":
@@ -166,6 +172,10 @@ def main() -> None:
     print(f"workload: {len(workload)} jobs, {workload.n_tasks:,} tasks; cluster {shape}; mode {args.mode}; "
           f"demands {args.demands}")
     interval = 0.0 if args.mode == "task" else None
+    if args.only:
+        run(args.only == "tdam", workload, cluster, interval, args.seed, "--contention tdam" if args.only == "tdam"
+            else "plain replay")
+        return
     plain_runs, tdam_runs, uncached_runs = [], [], []
     for rep in range(args.repeat):  # alternate, so machine-load drift hits both alike
         plain_runs.append(run(False, workload, cluster, interval, args.seed, "plain replay"))

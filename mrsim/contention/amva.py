@@ -103,25 +103,96 @@ def amva_core(
     pops = [float(n) for n in pops_in]
     think = [float(t) for t in think_in]
     is_queue = [bool(b) for b in is_queue_in]
+    x, r, q, util, iterations, converged = amva_lists(rows, pops, is_queue, think, tol, max_iter)
+    n_k = len(is_queue)
+    return MultiClassResult(
+        throughput=tuple(x),
+        response=tuple([total(rc) for rc in r]),
+        residence=tuple([tuple(rc) for rc in r]),
+        queue_length=tuple([tuple(q[c]) if pops[c] > 0.0 else (0.0,) * n_k for c in range(len(q))]),
+        utilization=tuple(util),
+        iterations=iterations,
+        converged=converged,
+    )
+
+
+def total(values: list[float]) -> float:
+    """``values[0] + values[1] + ...``, left to right: the solver's one way to add up a row (s or jobs).
+
+    What ``sum`` computes on Python 3.11, written out: compiled, ``sum`` is a generic call that boxes every partial
+    sum, and on Python 3.12 and later it compensates rounding, so the loop also keeps the solver's floats the same on
+    every Python version and in both builds."""
+    s = 0.0
+    for v in values:
+        s += v
+    return s
+
+
+def amva_lists(
+    rows: list[list[float]],
+    pops: list[float],
+    is_queue: list[bool],
+    think: list[float],
+    tol: float,
+    max_iter: int,
+) -> tuple[list[float], list[list[float]], list[list[float]], list[float], int, bool]:
+    """:func:`amva_core` on typed lists, without the result object: ``(throughput per class, residence times
+    r[c][k], queue lengths q[c][k], utilization per centre, sweeps, converged)``; a class's response time is
+    ``total(r[c])``. For compiled callers that solve many small mixes (TDAM's mix table): the inputs are read,
+    never kept or changed.
+
+    The sweeps allocate nothing: each class's residence times and queue lengths are updated in place (the same
+    operations in the same order as building new lists, so the same floats), sums are :func:`total`'s loop and
+    the index loops are over ``range`` (native loops when compiled). Cost O(sweeps x classes x centres).
+    """
     n_cls = len(rows)
     n_k = len(is_queue)
-    kk = range(n_k)
-    queue_ks = [j for j in kk if is_queue[j]]
+    queue_ks = [j for j in range(n_k) if is_queue[j]]
     active = [c for c in range(n_cls) if pops[c] > 0.0]
     # Initial guess: each class's jobs spread over centres in proportion to its demands.
     q = [[0.0] * n_k for _ in range(n_cls)]
     for c in active:
-        total = sum(rows[c])
-        if total > 0.0:
-            share = pops[c] / total
+        row_total = total(rows[c])
+        if row_total > 0.0:
+            share = pops[c] / row_total
             q[c] = [share * d for d in rows[c]]
     inv_n = [1.0 / pops[c] if pops[c] > 0.0 else 0.0 for c in range(n_cls)]
     x = [0.0] * n_cls
+    # Residence times: a delay centre's is its demand throughout; a queue's is rewritten in every sweep.
     r = [list(rows[c]) for c in range(n_cls)]
     tot = [0.0] * n_k
     for c in active:
         for j in queue_ks:
-            tot[j] += q[c][j]
+            tot[j] = tot[j] + q[c][j]
+    if n_k == 3:  # the default node (Seidmann's queue and delay for its cores, one disk): totals in locals
+        iterations, converged = _sweeps3(rows, pops, is_queue, think, tol, max_iter, q, r, x, tot, active, inv_n)
+    else:
+        iterations, converged = _sweeps(rows, pops, is_queue, think, tol, max_iter, q, r, x, tot, active, inv_n,
+                                        queue_ks)
+    # Empty classes: what one arriving job would see, given the converged mix.
+    tot = [0.0] * n_k
+    for c in active:
+        for j in queue_ks:
+            tot[j] = tot[j] + q[c][j]
+    for c in range(n_cls):
+        if pops[c] <= 0.0:
+            r[c] = [rows[c][j] * (1.0 + tot[j]) if is_queue[j] else rows[c][j] for j in range(n_k)]
+            x[c] = 0.0
+    util = [0.0] * n_k
+    for j in range(n_k):
+        u = 0.0
+        for c in active:
+            u += x[c] * rows[c][j]
+        util[j] = u
+    return x, r, q, util, iterations, converged
+
+
+def _sweeps(rows: list[list[float]], pops: list[float], is_queue: list[bool], think: list[float], tol: float,
+            max_iter: int, q: list[list[float]], r: list[list[float]], x: list[float], tot: list[float],
+            active: list[int], inv_n: list[float], queue_ks: list[int]) -> tuple[int, bool]:
+    """The Gauss-Seidel sweeps of :func:`amva_lists` until convergence or ``max_iter``: updates ``q``, ``r``,
+    ``x`` and ``tot`` in place; returns ``(sweeps, converged)``."""
+    n_k = len(is_queue)
     iterations = 0
     converged = False
     while iterations < max_iter:
@@ -130,48 +201,97 @@ def amva_core(
         # Gauss-Seidel sweep: each class sees the queue totals already updated by the classes before it.
         # Same fixed point as the Jacobi form, reached in fewer sweeps.
         for c in active:
-            row, qc, inv = rows[c], q[c], inv_n[c]
-            rc = list(row)
+            row, qc, rc, inv = rows[c], q[c], r[c], inv_n[c]
             for j in queue_ks:
                 rc[j] = row[j] * (1.0 + tot[j] - qc[j] * inv)
-            xc = pops[c] / (think[c] + sum(rc))
+            xc = pops[c] / (think[c] + total(rc))
             worst = 0.0
-            qn = [0.0] * n_k
-            for j in kk:
+            for j in range(n_k):
                 v = xc * rc[j]
-                d = v - qc[j]
+                old = qc[j]
+                d = v - old
                 if d < 0.0:
                     d = -d
                 if d > worst:
                     worst = d
-                qn[j] = v
-            for j in queue_ks:
-                tot[j] += qn[j] - qc[j]
+                if is_queue[j]:
+                    tot[j] = tot[j] + (v - old)  # not +=: compiled, an item's += is a generic boxed add
+                qc[j] = v
             worst *= inv  # judged relative to the class population (queue lengths scale with it)
             if worst > delta:
                 delta = worst
             x[c] = xc
-            r[c] = rc
-            q[c] = qn
         if delta <= tol:
             converged = True
             break
-    # Empty classes: what one arriving job would see, given the converged mix.
-    tot = [0.0] * len(is_queue)
-    for c in active:
-        for j in queue_ks:
-            tot[j] += q[c][j]
-    for c in range(n_cls):
-        if pops[c] <= 0.0:
-            r[c] = [rows[c][j] * (1.0 + tot[j]) if is_queue[j] else rows[c][j] for j in kk]
-            x[c] = 0.0
-    util = tuple(sum(x[c] * rows[c][j] for c in active) for j in kk)
-    return MultiClassResult(
-        throughput=tuple(x),
-        response=tuple(sum(rc) for rc in r),
-        residence=tuple(tuple(rc) for rc in r),
-        queue_length=tuple(tuple(qc) if pops[c] > 0.0 else (0.0,) * len(is_queue) for c, qc in enumerate(q)),
-        utilization=util,
-        iterations=iterations,
-        converged=converged,
-    )
+    return iterations, converged
+
+
+def _sweeps3(rows: list[list[float]], pops: list[float], is_queue: list[bool], think: list[float], tol: float,
+             max_iter: int, q: list[list[float]], r: list[list[float]], x: list[float], tot: list[float],
+             active: list[int], inv_n: list[float]) -> tuple[int, bool]:
+    """:func:`_sweeps` for three centres, unrolled: the queue totals and a class's values live in locals (compiled,
+    native doubles) and only its queue lengths, queue residence times and throughput are stored, where the loop
+    over a list boxes every value it writes. The same operations in the same order, so the same floats (``tot`` is
+    left as it was: the caller recomputes it)."""
+    iq0, iq1, iq2 = is_queue[0], is_queue[1], is_queue[2]
+    t0, t1, t2 = tot[0], tot[1], tot[2]
+    iterations = 0
+    converged = False
+    while iterations < max_iter:
+        iterations += 1
+        delta = 0.0
+        for c in active:
+            row, qc, rc, inv = rows[c], q[c], r[c], inv_n[c]
+            q0, q1, q2 = qc[0], qc[1], qc[2]
+            r0, r1, r2 = row[0], row[1], row[2]  # a delay centre's residence time is its demand
+            if iq0:
+                r0 = r0 * (1.0 + t0 - q0 * inv)
+                rc[0] = r0
+            if iq1:
+                r1 = r1 * (1.0 + t1 - q1 * inv)
+                rc[1] = r1
+            if iq2:
+                r2 = r2 * (1.0 + t2 - q2 * inv)
+                rc[2] = r2
+            s = 0.0  # total(rc)
+            s += r0
+            s += r1
+            s += r2
+            xc = pops[c] / (think[c] + s)
+            worst = 0.0
+            v0 = xc * r0
+            d = v0 - q0
+            if d < 0.0:
+                d = -d
+            if d > worst:
+                worst = d
+            if iq0:
+                t0 = t0 + (v0 - q0)
+            qc[0] = v0
+            v1 = xc * r1
+            d = v1 - q1
+            if d < 0.0:
+                d = -d
+            if d > worst:
+                worst = d
+            if iq1:
+                t1 = t1 + (v1 - q1)
+            qc[1] = v1
+            v2 = xc * r2
+            d = v2 - q2
+            if d < 0.0:
+                d = -d
+            if d > worst:
+                worst = d
+            if iq2:
+                t2 = t2 + (v2 - q2)
+            qc[2] = v2
+            worst *= inv  # judged relative to the class population (queue lengths scale with it)
+            if worst > delta:
+                delta = worst
+            x[c] = xc
+        if delta <= tol:
+            converged = True
+            break
+    return iterations, converged

@@ -19,7 +19,8 @@ How the engine drives the model (``docs/tdam.md`` has the user-facing version):
   mode: at once; heartbeat mode: at the next heartbeat). A **kill** (preemption) takes it off the node at once.
 * **Epoch boundaries** (any start or end on a node) re-solve only that node, once per engine event however many
   tasks started in it (launches in one heartbeat are batched). Each node has at most one live completion event,
-  a node-done event at its earliest predicted completion, tombstoned by a per-node stamp; and every running
+  a node-done event at its earliest predicted completion, tombstoned by a per-node stamp (after a completion it
+  is queued only at the tracker's next heartbeat when that comes first: ``EpochCore.flush``); and every running
   task's ``job.map_finish[i]`` / ``job.reduce_finish[i]`` is rewritten to its new predicted finish, so schedulers
   and ``kill_task`` read current predictions (for a scheduler declaring ``reads_task_predictions = False`` only
   on demand: before a kill, or through :meth:`ContentionFeature.publish_predictions`).
@@ -139,7 +140,12 @@ class ContentionFeature:
         # Both event kinds sort with task completions at one instant (ORDER_TASK_DONE, EpochCore queues them): after
         # arrivals, before heartbeats; ``seq`` orders them among themselves.
         self.ev_node_done = self.core.ev_node_done = jt.register_event(self.core.on_node_done)
-        self.ev_shuffle_end = self.core.ev_shuffle_end = jt.register_event(self._on_shuffle_end)
+        self.ev_shuffle_end = self.core.ev_shuffle_end = jt.register_event(self.core.on_shuffle_end)
+        # The compiled run loop calls the core for both kinds (a direct call where a registered handler costs a
+        # Python-level one per event), unless another feature has the kernel's one sink.
+        kernel = jt.kernel
+        if kernel.feature_sink is None and self.ev_shuffle_end == self.ev_node_done + 1:
+            kernel.add_sink(self.ev_node_done, self.ev_shuffle_end + 1, self.core)
         jt.finish_model = self.core.finish_model
         jt.on_launch.append(self.core.launched)
         jt.on_job_arrival.append(self._job_arrived)
@@ -251,22 +257,6 @@ class ContentionFeature:
             self._shuffling[ti] -= 1
             self._shuffle_pending.discard(gid)
 
-    # ----------------------------------------------------------------------------------------- events
-
-    def _on_shuffle_end(self, now: float, order: int, ti: int, gid: int) -> None:
-        """A reduce's shuffle ended: its post-shuffle demand joins the node's mix."""
-        job = self.jobs[gid >> JOB_SHIFT]
-        i = gid & TASK_MASK
-        if gid not in self._shuffle_pending or job.reduce_shuffle_end[i] != now or job.reduce_tracker[i] != ti:
-            return  # killed (and maybe relaunched with another shuffle end)
-        self._shuffle_pending.discard(gid)
-        self._shuffling[ti] -= 1
-        cpu, disk, mem = self._reduce_rows[job.index][i]
-        self.core.contend(ti, gid, cpu, disk, mem)
-        if ti in self._mix_waiters:
-            self._mix_waiters.discard(ti)
-            self.jt.wake(self.trackers[ti])
-
     # ----------------------------------------------------------------------------------------- the model
 
     def publish_predictions(self) -> None:
@@ -283,7 +273,8 @@ class ContentionFeature:
     def check_invariants(self) -> None:
         """Per node (the engine's own checks run first): the model's own check; every slot-holding task is in the
         model, shuffling, or awaiting its report; a node with tasks has exactly one live completion event, not in
-        the past; tasks in a node's model run on that tracker. Cost O(running tasks)."""
+        the past, or one held back with its tracker's heartbeat queued before it; tasks in a node's model run on
+        that tracker. Cost O(running tasks)."""
         now = self.kernel.now
         core = self.core
         assert not core.dirty, "a changed node was not re-solved within its event"
@@ -294,8 +285,13 @@ class ContentionFeature:
             held = t.running_maps + t.running_reduces
             assert len(node) + self._shuffling[ti] + len(t.reports) == held, f"{t}: model and slots disagree"
             assert self._shuffling[ti] >= 0
-            assert (core.next[ti] != INF) == (len(node) > 0), f"{t}: completion event missing or stale"
+            # one live completion event, or one held back until the tracker's heartbeat queued before it
+            assert core.next[ti] == INF or core.held[ti] == INF, f"{t}: a completion both queued and held"
+            assert (core.next[ti] != INF or core.held[ti] != INF) == (len(node) > 0), \
+                f"{t}: completion event missing or stale"
             assert core.next[ti] == INF or core.next[ti] >= now, f"{t}: completion event in the past"
+            assert core.held[ti] == INF or now <= t.next_hb < core.held[ti], \
+                f"{t}: a completion held back without a heartbeat queued before it"
             for gid, finish in node.completion_times():
                 job = self.jobs[gid >> JOB_SHIFT]
                 owner = (job.reduce_tracker if gid & REDUCE_BIT else job.map_tracker)[gid & TASK_MASK]
