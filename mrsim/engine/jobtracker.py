@@ -39,7 +39,7 @@ from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
 from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid, wake_free
-from mrsim.engine.hooks import EngineHooks
+from mrsim.engine.hooks import EngineHooks, compose_after_event
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
 from mrsim.engine.scheduling import Locality, TaskScheduler
@@ -144,17 +144,7 @@ class JobTracker(EngineHooks):
                               (EV_TIMER, self._on_timer)):
             kernel.register(kind, handler)
         kernel.sink, kernel.sink_kinds = self, EV_TIMER + 1  # the four kinds above: handle(), a direct call
-        hooks = tuple(self.after_event)
-        if hooks:
-            check = after_event
-
-            def after_event() -> None:
-                for hook in hooks:
-                    hook()
-                if check is not None:
-                    check()
-
-        kernel.run(None, after_event)
+        kernel.run(None, compose_after_event(tuple(self.after_event), after_event))
 
     @property
     def now(self) -> float:
