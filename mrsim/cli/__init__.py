@@ -196,10 +196,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         original = sys.stderr
         sys.stderr = _StderrLevel(original, level)  # type: ignore[assignment]
         try:
-            return _run(args)
+            code = _run(args)
         finally:
             sys.stderr = original
-    return _run(args)
+    else:
+        code = _run(args)
+    if process_entry:  # the output is out: skip freeing every object one by one (mrsim.cli.process_exit)
+        from mrsim.cli.process_exit import exit_now
+
+        exit_now(code)
+    return code
 
 
 def _run(args: argparse.Namespace) -> int:
