@@ -8,7 +8,9 @@ normal exit does that matters (the ``atexit`` handlers, which include ``logging`
 clean-up, then flushing stdout and stderr) and ends the process with ``os._exit``.
 
 Outputs are complete by then: every file ``mrsim`` writes is written atomically and closed before its command
-returns. Where another thread is still alive, the interpreter's own exit (which joins non-daemon threads) is kept.
+returns. Where another thread is still alive, the interpreter's own exit (which joins non-daemon threads) is kept,
+and so is it under a profiler or tracer (``python -m cProfile -m mrsim ...`` writes its statistics after ``main``
+returns; ``coverage`` saves in an ``atexit`` handler, which runs either way).
 Never used when ``main`` is called from Python (a notebook, the tests' in-process calls).
 """
 
@@ -23,9 +25,10 @@ import threading
 
 def exit_now(code: int) -> None:
     """End the process with ``code``: ``atexit`` handlers run, stdout and stderr flushed, no teardown. Returns
-    (and the caller exits normally) only when a thread other than the main one is still running."""
-    if threading.active_count() != 1:
-        return
+    (and the caller exits normally) when a thread other than the main one is still running, or a profiler or tracer
+    is set."""
+    if threading.active_count() != 1 or sys.getprofile() is not None or sys.gettrace() is not None:
+        return  # threads to join; a profiler or tracer (``python -m cProfile -m mrsim``) writes after we return
     atexit._run_exitfuncs()  # noqa: SLF001 - the documented way to run the handlers before os._exit
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
