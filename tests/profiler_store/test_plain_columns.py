@@ -216,10 +216,23 @@ def test_real_plain_jobs_give_what_the_general_path_gives():
     ["", "attempt_1_2_m_3_0_extra_parts"],
     ["a__c_r__", "a__c_m_x_y"],
     [],
+    # one length (the byte matrix) against several lengths (the string passes)
+    ["attempt_1_2_m_3_0", "attempt_1_2_r_3_0", "attempt_1_2_m_3_10"],
+    ["attempt_1_2_m_3_0", "attempt_1_2_m_3_é"],  # not ASCII
+    ["attempt_1_2_m_3x0", "attempt_1_2_r_3_0"],  # one length, four underscores in one id
+    ["attempt_1_2_m_3x0", "attempt_1_2_r_3x0"],  # one length, four underscores in each
+    ["attempt_1_2_m_", "attempt_1_2_r_"],  # nothing after the letter's underscore
+    ["attempt_1_2_m_", "attempt_1_2_r_", "attempt_1_2_q_"],
+    ["attempt_1_2_r_3_0"] * 3,
+    ["x_y_z_r_a_b", "x_y_z_m___"],
+    ["attempt_1_2_m_3_0", "attempt_1_2_r_3\n0"],  # a newline in an id (the table's separator)
+    ["attempt_1_2_m_3_0\n", "attempt_1_2_r_3_0"],
+    ["attempt_1_2_m_3_0", "attempt_1_2_r_30", "attempt_1_2_m_3_0"],  # one length, the fifth underscore moved
+    ["attempt_1_2_r_3_0", "xattempt_1_2_r_3_0"[:17]],
 ])
 def test_plain_reduce_slots_give_the_split_answer(ids: list[str]):
     from mrsim.calibration.extract import _plain_reduce_slots, _reduce_slot
 
     for n_maps in range(len(ids) + 1):
         expected = [_reduce_slot({"attemptID": aid}, "reduce" if i >= n_maps else "map") for i, aid in enumerate(ids)]
-        assert _plain_reduce_slots(ids, n_maps) == expected
+        assert _plain_reduce_slots(ids, n_maps).tolist() == expected
