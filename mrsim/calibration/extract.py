@@ -62,7 +62,9 @@ unknown and the job gives no burst. A host's first traced assignment (any kind) 
 the offsets of the fresh hosts' first assignments of a job's maps (reduces) from that instant, and how many hosts
 had no traced assignment before it, are the evidence a given heartbeat interval is tested against.
 
-Cost: linear in the attempts; memory: three floats per attempt until :meth:`CalibrationCollector.result`.
+Cost: linear in the attempts (a plain job: about 35 numpy calls, no Python step per attempt), plus one sort of the
+attempt ends in :meth:`CalibrationCollector.result`; memory: the samples as numpy columns, about 70 bytes per
+attempt (a launch's eight columns, an end's three, a report lag's two), until the collector is dropped.
 """
 
 from __future__ import annotations
@@ -618,13 +620,11 @@ class CalibrationCollector:
                 if chosen.any():
                     law[kind] = Distribution.of(lags[chosen])
         report_kinds, report_lags = self.reports.arrays()
-        report = {kind: Distribution.of(report_lags[report_kinds == k])
-                  for k, kind in enumerate(KINDS) if np.any(report_kinds == k)}
+        reports = {kind: report_lags[report_kinds == k] for k, kind in enumerate(KINDS)}  # each in the order added
+        report = {kind: Distribution.of(lags) for kind, lags in reports.items() if lags.size}
         if oob_heartbeat is None and self.oob:
             oob_heartbeat = self.oob.most_common(1)[0][0] == "true"
-        # map then reduce report lags, each in the order added
-        values = np.concatenate((report_lags[report_kinds == _KIND_CODE["map"]],
-                                 report_lags[report_kinds == _KIND_CODE["reduce"]]))
+        values = np.concatenate((reports["map"], reports["reduce"]))
         interval, hb_source = self._heartbeat(bool(oob_heartbeat), values, launches)
         hadoop_line = next(iter(self.lines)) if len(self.lines) == 1 else None
         if len(self.lines) > 1:
