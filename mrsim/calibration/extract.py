@@ -300,10 +300,11 @@ class _Columns:
     added either way. :meth:`arrays` concatenates once and keeps the result (reading twice costs nothing; adding
     after reading works). Cost: O(1) per chunk or row, O(rows) per read after an addition."""
 
-    __slots__ = ("dtypes", "chunks", "rows")
+    __slots__ = ("dtypes", "record", "chunks", "rows")
 
     def __init__(self, *dtypes: type) -> None:
         self.dtypes = dtypes
+        self.record = np.dtype([(f"c{i}", dtype) for i, dtype in enumerate(dtypes)])  # a row, for the rows' chunk
         self.chunks: list[tuple[np.ndarray, ...]] = []
         self.rows: list[tuple[Any, ...]] = []  # the per-attempt path's rows since the last chunk
 
@@ -314,7 +315,11 @@ class _Columns:
         self.chunks.append(columns)
 
     def _flush(self) -> None:
-        self.chunks.append(tuple(np.array(values, dtype=dtype) for values, dtype in zip(zip(*self.rows), self.dtypes)))
+        # One record array, its fields the columns: not zip(*rows), whose iterator per row (GC-tracked objects)
+        # would set off the cyclic GC's full collections over everything the process holds (0.8 s for 300,000
+        # rows beside the decoded jobs of the 1148-job trace).
+        table = np.array(self.rows, dtype=self.record)
+        self.chunks.append(tuple(table[name] for name in self.record.names))
         self.rows.clear()  # in place: the per-attempt path holds this list while it walks a job
 
     def arrays(self) -> tuple[np.ndarray, ...]:
