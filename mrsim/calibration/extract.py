@@ -450,15 +450,15 @@ class CalibrationCollector:
         job_ref = self._add_job_fields(job)
         n, names = plain.n_maps, plain.host_names
         total = len(names)
-        # hostName -> host code, parsed once per distinct name of the whole trace; then per attempt by a C-level
-        # lookup (map of a dict's __getitem__).
+        # hostName -> host code: per attempt by a C-level lookup (map of the dict's get); a name is parsed once, when
+        # first seen in the trace (a second lookup for that job only).
         name_code = self._name_code
-        distinct = dict.fromkeys(names)
-        if not distinct.keys() <= name_code.keys():
-            for name in distinct:
+        codes = np.fromiter(map(name_code.get, names, repeat(-1)), dtype=np.int64, count=total)
+        if total and codes.min() < 0:  # a name not seen before
+            for name in dict.fromkeys(names):
                 if name not in name_code:
                     name_code[name] = self._code(name.rpartition("/")[2])
-        codes = np.fromiter(map(name_code.__getitem__, names), dtype=np.int64, count=total)
+            codes = np.fromiter(map(name_code.__getitem__, names), dtype=np.int64, count=total)
         sides = _plain_reduce_slots(plain.attempt_ids, n)
         task_start, task_finish, a_starts, a_finishes = plain.arrays()
         self.ready_ms.append(_ready_times(job, task_start[:n], task_finish[:n], task_start[n:], all_known=True))
@@ -480,7 +480,7 @@ class CalibrationCollector:
         localised: dict[str, int] = {}
         others = job.get("otherTasks")
         if isinstance(others, list) and others:
-            present = np.fromiter(dict.fromkeys(map(name_code.__getitem__, distinct)), dtype=np.int64)
+            present = np.unique(codes)
             hosts = self.hosts
             localised = dict(zip(map(hosts.__getitem__, present.tolist()), first[present].tolist()))
             for task in others:
