@@ -62,17 +62,19 @@ unknown and the job gives no burst. A host's first traced assignment (any kind) 
 the offsets of the fresh hosts' first assignments of a job's maps (reduces) from that instant, and how many hosts
 had no traced assignment before it, are the evidence a given heartbeat interval is tested against.
 
-Cost: linear in the attempts; memory: three floats per attempt until :meth:`CalibrationCollector.result`.
+Cost: linear in the attempts (a plain job: about 35 numpy calls, no Python step per attempt), plus one sort of the
+attempt ends in :meth:`CalibrationCollector.result`; memory: the samples as numpy columns, about 70 bytes per
+attempt (a launch's eight columns, an end's three, a report lag's two), until the collector is dropped.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from itertools import chain, repeat
-from operator import getitem, itemgetter
+from itertools import repeat
+from operator import getitem
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -118,7 +120,6 @@ def rumen_ms(value: object) -> int:
         return -1
 
 
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _KIND_OF: dict[tuple[str, str], str] = {}  # (taskType, default) -> kind: a handful of distinct values per trace
 
 
@@ -152,10 +153,11 @@ def _phase_resolution(props: Any) -> float:
 
 
 def _ready_times(job: Mapping[str, Any], map_starts: np.ndarray, map_finishes: np.ndarray,
-                 reduce_starts: np.ndarray) -> tuple[int, int]:
+                 reduce_starts: np.ndarray, all_known: bool = False) -> tuple[int, int]:
     """``(maps, reduces)``: the instants (epoch ms, JobTracker clock) a job's maps and reduces became assignable,
     -1 when unknown (module docstring, "First-assignment bursts"). ``*_starts`` / ``map_finishes``: the tasks'
-    start / finish times (ms, integer arrays; values <= 0 are missing). O(tasks)."""
+    start / finish times (ms, integer arrays; values <= 0 are missing; ``all_known``: none is, as in a plain job,
+    so none is filtered out). O(tasks)."""
     setup_end = -1
     for task in job.get("otherTasks") or ():
         if (type(task) is dict or isinstance(task, Mapping)) and task.get("taskType") == "SETUP":
@@ -163,13 +165,13 @@ def _ready_times(job: Mapping[str, Any], map_starts: np.ndarray, map_finishes: n
             break
     launch = rumen_ms(job.get("launchTime"))
     maps_ready = setup_end if setup_end > 0 else launch
-    starts = map_starts[map_starts > 0]
+    starts = map_starts if all_known else map_starts[map_starts > 0]
     if maps_ready <= 0 or (starts.size and int(starts.min()) < maps_ready):
         maps_ready = -1  # the maps started before: the instant is not known
     reduces_ready = -1
-    r_starts = reduce_starts[reduce_starts > 0]
+    r_starts = reduce_starts if all_known else reduce_starts[reduce_starts > 0]
     if r_starts.size:
-        finishes = map_finishes[map_finishes > 0]
+        finishes = map_finishes if all_known else map_finishes[map_finishes > 0]
         needed = math.ceil(job_slowstart(job) * map_finishes.size)  # JobInProgress: completedMapsForReduceSlowstart
         ready = maps_ready
         if needed > 0:
@@ -209,13 +211,18 @@ def _reduce_slot(attempt: Mapping[str, Any], kind: str) -> bool:
     return kind == "reduce"
 
 
-def _plain_reduce_slots(attempt_ids: list[str], n_maps: int) -> list[bool]:
-    """:func:`_reduce_slot` of each attempt of a plain job (maps first: the kind is ``reduce`` from ``n_maps`` on).
+def _plain_reduce_slots(attempt_ids: list[str], n_maps: int) -> np.ndarray:
+    """:func:`_reduce_slot` of each attempt of a plain job (maps first: the kind is ``reduce`` from ``n_maps`` on),
+    as a bool array.
 
     When every id starts with the first id's ``attempt_<a>_<b>_``, has at least five underscores and the type
     letter then an underscore right after that prefix (``m_`` or ``r_``: the split's ``parts[3]`` is that letter),
-    the letters are read by C-level passes (``startswith``, ``count``, a slice, ``==``) instead of one split per id;
-    any other id sends the whole job to the split of :func:`_reduce_slot`. Same answers either way."""
+    the letters are read without a split per id. When the ids are of one length (Hadoop pads the task number, so
+    nearly every job), the ids joined by newlines are a table whose column ``j`` is one slice with a step (C-level,
+    about 8 us a job against 30 for a pass per id): the separators at every step and no other newline prove the
+    one length, the prefix after each separator proves the prefix, and the first id's fifth underscore found in
+    every id proves the count. Otherwise C-level passes per id (``startswith``, ``count``, a slice, ``==``). Any
+    other id sends the whole job to the split of :func:`_reduce_slot`. Same answers every way."""
     if attempt_ids:
         first = attempt_ids[0]
         third = -1
@@ -225,13 +232,22 @@ def _plain_reduce_slots(attempt_ids: list[str], n_maps: int) -> list[bool]:
                 break
         if third >= 0:
             prefix, at = first[:third + 1], third + 1
-            if all(map(str.startswith, attempt_ids, repeat(prefix))) and \
+            count, step = len(attempt_ids), len(first) + 1
+            table = "\n".join(attempt_ids)
+            if len(table) == count * step - 1 and table.count("\n") == count - 1 and \
+                    table[step - 1::step] == "\n" * (count - 1):  # one length: newlines only as separators
+                fifth = first.find("_", at + 2)
+                letters = table[at::step]
+                if table.count("\n" + prefix) == count - 1 and table[at + 1::step] == "_" * count and fifth > 0 \
+                        and table[fifth::step] == "_" * count and letters.count("m") + letters.count("r") == count:
+                    return np.frombuffer(letters.encode(), dtype=np.uint8) == ord("r")
+            elif all(map(str.startswith, attempt_ids, repeat(prefix))) and \
                     min(map(str.count, attempt_ids, repeat("_"))) >= 5:
-                letters = list(map(getitem, attempt_ids, repeat(slice(at, at + 2))))
-                if set(letters) <= {"m_", "r_"}:
-                    return list(map("r_".__eq__, letters))
-    return [p[3] == "r" if len(p := aid.split("_", 5)) >= 6 and p[3] in ("m", "r") else i >= n_maps
-            for i, aid in enumerate(attempt_ids)]
+                pairs = list(map(getitem, attempt_ids, repeat(slice(at, at + 2))))
+                if set(pairs) <= {"m_", "r_"}:
+                    return np.array(list(map("r_".__eq__, pairs)), dtype=np.bool_)
+    return np.array([p[3] == "r" if len(p := aid.split("_", 5)) >= 6 and p[3] in ("m", "r") else i >= n_maps
+                     for i, aid in enumerate(attempt_ids)], dtype=np.bool_)
 
 
 def _completed_in_template(task: Mapping[str, Any], default: str) -> bool:
@@ -270,25 +286,111 @@ def _merged(spans: list[tuple[float, float]]) -> tuple[tuple[float, float], ...]
     return tuple((round(a, 3), round(b, 3)) for a, b in merged)
 
 
+#: A launch's kind as a sample column holds it: its position in KINDS.
+_KIND_CODE: dict[str, int] = {kind: code for code, kind in enumerate(KINDS)}
+_NOT_STARTED = np.iinfo(np.int64).max  # the per-host first start of a job with no attempt on that host (yet)
+
+
+class _Columns:
+    """Append-only sample columns of fixed dtypes: numpy chunks in the order they were added.
+
+    A column path adds one chunk per call (:meth:`extend`: the arrays are kept, not copied, so the caller must not
+    write into them later); the per-attempt path appends rows (tuples, one value per column) to :attr:`rows`, turned
+    into one chunk when a chunk comes next or the columns are read, so the samples keep the order in which they were
+    added either way. :meth:`arrays` concatenates once and keeps the result (reading twice costs nothing; adding
+    after reading works). Cost: O(1) per chunk or row, O(rows) per read after an addition."""
+
+    __slots__ = ("dtypes", "record", "chunks", "rows")
+
+    def __init__(self, *dtypes: type) -> None:
+        self.dtypes = dtypes
+        self.record = np.dtype([(f"c{i}", dtype) for i, dtype in enumerate(dtypes)])  # a row, for the rows' chunk
+        self.chunks: list[tuple[np.ndarray, ...]] = []
+        self.rows: list[tuple[Any, ...]] = []  # the per-attempt path's rows since the last chunk
+
+    def extend(self, *columns: np.ndarray) -> None:
+        """Add one chunk: an array per column, all of one length."""
+        if self.rows:
+            self._flush()
+        self.chunks.append(columns)
+
+    def _flush(self) -> None:
+        # One record array, its fields the columns: not zip(*rows), whose iterator per row (GC-tracked objects)
+        # would set off the cyclic GC's full collections over everything the process holds (0.8 s for 300,000
+        # rows beside the decoded jobs of the 1148-job trace).
+        table = np.array(self.rows, dtype=self.record)
+        self.chunks.append(tuple(table[name] for name in self.record.names))
+        self.rows.clear()  # in place: the per-attempt path holds this list while it walks a job
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """Every column, all rows in the order added (an empty array of the column's dtype when there are none)."""
+        if self.rows:
+            self._flush()
+        if len(self.chunks) != 1:
+            if self.chunks:
+                joined = tuple(np.concatenate(parts).astype(dtype, copy=False)
+                               for parts, dtype in zip(zip(*self.chunks), self.dtypes))
+            else:
+                joined = tuple(np.empty(0, dtype=dtype) for dtype in self.dtypes)
+            self.chunks = [joined]
+        return self.chunks[0]
+
+
+def _stable_order(keys: np.ndarray, bound: int) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of non-negative integer keys below ``bound``: as int16 when they fit, which
+    numpy sorts by radix (O(n), about six times faster than the merge sort of int64 keys on 300,000 rows)."""
+    if bound <= np.iinfo(np.int16).max:
+        keys = keys.astype(np.int16)
+    return np.argsort(keys, kind="stable")
+
+
+class _Launches(NamedTuple):
+    """The launches as :meth:`CalibrationCollector.result` reads them: every column in the order added, and per kind
+    (in KINDS order, kinds with launches only) the rows of its launches in that order (``rows[kind][n]``: the
+    kind's ``n``-th launch)."""
+
+    kind: np.ndarray  # int8: the position in KINDS
+    code: np.ndarray  # int64: the host's code (CalibrationCollector.hosts)
+    lag: np.ndarray  # float64, s: attempt start - task start
+    assigned: np.ndarray  # float64, s: the task start (the JobTracker's assignment)
+    started: np.ndarray  # float64, s: the attempt start
+    side: np.ndarray  # bool: started by the reduce-slot launcher
+    phase: np.ndarray  # int8: COLD, IN_FLIGHT or WARM
+    ref: np.ndarray  # int64: job ordinal << TASK_BITS | the task's template index
+    rows: dict[str, np.ndarray]
+
+
 class CalibrationCollector:
-    """Accumulates lag samples over ``LoggedJob`` dicts (:meth:`add_job`), then builds a :class:`Calibration`."""
+    """Accumulates lag samples over ``LoggedJob`` dicts (:meth:`add_job`, or :meth:`add_plain` from a plain job's
+    columns), then builds a :class:`Calibration` (:meth:`result`).
+
+    The per-attempt samples are columns (:class:`_Columns`): the column path adds one chunk per job, the
+    per-attempt path rows, and the samples keep the order in which they were added. Hosts are codes into
+    :attr:`hosts` (in order of first appearance), the empty name included (an attempt without a host name):
+
+    * :attr:`launches`: per launch (a task's first attempt, successful, with its task's and its own start known),
+      its kind (position in KINDS), host code, launch lag (s), assignment and attempt start (s), whether the
+      reduce-slot launcher started it, its phase (COLD, IN_FLIGHT or WARM: ``TaskTracker.localizeJob``) and its task
+      reference (job ordinal << TASK_BITS | the task's template index: ``StalledTask.task``);
+    * :attr:`ends`: per attempt end (any result, its start and end known): host code, slot side (reduce slot), time
+      (s). The ends and the launches' assignments are the hosts' heartbeat events (the interval with out-of-band
+      heartbeats);
+    * :attr:`reports`: per report lag (a successful attempt whose task has a finish): kind and lag (s).
+    """
 
     def __init__(self) -> None:
-        self.report: dict[str, list[float]] = defaultdict(list)
-        self.host_launch: dict[str, list[tuple[str, float]]] = defaultdict(list)  # (host, lag)
-        self.windows: dict[str, list[tuple[float, float]]] = defaultdict(list)  # (assignment, attempt start), s
-        self.reduce_side: dict[str, list[bool]] = defaultdict(list)  # launched by the reduce-slot launcher
-        self.phase: dict[str, list[int]] = defaultdict(list)  # COLD, IN_FLIGHT or WARM (TaskTracker.localizeJob)
-        # Per launch, which task it was: job ordinal << TASK_BITS | the task's template index (StalledTask.task).
-        self.task_ref: dict[str, list[int]] = defaultdict(list)
+        self.launches = _Columns(np.int8, np.int64, np.float64, np.float64, np.float64, np.bool_, np.int8, np.int64)
+        self.ends = _Columns(np.int64, np.bool_, np.float64)
+        self.reports = _Columns(np.int8, np.float64)
+        self.hosts: list[str] = []  # by code
+        self.host_code: dict[str, int] = {}
+        self._name_code: dict[str, int] = {}  # a plain job's hostName as logged (/rack/host) -> its host's code
+        # Per host code, the current plain job's first attempt start there (ms), _NOT_STARTED elsewhere: reset after
+        # each job, so a job costs O(its attempts), not O(hosts).
+        self._first_start = np.empty(0, dtype=np.int64)
         self.job_ids: list[str] = []
         self.occurrences: dict[str, int] = {}  # job id -> times seen among the jobs the template builder keeps
-        self.slot_ends: dict[tuple[str, bool], list[float]] = defaultdict(list)  # (host, reduce slot) -> attempt ends, s
         self.init_delays: list[float] = []
-        # host -> (time s, is an assignment) of task assignments and attempt ends (the heartbeat estimate with OOB)
-        self.host_events: dict[str, list[tuple[float, bool]]] = defaultdict(list)
-        self.negative_launch = 0
-        self.negative_report = 0
         self.reuse: Counter[str] = Counter()
         self.oob: Counter[str] = Counter()
         self.lines: Counter[str] = Counter()  # the Hadoop line each job conf names (hadoop_conf.heartbeat_line)
@@ -300,8 +402,16 @@ class CalibrationCollector:
         self.ready_ms: list[tuple[int, int]] = []
         self.resolution: list[float] = []
 
+    def _code(self, host: str) -> int:
+        """The host's code, given on first sight."""
+        code = self.host_code.get(host)
+        if code is None:
+            code = self.host_code[host] = len(self.hosts)
+            self.hosts.append(host)
+        return code
+
     def _add_job_fields(self, job: Mapping[str, Any]) -> int:
-        """The job-level fields; returns the job's reference (its ordinal << TASK_BITS) for :attr:`task_ref`."""
+        """The job-level fields; returns the job's reference (its ordinal << TASK_BITS) for the task references."""
         self.jobs += 1
         submit, launch = rumen_ms(job.get("submitTime")), rumen_ms(job.get("launchTime"))
         if submit > 0 and launch >= submit:
@@ -333,78 +443,61 @@ class CalibrationCollector:
     def add_plain(self, job: Mapping[str, Any], plain: "PlainJob") -> None:
         """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: each map and reduce task
         has one successful attempt with positive integer times (so it is the task's first attempt, has both lags
-        and a launch) and a host name string; ``otherTasks`` go through the general code. The lags and cold/warm
-        phases are computed on arrays; the lists get the same values in the same order as :meth:`add_job`'s.
-        Every map and reduce of a plain job is in the template, so its template index is its position."""
+        and a launch) and a host name string; ``otherTasks`` go through the per-attempt code. One chunk per job and
+        column, the same values in the same order as :meth:`add_job` gives: about 35 numpy calls per job, no Python
+        step per attempt but C-level passes over the host names and attempt ids. Every map and reduce of a plain job
+        is in the template, so its template index is its position in its list."""
         job_ref = self._add_job_fields(job)
-        host_events, slot_ends = self.host_events, self.slot_ends
-        n = plain.n_maps
-        # hostName -> host, parsed once per distinct name; then per attempt by C-level lookups (map of a dict's
-        # __getitem__), not a Python step per attempt. Host codes in order of first appearance, as setdefault gives.
-        names = plain.host_names
-        host_of = {name: name.rpartition("/")[2] for name in dict.fromkeys(names)}
-        hosts = list(map(host_of.__getitem__, names))
+        n, names = plain.n_maps, plain.host_names
+        total = len(names)
+        # hostName -> host code: per attempt by a C-level lookup (map of the dict's get); a name is parsed once, when
+        # first seen in the trace (a second lookup for that job only).
+        name_code = self._name_code
+        codes = np.fromiter(map(name_code.get, names, repeat(-1)), dtype=np.int64, count=total)
+        if total and codes.min() < 0:  # a name not seen before
+            for name in dict.fromkeys(names):
+                if name not in name_code:
+                    name_code[name] = self._code(name.rpartition("/")[2])
+            codes = np.fromiter(map(name_code.__getitem__, names), dtype=np.int64, count=total)
         sides = _plain_reduce_slots(plain.attempt_ids, n)
-        # Per host (and per host and slot side), the attempts' ends in attempt order: the lists the general path
-        # appends to one attempt at a time, extended once per group (a stable sort keeps the order within one).
-        code_of: dict[str, int] = {}
-        name_code = {name: code_of.setdefault(host, len(code_of)) for name, host in host_of.items()}
-        codes = np.fromiter(map(name_code.__getitem__, names), dtype=np.int64, count=len(names))
-        distinct = list(code_of)
         task_start, task_finish, a_starts, a_finishes = plain.arrays()
-        self.ready_ms.append(_ready_times(job, task_start[:n], task_finish[:n], task_start[n:]))
-        ends_s = a_finishes / _MS
-        by_host = np.argsort(codes, kind="stable")
-        bounds = np.searchsorted(codes[by_host], np.arange(len(distinct) + 1)).tolist()
-        sorted_ends = ends_s[by_host].tolist()
-        first_starts = np.minimum.reduceat(a_starts[by_host], bounds[:-1]).tolist() if hosts else []
-        localised: dict[str, int] = {}
-        for g, host in enumerate(distinct):
-            localised[host] = first_starts[g]
-            host_events[host].extend(zip(sorted_ends[bounds[g]:bounds[g + 1]], repeat(False)))
-        side_codes = codes * 2 + np.array(sides, dtype=np.int64)
-        order = np.argsort(side_codes, kind="stable")
-        ordered_codes = side_codes[order]
-        cuts = np.flatnonzero(np.diff(ordered_codes)) + 1
-        sorted_ends = ends_s[order].tolist()
-        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(hosts)]):
-            if hi > lo:
-                code = int(ordered_codes[lo])
-                slot_ends[distinct[code >> 1], bool(code & 1)].extend(sorted_ends[lo:hi])
-        reports = (task_finish - a_finishes) / _MS
-        self.negative_report += int((reports < 0).sum())
-        self.attempts += len(hosts)
-        for kind, part in (("map", slice(0, n)), ("reduce", slice(n, None))):
-            if reports[part].size:
-                self.report[kind].extend(reports[part].tolist())
-        if hosts:
+        self.ready_ms.append(_ready_times(job, task_start[:n], task_finish[:n], task_start[n:], all_known=True))
+        kinds = np.zeros(total, dtype=np.int8)
+        kinds[n:] = _KIND_CODE["reduce"]
+        self.ends.extend(codes, sides, a_finishes / _MS)
+        self.reports.extend(kinds, (task_finish - a_finishes) / _MS)
+        self.attempts += total
+        if total:
             self._name_repeated()
-        other_launches: list[tuple[int, int, str, str, bool, int]] = []
+        # Per host, the job's first attempt start there (TaskTracker.localizeJob: the cold launch), the SETUP and
+        # CLEANUP attempts' included (their general code reads and lowers it as a host -> ms dict).
+        first = self._first_start
+        if first.size < len(self.hosts):
+            first = self._first_start = np.concatenate(
+                (first, np.full(len(self.hosts) - first.size, _NOT_STARTED, dtype=np.int64)))
+        np.minimum.at(first, codes, a_starts)
+        other_launches: list[tuple[int, int, str, int, bool, int]] = []
+        localised: dict[str, int] = {}
         others = job.get("otherTasks")
-        if isinstance(others, list):
+        if isinstance(others, list) and others:
+            present = np.unique(codes)
+            hosts = self.hosts
+            localised = dict(zip(map(hosts.__getitem__, present.tolist()), first[present].tolist()))
             for task in others:
                 if type(task) is dict or isinstance(task, Mapping):
                     self._add_task(task, "setup", localised, other_launches, 0)
-        ready_of = np.array([localised[host] for host in distinct], dtype=np.int64)  # after the SETUP/CLEANUP tasks
-        sorted_starts = (task_start[by_host] / _MS).tolist()  # every plain attempt is a launch, in task order
-        for g, host in enumerate(distinct):
-            host_events[host].extend(zip(sorted_starts[bounds[g]:bounds[g + 1]], repeat(True)))
-        for kind, part in (("map", slice(0, n)), ("reduce", slice(n, None))):
-            starts, attempt_starts = task_start[part], a_starts[part]
-            if not starts.size:
-                continue
-            lags = (attempt_starts - starts) / _MS
-            self.negative_launch += int((lags < 0).sum())
-            part_hosts = hosts[part]
-            starts_s = (starts / _MS).tolist()
-            self.host_launch[kind].extend(zip(part_hosts, lags.tolist()))
-            self.windows[kind].extend(zip(starts_s, (attempt_starts / _MS).tolist()))
-            self.reduce_side[kind].extend(sides[part])
-            self.task_ref[kind].extend(range(job_ref, job_ref + starts.size))
-            ready = ready_of[codes[part]]
-            self.phase[kind].extend(np.where(attempt_starts <= ready, COLD,
-                                             np.where(starts < ready, IN_FLIGHT, WARM)).tolist())
-        self._add_launches(other_launches, localised, job_ref)
+            first[present] = [localised[hosts[code]] for code in present.tolist()]
+        ready = first[codes]
+        first[codes] = _NOT_STARTED
+        phases = np.full(total, WARM, dtype=np.int8)
+        phases[task_start < ready] = IN_FLIGHT
+        phases[a_starts <= ready] = COLD
+        lags = (a_starts - task_start) / _MS
+        refs = np.arange(job_ref, job_ref + total, dtype=np.int64)
+        refs[n:] -= n  # a reduce's template index counts the reduces only
+        self.launches.extend(kinds, codes, lags, task_start / _MS, a_starts / _MS, sides, phases, refs)
+        if other_launches:
+            self._add_launches(other_launches, localised, job_ref)
 
     def add_job(self, job: Mapping[str, Any]) -> None:
         job_ref = self._add_job_fields(job)
@@ -415,8 +508,8 @@ class CalibrationCollector:
             np.array([rumen_ms(t.get("finishTime")) for t in maps], dtype=np.int64),
             np.array([rumen_ms(t.get("startTime")) for t in reduces if type(t) is dict or isinstance(t, Mapping)],
                      dtype=np.int64)))
-        # (attempt start, task start, host, kind, reduce slot, task index in the template)
-        launches: list[tuple[int, int, str, str, bool, int]] = []
+        # (attempt start, task start, host, kind code, reduce slot, task index in the template)
+        launches: list[tuple[int, int, str, int, bool, int]] = []
         localised: dict[str, int] = {}  # host -> first attempt start of this job there (any result), epoch ms
         kept = False  # whether the template builder keeps the job (it has a completed map or reduce)
         for key, default in (("mapTasks", "map"), ("reduceTasks", "reduce"), ("otherTasks", "setup")):
@@ -441,11 +534,12 @@ class CalibrationCollector:
         self._add_launches(launches, localised, job_ref)
 
     def _add_task(self, task: Mapping[str, Any], default: str, localised: dict[str, int],
-                  launches: list[tuple[int, int, str, str, bool, int]], index: int) -> None:
-        """One task of :meth:`add_job`: its attempts' host events, slot ends, report lags and launches (``index``:
-        the task's index in the template, TASK_MASK for a task the template builder drops)."""
-        host_events, slot_ends = self.host_events, self.slot_ends
+                  launches: list[tuple[int, int, str, int, bool, int]], index: int) -> None:
+        """One task of :meth:`add_job`: its attempts' ends, report lags and launches as rows (``index``: the task's
+        index in the template, TASK_MASK for a task the template builder drops)."""
+        host_code, end_rows, report_rows = self.host_code, self.ends.rows, self.reports.rows
         kind = _kind(task, default)
+        kind_code = _KIND_CODE[kind]
         start, end = rumen_ms(task.get("startTime")), rumen_ms(task.get("finishTime"))
         attempts = task.get("attempts")
         if not isinstance(attempts, list):
@@ -466,9 +560,9 @@ class CalibrationCollector:
                 if a_start < localised.get(host, a_start + 1):
                     localised[host] = a_start
                 if a_end > 0:
-                    host_events[host].append((a_end / _MS, False))
                     reduce_slot = _reduce_slot(attempt, kind)
-                    slot_ends[host, reduce_slot].append(a_end / _MS)
+                    code = host_code.get(host)
+                    end_rows.append((self._code(host) if code is None else code, reduce_slot, a_end / _MS))
             if attempt.get("result") != "SUCCESS":
                 continue
             self.attempts += 1
@@ -479,77 +573,64 @@ class CalibrationCollector:
             elif start > 0 and a_start > 0:
                 if reduce_slot is None:
                     reduce_slot = _reduce_slot(attempt, kind)
-                launches.append((a_start, start, host, kind, reduce_slot, index))
+                launches.append((a_start, start, host, kind_code, reduce_slot, index))
             if end > 0 and a_end > 0:
-                lag = (end - a_end) / _MS
-                if lag < 0:
-                    self.negative_report += 1
-                self.report[kind].append(lag)
+                report_rows.append((kind_code, (end - a_end) / _MS))
 
-    def _add_launches(self, launches: list[tuple[int, int, str, str, bool, int]], localised: dict[str, int],
+    def _add_launches(self, launches: list[tuple[int, int, str, int, bool, int]], localised: dict[str, int],
                       job_ref: int) -> None:
-        """The job's launches in task order: lags, spans, slot sides, task references, host events and cold/warm
-        phases."""
-        host_events = self.host_events
-        kind_lists = None
-        last_kind = ""
-        for a_start, start, host, kind, reduce_slot, index in launches:
-            if kind != last_kind:  # launches come task list by task list: the kind's five lists fetched once a run
-                last_kind = kind
-                kind_lists = (self.host_launch[kind], self.windows[kind], self.reduce_side[kind], self.phase[kind],
-                              self.task_ref[kind])
-            host_lags, spans, sides, phases, refs = kind_lists  # type: ignore[misc]
-            refs.append(job_ref | index)
-            lag = (a_start - start) / _MS
-            if lag < 0:
-                self.negative_launch += 1
-            host_lags.append((host, lag))
-            spans.append((start / _MS, a_start / _MS))
-            sides.append(reduce_slot)
-            host_events[host].append((start / _MS, True))
+        """The job's launches in task order as rows: lags, spans, slot sides, cold/warm phases, task references."""
+        host_code, rows = self.host_code, self.launches.rows
+        for a_start, start, host, kind_code, reduce_slot, index in launches:
+            code = host_code.get(host)
             ready = localised.get(host, a_start)
-            phases.append(COLD if a_start <= ready else IN_FLIGHT if start < ready else WARM)
+            rows.append((kind_code, self._code(host) if code is None else code, (a_start - start) / _MS, start / _MS,
+                         a_start / _MS, reduce_slot, COLD if a_start <= ready else IN_FLIGHT if start < ready else WARM,
+                         job_ref | index))
+
+    def _launch_columns(self) -> _Launches:
+        """The launch columns, and each kind's rows."""
+        columns = self.launches.arrays()
+        kinds = columns[0]
+        rows = {kind: r for k, kind in enumerate(KINDS) if (r := np.flatnonzero(kinds == k)).size}
+        return _Launches(*columns, rows=rows)
 
     def result(self, source: str = "", oob_heartbeat: bool | None = None,
                slots: tuple[int | None, int | None] = (None, None)) -> Calibration:
         """The calibration. ``oob_heartbeat``: whether the replay will use out-of-band heartbeats (None: as the
-        trace's job confs say)."""
+        trace's job confs say). Cost: O(attempts) array passes plus one sort of the attempt ends (the slot waits;
+        with out-of-band heartbeats one more of the heartbeat events), once."""
         notes: list[str] = []
-        if self.negative_launch:
-            notes.append(f"{self.negative_launch} launch lag(s) were negative (TaskTracker clock behind the "
+        launches = self._launch_columns()
+        negative_launch = int(np.count_nonzero(launches.lag < 0))
+        if negative_launch:
+            notes.append(f"{negative_launch} launch lag(s) were negative (TaskTracker clock behind the "
                          "JobTracker's) and were counted as 0")
-        # Per kind, the launches' hosts and lags as columns, in launch order (read by the outliers, the slot waits
-        # and the laws: once, not once each).
-        columns = {kind: (list(map(_FIRST, rows)), np.fromiter(map(_SECOND, rows), dtype=np.float64, count=len(rows)))
-                   for kind in KINDS if (rows := self.host_launch.get(kind))}
-        outliers, stalled, stall_threshold = self._outliers(columns)
-        stalled_tasks = self._stalled_tasks(stalled)
+        outliers, stalled, stall_threshold = self._outliers(launches)
+        stalled_tasks = self._stalled_tasks(launches, stalled)
+        normal_rows = np.ones(launches.lag.size, dtype=bool)
+        for kind, n in stalled:
+            normal_rows[launches.rows[kind][n]] = False
+        usable_rows = normal_rows & ~self._slot_waits(launches)
         launch: dict[str, Distribution] = {}
         by_phase: tuple[dict[str, Distribution], dict[str, Distribution]] = ({}, {})  # cold, warm
-        launches = self._launch_arrays(columns)
-        waits = self._slot_waits(launches)
-        for kind in KINDS:
-            # Column-wise: the lags in launch order, masked (the laws are built from the same values in the same order).
-            rows = self.host_launch.get(kind, ())
-            if not rows:
-                continue
-            lags = columns[kind][1]
-            normal = np.ones(len(rows), dtype=bool)
-            for stalled_kind, n in stalled:
-                if stalled_kind == kind:
-                    normal[n] = False
+        for kind, rows in launches.rows.items():
+            # The kind's lags in launch order, masked (the laws are built from the same values in the same order).
+            lags, normal = launches.lag[rows], normal_rows[rows]
             if normal.any():
                 launch[kind] = Distribution.of(lags[normal])
-            phases = np.asarray(self.phase[kind], dtype=np.int8)
-            usable = normal & ~waits[kind]
+            phases, usable = launches.phase[rows], usable_rows[rows]
             for law, phase in zip(by_phase, (COLD, WARM)):
                 chosen = usable & (phases == phase)
                 if chosen.any():
                     law[kind] = Distribution.of(lags[chosen])
-        report = {kind: Distribution.of(self.report[kind]) for kind in KINDS if self.report.get(kind)}
+        report_kinds, report_lags = self.reports.arrays()
+        reports = {kind: report_lags[report_kinds == k] for k, kind in enumerate(KINDS)}  # each in the order added
+        report = {kind: Distribution.of(lags) for kind, lags in reports.items() if lags.size}
         if oob_heartbeat is None and self.oob:
             oob_heartbeat = self.oob.most_common(1)[0][0] == "true"
-        interval, hb_source = self._heartbeat(bool(oob_heartbeat), notes)
+        values = np.concatenate((reports["map"], reports["reduce"]))
+        interval, hb_source = self._heartbeat(bool(oob_heartbeat), values, launches)
         hadoop_line = next(iter(self.lines)) if len(self.lines) == 1 else None
         if len(self.lines) > 1:
             notes.append("the job confs name two Hadoop lines (" + ", ".join(f"{line}: {n} job(s)" for line, n in
@@ -563,34 +644,39 @@ class CalibrationCollector:
                 notes.append(f"mapred.job.reuse.jvm.num.tasks = {text!r} is not a number; no JVM reuse assumed")
             if reuse == 0 or reuse < -1:
                 reuse = 1
+        launched = np.zeros(len(self.hosts), dtype=bool)
+        launched[launches.code] = True
+        if "" in self.host_code:
+            launched[self.host_code[""]] = False  # an attempt without a host name is no host
         return Calibration(
             launch_lag=launch, report_lag=report, cold_launch_lag=by_phase[0], warm_launch_lag=by_phase[1],
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
             heartbeat_interval_s=interval, heartbeat_source=hb_source, hadoop_line=hadoop_line, jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold,
             stalled_tasks=stalled_tasks, assignment_bursts=self._assignment_bursts(launches), source=source,
-            jobs=self.jobs,
-            attempts=self.attempts, hosts=len({h for hosts, _lags in columns.values() for h in set(hosts) if h}),
-            notes=tuple(notes))
+            jobs=self.jobs, attempts=self.attempts, hosts=int(np.count_nonzero(launched)), notes=tuple(notes))
 
-    def _assignment_bursts(self, launches: dict[str, tuple[np.ndarray, list[str], np.ndarray]]
-                           ) -> tuple[AssignmentBurst, ...]:
+    def _assignment_bursts(self, launches: _Launches) -> tuple[AssignmentBurst, ...]:
         """Per job and kind (map, reduce), the first assignments of the hosts whose first traced assignment is one
-        of its tasks, as offsets from the instant the tasks became assignable (module docstring). Cost
-        O(launches log launches), once."""
+        of its tasks, as offsets from the instant the tasks became assignable (module docstring). A host's first
+        assignment is its earliest; of equal ones, the first kind in KINDS order, then the first launch added. Cost
+        O(launches) (two ``np.minimum.at`` passes, no sort), once."""
         first: dict[str, tuple[float, int, int]] = {}  # host -> (first assignment s, kind index, job ordinal)
-        for ki, kind in enumerate(KINDS):
-            if kind not in launches:
-                continue
-            codes, hosts, spans = launches[kind]
-            assigned = spans[:, 0]
-            order = np.lexsort((assigned, codes))  # by host, then by assignment
-            heads = order[np.flatnonzero(np.diff(codes[order], prepend=-1))].tolist()
-            refs = self.task_ref[kind]
-            for i in heads:
-                host, t = hosts[int(codes[i])], float(assigned[i])
-                if host and (host not in first or t < first[host][0]):
-                    first[host] = (t, ki, refs[i] >> TASK_BITS)
+        size = launches.code.size
+        if size:
+            codes, assigned = launches.code, launches.assigned
+            earliest = np.full(len(self.hosts), np.inf)
+            np.minimum.at(earliest, codes, assigned)
+            tied = np.flatnonzero(assigned == earliest[codes])  # per host, its launches at its earliest assignment
+            rank = launches.kind[tied].astype(np.int64) * size + tied  # KINDS order, then the order added
+            head = np.full(len(self.hosts), len(KINDS) * size, dtype=np.int64)
+            np.minimum.at(head, codes[tied], rank)
+            heads = (head[head < len(KINDS) * size] % size).tolist()
+            hosts = self.hosts
+            for code, t, ki, ref in zip(codes[heads].tolist(), assigned[heads].tolist(),
+                                        launches.kind[heads].tolist(), launches.ref[heads].tolist()):
+                if hosts[code]:
+                    first[hosts[code]] = (t, ki, ref >> TASK_BITS)
         firsts = np.sort(np.fromiter((t for t, _k, _j in first.values()), dtype=np.float64, count=len(first)))
         offsets: dict[tuple[int, int], list[float]] = defaultdict(list)
         for t, ki, job in first.values():
@@ -606,85 +692,75 @@ class CalibrationCollector:
                                           tuple(sorted(max(0.0, x) for x in values))))
         return tuple(bursts)
 
-    def _stalled_tasks(self, stalled: set[tuple[str, int]]) -> tuple[StalledTask, ...]:
+    def _stalled_tasks(self, launches: _Launches, stalled: set[tuple[str, int]]) -> tuple[StalledTask, ...]:
         """The stalled launches as :class:`StalledTask` records (the tasks that carry their stall), in trace order."""
+        def window(kn: tuple[str, int]) -> tuple[float, float]:
+            row = launches.rows[kn[0]][kn[1]]
+            return float(launches.assigned[row]), float(launches.started[row])
+
         out = []
         # The kind and index break ties between equal windows: a set's order changes with PYTHONHASHSEED.
-        for kind, n in sorted(stalled, key=lambda kn: (self.windows[kn[0]][kn[1]], kn[0], kn[1])):
-            ref = self.task_ref[kind][n]
+        for kind, n in sorted(stalled, key=lambda kn: (window(kn), kn[0], kn[1])):
+            row = launches.rows[kind][n]
+            ref = int(launches.ref[row])
             if ref & TASK_MASK == TASK_MASK:
                 continue  # a task the template builder drops
-            host, lag = self.host_launch[kind][n]
-            assigned = self.windows[kind][n][0]
-            out.append(StalledTask(self.job_ids[ref >> TASK_BITS], kind, ref & TASK_MASK, host,
-                                   bool(self.reduce_side[kind][n]), round(assigned, 3), round(lag, 3)))
+            out.append(StalledTask(self.job_ids[ref >> TASK_BITS], kind, ref & TASK_MASK,
+                                   self.hosts[int(launches.code[row])], bool(launches.side[row]),
+                                   round(float(launches.assigned[row]), 3), round(float(launches.lag[row]), 3)))
         return tuple(out)
 
-    def _launch_arrays(self, columns: dict[str, tuple[list[str], np.ndarray]]
-                       ) -> dict[str, tuple[np.ndarray, list[str], np.ndarray]]:
-        """Per kind, its launches' host codes, the hosts by code, and the (assignment, attempt start) spans in s, as
-        arrays (read by the slot waits and the first-assignment bursts: built once)."""
-        out = {}
-        for kind, (hosts, _lags) in columns.items():
-            # codes in order of first appearance; C-level passes (map of a dict's __getitem__, fromiter of a chain)
-            code_of = {host: code for code, host in enumerate(dict.fromkeys(hosts))}
-            codes = np.fromiter(map(code_of.__getitem__, hosts), dtype=np.int64, count=len(hosts))
-            spans = self.windows[kind]
-            out[kind] = (codes, list(code_of), np.fromiter(chain.from_iterable(spans), dtype=np.float64,
-                                                           count=2 * len(spans)).reshape(-1, 2))
-        return out
-
-    def _slot_waits(self, launches: dict[str, tuple[np.ndarray, list[str], np.ndarray]]) -> dict[str, np.ndarray]:
-        """Per kind, a mask over its launches: True for those that waited for their slot to be free (see the module
+    def _slot_waits(self, launches: _Launches) -> np.ndarray:
+        """A mask over the launches: True for those that waited for their slot to be free (see the module
         docstring): an attempt end on the launch's host and slot side in ``(max(start - SLOT_WAIT_S, assignment),
-        start + SLOT_WAIT_S]``. One ``searchsorted`` per (host, side), not per launch; the launches are grouped by
-        (host, side) with one stable sort of their codes."""
-        ends = {key: np.sort(np.asarray(v)) for key, v in self.slot_ends.items()}
-        waits: dict[str, np.ndarray] = {}
-        for kind in KINDS:
-            rows = self.host_launch.get(kind, ())
-            mask = np.zeros(len(rows), dtype=bool)
-            waits[kind] = mask
-            if not rows:
-                continue
-            codes, hosts, spans = launches[kind]  # spans: (assignment, attempt start), s
-            keys = codes * 2 + np.asarray(self.reduce_side[kind], dtype=np.int64)
-            order = np.argsort(keys, kind="stable")
-            ordered = keys[order]
-            cuts = (np.flatnonzero(np.diff(ordered)) + 1).tolist()
-            for lo, hi in zip([0, *cuts], [*cuts, len(rows)]):
-                code = int(ordered[lo])
-                side = ends.get((hosts[code >> 1], bool(code & 1)))
-                if side is None:
-                    continue
-                index = order[lo:hi]
-                assigned, started = spans[index, 0], spans[index, 1]
-                after = np.searchsorted(side, np.maximum(started - SLOT_WAIT_S, assigned), side="right")
-                inside = after < side.size
-                hit = np.zeros(index.size, dtype=bool)
-                hit[inside] = side[after[inside]] <= started[inside] + SLOT_WAIT_S
-                mask[index] = hit
-        return waits
+        start + SLOT_WAIT_S]``. The ends and the launches are grouped by (host, side) with one stable radix sort
+        each; then one sort of a group's ends and one ``searchsorted`` per group, not per launch."""
+        mask = np.zeros(launches.code.size, dtype=bool)
+        end_codes, end_sides, end_times = self.ends.arrays()
+        if not mask.size or not end_times.size:
+            return mask
+        bound = 2 * len(self.hosts)
+        end_keys = end_codes * 2 + end_sides
+        end_order = _stable_order(end_keys, bound)
+        end_keys = end_keys[end_order]
+        keys = launches.code * 2 + launches.side
+        order = _stable_order(keys, bound)
+        ordered = keys[order]
+        starts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+        starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))  # (np.diff's prepend is ~50x slower)
+        group_keys = ordered[starts]
+        lows = np.searchsorted(end_keys, group_keys, side="left").tolist()
+        highs = np.searchsorted(end_keys, group_keys, side="right").tolist()
+        for lo, hi, end_lo, end_hi in zip(starts.tolist(), [*starts[1:].tolist(), mask.size], lows, highs):
+            if end_lo == end_hi:
+                continue  # no attempt of that slot side ended on the host
+            side = np.sort(end_times[end_order[end_lo:end_hi]])
+            index = order[lo:hi]
+            assigned, started = launches.assigned[index], launches.started[index]
+            after = np.searchsorted(side, np.maximum(started - SLOT_WAIT_S, assigned), side="right")
+            inside = after < side.size
+            hit = np.zeros(index.size, dtype=bool)
+            hit[inside] = side[after[inside]] <= started[inside] + SLOT_WAIT_S
+            mask[index] = hit
+        return mask
 
-    def _outliers(self, columns: dict[str, tuple[list[str], np.ndarray]]
-                  ) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
-        lag_columns = [columns[kind][1] for kind in KINDS if kind in columns]
-        if sum(c.size for c in lag_columns) < STALL_MIN_LAGS:
+    def _outliers(self, launches: _Launches) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
+        """The stalled trackers (module docstring) and the stalled launches as (kind, n: the kind's n-th launch)."""
+        if launches.lag.size < STALL_MIN_LAGS:
             return {}, set(), None
-        arr = np.maximum(np.concatenate(lag_columns), 0.0)  # max(lag, 0.0): the same quantile and median
+        arr = np.maximum(launches.lag, 0.0)  # max(lag, 0.0): the same quantile and median
         p99, median = float(np.quantile(arr, 0.99)), float(np.median(arr))
         limit = max(p99, median + OUTLIER_MIN_EXCESS_S)
         stalled: set[tuple[str, int]] = set()
         windows: dict[tuple[str, bool], list[tuple[float, float]]] = defaultdict(list)  # (host, reduce launcher)
-        for kind in KINDS:
-            if kind not in columns:
-                continue
-            hosts, lags = columns[kind]
-            for n in np.flatnonzero(lags > limit).tolist():  # in launch order, as a walk of every launch would
-                host = hosts[n]
+        for kind, rows in launches.rows.items():
+            for n in np.flatnonzero(launches.lag[rows] > limit).tolist():  # in launch order
+                row = rows[n]
+                host = self.hosts[int(launches.code[row])]
                 if host:
                     stalled.add((kind, n))
-                    windows[host, self.reduce_side[kind][n]].append(self.windows[kind][n])
+                    windows[host, bool(launches.side[row])].append(
+                        (float(launches.assigned[row]), float(launches.started[row])))
         found: dict[str, TrackerOutlier] = {}
         for host in sorted({h for h, _side in windows}):
             maps, reduces = _merged(windows.get((host, False), [])), _merged(windows.get((host, True), []))
@@ -693,24 +769,25 @@ class CalibrationCollector:
                                          f"against the cluster's median {median:.2f} s", maps, reduces)
         return found, stalled, round(limit, 6)
 
-    def _heartbeat(self, oob: bool, notes: list[str]) -> tuple[float | None, str]:
-        values = self.report.get("map", []) + self.report.get("reduce", [])
-        if not values:
+    def _heartbeat(self, oob: bool, values: np.ndarray, launches: _Launches) -> tuple[float | None, str]:
+        """The heartbeat interval and where it came from (module docstring); ``values``: the map and reduce report
+        lags (s)."""
+        if not values.size:
             return None, "formula: the trace records no report lags"
         if oob:
-            return self._heartbeat_from_assignments()
-        if len(values) < MIN_REPORT_SAMPLES:
-            return self._heartbeat_version_minimum(values)
-        negative = sum(1 for v in values if v < 0) / len(values)
+            return self._heartbeat_from_assignments(launches)
+        if values.size < MIN_REPORT_SAMPLES:
+            return self._heartbeat_version_minimum(values, launches)
+        negative = int(np.count_nonzero(values < 0)) / values.size
         if negative >= MAX_NEGATIVE_FRACTION:
             return None, (f"formula: {100 * negative:.0f} % of report lags are negative (TaskTracker and JobTracker "
                           "clocks differ)")
         median = float(np.median(values))
         if median <= 0.0:
             return None, "formula: report lags are zero (no heartbeat wait recorded)"
-        return round(2.0 * median, 6), f"trace: 2 x median report lag of {len(values)} map/reduce attempts"
+        return round(2.0 * median, 6), f"trace: 2 x median report lag of {values.size} map/reduce attempts"
 
-    def _heartbeat_version_minimum(self, values: list[float]) -> tuple[float | None, str]:
+    def _heartbeat_version_minimum(self, values: np.ndarray, launches: _Launches) -> tuple[float | None, str]:
         """Too few report lags for ``2 x median``, but enough to rule out Hadoop 1.1+'s cluster-size formula.
 
         A TaskTracker reports an attempt's end in its next heartbeat, so a report lag (one clock: none negative) is
@@ -718,30 +795,40 @@ class CalibrationCollector:
         lags exceeds twice what Hadoop 1.1+'s formula gives for the trace's hosts (``max(0.3 s, N / 100 s)``,
         MAPREDUCE-1906; twice, so that RPC time cannot explain it), the JobTracker ran an older formula: Hadoop
         0.20-1.0's ``max(3 s, ceil(N / 100) s)`` (``MRConstants.HEARTBEAT_INTERVAL_MIN``), used when the median is
-        within it. Otherwise the formula stays."""
-        few = f"formula: only {len(values)} report lags (fewer than {MIN_REPORT_SAMPLES})"
-        if len(values) < MIN_VERSION_SAMPLES or any(v < 0 for v in values):
+        within it. Otherwise the formula stays. N: the hosts with an attempt end or a launch (an attempt without a
+        host name counts as one)."""
+        few = f"formula: only {values.size} report lags (fewer than {MIN_REPORT_SAMPLES})"
+        if values.size < MIN_VERSION_SAMPLES or bool((values < 0).any()):
             return None, few
-        hosts = max(1, len(self.host_events))
+        seen = np.zeros(len(self.hosts), dtype=bool)
+        seen[self.ends.arrays()[0]] = True
+        seen[launches.code] = True
+        hosts = max(1, int(np.count_nonzero(seen)))
         median = float(np.median(values))
         newest = max(0.3, hosts / 100.0)
         older = float(max(3, math.ceil(hosts / 100)))
         if median <= 2.0 * newest or median > older:
             return None, few
-        return older, (f"trace: the median of {len(values)} report lags, {median:.2f} s, rules out Hadoop 1.1+'s "
+        return older, (f"trace: the median of {values.size} report lags, {median:.2f} s, rules out Hadoop 1.1+'s "
                        f"{newest:g} s for {hosts} host(s): Hadoop 0.20-1.0's minimum "
                        "(HEARTBEAT_INTERVAL_MIN), max(3 s, ceil(N/100) s)")
 
-    def _heartbeat_from_assignments(self) -> tuple[float | None, str]:
-        """The interval as the mode of the gaps before regular heartbeats that assigned a task (module docstring)."""
-        gaps: list[float] = []
-        for events in self.host_events.values():
-            last = None
-            for t, assignment in sorted(events):
-                if assignment and last is not None and t - last > OOB_WINDOW_S:
-                    gaps.append(t - last)
-                last = t
-        kept = np.asarray([g for g in gaps if MIN_INTERVAL_S <= g < MAX_GAP_S])
+    def _heartbeat_from_assignments(self, launches: _Launches) -> tuple[float | None, str]:
+        """The interval as the mode of the gaps before regular heartbeats that assigned a task (module docstring).
+
+        A host's events are its attempt ends and its launches' assignments, in time order (an end before an
+        assignment at the same instant); a gap is an assignment's distance to the host's previous event. One stable
+        sort by time, then one by host."""
+        end_codes, _sides, end_times = self.ends.arrays()
+        codes = np.concatenate((end_codes, launches.code))
+        times = np.concatenate((end_times, launches.assigned))
+        assignment = np.arange(codes.size) >= end_codes.size
+        order = np.argsort(times, kind="stable")  # ends first at equal times: they come first in the columns
+        order = order[_stable_order(codes[order], len(self.hosts))]
+        codes, times, assignment = codes[order], times[order], assignment[order]
+        steps = np.diff(times)
+        gaps = steps[assignment[1:] & (codes[1:] == codes[:-1]) & (steps > OOB_WINDOW_S)]
+        kept = gaps[(gaps >= MIN_INTERVAL_S) & (gaps < MAX_GAP_S)]
         why = "out-of-band heartbeats report completions at once, so report lags do not show the interval"
         if kept.size < MIN_GAP_PEAK:
             return None, f"formula: {why}, and only {kept.size} regular heartbeats assigned a task"

@@ -208,3 +208,132 @@ def test_few_report_lags_rule_out_hadoop_1_1s_heartbeat_formula():
     c = CalibrationCollector()
     c.add_job(_job(_many_maps([-100, 2_000, 2_200, 2_400])))
     assert c.result("hand", oob_heartbeat=False).heartbeat_interval_s is None
+
+
+# The collector keeps its samples as columns: a chunk per plain job (add_plain), rows buffered for the others
+# (add_job). The tests below pin what that must not change: the order of the samples, the ties, the empty cases.
+
+
+def _attempt_id(job: int, kind: str, task: int) -> str:
+    return f"attempt_201001010000_{job:04d}_{'r' if kind == 'REDUCE' else 'm'}_{task:06d}_0"
+
+
+def _plainable(n: int, hosts: tuple[str, ...], t0: int, *, other: bool = True) -> dict:
+    """A job that mrsim.ingest.plain takes: maps and reduces of one SUCCESS attempt each, spread over ``hosts``;
+    with a SETUP task on the first host (its attempt starts before the job's maps there) when ``other``."""
+    maps = [_task("MAP", t0 + 1_000 * i, t0 + 1_000 * i + 4_400, t0 + 1_000 * i + 30 * i - 60, t0 + 1_000 * i + 4_000,
+                  hosts[i % len(hosts)]) for i in range(6)]
+    reduces = [_task("REDUCE", t0 + 9_000 + 500 * i, t0 + 20_000, t0 + 9_100 + 500 * i, t0 + 19_700,
+                     hosts[(i + 1) % len(hosts)]) for i in range(3)]
+    for kind, tasks in (("MAP", maps), ("REDUCE", reduces)):
+        for i, task in enumerate(tasks):
+            task["attempts"][0]["attemptID"] = _attempt_id(n, kind, i)
+    others = [_task("SETUP", t0 - 2_000, t0 - 500, t0 - 1_900, t0 - 600, hosts[0])] if other else []
+    job = _job(maps, reduces, others)
+    job["jobID"] = f"job_201001010000_{n:04d}"
+    return job
+
+
+def _jobs_of_both_kinds() -> list[dict]:
+    """Plain jobs (mrsim.ingest.plain) and jobs that are not, interleaved: a retry, negative launch lags (each job's
+    first two maps), an attempt without a host name ("/r/": the empty host), a repeated job id, OOB confs."""
+    jobs = [_plainable(1, ("/r/h1", "/r/h2"), 100_000), _plainable(2, ("/r/h2", "/r/h3"), 120_000, other=False)]
+    retried = _plainable(3, ("/r/h1", "/r/h3"), 140_000)
+    retried["mapTasks"][1]["attempts"].insert(0, {"result": "FAILED", "startTime": 141_010, "finishTime": 142_000,
+                                                  "hostName": "/r/h2", "attemptID": _attempt_id(3, "MAP", 1)[:-1] + "9"})
+    jobs.append(retried)
+    jobs.append(_plainable(4, ("/r/", "/r/h4"), 160_000))
+    jobs.append(_plainable(1, ("/r/h1",), 180_000))  # the same id again: its stalls are named job_..._0001#2
+    no_time = _plainable(5, ("/r/h2",), 200_000)
+    no_time["reduceTasks"][0]["finishTime"] = -1  # no report lag for it
+    jobs.append(no_time)
+    jobs.append(_plainable(6, ("/r/h4", "/r/h1", "/r/h5"), 220_000))
+    for job in jobs[-2:]:
+        job["jobProperties"] = {"mapreduce.tasktracker.outofband.heartbeat": "true"}
+    return jobs
+
+
+def _through(jobs: list[dict], plain_path: bool, result_after: int | None = None) -> CalibrationCollector:
+    from mrsim.ingest.plain import plain_job
+
+    c = CalibrationCollector()
+    for i, job in enumerate(jobs):
+        plain = plain_job(job) if plain_path else None
+        c.add_job(job) if plain is None else c.add_plain(job, plain)
+        if i == result_after:
+            c.result("early")  # reading the columns midway must not change what comes after
+    return c
+
+
+def test_plain_and_general_paths_interleaved_give_the_same_samples_in_the_same_order():
+    from mrsim.ingest.plain import plain_job
+
+    jobs = _jobs_of_both_kinds()
+    assert [plain_job(j) is not None for j in jobs] == [True, True, False, True, True, False, True]
+    general = _through(jobs, plain_path=False)
+    for columns in (_through(jobs, plain_path=True), _through(jobs, plain_path=True, result_after=2)):
+        for mine, theirs in zip((columns.launches, columns.ends, columns.reports),
+                                (general.launches, general.ends, general.reports)):
+            for a, b in zip(mine.arrays(), theirs.arrays(), strict=True):
+                assert a.dtype == b.dtype and a.tolist() == b.tolist()
+        assert columns.hosts == general.hosts and columns.job_ids == general.job_ids
+        assert columns.result("s") == general.result("s")
+    cal = general.result("s")
+    assert "job_201001010000_0001#2" in general.job_ids
+    assert cal.hosts == 5  # h1..h5: the empty host name is no host
+    assert cal.notes[0].startswith("14 launch lag(s) were negative")  # the first two maps of each of the 7 jobs
+
+
+def test_a_collector_without_attempts():
+    cal = CalibrationCollector().result("none")
+    assert (cal.launch_lag, cal.report_lag, cal.cold_launch_lag, cal.warm_launch_lag) == ({}, {}, {}, {})
+    assert (cal.outliers, cal.stalled_tasks, cal.assignment_bursts, cal.stall_threshold_s) == ({}, (), (), None)
+    assert cal.heartbeat_interval_s is None and cal.heartbeat_source == "formula: the trace records no report lags"
+    assert (cal.jobs, cal.attempts, cal.hosts, cal.job_init_delay) == (0, 0, 0, None)
+    # a job whose attempts never started: counted, no sample
+    c = CalibrationCollector()
+    c.add_job(_job([_task("MAP", 10_000, 20_000, -1, 20_000)]))
+    cal = c.result("x")
+    assert (cal.jobs, cal.attempts, cal.hosts, cal.launch_lag) == (1, 1, 0, {})
+    assert cal.report_lag["map"].quantiles == (0.0,)
+
+
+def test_a_hosts_first_assignment_tie_goes_to_the_first_kind():
+    # On h1, job 1's reduce and job 2's map are both assigned at 20 s; job 1's reduce comes first in the trace.
+    # A host's first assignment is its earliest, and of equal ones the first kind in KINDS order (map, reduce,
+    # setup, cleanup), then the first in the trace: the map's, so h1 is a fresh host of job 2's maps (ready at its
+    # launch, 3 s: offset 17 s), and job 1's reduces see only h2's first assignment (its map at 5 s is earlier).
+    one = _job([_task("MAP", 5_000, 6_000, 5_100, 5_900, "/r/h2")], [_task("REDUCE", 20_000, 30_000, 20_100, 29_000)])
+    two = _job([_task("MAP", 20_000, 30_000, 20_100, 29_000)])
+    two["jobID"] = "job_201001010000_0002"
+    c = CalibrationCollector()
+    c.add_job(one)
+    c.add_job(two)
+    bursts = {(b.job, b.kind): b for b in c.result("x").assignment_bursts}
+    assert set(bursts) == {("job_201001010000_0001", "map"), ("job_201001010000_0002", "map")}
+    assert bursts["job_201001010000_0002", "map"].offsets_s == (17.0,)
+    assert bursts["job_201001010000_0001", "map"].offsets_s == (2.0,)
+
+
+def test_an_end_and_an_assignment_at_one_instant():
+    # Out-of-band heartbeats; h1 runs maps of 2 s, each next one assigned 3.006 s after the previous attempt's
+    # end: 15 regular gaps, interval 3.006 s (as in the test above). Then each of those assignments gets an attempt
+    # end on h1 at the same instant (a failed attempt of another job: an end, no launch): a host's events at one
+    # instant are taken ends first, so every assignment now follows an end by 0 s, and no gap is left.
+    maps, t = [], 10_000
+    for i in range(16):
+        maps.append(_task("MAP", t, t + 2_010, t, t + 2_000))
+        t += 2_000 + 3_006
+    props = {"mapreduce.tasktracker.outofband.heartbeat": "true"}
+    c = CalibrationCollector()
+    c.add_job(_job(maps, props=props))
+    assert c.result("x").heartbeat_interval_s == pytest.approx(3.006)
+    failed = [_task("MAP", m["startTime"] - 500, m["startTime"] + 10, m["startTime"] - 500, m["startTime"])
+              for m in maps[1:]]
+    for task in failed:
+        task["attempts"][0]["result"] = "FAILED"
+    other = _job(failed, props=props)
+    other["jobID"] = "job_201001010000_0002"
+    c.add_job(other)
+    cal = c.result("x")
+    assert cal.heartbeat_interval_s is None and "only 0 regular heartbeats" in cal.heartbeat_source

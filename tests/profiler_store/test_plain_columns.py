@@ -18,7 +18,7 @@ import pytest
 
 from mrsim.analysis.validation.observe import observe_job, observe_plain
 from mrsim.calibration.background import BackgroundCollector
-from mrsim.calibration.extract import CalibrationCollector
+from mrsim.calibration.extract import CalibrationCollector, _Columns
 from mrsim.ingest.builder import template_from_logged_job
 from mrsim.ingest.plain import plain_job
 from mrsim.ingest.topology_infer import SlotUsage
@@ -70,8 +70,16 @@ def _job(n: int = 1) -> dict:
                               "mapred.cluster.map.memory.mb": "1024", "mapred.reduce.slowstart.completed.maps": "0.5"}}
 
 
+#: The calibration collector's lookups of the column path only (hostName -> host code; a per-host scratch column
+#: that each plain job resets): not samples, and the general path has none.
+_COLUMN_PATH_ONLY = {CalibrationCollector: ("_name_code", "_first_start")}
+
+
 def _state(obj: object) -> object:
-    """Everything a collector holds, comparable (arrays as lists, defaultdicts as dicts)."""
+    """Everything a collector holds, comparable (arrays as lists, defaultdicts as dicts, sample columns as their
+    concatenated arrays: the column path adds a chunk per job where the general path adds rows)."""
+    if isinstance(obj, _Columns):
+        return _state(obj.arrays())
     if isinstance(obj, dict):
         return {k: _state(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -79,7 +87,8 @@ def _state(obj: object) -> object:
     if isinstance(obj, np.ndarray):
         return (obj.dtype.str, obj.tolist())
     if hasattr(obj, "__dict__"):
-        return _state(vars(obj))
+        skipped = _COLUMN_PATH_ONLY.get(type(obj), ())
+        return _state({key: value for key, value in vars(obj).items() if key not in skipped})
     return obj
 
 
@@ -113,6 +122,7 @@ def _both_paths(jobs: list[dict]) -> None:
         assert job == pristine  # neither path changes the input
     for g, c in zip(general, columns):
         assert _state(c) == _state(g), type(g).__name__
+    assert (columns[1]._first_start == np.iinfo(np.int64).max).all()  # the scratch is reset after each job
     assert general[0].hosts() == columns[0].hosts()
     assert general[1].result("s") == columns[1].result("s")
 
@@ -206,10 +216,23 @@ def test_real_plain_jobs_give_what_the_general_path_gives():
     ["", "attempt_1_2_m_3_0_extra_parts"],
     ["a__c_r__", "a__c_m_x_y"],
     [],
+    # one length (the byte matrix) against several lengths (the string passes)
+    ["attempt_1_2_m_3_0", "attempt_1_2_r_3_0", "attempt_1_2_m_3_10"],
+    ["attempt_1_2_m_3_0", "attempt_1_2_m_3_é"],  # not ASCII
+    ["attempt_1_2_m_3x0", "attempt_1_2_r_3_0"],  # one length, four underscores in one id
+    ["attempt_1_2_m_3x0", "attempt_1_2_r_3x0"],  # one length, four underscores in each
+    ["attempt_1_2_m_", "attempt_1_2_r_"],  # nothing after the letter's underscore
+    ["attempt_1_2_m_", "attempt_1_2_r_", "attempt_1_2_q_"],
+    ["attempt_1_2_r_3_0"] * 3,
+    ["x_y_z_r_a_b", "x_y_z_m___"],
+    ["attempt_1_2_m_3_0", "attempt_1_2_r_3\n0"],  # a newline in an id (the table's separator)
+    ["attempt_1_2_m_3_0\n", "attempt_1_2_r_3_0"],
+    ["attempt_1_2_m_3_0", "attempt_1_2_r_30", "attempt_1_2_m_3_0"],  # one length, the fifth underscore moved
+    ["attempt_1_2_r_3_0", "xattempt_1_2_r_3_0"[:17]],
 ])
 def test_plain_reduce_slots_give_the_split_answer(ids: list[str]):
     from mrsim.calibration.extract import _plain_reduce_slots, _reduce_slot
 
     for n_maps in range(len(ids) + 1):
         expected = [_reduce_slot({"attemptID": aid}, "reduce" if i >= n_maps else "map") for i, aid in enumerate(ids)]
-        assert _plain_reduce_slots(ids, n_maps) == expected
+        assert _plain_reduce_slots(ids, n_maps).tolist() == expected
