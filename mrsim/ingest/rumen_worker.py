@@ -23,8 +23,11 @@ about 0.1 s of CPU on each side for the 1148-job trace), and a copy of the proce
 
 from __future__ import annotations
 
+import itertools
+import mmap
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
@@ -60,26 +63,72 @@ def worker_wanted(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True) -> Iterator[dict]:
-    """:func:`mrsim.ingest.rumen.iter_rumen_jobs` (same jobs, same order, same errors), read by a forked child."""
+class _Raw:
+    """A piece the child cut but did not decode (the parent was waiting for work): its bytes and where it starts in
+    the decompressed input. The parent decodes it as the reader would have (:meth:`decoded`)."""
+
+    __slots__ = ("piece", "offset")
+
+    def __init__(self, piece: bytes, offset: int) -> None:
+        self.piece, self.offset = piece, offset
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _Raw, (self.piece, self.offset)
+
+    def decoded(self, source: str) -> dict | None:
+        """What the reader yields for this piece: the typed decoder's job, else ``orjson``'s dict (the fast path);
+        None where the reader would hand the rest of the input to its strict decoder."""
+        from mrsim.ingest.rumen import fast_object
+        from mrsim.ingest.typed import typed_job
+
+        job = typed_job(self.piece, source, self.offset)
+        return job if job is not None else fast_object(self.piece)
+
+
+class _HandOver(Exception):
+    """A piece left undecoded by the child is one the reader would hand to its strict decoder."""
+
+
+def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True,
+                           share: bool | None = None) -> Iterator[dict]:
+    """:func:`mrsim.ingest.rumen.iter_rumen_jobs` (same jobs, same order, same errors), read by a forked child.
+
+    ``share``: whether the child leaves pieces undecoded for this process to decode (:class:`_Raw`): None (the
+    default) while this process waits for the child, so that the decoding is shared out between the two processes
+    as their speeds allow; True every piece, False none (tests)."""
+    given = 0
+    # One shared anonymous page: whether this process is waiting for the child (1) or busy (0), for the child to see.
+    page = mmap.mmap(-1, 8)
+    waiting = memoryview(page).cast("q")
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: read, send, exit without running the parent's exit handlers or flushing its buffers
         status = 1
         try:
             os.close(read_end)
-            _send_jobs(path, typed, write_end)
+            _send_jobs(path, typed, write_end, waiting, share)
             status = 0
         finally:
             os._exit(status)
     os.close(write_end)
     finished = False
+    source = str(path)
     try:
         with os.fdopen(read_end, "rb", buffering=1 << 16) as pipe:
+            fd = pipe.fileno()
             while True:
+                # Nothing to read yet: this process is about to wait, and the child may leave pieces to it.
+                waiting[0] = not select.select((fd,), (), (), 0)[0]
                 kind, payload = pickle.load(pipe)
+                waiting[0] = 0
                 if kind == "jobs":
-                    yield from payload
+                    for job in payload:
+                        if type(job) is _Raw:
+                            job = job.decoded(source)
+                            if job is None:
+                                raise _HandOver
+                        given += 1
+                        yield job
                 elif kind == "error":
                     finished = True
                     raise payload
@@ -88,6 +137,8 @@ def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True) 
                     return
     except EOFError:
         raise RuntimeError(f"{path}: the reading process ended without a result") from None
+    except _HandOver:
+        pass
     finally:
         if not finished:
             try:
@@ -95,34 +146,52 @@ def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True) 
             except ProcessLookupError:
                 pass
         os.waitpid(pid, 0)
-
-
-def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int) -> None:
-    """The child's side: every job of the reader, then ``("end", None)`` or ``("error", exception)``."""
+        waiting.release()
+        page.close()
+    # Only after a hand-over (an input the strict decoder reads from that piece on: rare, and never a trace mrsim
+    # writes): the reader in this process, from the start, past the jobs already given (the same ones).
     from mrsim.ingest.rumen import iter_rumen_jobs
-    from mrsim.ingest.typed import TypedJob
+
+    yield from itertools.islice(iter_rumen_jobs(path, typed=typed), given, None)
+
+
+def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int, waiting: memoryview | None = None,
+               share: bool | None = False) -> None:
+    """The child's side: every job of the reader, then ``("end", None)`` or ``("error", exception)``. ``waiting``:
+    whether the parent waits for this process; ``share``: see :func:`iter_rumen_jobs_forked`."""
+    from mrsim.ingest.rumen import iter_rumen_jobs
+    from mrsim.ingest.typed import TypedJob, typed_job
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends the child at once; the parent reports it
     with os.fdopen(fd, "wb", buffering=1 << 16) as pipe:
         def dump(message: tuple[str, Any]) -> None:
             pickle.dump(message, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            pipe.flush()  # the whole batch now: the parent may be waiting for it
+
+        def decode(piece: memoryview, source: str, offset: int) -> Any:
+            # Left to the parent while it waits for this batch: there, decoding it costs no more than the wait.
+            if share or (share is None and waiting is not None and waiting[0]):
+                return _Raw(bytes(piece), offset)
+            return typed_job(piece, source, offset)
 
         batch: list[Any] = []
         size = 0
         end: tuple[str, Any] = ("end", None)
         # Job ids seen: a TypedJob whose id repeats one (or holds "#", the renaming's mark) goes with its bytes, since
         # the pass may then need it whole (the slot usage's general path of a repeated id): read again from a
-        # gzip stream, each would cost a decompression up to it.
+        # gzip stream, each would cost a decompression up to it. (A piece sent undecoded goes with its bytes anyway;
+        # its id is not known here, so a later repeat of it comes without: read again if the pass needs it whole.)
         seen: set[str] = set()
         try:
-            for job in iter_rumen_jobs(path, typed=typed):
-                if type(job) is TypedJob:
+            for job in iter_rumen_jobs(path, typed=typed, decode=decode if typed and share is not False else None):
+                kind = type(job)
+                if kind is TypedJob:
                     job_id = str(job.get("jobID"))
                     if job_id in seen or "#" in job_id:
                         job.piece = bytes(job.piece)  # type: ignore[arg-type]
                     seen.add(job_id)
                 batch.append(job)
-                size += len(job.piece) if type(job) is TypedJob else 1 << 16
+                size += len(job.piece) if kind is TypedJob or kind is _Raw else 1 << 16
                 if size >= _BATCH_BYTES:
                     dump(("jobs", batch))
                     batch, size = [], 0
