@@ -14,11 +14,25 @@ end of the input or the exception the reader raised, raised here where the reade
 the jobs, their order and every error are those of the reader run in this process; the child writes nothing but the
 pipe. If this process stops reading early (an error while building, an interrupt), the child is killed and reaped.
 
+**The decoding is shared out.** Which side is slower depends on the trace and on what this process builds (on the
+benchmark trace the child's reading is about 0.7 s of CPU, this process's building 0.3 to 0.9 s, the calibration
+being most of it), so a fixed split would leave one side idle. Instead, whenever this process is about to wait for a
+batch (nothing to read on the pipe), it says so in a page shared with the child, and while it says so the child cuts
+pieces without decoding them and sends their bytes (:class:`_Raw`): this process decodes them itself, as the reader
+would have (the typed decoder, else ``orjson``), instead of waiting. When this process is the slower side it never
+waits and the child decodes everything, as before. Which pieces go undecoded depends on timing; what is yielded does
+not: the same decoders on the same bytes give the same job. One case needs more: a piece the reader would have handed
+to its strict decoder (what neither the typed decoder nor ``orjson`` takes; from there the reader reads differently),
+which the child, not decoding it, cannot know. This process finds it when decoding the piece, stops the child, and
+runs the reader itself from the start of the input, yielding only what comes after the jobs already given (the same
+ones): the reader's jobs and errors, at the cost of reading the input again, on inputs mrsim never writes.
+
 Used only where it can help and is safe: Linux (``fork``), no other thread in this process (forking a process
 with threads can deadlock on a lock one of them held), at least two CPUs this process may run on and a one-minute
 load average below their number (with no core to spare the child only adds its pickling), an input of at least
 :data:`MIN_BYTES`, and ``MRSIM_INGEST_WORKER`` not ``0``. Cost: the jobs' pickling (columns, host codes, attempt ids;
-about 0.1 s of CPU on each side for the 1148-job trace), and a copy of the process's pages as either side writes them.
+about 0.1 s of CPU on each side for the 1148-job trace; an undecoded piece: its bytes, copied twice more), and a copy
+of the process's pages as either side writes them.
 """
 
 from __future__ import annotations
