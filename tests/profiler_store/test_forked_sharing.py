@@ -120,3 +120,18 @@ def test_a_shared_reader_left_early_stops_its_child(tmp_path: Path):
         assert os.waitpid(-1, os.WNOHANG) == (0, 0)
     except ChildProcessError:
         pass
+
+
+def test_always_forks_whatever_the_load(tmp_path: Path, monkeypatch):
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * rumen_worker.MIN_BYTES)
+    monkeypatch.setattr(rumen_worker.sys, "platform", "linux")
+    monkeypatch.setattr(rumen_worker.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(rumen_worker.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(rumen_worker.os, "getloadavg", lambda: (5.0, 1.0, 1.0))
+    monkeypatch.setenv("MRSIM_INGEST_WORKER", "1")
+    assert not rumen_worker.worker_wanted(big)
+    monkeypatch.setenv("MRSIM_INGEST_WORKER", "always")
+    assert rumen_worker.worker_wanted(big)
+    monkeypatch.setattr(rumen_worker.os, "sched_getaffinity", lambda pid: {0})  # still never on one CPU
+    assert not rumen_worker.worker_wanted(big)
