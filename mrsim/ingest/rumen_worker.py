@@ -24,8 +24,8 @@ waits and the child decodes everything, as before. Which pieces go undecoded dep
 not: the same decoders on the same bytes give the same job. One case needs more: a piece the reader would have handed
 to its strict decoder (what neither the typed decoder nor ``orjson`` takes; from there the reader reads differently),
 which the child, not decoding it, cannot know. This process finds it when decoding the piece, stops the child, and
-runs the reader itself from the start of the input, yielding only what comes after the jobs already given (the same
-ones): the reader's jobs and errors, at the cost of reading the input again, on inputs mrsim never writes.
+forks a new one that reads the input from the start without sharing and sends only what comes after the jobs already
+given (the same ones): the reader's jobs and errors, at the cost of reading that much of the input twice.
 
 Used only where it can help and is safe: Linux (``fork``), no other thread in this process (forking a process
 with threads can deadlock on a lock one of them held), at least two CPUs this process may run on and a one-minute
@@ -38,7 +38,6 @@ of the process's pages as either side writes them.
 
 from __future__ import annotations
 
-import itertools
 import mmap
 import os
 import pickle
@@ -105,13 +104,14 @@ class _HandOver(Exception):
     """A piece left undecoded by the child is one the reader would hand to its strict decoder."""
 
 
-def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True,
-                           share: bool | None = None) -> Iterator[dict]:
+def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True, share: bool | None = None,
+                           skip: int = 0) -> Iterator[dict]:
     """:func:`mrsim.ingest.rumen.iter_rumen_jobs` (same jobs, same order, same errors), read by a forked child.
 
     ``share``: whether the child leaves pieces undecoded for this process to decode (:class:`_Raw`): None (the
     default) while this process waits for the child, so that the decoding is shared out between the two processes
-    as their speeds allow; True every piece, False none (tests)."""
+    as their speeds allow; True every piece, False none (tests). ``skip``: leave out the first jobs (the child
+    reads them but does not send them)."""
     given = 0
     # One shared anonymous page: whether this process is waiting for the child (1) or busy (0), for the child to see.
     page = mmap.mmap(-1, 8)
@@ -122,7 +122,7 @@ def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True,
         status = 1
         try:
             os.close(read_end)
-            _send_jobs(path, typed, write_end, waiting, share)
+            _send_jobs(path, typed, write_end, waiting, share, skip)
             status = 0
         finally:
             os._exit(status)
@@ -164,17 +164,16 @@ def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True,
         os.waitpid(pid, 0)
         waiting.release()
         page.close()
-    # Only after a hand-over (an input the strict decoder reads from that piece on: rare, and never a trace mrsim
-    # writes): the reader in this process, from the start, past the jobs already given (the same ones).
-    from mrsim.ingest.rumen import iter_rumen_jobs
-
-    yield from itertools.islice(iter_rumen_jobs(path, typed=typed), given, None)
+    # Only after a hand-over (the reader's strict decoder reads on from that piece): a new child reads the input
+    # from the start, decoding every piece itself, and sends what follows the jobs already given (the same ones).
+    yield from iter_rumen_jobs_forked(path, typed=typed, share=False, skip=given)
 
 
 def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int, waiting: memoryview | None = None,
-               share: bool | None = False) -> None:
-    """The child's side: every job of the reader, then ``("end", None)`` or ``("error", exception)``. ``waiting``:
-    whether the parent waits for this process; ``share``: see :func:`iter_rumen_jobs_forked`."""
+               share: bool | None = False, skip: int = 0) -> None:
+    """The child's side: every job of the reader (but the first ``skip``), then ``("end", None)`` or ``("error",
+    exception)``. ``waiting``: whether the parent waits for this process; ``share``: see
+    :func:`iter_rumen_jobs_forked`."""
     from mrsim.ingest.rumen import iter_rumen_jobs
     from mrsim.ingest.typed import TypedJob, typed_job
 
@@ -206,6 +205,9 @@ def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int, waiting: memo
                     if job_id in seen or "#" in job_id:
                         job.piece = bytes(job.piece)  # type: ignore[arg-type]
                     seen.add(job_id)
+                if skip:
+                    skip -= 1
+                    continue
                 batch.append(job)
                 size += len(job.piece) if kind is TypedJob or kind is _Raw else 1 << 16
                 if size >= _BATCH_BYTES:

@@ -135,3 +135,23 @@ def test_always_forks_whatever_the_load(tmp_path: Path, monkeypatch):
     assert rumen_worker.worker_wanted(big)
     monkeypatch.setattr(rumen_worker.os, "sched_getaffinity", lambda pid: {0})  # still never on one CPU
     assert not rumen_worker.worker_wanted(big)
+
+
+def test_a_hand_over_reads_on_in_a_new_child_past_the_jobs_given(tmp_path: Path, monkeypatch):
+    """A shared piece the reader would hand to its strict decoder: a new child, not sharing, sends what follows."""
+    trace = tmp_path / "s.json.gz"
+    data = _synth(trace, 12, 6)
+    lines = data.splitlines()
+    lines[5] = lines[5].replace(b'"taskStatus":"SUCCESS"', b'"taskStatus":"SUCCESS","inputBytes":1e400', 1)
+    trace.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    calls: list[tuple[bool | None, int]] = []
+    original = rumen_worker.iter_rumen_jobs_forked
+
+    def recorded(path, *, typed=True, share=None, skip=0):
+        calls.append((share, skip))
+        return original(path, typed=typed, share=share, skip=skip)
+
+    monkeypatch.setattr(rumen_worker, "iter_rumen_jobs_forked", recorded)
+    jobs = list(rumen_worker.iter_rumen_jobs_forked(trace, share=True))
+    assert calls == [(True, 0), (False, 5)]
+    assert [full_job(job) for job in jobs] == [full_job(job) for job in rumen.iter_rumen_jobs(trace)]
