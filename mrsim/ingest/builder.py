@@ -49,7 +49,7 @@ import numpy as np
 from mrsim.errors import InputError
 from mrsim.ingest.logged_check import MAX_TIME_MS, check_logged_job
 from mrsim.io.fields import show_value
-from mrsim.io.limits import check_limit
+from mrsim.io.limits import check_limit, limit
 from mrsim.model.templates import JobTemplate, Outcome, Priority, Workload
 
 if TYPE_CHECKING:
@@ -295,10 +295,16 @@ def _outcome(job: dict) -> Outcome:
 
 
 def _check_task_limits(job: dict, job_id: str, source: str) -> None:
+    """The ``tasks_per_job`` limit of each task list. The limit is looked up once (an environment read) and the
+    message built only when a list exceeds it: this runs once per job of every trace."""
+    cap = -1
     for kind in ("mapTasks", "reduceTasks"):
         tasks = job.get(kind)
         if type(tasks) is list:
-            check_limit("tasks_per_job", len(tasks), f"{source}: job {job_id}: {kind}")
+            if cap < 0:
+                cap = limit("tasks_per_job")
+            if len(tasks) > cap:
+                check_limit("tasks_per_job", len(tasks), f"{source}: job {job_id}: {kind}")
 
 
 def _template_plain(job: dict, plain: "PlainJob", source: str, warns: list[str]) -> JobTemplate | None:
@@ -313,9 +319,16 @@ def _template_plain(job: dict, plain: "PlainJob", source: str, warns: list[str])
     _ts, _tf, a_start, a_finish = plain.arrays()
     map_finish = a_finish[:n]
     map_durations = (map_finish - a_start[:n]) / _MS
+    # Only a map with a non-empty preferredLocations list can give a location (_location_strings of any other map
+    # is ()): without one, no per-map list (what _assemble reads of it is whether any is non-empty).
     map_locations = [_location_strings(task) if given else () for task, given in zip(plain.maps,
-                                                                                      plain.map_locations_given)]
+                                                                                      plain.map_locations_given)] \
+        if True in plain.map_locations_given else []
     map_stage_end = int(map_finish.max()) if n else -1
+    if n == len(a_start):  # no reduce: its five arrays are empty (what the rule below gives on no element)
+        empty = a_start[:0] / _MS
+        return _assemble(job, job_id, source, outcome, warns, map_durations, map_locations, empty, empty, empty,
+                         lambda: _extra(job, 0, job_id, warns))
     start, finish = a_start[n:], a_finish[n:]
     shuffle_end = np.array(plain.shuffle_finished, dtype=np.int64)
     sort_end = np.array(plain.sort_finished, dtype=np.int64)

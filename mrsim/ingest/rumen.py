@@ -35,7 +35,8 @@ import queue
 import re
 import threading
 import zlib
-from typing import IO, Iterator
+from collections.abc import Callable
+from typing import IO, Any, Iterator
 
 import orjson
 
@@ -65,20 +66,22 @@ def _read_chunk(fh, path: os.PathLike[str] | str) -> bytes:
         raise InputError(f"{path}: corrupt gzip data ({exc})") from None
 
 
-def iter_rumen_jobs(path: str | os.PathLike[str], *, typed: bool = False) -> Iterator[dict]:
+def iter_rumen_jobs(path: str | os.PathLike[str], *, typed: bool = False,
+                    decode: Callable[[memoryview, str, int], Any] | None = None) -> Iterator[dict]:
     """Yield each top-level JSON object of a Rumen trace as a dict, in file order.
 
     A trace with no job at all, a truncated object, or anything that is not a JSON object raises
     :class:`InputError` with the line where the problem starts. ``typed``: a plain job that the typed decoder
     takes comes as a :class:`mrsim.ingest.typed.TypedJob` (its task lists typed, its columns read; the module
-    docstring says when), every other job as before.
+    docstring says when), every other job as before. ``decode``: called instead of the typed decoder, with the
+    same arguments (the forked reader's hook, :mod:`mrsim.ingest.rumen_worker`, which may leave a piece undecoded).
     """
     max_bytes = limit("input_bytes")
     with open_binary(path) as fh:
         ahead = _ReadAhead(fh)
         try:
             state = _Stream(ahead, path, max_bytes)
-            seen = yield from _iter_fast(state, typed)
+            seen = yield from _iter_fast(state, typed, decode)
             if not state.done:
                 seen = yield from _iter_strict(state, seen)
         finally:
@@ -191,14 +194,30 @@ class _Stream:
 _NON_WHITESPACE = re.compile(rb"[^ \t\r\n]")
 
 
-def _iter_fast(state: _Stream, typed: bool = False) -> Iterator[dict]:
+def fast_object(piece: bytes) -> dict | None:
+    """One piece as the fast path decodes it when the typed decoder does not take it: ``orjson``'s dict, or None
+    where the fast path hands the rest of the input to the strict decoder (a run of 19 digits, a piece ``orjson``
+    refuses, a value that is not an object)."""
+    if piece.translate(_DIGIT_CLASS).find(_LONG_RUN) >= 0:
+        return None
+    try:
+        obj = orjson.loads(piece)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if type(obj) is dict else None
+
+
+def _iter_fast(state: _Stream, typed: bool = False,
+               decode: Callable[[memoryview, str, int], Any] | None = None) -> Iterator[dict]:
     """orjson over pieces cut at object boundaries; returns the count yielded when it must hand over (or is done).
-    ``typed``: :func:`mrsim.ingest.typed.typed_job` first on each piece (a plain job then comes as its columns)."""
+    ``typed``: :func:`mrsim.ingest.typed.typed_job` first on each piece (a plain job then comes as its columns), or
+    ``decode`` when given."""
     seen = 0
-    loads = orjson.loads
     if typed:
         from mrsim.ingest.typed import typed_job
 
+        if decode is not None:
+            typed_job = decode  # type: ignore[assignment]
         path = str(state.path)
     while True:
         first = _NON_WHITESPACE.search(state.buf, state.pos)
@@ -226,14 +245,8 @@ def _iter_fast(state: _Stream, typed: bool = False) -> Iterator[dict]:
         # field, mrsim.ingest.typed), reading the buffer in place; else the 19-digit check, then orjson.
         obj = typed_job(memoryview(buf)[start:end], path, state.dropped + start) if typed else None
         if obj is None:
-            piece = buf[start:end]
-            if piece.translate(_DIGIT_CLASS).find(_LONG_RUN) >= 0:
-                return seen
-            try:
-                obj = loads(piece)
-            except orjson.JSONDecodeError:
-                return seen
-            if type(obj) is not dict:
+            obj = fast_object(buf[start:end])
+            if obj is None:
                 return seen
         state.consume(end)
         seen += 1

@@ -14,17 +14,34 @@ end of the input or the exception the reader raised, raised here where the reade
 the jobs, their order and every error are those of the reader run in this process; the child writes nothing but the
 pipe. If this process stops reading early (an error while building, an interrupt), the child is killed and reaped.
 
+**The decoding is shared out.** Which side is slower depends on the trace and on what this process builds (on the
+benchmark trace the child's reading is about 0.7 s of CPU, this process's building 0.3 to 0.9 s, the calibration
+being most of it), so a fixed split would leave one side idle. Instead, whenever this process is about to wait for a
+batch (nothing to read on the pipe), it says so in a page shared with the child, and while it says so the child cuts
+pieces without decoding them and sends their bytes (:class:`_Raw`): this process decodes them itself, as the reader
+would have (the typed decoder, else ``orjson``), instead of waiting. When this process is the slower side it never
+waits and the child decodes everything, as before. Which pieces go undecoded depends on timing; what is yielded does
+not: the same decoders on the same bytes give the same job. One case needs more: a piece the reader would have handed
+to its strict decoder (what neither the typed decoder nor ``orjson`` takes; from there the reader reads differently),
+which the child, not decoding it, cannot know. This process finds it when decoding the piece, stops the child, and
+forks a new one that reads the input from the start without sharing and sends only what comes after the jobs already
+given (the same ones): the reader's jobs and errors, at the cost of reading that much of the input twice.
+
 Used only where it can help and is safe: Linux (``fork``), no other thread in this process (forking a process
 with threads can deadlock on a lock one of them held), at least two CPUs this process may run on and a one-minute
 load average below their number (with no core to spare the child only adds its pickling), an input of at least
-:data:`MIN_BYTES`, and ``MRSIM_INGEST_WORKER`` not ``0``. Cost: the jobs' pickling (columns, host codes, attempt ids;
-about 0.1 s of CPU on each side for the 1148-job trace), and a copy of the process's pages as either side writes them.
+:data:`MIN_BYTES`, and ``MRSIM_INGEST_WORKER`` not ``0`` (``always``: whatever the load average, to measure the
+forked reader on a busy machine). Cost: the jobs' pickling (columns, host codes, attempt ids;
+about 0.1 s of CPU on each side for the 1148-job trace; an undecoded piece: its bytes, copied twice more), and a copy
+of the process's pages as either side writes them.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
@@ -39,7 +56,8 @@ _BATCH_BYTES = 1 << 20
 
 def worker_wanted(path: str | os.PathLike[str]) -> bool:
     """Whether :func:`iter_rumen_jobs_forked` should read ``path`` (see the module docstring)."""
-    if os.environ.get("MRSIM_INGEST_WORKER", "1").strip() == "0" or not sys.platform.startswith("linux"):
+    setting = os.environ.get("MRSIM_INGEST_WORKER", "1").strip()
+    if setting == "0" or not sys.platform.startswith("linux"):
         return False  # fork where it is the platform's own way to start a process (macOS: unsafe with some libraries)
     if threading.active_count() != 1:
         return False
@@ -50,7 +68,7 @@ def worker_wanted(path: str | os.PathLike[str]) -> bool:
     if cpus < 2:
         return False
     try:  # a core to spare (one-minute load average below the CPUs): else reading here costs less CPU in all
-        if os.getloadavg()[0] >= cpus:
+        if setting != "always" and os.getloadavg()[0] >= cpus:
             return False
     except OSError:
         pass
@@ -60,26 +78,73 @@ def worker_wanted(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True) -> Iterator[dict]:
-    """:func:`mrsim.ingest.rumen.iter_rumen_jobs` (same jobs, same order, same errors), read by a forked child."""
+class _Raw:
+    """A piece the child cut but did not decode (the parent was waiting for work): its bytes and where it starts in
+    the decompressed input. The parent decodes it as the reader would have (:meth:`decoded`)."""
+
+    __slots__ = ("piece", "offset")
+
+    def __init__(self, piece: bytes, offset: int) -> None:
+        self.piece, self.offset = piece, offset
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _Raw, (self.piece, self.offset)
+
+    def decoded(self, source: str) -> dict | None:
+        """What the reader yields for this piece: the typed decoder's job, else ``orjson``'s dict (the fast path);
+        None where the reader would hand the rest of the input to its strict decoder."""
+        from mrsim.ingest.rumen import fast_object
+        from mrsim.ingest.typed import typed_job
+
+        job = typed_job(self.piece, source, self.offset)
+        return job if job is not None else fast_object(self.piece)
+
+
+class _HandOver(Exception):
+    """A piece left undecoded by the child is one the reader would hand to its strict decoder."""
+
+
+def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True, share: bool | None = None,
+                           skip: int = 0) -> Iterator[dict]:
+    """:func:`mrsim.ingest.rumen.iter_rumen_jobs` (same jobs, same order, same errors), read by a forked child.
+
+    ``share``: whether the child leaves pieces undecoded for this process to decode (:class:`_Raw`): None (the
+    default) while this process waits for the child, so that the decoding is shared out between the two processes
+    as their speeds allow; True every piece, False none (tests). ``skip``: leave out the first jobs (the child
+    reads them but does not send them)."""
+    given = 0
+    # One shared anonymous page: whether this process is waiting for the child (1) or busy (0), for the child to see.
+    page = mmap.mmap(-1, 8)
+    waiting = memoryview(page).cast("q")
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: read, send, exit without running the parent's exit handlers or flushing its buffers
         status = 1
         try:
             os.close(read_end)
-            _send_jobs(path, typed, write_end)
+            _send_jobs(path, typed, write_end, waiting, share, skip)
             status = 0
         finally:
             os._exit(status)
     os.close(write_end)
     finished = False
+    source = str(path)
     try:
         with os.fdopen(read_end, "rb", buffering=1 << 16) as pipe:
+            fd = pipe.fileno()
             while True:
+                # Nothing to read yet: this process is about to wait, and the child may leave pieces to it.
+                waiting[0] = not select.select((fd,), (), (), 0)[0]
                 kind, payload = pickle.load(pipe)
+                waiting[0] = 0
                 if kind == "jobs":
-                    yield from payload
+                    for job in payload:
+                        if type(job) is _Raw:
+                            job = job.decoded(source)
+                            if job is None:
+                                raise _HandOver
+                        given += 1
+                        yield job
                 elif kind == "error":
                     finished = True
                     raise payload
@@ -88,6 +153,8 @@ def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True) 
                     return
     except EOFError:
         raise RuntimeError(f"{path}: the reading process ended without a result") from None
+    except _HandOver:
+        pass
     finally:
         if not finished:
             try:
@@ -95,34 +162,54 @@ def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True) 
             except ProcessLookupError:
                 pass
         os.waitpid(pid, 0)
+        waiting.release()
+        page.close()
+    # Only after a hand-over (the reader's strict decoder reads on from that piece): a new child reads the input
+    # from the start, decoding every piece itself, and sends what follows the jobs already given (the same ones).
+    yield from iter_rumen_jobs_forked(path, typed=typed, share=False, skip=given)
 
 
-def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int) -> None:
-    """The child's side: every job of the reader, then ``("end", None)`` or ``("error", exception)``."""
+def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int, waiting: memoryview | None = None,
+               share: bool | None = False, skip: int = 0) -> None:
+    """The child's side: every job of the reader (but the first ``skip``), then ``("end", None)`` or ``("error",
+    exception)``. ``waiting``: whether the parent waits for this process; ``share``: see
+    :func:`iter_rumen_jobs_forked`."""
     from mrsim.ingest.rumen import iter_rumen_jobs
-    from mrsim.ingest.typed import TypedJob
+    from mrsim.ingest.typed import TypedJob, typed_job
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends the child at once; the parent reports it
     with os.fdopen(fd, "wb", buffering=1 << 16) as pipe:
         def dump(message: tuple[str, Any]) -> None:
             pickle.dump(message, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            pipe.flush()  # the whole batch now: the parent may be waiting for it
+
+        def decode(piece: memoryview, source: str, offset: int) -> Any:
+            # Left to the parent while it waits for this batch: there, decoding it costs no more than the wait.
+            if share or (share is None and waiting is not None and waiting[0]):
+                return _Raw(bytes(piece), offset)
+            return typed_job(piece, source, offset)
 
         batch: list[Any] = []
         size = 0
         end: tuple[str, Any] = ("end", None)
         # Job ids seen: a TypedJob whose id repeats one (or holds "#", the renaming's mark) goes with its bytes, since
         # the pass may then need it whole (the slot usage's general path of a repeated id): read again from a
-        # gzip stream, each would cost a decompression up to it.
+        # gzip stream, each would cost a decompression up to it. (A piece sent undecoded goes with its bytes anyway;
+        # its id is not known here, so a later repeat of it comes without: read again if the pass needs it whole.)
         seen: set[str] = set()
         try:
-            for job in iter_rumen_jobs(path, typed=typed):
-                if type(job) is TypedJob:
+            for job in iter_rumen_jobs(path, typed=typed, decode=decode if typed and share is not False else None):
+                kind = type(job)
+                if kind is TypedJob:
                     job_id = str(job.get("jobID"))
                     if job_id in seen or "#" in job_id:
                         job.piece = bytes(job.piece)  # type: ignore[arg-type]
                     seen.add(job_id)
+                if skip:
+                    skip -= 1
+                    continue
                 batch.append(job)
-                size += len(job.piece) if type(job) is TypedJob else 1 << 16
+                size += len(job.piece) if kind is TypedJob or kind is _Raw else 1 << 16
                 if size >= _BATCH_BYTES:
                     dump(("jobs", batch))
                     batch, size = [], 0

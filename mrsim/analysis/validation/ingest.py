@@ -308,7 +308,7 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     from mrsim.ingest.logged_check import check_logged_job
     from mrsim.ingest.store import merge_hosts
     from mrsim.ingest.topology_infer import attempt_host, iter_attempt_windows
-    from mrsim.io.limits import check_limit
+    from mrsim.io.limits import check_limit, limit
     from mrsim.ingest.typed import TypedJob, full_job
 
     source = str(p)
@@ -330,6 +330,7 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     synthetic: list[bool] = []
     report = InputReport(source, format_.value)
     total_tasks = 0
+    max_jobs = max_tasks = -1  # the limits, read at the first template (each is an environment look-up)
     for logged in iter_logged_jobs(p, format_, warnings=reader_warnings, typed=True):
         profiler_warnings.extend(reader_warnings[copied:])
         copied = len(reader_warnings)
@@ -382,9 +383,12 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
             profiler_warnings.append(line)
             template = template.with_changes(job_id=new_id)
         templates.append(template)
-        check_limit("jobs", len(templates), source or "workload")
+        if max_jobs < 0:
+            max_jobs, max_tasks = limit("jobs"), limit("tasks")
         total_tasks += len(template.map_durations) + len(template.reduce_durations)
-        check_limit("tasks", total_tasks, source or "workload")
+        if len(templates) > max_jobs or total_tasks > max_tasks:  # the limits' messages (check_limit raises)
+            check_limit("jobs", len(templates), source or "workload")
+            check_limit("tasks", total_tasks, source or "workload")
         if template.job_id in taken:  # a renamed id that the file also uses: the profiler keeps the first
             skipped.add(len(templates) - 1)
             report.duplicates_skipped += 1
