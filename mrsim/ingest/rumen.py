@@ -16,8 +16,11 @@ sequence occurs only between top-level values, or inside a string) and decodes e
 UTF-8, a byte-order mark, nesting past 1024 levels -- switches the rest of the file to the standard library's strict
 decoder (:mod:`mrsim.io.safe_json`), which is the reference: it accepts and refuses what mrsim always did and names
 the line and field of an error. ``orjson`` reads an integer beyond 64 bits as a float where the standard library
-keeps an int, so a piece holding a run of 19 or more digits also goes to the strict decoder (found by
-``bytes.translate`` + ``find``, about a tenth of the decoding time).
+keeps an int, so a piece holding a run of 19 or more digits (found by ``bytes.translate`` + ``find``, about a tenth
+of the decoding time) is decoded by the strict decoder instead, alone: the next piece comes back to ``orjson``, and
+the rest of the file goes to the strict decoder only if it refuses the piece. Rumen's ``TraceBuilder`` writes such
+runs in every job (``Long.MAX_VALUE`` bounds of empty CDFs), so a real trace's jobs are each decoded the strict way,
+without its line counting; before, its first job switched the whole file.
 
 A third decoder for the one-pass ingest only (``typed=True``): :func:`mrsim.ingest.typed.typed_job` is tried first on
 each piece and gives a plain job as its columns, without building its task and attempt dicts; what it does not take
@@ -196,6 +199,7 @@ def _iter_fast(state: _Stream, typed: bool = False) -> Iterator[dict]:
     ``typed``: :func:`mrsim.ingest.typed.typed_job` first on each piece (a plain job then comes as its columns)."""
     seen = 0
     loads = orjson.loads
+    strict = strict_decoder()
     if typed:
         from mrsim.ingest.typed import typed_job
 
@@ -228,16 +232,36 @@ def _iter_fast(state: _Stream, typed: bool = False) -> Iterator[dict]:
         if obj is None:
             piece = buf[start:end]
             if piece.translate(_DIGIT_CLASS).find(_LONG_RUN) >= 0:
-                return seen
-            try:
-                obj = loads(piece)
-            except orjson.JSONDecodeError:
-                return seen
-            if type(obj) is not dict:
-                return seen
+                # This object alone to the strict decoder (Rumen's TraceBuilder writes Long.MAX_VALUE in every
+                # job's empty CDFs); the next one comes back here. Handed over only when it refuses the object.
+                obj = _strict_piece(piece, strict)
+                if obj is None:
+                    return seen
+            else:
+                try:
+                    obj = loads(piece)
+                except orjson.JSONDecodeError:
+                    return seen
+                if type(obj) is not dict:
+                    return seen
         state.consume(end)
         seen += 1
         yield obj
+
+
+def _strict_piece(piece: bytes, decoder: json.JSONDecoder) -> dict | None:
+    """``piece`` (one object the fast path cut, holding a run of 19 or more digits) as the strict decoder reads it,
+    or None when the strict reader must take over from here: invalid UTF-8, anything it refuses, or a piece that is
+    not one object and whitespace (a cut inside a string ends inside the object, so it never parses whole). The
+    same object :func:`_iter_strict` gives at this point: the same decoder on the same text."""
+    try:
+        text = piece.decode("utf-8")
+        obj, end = raw_decode(decoder, text)
+    except ValueError:  # UnicodeDecodeError, JSONDecodeError, JSONValueError
+        return None
+    if type(obj) is not dict or text[end:].strip(_WHITESPACE):
+        return None
+    return obj
 
 
 def _iter_strict(state: _Stream, seen: int) -> Iterator[dict]:

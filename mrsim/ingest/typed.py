@@ -53,8 +53,14 @@ _Time = Annotated[int, Meta(gt=0, lt=MAX_TIME_MS)]
 _Phase = Annotated[int, Meta(gt=-MAX_TIME_MS, lt=MAX_TIME_MS)] | None
 #: A count the walk does not read (bytes, records, a CPU or memory sample): at most 18 digits, so never a run of 19.
 _Count = Annotated[int, Meta(gt=-(10**18), lt=10**18)] | None
-#: ``preferredLocations``: absent, null or an empty list (a job with split locations takes the dict path).
+#: ``preferredLocations`` in the first two schemas: absent, null or an empty list (a job with split locations gets
+#: the located schema).
 _NoLocations = Annotated[list[Any], Meta(max_length=0)] | None
+#: A ``LoggedLocation`` (a split's or an attempt's): ``{"layers": [rack, host]}``, decoded as the dict ``orjson``
+#: gives (a dict, not a struct: the readers take it as it is). Its one key is ``layers``, a list of strings; an
+#: empty object is the empty dict, as in ``orjson``. Anything else (another key, null or non-string layers) refuses
+#: the job, which then takes the dict path with its checks.
+_Location = dict[Literal["layers"], list[str]]
 
 
 class _Attempt(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -69,6 +75,15 @@ class _Attempt(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     location: UnsetType = UNSET  # present at all (even null): the dict path (the host comes from there)
     shuffleFinished: _Phase = None  # read for reduces only
     sortFinished: _Phase = None
+
+
+class _Usage(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """An attempt's ``resourceUsageMetrics`` (Rumen's ``ResourceUsageMetrics``): counters the walk does not read."""
+
+    cumulativeCpuUsage: _Count = None
+    virtualMemoryUsage: _Count = None
+    physicalMemoryUsage: _Count = None
+    heapUsage: _Count = None
 
 
 class _RumenAttempt(_Attempt, forbid_unknown_fields=True, gc=False):
@@ -92,14 +107,23 @@ class _RumenAttempt(_Attempt, forbid_unknown_fields=True, gc=False):
     cpuUsages: list[_Count] | None = None
     vmemKbytes: list[_Count] | None = None
     physMemKbytes: list[_Count] | None = None
+    resourceUsageMetrics: _Usage | None = None
 
 
-def _task(name: str, kind: str, attempt: type, extra: tuple[tuple[str, Any, Any], ...]) -> type:
+class _LocatedAttempt(_RumenAttempt, forbid_unknown_fields=True, gc=False):
+    """:class:`_RumenAttempt` with its ``location``: absent, null or a :data:`_Location` (Rumen's ``TraceBuilder``
+    writes one on every attempt, null when the host is not in the topology)."""
+
+    location: _Location | None | UnsetType = UNSET
+
+
+def _task(name: str, kind: str, attempt: type, extra: tuple[tuple[str, Any, Any], ...],
+          locations: Any = _NoLocations) -> type:
     """A plain ``LoggedTask`` of ``kind`` (``MAP``/``REDUCE``) whose one attempt is an ``attempt``."""
     return msgspec.defstruct(name, [
         ("startTime", _Time), ("finishTime", _Time),
         ("attempts", Annotated[list[attempt], Meta(min_length=1, max_length=1)]),  # type: ignore[valid-type]
-        ("taskType", Literal[kind] | None, None), ("preferredLocations", _NoLocations, None),  # type: ignore[valid-type]
+        ("taskType", Literal[kind] | None, None), ("preferredLocations", locations, None),  # type: ignore[valid-type]
         ("taskID", str | None, None), ("taskStatus", str | None, None), *extra], forbid_unknown_fields=True, gc=False)
 
 
@@ -108,6 +132,9 @@ _RUMEN_TASK_FIELDS = tuple((name, _Count, None) for name in ("inputBytes", "inpu
 _MapTask, _ReduceTask = _task("_MapTask", "MAP", _Attempt, ()), _task("_ReduceTask", "REDUCE", _Attempt, ())
 _RumenMapTask = _task("_RumenMapTask", "MAP", _RumenAttempt, _RUMEN_TASK_FIELDS)
 _RumenReduceTask = _task("_RumenReduceTask", "REDUCE", _RumenAttempt, _RUMEN_TASK_FIELDS)
+_SplitLocations = list[_Location] | None  # absent, null or a list of locations (empty: none given)
+_LocatedMapTask = _task("_LocatedMapTask", "MAP", _LocatedAttempt, _RUMEN_TASK_FIELDS, _SplitLocations)
+_LocatedReduceTask = _task("_LocatedReduceTask", "REDUCE", _LocatedAttempt, _RUMEN_TASK_FIELDS, _SplitLocations)
 
 
 #: The job-level fields of a ``LoggedJob`` (Rumen's, and those mrsim's log readers add), kept as raw bytes.
@@ -128,23 +155,34 @@ def _job(name: str, map_task: type, reduce_task: type) -> msgspec.json.Decoder:
 
 
 #: The lean schema first (the walk's fields and ``mrsim synth``'s); a job with a field only Rumen writes then gets
-#: the second, which names them too (an unknown field fails at its first task: the first try costs little).
+#: the second, which names them too (an unknown field fails at its first task: the first try costs little); a job
+#: with a split location or an attempt ``location`` (every plain job of Rumen's ``TraceBuilder``: it writes a
+#: ``location`` on each attempt, often null) gets the third, which types those too (the first two refuse them at
+#: the first one: a real job's first attempt). So a job without locations never pays for them.
 _LEAN, _RUMEN = _job("_Job", _MapTask, _ReduceTask), _job("_RumenJob", _RumenMapTask, _RumenReduceTask)
+_LOCATED = _job("_LocatedJob", _LocatedMapTask, _LocatedReduceTask)
+_LOCATED_JOB = _LOCATED.type
+#: Where a validation error of the first two schemas means "has locations": the error's path ends at one.
+_AT_LOCATIONS = (".location`", ".preferredLocations`")
 _START, _FINISH = attrgetter("startTime"), attrgetter("finishTime")
 _HOST, _ID = attrgetter("hostName"), attrgetter("attemptID")
+_SPLITS, _WHERE = attrgetter("preferredLocations"), attrgetter("location")
 _SHUFFLE, _SORT = attrgetter("shuffleFinished"), attrgetter("sortFinished")
 _ATTEMPTS, _ONLY = attrgetter("attempts"), itemgetter(0)
 _TASK_KEYS = ("mapTasks", "reduceTasks")
 #: Digits to ``0``, every other byte to a space: a run of 19 marks an integer orjson may read as a float.
 _DIGIT_CLASS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
 _LONG_RUN = b"0" * 19
+_STRICT = strict_decoder()  # the reader's strict decoder (mrsim.ingest.rumen._iter_strict), for _strict_value
 
 
 class TypedJob(dict):  # type: ignore[type-arg]
     """A job decoded by :func:`typed_job`: its job-level fields as ``orjson`` gives them, ``mapTasks`` and
-    ``reduceTasks`` as lists of typed tasks (read through :attr:`columns` only), the columns, and the object's
-    bytes, from which :meth:`full` decodes the whole job as the fast path would (for error messages and for the
-    collectors' general paths, which walk task dicts)."""
+    ``reduceTasks`` as lists of typed tasks (read through :attr:`columns` only) or, when some task has split
+    locations, of dicts holding each task's ``preferredLocations`` alone (what the readers of a plain job's task
+    lists read: :func:`_split_lists`), the columns, and the object's bytes, from which :meth:`full` decodes the
+    whole job as the fast path would (for error messages and for the collectors' general paths, which walk task
+    dicts)."""
 
     __slots__ = ("columns", "piece", "source", "offset", "length")
 
@@ -155,7 +193,9 @@ class TypedJob(dict):  # type: ignore[type-arg]
     length: int
 
     def full(self) -> dict[str, Any]:
-        """The job as ``orjson`` decodes it (the dict the fast path yields for the same bytes)."""
+        """The job as the reader decodes it without the typed decoder (``orjson``, or the strict decoder for an object
+        holding a run of 19 digits: :mod:`mrsim.ingest.rumen`). Cost: the object decoded whole, as the fast path
+        would; called rarely (an error message, a repeated job id)."""
         piece = self.piece
         if piece is None:  # rare (an error message, a repeated job id): read the input again up to the object
             from mrsim.io.compressed import open_binary
@@ -163,10 +203,13 @@ class TypedJob(dict):  # type: ignore[type-arg]
             with open_binary(self.source) as fh:
                 fh.seek(self.offset)
                 piece = fh.read(self.length)
-        try:
-            return orjson.loads(piece)
-        except orjson.JSONDecodeError:  # 1e400 or invalid UTF-8 where the typed decoder skipped: the strict reading
-            return raw_decode(strict_decoder(), bytes(piece).decode("utf-8", "replace"))[0]
+        if bytes(piece).translate(_DIGIT_CLASS).find(_LONG_RUN) < 0:
+            try:
+                return orjson.loads(piece)
+            except orjson.JSONDecodeError:  # cannot happen (the typed decoder took it): the strict reading
+                pass
+        # a run of 19 digits (a job-level value the typed decoder read the strict way): the reader's strict reading
+        return raw_decode(_STRICT, bytes(piece).decode("utf-8", "replace"))[0]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled without its typed tasks: the job-level fields (the task lists as placeholders, in their place),
@@ -179,7 +222,8 @@ class TypedJob(dict):  # type: ignore[type-arg]
         codes = np.fromiter(map(code_of.__getitem__, c.host_names), dtype=np.int32, count=len(c.host_names))
         fields = {key: (None if key in _TASK_KEYS else value) for key, value in self.items()}
         columns = (c.n_maps, len(c.reduces), list(names), codes, c.attempt_ids, c.shuffle_finished, c.sort_finished,
-                   c.arrays())
+                   c.arrays(), (c.map_locations_given, c.maps, c.reduces) if c.any_locations else None,
+                   c.attempts if c.any_attempt_location else None)
         piece = self.piece if type(self.piece) is bytes else None
         return _unpickled, (fields, columns, self.source, self.offset, self.length, piece)
 
@@ -187,10 +231,13 @@ class TypedJob(dict):  # type: ignore[type-arg]
 def _unpickled(fields: dict[str, Any], columns: tuple[Any, ...], source: str, offset: int, length: int,
                piece: bytes | None = None) -> TypedJob:
     """A :class:`TypedJob` from :meth:`TypedJob.__reduce__`'s parts: the same fields and columns; the task lists
-    hold placeholders (``None``) of the same lengths, and :meth:`TypedJob.full` decodes ``piece``, else reads the
-    bytes again (an error message: once)."""
-    n_maps, n_reduces, names, codes, ids, shuffles, sorts, arrays = columns
-    maps, reduces = [None] * n_maps, [None] * n_reduces
+    hold placeholders (``None``) of the same lengths (the dicts of :func:`_split_lists` when some task has split
+    locations), and :meth:`TypedJob.full` decodes ``piece``, else reads the bytes again (an error message: once)."""
+    n_maps, n_reduces, names, codes, ids, shuffles, sorts, arrays, splits, where = columns
+    if splits is None:
+        given, maps, reduces = [False] * n_maps, [None] * n_maps, [None] * n_reduces
+    else:
+        given, maps, reduces = splits
     job = TypedJob()
     for key, value in fields.items():
         job[key] = maps if key == "mapTasks" else reduces if key == "reduceTasks" else value
@@ -199,7 +246,8 @@ def _unpickled(fields: dict[str, Any], columns: tuple[Any, ...], source: str, of
     task_start, task_finish, attempt_start, attempt_finish = (a.tolist() for a in arrays)
     hosts = list(map(names.__getitem__, codes.tolist()))
     job.columns = PlainJob(maps, reduces, n_maps, task_start, task_finish, attempt_start, attempt_finish, hosts, ids,
-                           shuffles, sorts, [], [False] * n_maps, False, False, cached=arrays)
+                           shuffles, sorts, [] if where is None else where, given, splits is not None,
+                           where is not None, cached=arrays)
     job.piece, job.source, job.offset, job.length = piece, source, offset, length
     return job
 
@@ -216,19 +264,81 @@ def _phase(values: list[int | None]) -> list[int]:
     return values  # type: ignore[return-value]
 
 
+def _split_lists(maps: list[Any], reduces: list[Any]) -> tuple[list[bool], list[dict[str, Any]],
+                                                                  list[dict[str, Any]]] | None:
+    """``(given per map, map dicts, reduce dicts)`` when some task of the located schema has a non-empty
+    ``preferredLocations`` list, else None. Each dict holds the task's ``preferredLocations`` alone (the list of
+    location dicts ``orjson`` gives, or None when absent or null): what the readers of a plain job's task lists
+    take from them (the template builder's split hosts, the slot usage's racks, the deferred collectors' copy), by
+    ``.get``, which gives None for an absent key as for a null one. Cost: one C-level pass over the tasks, and a
+    small dict per task only for a job with split locations."""
+    splits = list(map(_SPLITS, maps))
+    given = list(map(bool, splits))
+    reduce_splits = list(map(_SPLITS, reduces))
+    if not (any(given) or any(reduce_splits)):
+        return None
+    return (given, [{"preferredLocations": where} for where in splits],
+            [{"preferredLocations": where} for where in reduce_splits])
+
+
+def _attempt_dicts(attempts: list[Any], hosts: list[str]) -> list[dict[str, Any]] | None:
+    """Per attempt of the located schema, ``{"hostName": ..., "location": ...}`` (without ``location`` when the
+    attempt has none), when some attempt has the key (even null), else None: what
+    :func:`mrsim.ingest.topology_infer.attempt_host` and the slot usage read of a plain job's attempts (``"location"
+    in attempt``, then its layers or the host name), the same values as the dicts ``orjson`` gives. Cost: one
+    C-level pass over the attempts, and a small dict per attempt only for a job whose attempts have locations."""
+    where = list(map(_WHERE, attempts))
+    absent = where.count(UNSET)
+    if absent == len(where):
+        return None
+    if not absent:  # Rumen's TraceBuilder: a location (null or not) on every attempt
+        return [{"hostName": host, "location": at} for host, at in zip(hosts, where)]
+    return [{"hostName": host} if at is UNSET else {"hostName": host, "location": at} for host, at in zip(hosts, where)]
+
+
+def _strict_value(value: bytes) -> Any:
+    """A job-level value holding a run of 19 or more digits, as the standard library's strict decoder reads it: the
+    reader hands a job holding one to that decoder (:mod:`mrsim.ingest.rumen`), which keeps every integer exact,
+    where ``orjson`` reads one beyond 64 bits as a float. Rumen's ``TraceBuilder`` writes such runs in every job:
+    ``Long.MAX_VALUE`` and ``Long.MIN_VALUE`` as the bounds of an empty ``LoggedDiscreteCDF`` (the attempt-time
+    CDFs). Raises ``ValueError`` for what that decoder refuses (invalid UTF-8: the old path decides)."""
+    text = value.decode("utf-8")
+    obj, end = raw_decode(_STRICT, text)
+    if end != len(text):  # cannot happen (msgspec's Raw is one value): refused, to be safe
+        raise ValueError("not one JSON value")
+    return obj
+
+
+def _decode(piece: bytes | memoryview) -> Any:
+    """The job decoded by the first schema that takes it (:data:`_LEAN`, :data:`_RUMEN`, :data:`_LOCATED`), or
+    None. A schema's refusal sends the job to the next one only when its reason is one the next one lifts: a field
+    only Rumen writes (an unknown field), a split or attempt location; any other refusal is final."""
+    try:
+        try:
+            return _LEAN.decode(piece)
+        except msgspec.ValidationError as exc:
+            message = str(exc)
+            if message.endswith(_AT_LOCATIONS):
+                return _LOCATED.decode(piece)
+            if "unknown field" not in message:
+                return None
+        try:
+            return _RUMEN.decode(piece)
+        except msgspec.ValidationError as exc:
+            if not str(exc).endswith(_AT_LOCATIONS):
+                return None
+        return _LOCATED.decode(piece)
+    except (msgspec.DecodeError, RecursionError, ValueError):  # a ValidationError; invalid UTF-8 in a string
+        return None
+
+
 def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> TypedJob | None:
     """``piece`` (one JSON object) as a :class:`TypedJob` with its :class:`PlainJob` columns, or None when it is not
     a plain job in the schema, or the typed decoder refuses it, or a job-level value holds a run of 19 digits (the
     caller then decodes it as before, with its checks). ``source`` and ``offset``: the input and where the object
     starts in it (decompressed), for :meth:`TypedJob.full` after pickling."""
-    try:
-        try:
-            decoded = _LEAN.decode(piece)
-        except msgspec.ValidationError as exc:
-            if "unknown field" not in str(exc):
-                return None
-            decoded = _RUMEN.decode(piece)
-    except (msgspec.DecodeError, RecursionError, ValueError):  # a ValidationError; invalid UTF-8 in a string
+    decoded = _decode(piece)
+    if decoded is None:
         return None
     maps, reduces = decoded.mapTasks, decoded.reduceTasks
     if not (maps or reduces):
@@ -241,10 +351,11 @@ def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> T
             raw = getattr(decoded, name)
             if raw is not UNSET:
                 value = bytes(raw)
-                if value.translate(digits).find(_LONG_RUN) >= 0:
-                    return None
-                job[name] = loads(value)
-    except orjson.JSONDecodeError:
+                if value.translate(digits).find(_LONG_RUN) >= 0:  # orjson may read it otherwise: the strict way
+                    job[name] = _strict_value(value)
+                else:
+                    job[name] = loads(value)
+    except (orjson.JSONDecodeError, ValueError):  # what orjson or the strict decoder refuses: the old path
         return None
     if not job.get("jobID"):
         return None
@@ -262,9 +373,16 @@ def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> T
     for array in arrays:
         array.setflags(write=False)
     reduce_attempts = attempts[n:]
+    hosts = list(map(_HOST, attempts))
+    splits = where = None
+    if type(decoded) is _LOCATED_JOB:
+        splits, where = _split_lists(maps, reduces), _attempt_dicts(attempts, hosts)
+        if splits is not None:
+            job["mapTasks"], job["reduceTasks"] = maps, reduces = splits[1], splits[2]
     job.columns = PlainJob(
-        maps, reduces, n, task_start, task_finish, attempt_start, attempt_finish, list(map(_HOST, attempts)),
+        maps, reduces, n, task_start, task_finish, attempt_start, attempt_finish, hosts,
         list(map(_ID, attempts)), _phase(list(map(_SHUFFLE, reduce_attempts))),
-        _phase(list(map(_SORT, reduce_attempts))), attempts, [False] * n, False, False, cached=arrays)
+        _phase(list(map(_SORT, reduce_attempts))), attempts if where is None else where,
+        [False] * n if splits is None else splits[0], splits is not None, where is not None, cached=arrays)
     job.piece, job.source, job.offset, job.length = piece, source, offset, len(piece)
     return job
