@@ -24,8 +24,9 @@ without its line counting; before, its first job switched the whole file.
 
 A third decoder for the one-pass ingest only (``typed=True``): :func:`mrsim.ingest.typed.typed_job` is tried first on
 each piece and gives a plain job as its columns, without building its task and attempt dicts; what it does not take
-goes on as above. It reads no byte differently from ``orjson`` (its module docstring says why), so it needs the
-19-digit check only for the job-level values it hands to ``orjson``.
+goes on as above. It reads no byte differently from the reader without it (its module docstring says why), so it
+needs the 19-digit check only for the job-level values it decodes with ``orjson`` (one holding such a run it decodes
+with the strict decoder, as this reader decodes such a job).
 """
 
 from __future__ import annotations

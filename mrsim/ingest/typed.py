@@ -8,29 +8,53 @@ walking them was about half of a ``--no-cache`` replay's parse (``docs/performan
 
 :func:`typed_job` decodes one job object with ``msgspec`` instead, into :class:`msgspec.Struct` types whose fields
 carry the walk's conditions as their types (``Literal["SUCCESS"]``, integers in ``(0, 10**14)``, a list of exactly
-one attempt, a non-empty host name string, no split locations, no attempt ``location``): the decoder proves the
-shape in C while it parses, and the columns are then read from the structs by C-level passes (comprehensions
-over the structs), not by a Python step per attempt. The job-level fields (all but the two task lists:
-``jobProperties``, ``otherTasks``, the times) are kept as raw bytes by the decoder and decoded by ``orjson``, as
-the fast path decodes them, so they are the same objects.
+one attempt, a non-empty host name string): the decoder proves the shape in C while it parses, and the columns are
+then read from the structs by one comprehension per column, not by a Python step per attempt. The job-level fields
+(all but the two task lists: ``jobProperties``, ``otherTasks``, the times, the CDFs) are kept as raw bytes by the
+decoder and decoded by ``orjson``, as the fast path decodes them, so they are the same objects; one holding a run of
+19 digits is decoded by the reader's strict decoder instead, as the reader decodes such a job
+(:mod:`mrsim.ingest.rumen`: ``orjson`` reads an integer beyond 64 bits as a float). Rumen's ``TraceBuilder`` writes
+such a run in every job, the ``Long.MAX_VALUE`` and ``Long.MIN_VALUE`` bounds of an empty ``LoggedDiscreteCDF``.
 
-**The schema is closed** (``forbid_unknown_fields``): a job, task or attempt with a field the types do not name
-takes the old path. So nothing is skipped unread, and every byte of a job the typed decoder takes is either
-decoded with a type (strings with their UTF-8 and escapes checked, integers with a range of at most 18 digits) or
-handed to ``orjson`` (the job-level values, after the same check for runs of 19 digits the fast path makes). Hence
-a job it takes is one ``orjson`` would read, and to the same values; and the fast path's check for integers of 19
-digits or more (a ``translate`` over every byte, about a sixth of the reader's instructions) is needed only for the
-job-level bytes and for the objects the typed decoder does not take. The fields named are those of Rumen's
-``LoggedJob``, ``LoggedTask`` and ``LoggedTaskAttempt`` that ``mrsim synth`` and Rumen's ``TraceBuilder`` write.
+**Three schemas, tried in turn**, each a superset of the one before: the lean one (the walk's fields and ``mrsim
+synth``'s), then Rumen's (the counters ``TraceBuilder`` writes, ``resourceUsageMetrics``), then the located one
+(split locations and attempt locations too). A schema's refusal sends the job on only when the next one lifts its
+reason (an unknown field; a location), which the first two meet at the first task or attempt that has it, so a
+job without locations never pays for them and a real job pays two short false starts.
+
+**Real traces' locations.** Rumen writes ``preferredLocations`` on each map (a list of ``{"layers": [rack,
+host]}``) and a ``location`` on each attempt (such an object, or null when its host is not in the topology). The
+located schema takes a location as the dict ``orjson`` gives: the one key ``layers``, a list of strings (an empty
+object is the empty dict). The columns then give the readers what they read of a plain job's task lists and
+attempts, the same values as the walk's dicts: per map whether its list is non-empty (``map_locations_given``),
+``any_locations`` and ``any_attempt_location`` (an attempt with the key at all, even null); when some task has
+split locations, the task lists (the job's and the columns') as dicts holding each task's ``preferredLocations``
+alone (the template builder's split hosts, the slot usage's racks, the deferred collectors' copy); when some
+attempt has a ``location``, the attempts as ``{"hostName", "location"}`` dicts (the key left out where the attempt
+has none), which :func:`mrsim.ingest.topology_infer.attempt_host` and the slot usage read. Each costs one pass over
+the tasks or attempts, and a small dict each, only for a job that has them.
+
+**The schema is closed** (``forbid_unknown_fields``): a job, task, attempt, location or usage object with a field
+the types do not name takes the old path. So nothing is skipped unread, and every byte of a job the typed decoder
+takes is either decoded with a type (strings with their UTF-8 and escapes checked, integers with a range of at most
+18 digits) or handed to ``orjson`` or the strict decoder (the job-level values, after the same check for runs of 19
+digits the fast path makes). Hence a job it takes is one the reader without it would read, and to the same values;
+and the fast path's check for integers of 19 digits or more (a ``translate`` over every byte, about a sixth of the
+reader's instructions) is needed only for the job-level bytes and for the objects the typed decoder does not take.
+The fields named are those of Rumen's ``LoggedJob``, ``LoggedTask``, ``LoggedTaskAttempt``, ``LoggedLocation`` and
+``ResourceUsageMetrics`` that ``mrsim synth`` and Rumen's ``TraceBuilder`` write.
 
 Anything else gives None and the caller decodes the object as before (``orjson``, then the strict standard-library
 decoder for what ``orjson`` refuses), so every hostile-input check, one-line error and warning stays where it was:
-a job that is not plain (or has split locations, an attempt ``location``, a field outside the schema), and
-whatever ``msgspec`` refuses (bad JSON, ``NaN``, a lone surrogate, invalid UTF-8, nesting past the interpreter's
-recursion limit). Duplicate keys: the last one wins in ``msgspec``, ``orjson`` and the standard library alike. The
-job-level fields come in the schema's order, not the file's (nothing reads them in order).
+a job that is not plain, one with a field outside the schema or a location the located schema refuses (another
+key, null or non-string layers, a location that is not an object: the walk accepts them and the readers skip,
+stringify or refuse them with their one-line error), and whatever ``msgspec`` refuses (bad JSON, ``NaN``, a lone
+surrogate, invalid UTF-8, nesting past the interpreter's recursion limit). Duplicate keys: the last one wins in
+``msgspec``, ``orjson`` and the standard library alike. The job-level fields come in the schema's order, not the
+file's (nothing reads them in order).
 
-Cost: on the benchmark trace about a third of ``orjson`` plus the walk, per job (``docs/performance.md``).
+Cost: on the benchmark trace about a third of ``orjson`` plus the walk, per job; every plain job of the real Rumen
+traces under ``shared/data`` takes it too (``docs/performance.md``, "Sixth round").
 """
 
 from __future__ import annotations
