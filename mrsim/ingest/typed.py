@@ -288,7 +288,7 @@ def _split_lists(maps: list[Any], reduces: list[Any]) -> tuple[list[bool], list[
     ``preferredLocations`` list, else None. Each dict holds the task's ``preferredLocations`` alone (the list of
     location dicts ``orjson`` gives, or None when absent or null): what the readers of a plain job's task lists
     take from them (the template builder's split hosts, the slot usage's racks, the deferred collectors' copy), by
-    ``.get``, which gives None for an absent key as for a null one. Cost: one C-level pass over the tasks, and a
+    ``.get``, which gives None for an absent key as for a null one. Cost: one pass over the tasks, and a
     small dict per task only for a job with split locations."""
     splits = [task.preferredLocations for task in maps]
     given = list(map(bool, splits))
@@ -304,7 +304,7 @@ def _attempt_dicts(attempts: list[Any], hosts: list[str]) -> list[dict[str, Any]
     attempt has none), when some attempt has the key (even null), else None: what
     :func:`mrsim.ingest.topology_infer.attempt_host` and the slot usage read of a plain job's attempts (``"location"
     in attempt``, then its layers or the host name), the same values as the dicts ``orjson`` gives. Cost: one
-    C-level pass over the attempts, and a small dict per attempt only for a job whose attempts have locations."""
+    pass over the attempts, and a small dict per attempt only for a job whose attempts have locations."""
     where = [attempt.location for attempt in attempts]
     absent = where.count(UNSET)
     if absent == len(where):
@@ -352,9 +352,9 @@ def _decode(piece: bytes | memoryview) -> Any:
 
 def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> TypedJob | None:
     """``piece`` (one JSON object) as a :class:`TypedJob` with its :class:`PlainJob` columns, or None when it is not
-    a plain job in the schema, or the typed decoder refuses it, or a job-level value holds a run of 19 digits (the
-    caller then decodes it as before, with its checks). ``source`` and ``offset``: the input and where the object
-    starts in it (decompressed), for :meth:`TypedJob.full` after pickling."""
+    a plain job in the schemas, or the typed decoder refuses it, or ``orjson`` or the strict decoder refuses a
+    job-level value (the caller then decodes it as before, with its checks). ``source`` and ``offset``: the input
+    and where the object starts in it (decompressed), for :meth:`TypedJob.full` after pickling."""
     decoded = _decode(piece)
     if decoded is None:
         return None
