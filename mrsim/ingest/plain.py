@@ -31,6 +31,8 @@ class PlainJob:
 
     Times are epoch milliseconds (the trace's integers); each task's attempt is its only one and succeeded."""
 
+    # the task objects (the template builder reads a map's ``preferredLocations``); a typed job's when some task has
+    # split locations: dicts of the tasks' ``preferredLocations`` only (else its typed tasks, which nothing reads)
     maps: list[dict[str, Any]]
     reduces: list[dict[str, Any]]
     n_maps: int
@@ -42,7 +44,9 @@ class PlainJob:
     attempt_ids: list[str]
     shuffle_finished: list[int]  # reduces only (``n_reduces`` entries): -1 when not logged
     sort_finished: list[int]
-    attempts: list[dict[str, Any]]  # the attempt objects (the slot usage reads a ``location`` when there is one)
+    # the attempt objects (the slot usage reads a ``location`` when there is one); a typed job's
+    # (mrsim.ingest.typed) when one has a location: dicts of the attempts' ``hostName`` and ``location`` only
+    attempts: list[dict[str, Any]]
     map_locations_given: list[bool]  # per map: a non-empty ``preferredLocations`` list
     any_locations: bool  # some map or reduce has a non-empty ``preferredLocations`` list
     any_attempt_location: bool  # some attempt has a ``location`` (its host comes from there, not its name)

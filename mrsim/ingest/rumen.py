@@ -16,13 +16,17 @@ sequence occurs only between top-level values, or inside a string) and decodes e
 UTF-8, a byte-order mark, nesting past 1024 levels -- switches the rest of the file to the standard library's strict
 decoder (:mod:`mrsim.io.safe_json`), which is the reference: it accepts and refuses what mrsim always did and names
 the line and field of an error. ``orjson`` reads an integer beyond 64 bits as a float where the standard library
-keeps an int, so a piece holding a run of 19 or more digits also goes to the strict decoder (found by
-``bytes.translate`` + ``find``, about a tenth of the decoding time).
+keeps an int, so a piece holding a run of 19 or more digits (found by ``bytes.translate`` + ``find``, about a tenth
+of the decoding time) is decoded by the strict decoder instead, alone: the next piece comes back to ``orjson``, and
+the rest of the file goes to the strict decoder only if it refuses the piece. Rumen's ``TraceBuilder`` writes such
+runs in every job (``Long.MAX_VALUE`` bounds of empty CDFs), so a real trace's jobs are each decoded the strict way,
+without its line counting; before, its first job switched the whole file.
 
 A third decoder for the one-pass ingest only (``typed=True``): :func:`mrsim.ingest.typed.typed_job` is tried first on
 each piece and gives a plain job as its columns, without building its task and attempt dicts; what it does not take
-goes on as above. It reads no byte differently from ``orjson`` (its module docstring says why), so it needs the
-19-digit check only for the job-level values it hands to ``orjson``.
+goes on as above. It reads no byte differently from the reader without it (its module docstring says why), so it
+needs the 19-digit check only for the job-level values it decodes with ``orjson`` (one holding such a run it decodes
+with the strict decoder, as this reader decodes such a job).
 """
 
 from __future__ import annotations
@@ -195,11 +199,14 @@ _NON_WHITESPACE = re.compile(rb"[^ \t\r\n]")
 
 
 def fast_object(piece: bytes) -> dict | None:
-    """One piece as the fast path decodes it when the typed decoder does not take it: ``orjson``'s dict, or None
-    where the fast path hands the rest of the input to the strict decoder (a run of 19 digits, a piece ``orjson``
-    refuses, a value that is not an object)."""
+    """One piece as the fast path decodes it when the typed decoder does not take it: ``orjson``'s dict (a piece
+    with a run of 19 or more digits: the strict decoder's, :func:`_strict_piece`), or None where the fast path
+    hands the rest of the input to the strict decoder (a piece ``orjson`` or the strict decoder refuses, a value
+    that is not an object)."""
     if piece.translate(_DIGIT_CLASS).find(_LONG_RUN) >= 0:
-        return None
+        # This object alone to the strict decoder (Rumen's TraceBuilder writes Long.MAX_VALUE in every job's empty
+        # CDFs); the next one comes back to orjson. Handed over only when it refuses the object.
+        return _strict_piece(piece, _strict())
     try:
         obj = orjson.loads(piece)
     except orjson.JSONDecodeError:
@@ -251,6 +258,32 @@ def _iter_fast(state: _Stream, typed: bool = False,
         state.consume(end)
         seen += 1
         yield obj
+
+
+def _strict() -> json.JSONDecoder:
+    """The strict decoder, made once per process (a piece with a 19-digit run comes once per real Rumen job)."""
+    global _STRICT
+    if _STRICT is None:
+        _STRICT = strict_decoder()
+    return _STRICT
+
+
+_STRICT: json.JSONDecoder | None = None
+
+
+def _strict_piece(piece: bytes, decoder: json.JSONDecoder) -> dict | None:
+    """``piece`` (one object the fast path cut, holding a run of 19 or more digits) as the strict decoder reads it,
+    or None when the strict reader must take over from here: invalid UTF-8, anything it refuses, or a piece that is
+    not one object and whitespace (a cut inside a string ends inside the object, so it never parses whole). The
+    same object :func:`_iter_strict` gives at this point: the same decoder on the same text."""
+    try:
+        text = piece.decode("utf-8")
+        obj, end = raw_decode(decoder, text)
+    except ValueError:  # UnicodeDecodeError, JSONDecodeError, JSONValueError
+        return None
+    if type(obj) is not dict or text[end:].strip(_WHITESPACE):
+        return None
+    return obj
 
 
 def _iter_strict(state: _Stream, seen: int) -> Iterator[dict]:

@@ -136,3 +136,28 @@ def test_rumen_fast_path_decodes_the_last_object_too(tmp_path: Path, gz: bool, e
         state = rumen._Stream(fh, path, limit("input_bytes"))
         assert [job["jobID"] for job in rumen._iter_fast(state)] == ["job_1_0", "job_1_1", "job_1_2"]
     assert state.done
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+def test_rumen_fast_path_decodes_a_long_integer_alone(tmp_path: Path, gz: bool) -> None:
+    """A job holding a run of 19 digits (Rumen's CDF bounds, Long.MAX_VALUE) is decoded by the strict decoder alone:
+    the jobs after it come back to orjson (the fast path ends done, without handing over), with the same objects;
+    one the strict decoder refuses still hands the rest over, with the strict reader's error."""
+    from mrsim.io.compressed import open_binary
+
+    jobs = [JOB % (1, '"a"', "9223372036854775807"), JOB % (2, '"b"', "-9223372036854775808"),
+            JOB % (3, '"c"', "12345678901234567890123"), JOB % (4, '"d"', "5")]
+    path = tmp_path / ("t.json.gz" if gz else "t.json")
+    for text, done in (("\n".join(jobs) + "\n", True), ("\n".join(jobs[:2] + [JOB % (5, '"e"', "1" * 19 + ", x")]),
+                                                          False)):
+        path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+        fast = _outcome(lambda p: list(rumen.iter_rumen_jobs(p)), path)
+        assert fast == _outcome(_strict, path)
+        with open_binary(path) as fh:
+            state = rumen._Stream(fh, path, limit("input_bytes"))
+            read = list(rumen._iter_fast(state))
+        assert state.done is done and len(read) == (4 if done else 2)
+        if done:
+            assert [type(job["submitTime"]) for job in fast[1]] == [int] * 4
+        else:
+            assert fast[0] == "error" and "line 3" in fast[1]

@@ -21,6 +21,7 @@ from mrsim.errors import InputError
 from mrsim.ingest import rumen
 from mrsim.ingest.plain import plain_job
 from mrsim.ingest.typed import TypedJob, full_job, typed_job
+from tests.data import SHARED_DATA
 from tests.profiler_store.test_plain_columns import NOT_PLAIN, T0, _job
 
 _LISTS = ("maps", "reduces", "attempts", "cached")  # the objects (dicts or structs): compared through the columns
@@ -47,12 +48,29 @@ def _same_as_the_walk(piece: bytes) -> None:
             assert len(typed[key]) == len(value)
     walked = plain_job(reference)
     assert walked is not None
+    _same_columns(typed, walked, reference)
+
+
+def _same_columns(typed: TypedJob, walked, reference: dict) -> None:
+    """The typed job's columns are the walk's: every field but the object lists equal, and of those lists what the
+    readers read (split locations of the tasks, ``location`` and ``hostName`` of the attempts) equal too."""
+    mine = typed.columns
     for f in dataclasses.fields(walked):
         if f.name not in _LISTS:
-            assert getattr(typed.columns, f.name) == getattr(walked, f.name), f.name
-    for mine, theirs in zip(typed.columns.arrays(), walked.arrays()):
-        assert mine.dtype == theirs.dtype and mine.tolist() == theirs.tolist()
-    assert len(typed.columns.maps) == len(walked.maps) and len(typed.columns.reduces) == len(walked.reduces)
+            assert getattr(mine, f.name) == getattr(walked, f.name), f.name
+    for a, b in zip(mine.arrays(), walked.arrays()):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+    assert len(mine.maps) == len(walked.maps) and len(mine.reduces) == len(walked.reduces)
+    if walked.any_locations:  # read from the columns' maps and from the job's task lists
+        for key, tasks in (("mapTasks", mine.maps), ("reduceTasks", mine.reduces)):
+            assert typed[key] is tasks
+            assert [t.get("preferredLocations") for t in tasks] == \
+                [t.get("preferredLocations") for t in reference[key]], key
+    if walked.any_attempt_location:
+        assert len(mine.attempts) == len(walked.attempts)
+        for a, b in zip(mine.attempts, walked.attempts):
+            assert ("location" in a) == ("location" in b)
+            assert a.get("location") == b.get("location") and a.get("hostName") == b.get("hostName")
 
 
 def test_hand_made_plain_job_gives_the_walks_columns():
@@ -78,6 +96,16 @@ def test_plain_variants_give_the_walks_columns(change):
     _same_as_the_walk(orjson.dumps(job))
 
 
+#: Location objects (Rumen's ``LoggedLocation``) the located schema refuses: another key, null or non-string layers
+MALFORMED_LOCATIONS = {
+    "another key": {"layers": ["r", "h"], "rack": "r"},
+    "layers null": {"layers": None},
+    "layers a string": {"layers": "/r/h"},
+    "a layer not a string": {"layers": ["r", 7]},
+    "a number": 5,
+    "a list": [["r", "h"]],
+}
+
 #: Jobs the typed decoder leaves to the old path: every job that is not plain, and these
 LEFT_TO_THE_OLD_PATH = {
     **NOT_PLAIN,
@@ -86,18 +114,23 @@ LEFT_TO_THE_OLD_PATH = {
     "no reduce list": lambda j: j.pop("reduceTasks"),
     "empty job id": lambda j: j.update(jobID=""),
     "no job id": lambda j: j.pop("jobID"),
-    # plain, but kept on the dict path: split locations and attempt locations are read from the task dicts
-    "split locations": lambda j: j["mapTasks"][0].update(preferredLocations=[{"layers": ["r", "h"]}]),
-    "null location": lambda j: j["mapTasks"][0]["attempts"][0].update(location=None),
-    "attempt location": lambda j: j["mapTasks"][0]["attempts"][0].update(location={"layers": ["r", "h"]}),
+    # plain, but a location the located schema does not take (the walk accepts any list; the readers skip or
+    # stringify what is not a list of names): read from the dicts
+    **{f"malformed split location: {name}": (lambda value: lambda j: j["mapTasks"][0].update(
+        preferredLocations=[value]))(value) for name, value in MALFORMED_LOCATIONS.items()},
+    **{f"malformed attempt location: {name}": (lambda value: lambda j: j["mapTasks"][0]["attempts"][0].update(
+        location=value))(value) for name, value in MALFORMED_LOCATIONS.items()},
+    "split locations not a list of objects": lambda j: j["mapTasks"][0].update(preferredLocations=["r/h"]),
     # outside the closed schema, or a long integer where orjson and the standard library differ
     "unknown job field": lambda j: j.update(extra={"nested": [1]}),
     "unknown task field": lambda j: j["mapTasks"][0].update(counters={"a": 1}),
     "unknown attempt field": lambda j: j["mapTasks"][0]["attempts"][0].update(counters={"a": 1}),
+    "unknown usage field": lambda j: j["mapTasks"][0]["attempts"][0].update(resourceUsageMetrics={"gpu": 1}),
     "19-digit count": lambda j: j["mapTasks"][0]["attempts"][0].update(hdfsBytesRead=10**18),
+    "19-digit usage count": lambda j: j["mapTasks"][0]["attempts"][0].update(
+        resourceUsageMetrics={"heapUsage": 10**18}),
     "float count": lambda j: j["mapTasks"][0]["attempts"][0].update(hdfsBytesRead=1.5),
-    "19-digit job field": lambda j: j.update(totalMaps=10**19),
-    "25-digit job property": lambda j: j.update(jobProperties={"big": "<25 digits>"}),
+    "5000-digit job field": lambda j: j.update(totalMaps="<5000 digits>"),
 }
 
 
@@ -105,7 +138,74 @@ LEFT_TO_THE_OLD_PATH = {
 def test_jobs_the_typed_decoder_leaves_to_the_old_path(change):
     job = _plain_job_without_locations(5)
     change(job)
-    assert typed_job(orjson.dumps(job).replace(b'"<25 digits>"', b"1234567890123456789012345")) is None
+    assert typed_job(orjson.dumps(job).replace(b'"<5000 digits>"', b"9" * 5000)) is None
+
+
+#: Plain jobs as Rumen's TraceBuilder writes them: split locations on maps, a ``location`` on every attempt (null
+#: when the host is not in the topology), empty CDFs bounded by Long.MAX_VALUE and Long.MIN_VALUE
+REAL_SHAPED = {
+    "hand-made (split and attempt locations)": lambda j: None,
+    "every attempt a location": lambda j: [t["attempts"][0].setdefault("location", None)
+                                           for key in ("mapTasks", "reduceTasks") for t in j[key]],
+    "every attempt a null location": lambda j: [t["attempts"][0].update(location=None)
+                                                for key in ("mapTasks", "reduceTasks") for t in j[key]],
+    "only attempt locations": lambda j: [t.update(preferredLocations=[]) for t in j["mapTasks"]],
+    "only split locations": lambda j: j["mapTasks"][2]["attempts"][0].pop("location"),
+    "split locations on a reduce": lambda j: j["reduceTasks"][1].update(preferredLocations=[{"layers": ["r", "h"]}]),
+    "null and absent split locations": lambda j: (j["mapTasks"][1].update(preferredLocations=None),
+                                                  j["mapTasks"][2].pop("preferredLocations")),
+    "one layer, no layer, empty location": lambda j: (
+        j["mapTasks"][0]["preferredLocations"].extend([{"layers": ["only"]}, {"layers": []}, {}]),
+        j["mapTasks"][1]["attempts"][0].update(location={"layers": ["r"]})),
+    "three layers, non-ASCII names": lambda j: (
+        j["mapTasks"][0]["preferredLocations"].append({"layers": ["dc", "r\u00e9", "h\u00f6st"]}),
+        j["reduceTasks"][0]["attempts"][0].update(location={"layers": ["/r\u00e9", "h\u00f6st.example.com"]})),
+    "resource usage": lambda j: j["mapTasks"][0]["attempts"][0].update(resourceUsageMetrics={
+        "cumulativeCpuUsage": 1230, "virtualMemoryUsage": 10**17, "physicalMemoryUsage": 2, "heapUsage": None}),
+    "CDF bounds of 19 digits": lambda j: j.update(
+        successfulMapAttemptCDFs=[{"maximum": 2**63 - 1, "minimum": -(2**63), "rankings": [], "numberValues": 0}],
+        failedReduceAttemptCDF={"maximum": 2**63 - 1, "minimum": -(2**63), "rankings": [], "numberValues": 0}),
+    "20- and 25-digit job values": lambda j: j.update(totalMaps=10**19, jobProperties={"big": "<25 digits>"}),
+}
+
+
+def _same_as_the_strict_walk(piece: bytes) -> TypedJob:
+    """``typed_job(piece)`` takes the job and gives every value of the reader without the typed decoder (the
+    standard library's strict decoder: what the reader uses for a job holding a run of 19 digits, and what orjson
+    gives for any other) and the walk's columns."""
+    import json
+
+    reference = json.loads(piece)
+    typed = typed_job(piece)
+    assert typed is not None
+    assert typed.full() == reference
+    for key, value in reference.items():
+        if key not in ("mapTasks", "reduceTasks"):
+            assert typed[key] == value and type(typed[key]) is type(value), key
+    walked = plain_job(reference)
+    assert walked is not None
+    _same_columns(typed, walked, reference)
+    return typed
+
+
+@pytest.mark.parametrize("change", list(REAL_SHAPED.values()), ids=list(REAL_SHAPED))
+def test_real_shaped_jobs_give_the_walks_columns(change):
+    """A plain job with locations takes the typed path, with the walk's columns and the reader's values."""
+    job = _job(4)
+    change(job)
+    long_value = b"1234567890123456789012345"
+    typed = _same_as_the_strict_walk(orjson.dumps(job).replace(b'"<25 digits>"', long_value))
+    assert typed.columns.any_locations or typed.columns.any_attempt_location
+    if "totalMaps" in job and job["totalMaps"] == 10**19:
+        assert type(typed["totalMaps"]) is int and typed["jobProperties"]["big"] == int(long_value)
+
+
+def test_a_repeated_layers_key_gives_the_last_one():
+    piece = orjson.dumps(_job(4))
+    assert b'{"layers":["rack9","host7"]}' in piece
+    typed = _same_as_the_strict_walk(piece.replace(b'{"layers":["rack9","host7"]}',
+                                                   b'{"layers":["x","y"],"layers":["rack9","host7"]}'))
+    assert typed.columns.maps[0]["preferredLocations"] == [{"layers": ["rack9", "host7"]}]
 
 
 def test_synthetic_trace_is_read_typed(tmp_path: Path):
@@ -318,3 +418,107 @@ def test_the_forked_pass_gives_the_same_result_with_repeated_job_ids(tmp_path: P
     kept = [job["jobID"] for job in jobs if type(job) is TypedJob and job.piece is not None]
     assert kept == [first_id, orjson.loads(renamed)["jobID"], f"{first_id}#2", orjson.loads(lines[5])["jobID"]]
     assert all(full_job(job) == orjson.loads(line) for job, line in zip(jobs, data.splitlines()))
+
+
+def _located_trace(tmp_path: Path, jobs: list[dict], gz: bool = True) -> Path:
+    path = tmp_path / ("located.json.gz" if gz else "located.json")
+    data = b"\n".join(orjson.dumps(job) for job in jobs) + b"\n"
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def _real_shaped_jobs() -> list[dict]:
+    jobs = []
+    for i, change in enumerate(REAL_SHAPED.values()):
+        job = _job(10 + i)
+        change(job)
+        jobs.append(job)
+    return jobs
+
+
+def test_the_pass_over_real_shaped_jobs_is_the_same_typed_or_not(tmp_path: Path, monkeypatch):
+    jobs = _real_shaped_jobs()
+    jobs.append(_plain_job_without_locations(40))  # the lean schema's jobs between them
+    jobs.append(copy.deepcopy(jobs[0]))  # a repeated id: the slot usage reads its task dicts (full())
+    path = _located_trace(tmp_path, jobs)
+    assert sum(type(job) is TypedJob for job in rumen.iter_rumen_jobs(path, typed=True)) == len(jobs)
+    assert _pass(path, monkeypatch, typed=True) == _pass(path, monkeypatch, typed=False)
+
+
+@pytest.mark.parametrize("where", ["split", "attempt"])
+@pytest.mark.parametrize("name", sorted(MALFORMED_LOCATIONS))
+def test_a_malformed_location_gives_the_old_paths_result_or_error(tmp_path: Path, monkeypatch, name: str,
+                                                                  where: str):
+    """A location the located schema refuses sends its job to the dicts: the pass gives what it gave before (these
+    the readers skip or stringify; a ``layers`` that is not a list is the one-line error, the next test)."""
+    jobs = [_job(1), _job(2), _job(3)]
+    value = MALFORMED_LOCATIONS[name]
+    if where == "split":
+        jobs[1]["mapTasks"][1]["preferredLocations"] = [value]
+    else:
+        jobs[1]["mapTasks"][1]["attempts"][0]["location"] = value
+    path = _located_trace(tmp_path, jobs, gz=False)
+    read = list(rumen.iter_rumen_jobs(path, typed=True))
+    assert [type(job) is TypedJob for job in read] == [True, False, True]
+    assert _pass(path, monkeypatch, typed=True) == _pass(path, monkeypatch, typed=False)
+
+
+def test_split_layers_not_a_list_is_the_old_one_line_error(tmp_path: Path, monkeypatch):
+    jobs = [_job(1), _job(2)]
+    jobs[1]["mapTasks"][0]["preferredLocations"] = [{"layers": 5}]
+    path = _located_trace(tmp_path, jobs)
+    outcome = _pass(path, monkeypatch, typed=True)
+    assert outcome == _pass(path, monkeypatch, typed=False)
+    assert outcome[0] == "error" and "preferredLocations.layers" in outcome[1] and "\n" not in outcome[1]
+
+
+def test_the_forked_reader_sends_the_locations(tmp_path: Path, monkeypatch):
+    """Pickled through the forked reader's pipe, a located job keeps what the readers read of its locations, and
+    the pass gives the same result forked or not."""
+    from mrsim.analysis.validation.ingest import _read
+    from mrsim.ingest import rumen_worker
+    from mrsim.ingest.detect import Format
+
+    jobs = _real_shaped_jobs()
+    path = _located_trace(tmp_path, jobs)
+    in_process = list(rumen.iter_rumen_jobs(path, typed=True))
+    outcome, forked = _forked_outcome(path)
+    assert outcome == ("ok", [full_job(job) for job in in_process])
+    for job, mine in zip(jobs, forked):
+        assert type(mine) is TypedJob
+        reference = orjson.loads(orjson.dumps(job))
+        _same_columns(mine, plain_job(reference), reference)
+
+    def result(fork: bool) -> str:
+        with monkeypatch.context() as m:
+            m.setattr(rumen_worker, "worker_wanted", lambda p: fork)
+            done = _read(path, Format.RUMEN)
+            return repr({f.name: getattr(done, f.name) for f in dataclasses.fields(done) if f.name != "cache"})
+
+    assert result(True) == result(False)
+
+
+@pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared/data not present")
+def test_real_traces_plain_jobs_take_the_typed_path(monkeypatch):
+    """Every plain job of Rumen's real traces (TraceBuilder's: split locations, attempt locations, 19-digit CDF
+    bounds) takes the typed path, with the values and columns of the reader without it; the pass is the same."""
+    import json
+
+    checked = 0
+    for name in ("gridmix-system-branch-1/trace_1m.json.gz", "gridmix-system-branch-1/3m_stream_trace.json.gz",
+                 "rumen-branch-1/small-trace-test/goldFoldedTrace.json.gz",
+                 "rumen/small-trace-test/dispatch-trace-output.json.gz", "sls/main-data/2jobs2min-rumen-jh.json"):
+        path = SHARED_DATA / name
+        if not path.exists():
+            continue
+        typed, reference = list(rumen.iter_rumen_jobs(path, typed=True)), list(rumen.iter_rumen_jobs(path))
+        assert [full_job(job) for job in typed] == reference
+        for job, ref in zip(typed, reference):
+            walked = plain_job(ref)
+            assert (type(job) is TypedJob) == (walked is not None), name
+            if walked is not None:
+                assert json.loads(bytes(job.piece)) == ref
+                _same_columns(job, walked, ref)
+                checked += 1
+        assert _pass(path, monkeypatch, typed=True) == _pass(path, monkeypatch, typed=False), name
+    assert checked > 0
