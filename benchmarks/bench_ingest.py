@@ -8,7 +8,9 @@ JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each
    and, where the tree has it, its typed path (``typed=True``: plain jobs as columns, no task dicts); the ratio is
    the figure (the same objects are produced, asserted);
 2. ``mrsim replay TRACE --nodes 64 --map-slots 1 --reduce-slots 1 --json`` as a child process: ``--no-cache`` (parse
-   every time), a cache miss (parse, then save the entry), a cache hit, and a trace store made by ``mrsim profile``;
+   every time), a cache miss (parse, then save the entry: by a child process while the engine runs, where the
+   cache may fork, and again with ``MRSIM_CACHE_SAVE_CHILD=0``: in the replaying process, as before session 11),
+   a cache hit, and a trace store made by ``mrsim profile``;
    CPU time (user + system, from ``RUSAGE_CHILDREN``) and wall time. The baseline is the ``--no-cache`` run of the
    same invocation; the hit and store runs are printed as ratios of it;
 3. with ``--before DIR`` (an unpacked older mrsim, e.g. ``git archive c9cae0a | tar -x -C DIR``, plus the compiled
@@ -300,12 +302,16 @@ def hit_phases(trace: Path, codes: dict[str, dict[str, str]], repeat: int) -> No
 
 def replay_runs(trace: Path, store: Path, work: Path, env: dict[str, str], tag: str,
                 into: dict[str, list[tuple[float, float, bytes]]]) -> None:
-    """One round of the four replays of one mrsim (``tag``): ``--no-cache``, a cache miss (a fresh cache
-    directory), a cache hit (a cache directory a miss filled before the rounds) and a trace store."""
+    """One round of the replays of one mrsim (``tag``): ``--no-cache``, a cache miss (a fresh cache directory) with
+    the entry saved by a child process (where allowed) and in the replaying process, a cache hit (a cache directory
+    a miss filled before the rounds) and a trace store."""
     args = [*REPLAY[:1], str(trace), *REPLAY[1:]]
     into.setdefault(f"{tag}nocache", []).append(child([*args, "--no-cache"], env))
     fresh = {**env, "MRSIM_CACHE_DIR": str(work / f"{tag}miss-{len(into[f'{tag}nocache'])}")}
     into.setdefault(f"{tag}miss", []).append(child(args, fresh))
+    inline = {**env, "MRSIM_CACHE_SAVE_CHILD": "0",
+              "MRSIM_CACHE_DIR": str(work / f"{tag}miss-inline-{len(into[f'{tag}nocache'])}")}
+    into.setdefault(f"{tag}missinline", []).append(child(args, inline))
     into.setdefault(f"{tag}hit", []).append(child(args, env))
     into.setdefault(f"{tag}store", []).append(child([*REPLAY[:1], str(store), *REPLAY[1:]], env))
 
@@ -361,9 +367,11 @@ def main() -> None:
                 replay_runs(trace, stores[tag], work, code_env, tag, runs)
         base, reference = best("replay .json.gz --no-cache (parse)", runs["nocache"])
         best("replay .json.gz, cache miss (parse + save)", runs["miss"], base)
+        best("  the same, saved in this process", runs["missinline"], base)
         _, hit_out = best("replay .json.gz, cache hit", runs["hit"], base)
         _, store_out = best("replay trace store", runs["store"], base)
-        assert comparable(hit_out) == comparable(reference) == comparable(runs["miss"][0][2]), "a cache hit changed the result"
+        assert comparable(hit_out) == comparable(reference) == comparable(runs["miss"][0][2]) \
+            == comparable(runs["missinline"][0][2]), "a cache hit or miss changed the result"
         assert orjson.loads(store_out)["summary"]["tasks"] == orjson.loads(reference)["summary"]["tasks"]
         if args.before is not None:
             name = args.before.name

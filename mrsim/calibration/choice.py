@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mrsim.calibration.heartbeat_check import check_interval
-from mrsim.calibration.model import Calibration
 
 if TYPE_CHECKING:
     from mrsim.analysis.validation.observe import Profiler
+    from mrsim.calibration.model import Calibration  # (imports numpy: not needed by the CLI's parsers, which read PARTS)
 
 PARTS = ("launch", "report", "aux", "heartbeat", "stalls", "launchers", "backups", "localize", "carry")
 YARN_NOTE = ("calibration: not applied (a YARN trace: its task lags are mostly waits for containers, which come from "
@@ -47,6 +47,8 @@ def measure(path: str, fmt=None) -> tuple[Calibration | None, bool]:  # type: ig
     """``(calibration, is_yarn)`` of a calibration TOML, or measured from a trace, log or store (None when it
     records no attempt times)."""
     if Path(path).suffix.lower() == ".toml":
+        from mrsim.calibration.model import Calibration
+
         return Calibration.load(path), False
     from mrsim.analysis.validation.ingest import profile_input
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from mrsim.calibration.background import Background
 from mrsim.calibration.choice import PARTS, CalibrationChoice, choose, is_yarn_trace, measure
-from mrsim.calibration.model import Calibration
 from mrsim.errors import InputError
+
+if TYPE_CHECKING:  # (numpy and the calibration's extractor: imported by what measures, not by every parser)
+    from mrsim.calibration.background import Background
+    from mrsim.calibration.model import Calibration
 
 __all__ = ["PARTS", "CalibrationChoice", "add_calibration_arguments", "calibrate_run", "is_yarn_trace",
            "measure_from", "resolve_background", "resolve_calibration"]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import TYPE_CHECKING
 
-from mrsim.engine.replay import ReplayOptions
 from mrsim.errors import InputError, UsageError
-from mrsim.ingest.rumen import read_rumen_topology
-from mrsim.model.cluster import ClusterSpec, cluster_from_rumen_topology, load_cluster_file, uniform_cluster
-from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site, validate_conf
+
+if TYPE_CHECKING:  # the engine, the cluster model and numpy: imported when a command builds them, not by its parser
+    from mrsim.engine.replay import ReplayOptions
+    from mrsim.model.cluster import ClusterSpec
+    from mrsim.model.hadoop_conf import HadoopConf
 
 #: One day: a longer heartbeat is a typo, and ``inf`` would break the phase draw.
 MAX_HEARTBEAT_INTERVAL_S = 86400.0
@@ -85,6 +87,8 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_conf(args: argparse.Namespace) -> HadoopConf:
+    from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site, validate_conf
+
     conf = HadoopConf(version=HadoopVersion.parse(args.hadoop_version or "1.2"))
     if args.mapred_site:
         conf = conf_from_mapred_site(args.mapred_site, conf)
@@ -108,6 +112,9 @@ def build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
 
 
 def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
+    from mrsim.ingest.rumen import read_rumen_topology
+    from mrsim.model.cluster import cluster_from_rumen_topology, load_cluster_file, uniform_cluster
+
     sources = [x for x in (args.cluster, args.topology) if x]
     if len(sources) > 1:
         raise InputError("give at most one of --cluster and --topology")
@@ -125,6 +132,8 @@ def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
 
 
 def build_options(args: argparse.Namespace) -> ReplayOptions:
+    from mrsim.engine.replay import ReplayOptions
+
     interval = None
     if args.heartbeat_interval is not None:
         text = str(args.heartbeat_interval).strip().lower()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-from mrsim.engine.results import ReplayResult
+if TYPE_CHECKING:  # (numpy: imported by what makes a result, not by every parser that imports this module)
+    from mrsim.engine.results import ReplayResult
 
 
 #: Seconds a run must last before its progress bar appears.

@@ -752,19 +752,20 @@ class StoreContents:
         return self._read_backgrounds()
 
 
-def load_store_contents(path: str | os.PathLike[str]) -> StoreContents:
+def load_store_contents(path: str | os.PathLike[str], *, checksums: bool = True) -> StoreContents:
     """:func:`load_store`, :func:`load_observations`, :func:`load_hosts` and :func:`load_background_inputs` in one
     read of the current version: the manifest read once, every data file read once and checked against its
-    SHA-256 (always: the trace cache reads its entries through this, and a damaged entry must be found, whatever
-    ``--no-verify`` says), then parsed from those bytes; the job table from :data:`JOB_TABLE_JSON` when the store
-    has one (no pyarrow import). Cost: one read of the data plus the template assembly."""
+    SHA-256 (by default always: the trace cache reads its entries through this, and a damaged entry must be found,
+    whatever ``--no-verify`` says; ``checksums=False`` skips the check, as ``--no-verify`` does for a user's store),
+    then parsed from those bytes; the job table from :data:`JOB_TABLE_JSON` when the store has one (no pyarrow
+    import). Cost: one read of the data plus the template assembly."""
     store = check_input_file(path, allow_dir=True)
-    manifest, cols, hosts, blobs = _current(store, verify=True, job_table_json=True)
+    manifest, cols, hosts, blobs = _current(store, verify=checksums, job_table_json=True)
     where = str(store)
     _check(cols, where)
     if cols.n_jobs != manifest.get("jobs"):
         raise InputError(f"{store}: manifest says {manifest.get('jobs')} jobs, the job table has {cols.n_jobs}")
-    warnings = [] if manifest.get("checksums") else [
+    warnings = [] if manifest.get("checksums") or not checksums else [
         f"{store}: store has no checksums (written by an older mrsim); data not verified"]
     workload = Workload.of(_templates(cols, where, False), source=where, warnings=warnings)
     directory = _data_dir(store, manifest)
@@ -787,7 +788,8 @@ def load_store(path: str | os.PathLike[str], *, verify: bool = False, checksums:
 
     store = check_input_file(path, allow_dir=True)
     do_verify = verify_checksums() if checksums is None else checksums
-    manifest, cols, _, _ = _current(store, verify=do_verify)
+    # The job table from its JSON copy when the store has one (mrsim profile writes it): no pyarrow import.
+    manifest, cols, _, _ = _current(store, verify=do_verify, job_table_json=True)
     where = str(store)
     _check(cols, where)
     if cols.n_jobs != manifest.get("jobs"):

@@ -321,18 +321,22 @@ class Profiler:
             report.jobs_added += 1
 
     def _add_store(self, p: Path, report: InputReport) -> None:
-        from mrsim.ingest.store import (load_background_inputs, load_conf_values, load_hosts, load_observations,
-                                        load_store, read_manifest)
+        # One read of the store (manifest, data files and their checksums once: it was five reads), and the
+        # background's usage kept as its columns until read (a replay without --background trace never does).
+        from mrsim.analysis.validation.ingest import _ColumnBackground
+        from mrsim.ingest.store import load_store_contents
+        from mrsim.io.policy import verify_checksums
 
-        self._add_templates(list(load_store(p).jobs), report, load_observations(p))
-        self.stored_hosts.extend(load_hosts(p) or ())
-        self.trace_conf.add_counts(load_conf_values(p))
-        manifest = read_manifest(p)
+        contents = load_store_contents(p, checksums=verify_checksums())  # (--no-verify skips them, as before)
+        manifest = contents.manifest
+        self._add_templates(list(contents.workload.jobs), report, contents.observations())
+        self.stored_hosts.extend(contents.hosts or ())
+        self.trace_conf.add_counts({k: dict(v) for k, v in manifest.get("conf_values", {}).items()})
         if manifest.get("calibration_toml"):
             stored = Calibration.from_toml(str(manifest["calibration_toml"]), f"{p} (calibration)")
             self.stored_calibration = stored if self.stored_calibration is None else self.stored_calibration.merged(stored)
-        backgrounds = load_background_inputs(p)
-        self.stored_backgrounds.extend(BackgroundCollector.from_stored(b) for b in backgrounds)
+        backgrounds = contents.backgrounds()
+        self.stored_backgrounds.extend(_ColumnBackground.of_stored(b) for b in backgrounds)
         if any(b.approximate for b in backgrounds):
             self.warnings.append(f"{p}: trace store of format 1 (an older mrsim): its background inputs are "
                                  "approximate, so --background trace may differ from the trace's; profile the "

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 import orjson
 
-from mrsim.analysis.comparison import Comparison, plot_comparison
 from mrsim.api import ComparisonRun, announce, execute_compare
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_placement_arguments, check_report_path, stderr_level)
 from mrsim.errors import InputError
+
+if TYPE_CHECKING:  # (numpy and the engine: imported when the command runs, not by its parser)
+    from mrsim.analysis.comparison import Comparison
 
 NAME = "compare"
 HELP = "replay one trace under several schedulers and compare completion times, deadlines and slot shares"
@@ -51,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     compared: ComparisonRun = execute_compare(args)
     result = compared.comparison
     if args.plot:
+        from mrsim.analysis.comparison import plot_comparison
+
         plot_comparison(result, args.plot)
     if args.report:
         compared.to_html(args.report)

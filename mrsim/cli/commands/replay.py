@@ -13,7 +13,6 @@ from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_
                                add_placement_arguments, add_scheduler_argument, check_report_path, stderr_level)
 from mrsim.cli.render import print_replay_table
 from mrsim.errors import InputError
-from mrsim.ingest.workloads import default_trace_path
 from mrsim.io.policy import enforce
 
 NAME = "replay"
@@ -53,6 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mrsim.ingest.workloads import default_trace_path  # (numpy: not for --help)
+
     trace = args.trace or str(default_trace_path())
     if args.stream:
         from mrsim.cli.streamed import refuse_unstreamable_flags

@@ -70,6 +70,9 @@ def _exit_now(code: int) -> None:
     import logging
     import os
 
+    from mrsim.ingest.cache import wait_for_saves
+
+    wait_for_saves()  # a trace cache entry being saved by a child process (os._exit runs no exit handler)
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):

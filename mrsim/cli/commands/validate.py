@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 import orjson
 
-from mrsim.analysis.validation.report import ValidationReport
 from mrsim.api import announce, announce_warnings, execute_validate
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
