@@ -1,0 +1,125 @@
+"""The calibration collector alone: ``CalibrationCollector.add_plain`` over every job of a trace, then ``result()``.
+
+Reads the trace once in this process as the one-pass ingest does (the Rumen reader's typed path: plain jobs come
+with their columns, :mod:`mrsim.ingest.typed`; other jobs as dicts), keeps the jobs, then measures the CPU of the
+collector alone (``add_plain`` for plain jobs, ``add_job`` for the others, then ``result``; the cyclic GC paused,
+as the pass runs), min of ``--repeat`` runs. ``--before DIR``: also the collector of an older tree (its
+``mrsim/calibration/extract.py`` loaded as a module of its own, with this tree's other modules: valid while the
+modules it imports keep their interface), in rounds that interleave the two, on the same jobs, asserting the same
+:class:`~mrsim.calibration.model.Calibration` (``repr``: every field, samples and notes included).
+
+``--general``: every job through ``add_job`` (the per-attempt path; plain jobs as dicts). ``--gc``: the cyclic GC on.
+``--only read`` / ``--only this``: for ``valgrind --tool=callgrind``, read the jobs only, or read them and run this
+tree's collector once; the collector's instructions are the difference of the two counts.
+
+The default trace is the ingest benchmark's (``mrsim synth --jobs 1148 --seed 7``: 300,793 tasks), written to a
+scratch directory unless ``--trace`` names one.
+
+Usage: ``python3 benchmarks/bench_calibration.py [--trace T] [--repeat 5] [--before DIR] [--general] [--gc]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+
+def read_jobs(trace: Path, general: bool) -> list[tuple[Any, Any]]:
+    """``(job, columns or None)`` per job, in file order; the columns' arrays made (the pass's first collector
+    makes them; every collector shares them)."""
+    from mrsim.ingest.detect import Format, iter_logged_jobs
+    from mrsim.ingest.plain import plain_job
+    from mrsim.ingest.typed import TypedJob, full_job
+
+    jobs = []
+    for logged in iter_logged_jobs(trace, Format.RUMEN, warnings=[], typed=True):
+        plain = logged.columns if type(logged) is TypedJob else plain_job(logged)
+        if general:
+            jobs.append((full_job(logged) if type(logged) is TypedJob else logged, None))
+            continue
+        if plain is not None:
+            plain.arrays()
+        jobs.append((logged, plain))
+    return jobs
+
+
+def run(module: ModuleType, jobs: list[tuple[Any, Any]], source: str, with_gc: bool) -> tuple[float, float, Any]:
+    """(CPU s of the adds, CPU s of ``result``, the calibration) of ``module``'s collector over ``jobs``."""
+    collector = module.CalibrationCollector()
+    gc.enable() if with_gc else gc.disable()
+    try:
+        started = time.process_time()
+        for job, plain in jobs:
+            if plain is None:
+                collector.add_job(job)
+            else:
+                collector.add_plain(job, plain)
+        added = time.process_time()
+        calibration = collector.result(source, None)
+        done = time.process_time()
+    finally:
+        gc.enable()
+    return added - started, done - added, calibration
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--trace", type=Path)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--before", type=Path, help="an older tree whose collector runs beside this one")
+    ap.add_argument("--general", action="store_true", help="every job through add_job")
+    ap.add_argument("--gc", action="store_true", help="the cyclic GC on while the collector runs")
+    ap.add_argument("--only", choices=("read", "this"), help="for callgrind: read only, or read and run once")
+    args = ap.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import mrsim.calibration.extract as this
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = args.trace
+        if trace is None:
+            trace = Path(tmp) / "b.json.gz"
+            subprocess.run([sys.executable, "-m", "mrsim", "synth", "--jobs", "1148", "--seed", "7", "-o", str(trace),
+                            "--quiet"], check=True, cwd=tmp)
+        jobs = read_jobs(trace, args.general)
+        if args.only == "read":
+            return
+        if args.only == "this":
+            run(this, jobs, str(trace), args.gc)
+            return
+        versions = {"this tree": this}
+        if args.before is not None:
+            spec = importlib.util.spec_from_file_location(
+                "extract_before", args.before / "mrsim" / "calibration" / "extract.py")
+            assert spec is not None and spec.loader is not None
+            before = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(before)
+            versions = {"before": before, **versions}
+        best: dict[str, list[float]] = {name: [float("inf")] * 3 for name in versions}
+        results: dict[str, str] = {}
+        for _ in range(args.repeat):
+            for name, module in versions.items():
+                adds, result, calibration = run(module, jobs, str(trace), args.gc)
+                results[name] = repr(calibration)
+                b = best[name]
+                b[0], b[1], b[2] = min(b[0], adds), min(b[1], result), min(b[2], adds + result)
+    if args.trace is None:  # the work done, not skipped: every task of the benchmark trace is one attempt
+        assert f"attempts={300_793}," in results["this tree"], "the collector did not count every attempt"
+    plain = sum(p is not None for _j, p in jobs)
+    print(f"{len(jobs)} jobs ({plain} through add_plain), GC {'on' if args.gc else 'paused'}, min of {args.repeat}:")
+    for name, (adds, result, total) in best.items():
+        print(f"  {name:<10} adds {adds:.3f} s, result {result:.3f} s, both {total:.3f} s CPU")
+    if args.before is not None:
+        assert results["before"] == results["this tree"], "the two collectors' calibrations differ"
+        print(f"  same calibration; this tree / before: {best['this tree'][2] / best['before'][2]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
