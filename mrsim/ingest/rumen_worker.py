@@ -210,7 +210,9 @@ def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int, waiting: memo
                     continue
                 batch.append(job)
                 size += len(job.piece) if kind is TypedJob or kind is _Raw else 1 << 16
-                if size >= _BATCH_BYTES:
+                # A piece left undecoded goes at once, with the jobs before it: the parent waits for work, and one
+                # piece at a time keeps it from taking more than the wait would have lasted.
+                if size >= _BATCH_BYTES or kind is _Raw:
                     dump(("jobs", batch))
                     batch, size = [], 0
         except Exception as exc:  # noqa: BLE001 - handed to the parent, raised there
