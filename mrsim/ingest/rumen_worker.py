@@ -14,7 +14,7 @@ end of the input or the exception the reader raised, raised here where the reade
 the jobs, their order and every error are those of the reader run in this process; the child writes nothing but the
 pipe. If this process stops reading early (an error while building, an interrupt), the child is killed and reaped.
 
-**The decoding is shared out.** Which side is slower depends on the trace and on what this process builds (on the
+**The decoding can be shared out** (``MRSIM_INGEST_SHARE=1``; off by default, see :func:`share_wanted`). Which side is slower depends on the trace and on what this process builds (on the
 benchmark trace the child's reading is about 0.7 s of CPU, this process's building 0.3 to 0.9 s, the calibration
 being most of it), so a fixed split would leave one side idle. Instead, whenever this process is about to wait for a
 batch (nothing to read on the pipe), it says so in a page shared with the child, and while it says so the child cuts
@@ -46,7 +46,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 #: Inputs smaller than this (bytes on disk) are read in this process: a fork and a pipe cost more than they save.
 MIN_BYTES = 1 << 20
@@ -104,14 +104,24 @@ class _HandOver(Exception):
     """A piece left undecoded by the child is one the reader would hand to its strict decoder."""
 
 
-def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True, share: bool | None = None,
-                           skip: int = 0) -> Iterator[dict]:
+def share_wanted() -> bool | None:
+    """The default of :func:`iter_rumen_jobs_forked`'s ``share``: None (shared as this process waits) when
+    ``MRSIM_INGEST_SHARE=1``, else False (the child decodes every piece). Off by default: on the loaded machine it
+    was measured on, sharing balanced the two processes' CPU but did not shorten the pass (``docs/performance.md``,
+    "Seventh round")."""
+    return None if os.environ.get("MRSIM_INGEST_SHARE", "0").strip() == "1" else False
+
+
+def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True,
+                           share: bool | None | Literal["env"] = "env", skip: int = 0) -> Iterator[dict]:
     """:func:`mrsim.ingest.rumen.iter_rumen_jobs` (same jobs, same order, same errors), read by a forked child.
 
-    ``share``: whether the child leaves pieces undecoded for this process to decode (:class:`_Raw`): None (the
-    default) while this process waits for the child, so that the decoding is shared out between the two processes
-    as their speeds allow; True every piece, False none (tests). ``skip``: leave out the first jobs (the child
-    reads them but does not send them)."""
+    ``share``: whether the child leaves pieces undecoded for this process to decode (:class:`_Raw`): None while
+    this process waits for the child, so that the decoding is shared out between the two processes as their speeds
+    allow; True every piece, False none; ``"env"`` (the default): :func:`share_wanted`. ``skip``: leave out the
+    first jobs (the child reads them but does not send them)."""
+    if share == "env":
+        share = share_wanted()
     given = 0
     # One shared anonymous page: whether this process is waiting for the child (1) or busy (0), for the child to see.
     page = mmap.mmap(-1, 8)
@@ -210,7 +220,9 @@ def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int, waiting: memo
                     continue
                 batch.append(job)
                 size += len(job.piece) if kind is TypedJob or kind is _Raw else 1 << 16
-                if size >= _BATCH_BYTES:
+                # A piece left undecoded goes at once, with the jobs before it: the parent waits for work, and one
+                # piece at a time keeps it from taking more than the wait would have lasted.
+                if size >= _BATCH_BYTES or kind is _Raw:
                     dump(("jobs", batch))
                     batch, size = [], 0
         except Exception as exc:  # noqa: BLE001 - handed to the parent, raised there

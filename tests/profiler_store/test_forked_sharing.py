@@ -155,3 +155,23 @@ def test_a_hand_over_reads_on_in_a_new_child_past_the_jobs_given(tmp_path: Path,
     jobs = list(rumen_worker.iter_rumen_jobs_forked(trace, share=True))
     assert calls == [(True, 0), (False, 5)]
     assert [full_job(job) for job in jobs] == [full_job(job) for job in rumen.iter_rumen_jobs(trace)]
+
+
+def test_sharing_is_off_unless_asked_for(tmp_path: Path, monkeypatch):
+    trace = tmp_path / "s.json.gz"
+    _synth(trace, 20, 3)
+    decoded: list[int] = []
+    original = rumen_worker._Raw.decoded
+
+    def counted(self, source):
+        decoded.append(self.offset)
+        return original(self, source)
+
+    monkeypatch.setattr(rumen_worker._Raw, "decoded", counted)
+    monkeypatch.delenv("MRSIM_INGEST_SHARE", raising=False)
+    assert rumen_worker.share_wanted() is False
+    assert len(list(rumen_worker.iter_rumen_jobs_forked(trace))) == 20 and not decoded
+    monkeypatch.setenv("MRSIM_INGEST_SHARE", "1")
+    assert rumen_worker.share_wanted() is None
+    assert [full_job(job) for job in rumen_worker.iter_rumen_jobs_forked(trace)] == \
+        [full_job(job) for job in rumen.iter_rumen_jobs(trace)]
