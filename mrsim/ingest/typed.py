@@ -20,7 +20,8 @@ such a run in every job, the ``Long.MAX_VALUE`` and ``Long.MIN_VALUE`` bounds of
 synth``'s), then Rumen's (the counters ``TraceBuilder`` writes, ``resourceUsageMetrics``), then the located one
 (split locations and attempt locations too). A schema's refusal sends the job on only when the next one lifts its
 reason (an unknown field; a location), which the first two meet at the first task or attempt that has it, so a
-job without locations never pays for them and a real job pays two short false starts.
+job without locations never pays for them and a real job pays one or two short false starts (``TraceBuilder``
+writes an attempt's ``location`` first: the lean schema refuses the job there and hands it to the located one).
 
 **Real traces' locations.** Rumen writes ``preferredLocations`` on each map (a list of ``{"layers": [rack,
 host]}``) and a ``location`` on each attempt (such an object, or null when its host is not in the topology). The
