@@ -60,6 +60,7 @@ traces under ``shared/data`` takes it too (``docs/performance.md``, "Sixth round
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -328,6 +329,21 @@ def _strict_value(value: bytes) -> Any:
     return obj
 
 
+def _deep(decoded: Any) -> bool:
+    """Whether the job-level values of a job the reader would decode the strict way (one holds a run of 19 digits)
+    may nest deep enough for that decoder to refuse the job: more ``[`` and ``{`` in them than half the interpreter's
+    recursion limit. The strict decoder refuses nesting by the same recursion budget ``msgspec`` spends, from
+    another depth of the stack, so near the limit they could disagree; far from it (Rumen's jobs: at most 132 of
+    them under ``shared/data``) both take the job. Cost: two ``count``s of the job-level bytes, for such jobs only."""
+    brackets = 0
+    for name in _JOB_FIELDS:
+        raw = getattr(decoded, name)
+        if raw is not UNSET:
+            value = bytes(raw)
+            brackets += value.count(b"[") + value.count(b"{")
+    return brackets >= sys.getrecursionlimit() // 2
+
+
 def _decode(piece: bytes | memoryview) -> Any:
     """The job decoded by the first schema that takes it (:data:`_LEAN`, :data:`_RUMEN`, :data:`_LOCATED`), or
     None. A schema's refusal sends the job to the next one only when its reason is one the next one lifts: a field
@@ -365,6 +381,7 @@ def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> T
     job = TypedJob()
     loads = orjson.loads
     digits = _DIGIT_CLASS
+    strict = False
     try:
         for name in _JOB_FIELDS:
             raw = getattr(decoded, name)
@@ -372,9 +389,12 @@ def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> T
                 value = bytes(raw)
                 if value.translate(digits).find(_LONG_RUN) >= 0:  # orjson may read it otherwise: the strict way
                     job[name] = _strict_value(value)
+                    strict = True
                 else:
                     job[name] = loads(value)
     except (orjson.JSONDecodeError, ValueError):  # what orjson or the strict decoder refuses: the old path
+        return None
+    if strict and _deep(decoded):
         return None
     if not job.get("jobID"):
         return None
