@@ -15,6 +15,9 @@ decoder and decoded by ``orjson``, as the fast path decodes them, so they are th
 19 digits is decoded by the reader's strict decoder instead, as the reader decodes such a job
 (:mod:`mrsim.ingest.rumen`: ``orjson`` reads an integer beyond 64 bits as a float). Rumen's ``TraceBuilder`` writes
 such a run in every job, the ``Long.MAX_VALUE`` and ``Long.MIN_VALUE`` bounds of an empty ``LoggedDiscreteCDF``.
+Such a job whose job-level values hold more ``[`` and ``{`` than half the recursion limit goes to the old path: the
+strict decoder refuses deep nesting by the recursion budget, which ``msgspec`` spends too from another depth of the
+stack, so near the limit the two could disagree (:func:`_deep`).
 
 **Three schemas, tried in turn**, each a superset of the one before: the lean one (the walk's fields and ``mrsim
 synth``'s), then Rumen's (the counters ``TraceBuilder`` writes, ``resourceUsageMetrics``), then the located one
