@@ -15,12 +15,16 @@ decoder and decoded by ``orjson``, as the fast path decodes them, so they are th
 19 digits is decoded by the reader's strict decoder instead, as the reader decodes such a job
 (:mod:`mrsim.ingest.rumen`: ``orjson`` reads an integer beyond 64 bits as a float). Rumen's ``TraceBuilder`` writes
 such a run in every job, the ``Long.MAX_VALUE`` and ``Long.MIN_VALUE`` bounds of an empty ``LoggedDiscreteCDF``.
+Such a job whose job-level values hold more ``[`` and ``{`` than half the recursion limit goes to the old path: the
+strict decoder refuses deep nesting by the recursion budget, which ``msgspec`` spends too from another depth of the
+stack, so near the limit the two could disagree (:func:`_deep`).
 
 **Three schemas, tried in turn**, each a superset of the one before: the lean one (the walk's fields and ``mrsim
 synth``'s), then Rumen's (the counters ``TraceBuilder`` writes, ``resourceUsageMetrics``), then the located one
 (split locations and attempt locations too). A schema's refusal sends the job on only when the next one lifts its
 reason (an unknown field; a location), which the first two meet at the first task or attempt that has it, so a
-job without locations never pays for them and a real job pays two short false starts.
+job without locations never pays for them and a real job pays one or two short false starts (``TraceBuilder``
+writes an attempt's ``location`` first: the lean schema refuses the job there and hands it to the located one).
 
 **Real traces' locations.** Rumen writes ``preferredLocations`` on each map (a list of ``{"layers": [rack,
 host]}``) and a ``location`` on each attempt (such an object, or null when its host is not in the topology). The
@@ -59,6 +63,7 @@ traces under ``shared/data`` takes it too (``docs/performance.md``, "Sixth round
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -327,6 +332,21 @@ def _strict_value(value: bytes) -> Any:
     return obj
 
 
+def _deep(decoded: Any) -> bool:
+    """Whether the job-level values of a job the reader would decode the strict way (one holds a run of 19 digits)
+    may nest deep enough for that decoder to refuse the job: more ``[`` and ``{`` in them than half the interpreter's
+    recursion limit. The strict decoder refuses nesting by the same recursion budget ``msgspec`` spends, from
+    another depth of the stack, so near the limit they could disagree; far from it (Rumen's jobs: at most 132 of
+    them under ``shared/data``) both take the job. Cost: two ``count``s of the job-level bytes, for such jobs only."""
+    brackets = 0
+    for name in _JOB_FIELDS:
+        raw = getattr(decoded, name)
+        if raw is not UNSET:
+            value = bytes(raw)
+            brackets += value.count(b"[") + value.count(b"{")
+    return brackets >= sys.getrecursionlimit() // 2
+
+
 def _decode(piece: bytes | memoryview) -> Any:
     """The job decoded by the first schema that takes it (:data:`_LEAN`, :data:`_RUMEN`, :data:`_LOCATED`), or
     None. A schema's refusal sends the job to the next one only when its reason is one the next one lifts: a field
@@ -364,6 +384,7 @@ def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> T
     job = TypedJob()
     loads = orjson.loads
     digits = _DIGIT_CLASS
+    strict = False
     try:
         for name in _JOB_FIELDS:
             raw = getattr(decoded, name)
@@ -371,9 +392,12 @@ def typed_job(piece: bytes | memoryview, source: str = "", offset: int = 0) -> T
                 value = bytes(raw)
                 if value.translate(digits).find(_LONG_RUN) >= 0:  # orjson may read it otherwise: the strict way
                     job[name] = _strict_value(value)
+                    strict = True
                 else:
                     job[name] = loads(value)
     except (orjson.JSONDecodeError, ValueError):  # what orjson or the strict decoder refuses: the old path
+        return None
+    if strict and _deep(decoded):
         return None
     if not job.get("jobID"):
         return None

@@ -161,3 +161,23 @@ def test_rumen_fast_path_decodes_a_long_integer_alone(tmp_path: Path, gz: bool) 
             assert [type(job["submitTime"]) for job in fast[1]] == [int] * 4
         else:
             assert fast[0] == "error" and "line 3" in fast[1]
+
+
+def test_rumen_fast_path_hands_a_deep_piece_to_the_strict_reader(tmp_path: Path, monkeypatch) -> None:
+    """Near the recursion limit a piece with a 19-digit run decoded alone gives what handing the rest of the file
+    to the strict reader at that piece gives (the reader before it decoded such pieces alone): the piece's own
+    decoding has less stack to spare, and where it refuses, the strict reader decides."""
+    import sys
+
+    def read(p: Path) -> list[str]:
+        return [job["jobID"] for job in rumen.iter_rumen_jobs(p)]
+
+    limit = sys.getrecursionlimit()
+    path = tmp_path / "t.json"
+    for levels in range(limit - 100, limit + 30):
+        deep = '{"jobID": "j", "submitTime": 1234567890123456789012, "x": ' + "[" * levels + "]" * levels + "}"
+        path.write_bytes(("\n".join([JOB % (1, '"a"', "1000"), deep, JOB % (2, '"b"', "2000")]) + "\n").encode())
+        alone = _outcome(read, path)
+        with monkeypatch.context() as m:
+            m.setattr(rumen, "_strict_piece", lambda piece, decoder: None)  # hand over at the piece, as before
+            assert alone == _outcome(read, path), levels

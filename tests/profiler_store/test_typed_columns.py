@@ -522,3 +522,35 @@ def test_real_traces_plain_jobs_take_the_typed_path(monkeypatch):
                 checked += 1
         assert _pass(path, monkeypatch, typed=True) == _pass(path, monkeypatch, typed=False), name
     assert checked > 0
+
+
+def test_deep_job_values_beside_a_19_digit_run_give_the_strict_readers_outcome(tmp_path: Path):
+    """A job holding a run of 19 digits is the strict decoder's (the reader hands it over), which refuses nesting by
+    the recursion budget ``msgspec`` spends too, from another depth of the stack: at every depth around the limit
+    the typed reader gives the jobs or the error the reader without it gives (a deep job goes to the old path)."""
+    import sys
+
+    def depth(value: object) -> int:  # iteratively: comparing such values would recurse too deep
+        levels = 0
+        while type(value) is list:
+            levels += 1
+            value = value[0] if value else None
+        return levels
+
+    def outcome(typed: bool, path: Path):
+        try:
+            jobs = list(rumen.iter_rumen_jobs(path, typed=typed))
+        except InputError as exc:
+            return ("error", str(exc))
+        return ("ok", [(job["jobID"], depth(job.get("directDependantJobs")), job.get("failedReduceAttemptCDF"))
+                       for job in jobs])
+
+    limit = sys.getrecursionlimit()
+    for levels in range(limit - 100, limit + 30):
+        job = _job(1)
+        job["failedReduceAttemptCDF"] = {"maximum": 2**63 - 1, "minimum": -(2**63)}
+        job["directDependantJobs"] = "<deep>"
+        data = orjson.dumps(job).replace(b'"<deep>"', b"[" * levels + b"]" * levels)
+        path = tmp_path / "deep.json"
+        path.write_bytes(data + b"\n" + orjson.dumps(_job(2)) + b"\n")
+        assert outcome(True, path) == outcome(False, path), levels
