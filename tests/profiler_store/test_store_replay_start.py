@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mrsim.analysis.validation.ingest import _ColumnBackground
+from mrsim.analysis.validation.column_background import ColumnBackground
 from mrsim.analysis.validation.observe import Profiler
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.cli import main as cli
@@ -36,7 +36,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_stores_background_as_columns_equals_the_collectors_lists(store: Path) -> None:
     (stored,) = load_background_inputs(store)
-    lists, columns = BackgroundCollector.from_stored(stored), _ColumnBackground.of_stored(stored)
+    lists, columns = BackgroundCollector.from_stored(stored), ColumnBackground.of_stored(stored)
     assert columns.has_inputs() == lists.has_inputs() is True
     assert columns._usage is None and columns._reduce_usage is None  # has_inputs built no list
     assert columns.waits == lists.waits and columns.reduce_gaps() == lists.reduce_gaps()

@@ -323,7 +323,7 @@ class Profiler:
     def _add_store(self, p: Path, report: InputReport) -> None:
         # One read of the store (manifest, data files and their checksums once: it was five reads), and the
         # background's usage kept as its columns until read (a replay without --background trace never does).
-        from mrsim.analysis.validation.ingest import _ColumnBackground
+        from mrsim.analysis.validation.column_background import ColumnBackground
         from mrsim.ingest.store import load_store_contents
         from mrsim.io.policy import verify_checksums
 
@@ -336,7 +336,7 @@ class Profiler:
             stored = Calibration.from_toml(str(manifest["calibration_toml"]), f"{p} (calibration)")
             self.stored_calibration = stored if self.stored_calibration is None else self.stored_calibration.merged(stored)
         backgrounds = contents.backgrounds()
-        self.stored_backgrounds.extend(_ColumnBackground.of_stored(b) for b in backgrounds)
+        self.stored_backgrounds.extend(ColumnBackground.of_stored(b) for b in backgrounds)
         if any(b.approximate for b in backgrounds):
             self.warnings.append(f"{p}: trace store of format 1 (an older mrsim): its background inputs are "
                                  "approximate, so --background trace may differ from the trace's; profile the "
