@@ -554,3 +554,24 @@ def test_deep_job_values_beside_a_19_digit_run_give_the_strict_readers_outcome(t
         path = tmp_path / "deep.json"
         path.write_bytes(data + b"\n" + orjson.dumps(_job(2)) + b"\n")
         assert outcome(True, path) == outcome(False, path), levels
+
+
+@pytest.mark.parametrize("ids", [None, "newline", "empty"])
+def test_a_typed_job_pickles_with_its_attempt_ids(ids: str | None):
+    """The forked reader's pickle (TypedJob.__reduce__) joins the attempt ids into one string unless an id holds a
+    newline; either way the ids come back as they were, and so do the other columns."""
+    import pickle
+
+    job = _plain_job_without_locations()
+    if ids == "newline":
+        job["mapTasks"][0]["attempts"][0]["attemptID"] = "attempt_x\n_m_000000_0"
+    elif ids == "empty":
+        job["mapTasks"][0]["attempts"][0]["attemptID"] = ""
+    typed = typed_job(memoryview(orjson.dumps(job)), "t.json", 0)
+    assert type(typed) is TypedJob
+    back = pickle.loads(pickle.dumps(typed, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back.columns.attempt_ids == typed.columns.attempt_ids
+    assert len(back.columns.attempt_ids) == len(job["mapTasks"]) + len(job["reduceTasks"])
+    assert back.columns.host_names == typed.columns.host_names
+    for a, b in zip(back.columns.arrays(), typed.columns.arrays()):
+        assert a.tolist() == b.tolist()
