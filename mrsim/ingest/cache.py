@@ -285,18 +285,9 @@ def save_child_wanted(input_bytes: int) -> bool:
     Unlike the reading worker (:func:`mrsim.ingest.rumen_worker.worker_wanted`) the load average does not count:
     the child does the very work this process would do (nothing is pickled or sent but a line of JSON), so with
     no core free it costs about the same CPU as saving here, the fork and the copied pages aside."""
-    import sys
-    import threading
+    from mrsim.io.forking import fork_helper_allowed
 
-    if os.environ.get("MRSIM_CACHE_SAVE_CHILD", "1").strip() == "0" or not sys.platform.startswith("linux"):
-        return False
-    if threading.active_count() != 1:
-        return False
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = os.cpu_count() or 1
-    return cpus >= 2 and input_bytes >= SAVE_CHILD_MIN_BYTES
+    return input_bytes >= SAVE_CHILD_MIN_BYTES and fork_helper_allowed("MRSIM_CACHE_SAVE_CHILD")
 
 
 class _Saving:

@@ -43,8 +43,6 @@ import os
 import pickle
 import select
 import signal
-import sys
-import threading
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -56,19 +54,12 @@ _BATCH_BYTES = 1 << 20
 
 def worker_wanted(path: str | os.PathLike[str]) -> bool:
     """Whether :func:`iter_rumen_jobs_forked` should read ``path`` (see the module docstring)."""
-    setting = os.environ.get("MRSIM_INGEST_WORKER", "1").strip()
-    if setting == "0" or not sys.platform.startswith("linux"):
-        return False  # fork where it is the platform's own way to start a process (macOS: unsafe with some libraries)
-    if threading.active_count() != 1:
-        return False
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = os.cpu_count() or 1
-    if cpus < 2:
+    from mrsim.io.forking import fork_helper_allowed, usable_cpus
+
+    if not fork_helper_allowed("MRSIM_INGEST_WORKER"):
         return False
     try:  # a core to spare (one-minute load average below the CPUs): else reading here costs less CPU in all
-        if setting != "always" and os.getloadavg()[0] >= cpus:
+        if os.environ.get("MRSIM_INGEST_WORKER", "1").strip() != "always" and os.getloadavg()[0] >= usable_cpus():
             return False
     except OSError:
         pass

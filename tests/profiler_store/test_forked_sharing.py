@@ -15,6 +15,7 @@ import pytest
 
 from mrsim.errors import InputError
 from mrsim.ingest import rumen, rumen_worker
+from mrsim.io import forking
 from mrsim.ingest.typed import TypedJob, full_job
 
 _SHARE = {"every piece": True, "no piece": False, "as the parent waits": None}
@@ -125,15 +126,15 @@ def test_a_shared_reader_left_early_stops_its_child(tmp_path: Path):
 def test_always_forks_whatever_the_load(tmp_path: Path, monkeypatch):
     big = tmp_path / "big.json"
     big.write_bytes(b" " * rumen_worker.MIN_BYTES)
-    monkeypatch.setattr(rumen_worker.sys, "platform", "linux")
-    monkeypatch.setattr(rumen_worker.threading, "active_count", lambda: 1)
-    monkeypatch.setattr(rumen_worker.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(forking.sys, "platform", "linux")
+    monkeypatch.setattr(forking.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setattr(rumen_worker.os, "getloadavg", lambda: (5.0, 1.0, 1.0))
     monkeypatch.setenv("MRSIM_INGEST_WORKER", "1")
     assert not rumen_worker.worker_wanted(big)
     monkeypatch.setenv("MRSIM_INGEST_WORKER", "always")
     assert rumen_worker.worker_wanted(big)
-    monkeypatch.setattr(rumen_worker.os, "sched_getaffinity", lambda pid: {0})  # still never on one CPU
+    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda pid: {0})  # still never on one CPU
     assert not rumen_worker.worker_wanted(big)
 
 

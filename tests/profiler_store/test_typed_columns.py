@@ -363,14 +363,15 @@ def test_the_forked_reader_stops_its_child_when_left_early(tmp_path: Path):
 
 def test_the_forked_reader_is_used_only_where_it_can_help(tmp_path: Path, monkeypatch):
     from mrsim.ingest import rumen_worker
+    from mrsim.io import forking
 
     big, small = tmp_path / "big.json", tmp_path / "small.json"
     big.write_bytes(b" " * rumen_worker.MIN_BYTES)
     small.write_bytes(b"{}")
     monkeypatch.delenv("MRSIM_INGEST_WORKER", raising=False)
-    monkeypatch.setattr(rumen_worker.sys, "platform", "linux")
-    monkeypatch.setattr(rumen_worker.threading, "active_count", lambda: 1)
-    monkeypatch.setattr(rumen_worker.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(forking.sys, "platform", "linux")
+    monkeypatch.setattr(forking.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setattr(rumen_worker.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
     assert rumen_worker.worker_wanted(big) and not rumen_worker.worker_wanted(small)
     for name, value in (("getloadavg", lambda: (2.0, 1.0, 1.0)), ("sched_getaffinity", lambda pid: {0})):
@@ -378,10 +379,10 @@ def test_the_forked_reader_is_used_only_where_it_can_help(tmp_path: Path, monkey
             m.setattr(rumen_worker.os, name, value)
             assert not rumen_worker.worker_wanted(big), name
     with monkeypatch.context() as m:
-        m.setattr(rumen_worker.threading, "active_count", lambda: 2)  # forking a process with threads: never
+        m.setattr(forking.threading, "active_count", lambda: 2)  # forking a process with threads: never
         assert not rumen_worker.worker_wanted(big)
     with monkeypatch.context() as m:
-        m.setattr(rumen_worker.sys, "platform", "darwin")
+        m.setattr(forking.sys, "platform", "darwin")
         assert not rumen_worker.worker_wanted(big)
     monkeypatch.setenv("MRSIM_INGEST_WORKER", "0")
     assert not rumen_worker.worker_wanted(big)

@@ -50,7 +50,9 @@ CLOSE_TIMEOUT_S = 30.0
 
 def default_workers() -> int:
     """The CPUs this process may use (the default worker count of both executors)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    from mrsim.io.forking import usable_cpus
+
+    return usable_cpus()
 
 
 def _one_line(exc: BaseException) -> str:
