@@ -70,9 +70,8 @@ def test_shared_decoding_gives_the_readers_jobs_and_errors(tmp_path: Path, damag
                     assert getattr(mine.columns, name) == getattr(theirs.columns, name), name
 
 
-def test_every_piece_shared_means_the_parent_decodes_them(tmp_path: Path, monkeypatch):
-    trace = tmp_path / "s.json.gz"
-    _synth(trace, 20, 3)
+def _count_parent_decodes(monkeypatch) -> list[int]:
+    """The offsets of the pieces this process decodes for the forked reader (shared ones), as they are decoded."""
     decoded: list[int] = []
     original = rumen_worker._Raw.decoded
 
@@ -81,6 +80,13 @@ def test_every_piece_shared_means_the_parent_decodes_them(tmp_path: Path, monkey
         return original(self, source)
 
     monkeypatch.setattr(rumen_worker._Raw, "decoded", counted)
+    return decoded
+
+
+def test_every_piece_shared_means_the_parent_decodes_them(tmp_path: Path, monkeypatch):
+    trace = tmp_path / "s.json.gz"
+    _synth(trace, 20, 3)
+    decoded = _count_parent_decodes(monkeypatch)
     assert len(list(rumen_worker.iter_rumen_jobs_forked(trace, share=True))) == 20 == len(decoded)
     decoded.clear()
     assert len(list(rumen_worker.iter_rumen_jobs_forked(trace, share=False))) == 20 and not decoded
@@ -161,14 +167,7 @@ def test_a_hand_over_reads_on_in_a_new_child_past_the_jobs_given(tmp_path: Path,
 def test_sharing_is_off_unless_asked_for(tmp_path: Path, monkeypatch):
     trace = tmp_path / "s.json.gz"
     _synth(trace, 20, 3)
-    decoded: list[int] = []
-    original = rumen_worker._Raw.decoded
-
-    def counted(self, source):
-        decoded.append(self.offset)
-        return original(self, source)
-
-    monkeypatch.setattr(rumen_worker._Raw, "decoded", counted)
+    decoded = _count_parent_decodes(monkeypatch)
     monkeypatch.delenv("MRSIM_INGEST_SHARE", raising=False)
     assert rumen_worker.share_wanted() is False
     assert len(list(rumen_worker.iter_rumen_jobs_forked(trace))) == 20 and not decoded

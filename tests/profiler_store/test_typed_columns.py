@@ -391,10 +391,7 @@ def test_the_forked_reader_is_used_only_where_it_can_help(tmp_path: Path, monkey
 def test_the_forked_pass_gives_the_same_result_with_repeated_job_ids(tmp_path: Path, monkeypatch):
     """A repeated job id sends the job whole to the slot usage's general path: the forked reader sends such jobs
     with their bytes (and reading them again from the input would give the same)."""
-    from mrsim.analysis.validation.ingest import _read
     from mrsim.cli import main as cli
-    from mrsim.ingest import rumen_worker
-    from mrsim.ingest.detect import Format
 
     trace = tmp_path / "s.json.gz"
     cli(["synth", "--jobs", "30", "--seed", "4", "-o", str(trace), "--quiet"])
@@ -406,13 +403,7 @@ def test_the_forked_pass_gives_the_same_result_with_repeated_job_ids(tmp_path: P
     data = b"\n".join([*lines, lines[1], renamed, orjson.dumps(literal), lines[5]]) + b"\n"
     trace.write_bytes(gzip.compress(data))
 
-    def result(forked: bool) -> str:
-        with monkeypatch.context() as m:
-            m.setattr(rumen_worker, "worker_wanted", lambda path: forked)
-            done = _read(trace, Format.RUMEN)
-            return repr({f.name: getattr(done, f.name) for f in dataclasses.fields(done) if f.name != "cache"})
-
-    assert result(True) == result(False)
+    assert _pass_forked(trace, monkeypatch, True) == _pass_forked(trace, monkeypatch, False)
     from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked
 
     jobs = list(iter_rumen_jobs_forked(trace, share=False))  # every piece decoded by the child
@@ -476,9 +467,6 @@ def test_split_layers_not_a_list_is_the_old_one_line_error(tmp_path: Path, monke
 def test_the_forked_reader_sends_the_locations(tmp_path: Path, monkeypatch):
     """Pickled through the forked reader's pipe, a located job keeps what the readers read of its locations, and
     the pass gives the same result forked or not."""
-    from mrsim.analysis.validation.ingest import _read
-    from mrsim.ingest import rumen_worker
-    from mrsim.ingest.detect import Format
 
     jobs = _real_shaped_jobs()
     path = _located_trace(tmp_path, jobs)
@@ -490,13 +478,7 @@ def test_the_forked_reader_sends_the_locations(tmp_path: Path, monkeypatch):
         reference = orjson.loads(orjson.dumps(job))
         _same_columns(mine, plain_job(reference), reference)
 
-    def result(fork: bool) -> str:
-        with monkeypatch.context() as m:
-            m.setattr(rumen_worker, "worker_wanted", lambda p: fork)
-            done = _read(path, Format.RUMEN)
-            return repr({f.name: getattr(done, f.name) for f in dataclasses.fields(done) if f.name != "cache"})
-
-    assert result(True) == result(False)
+    assert _pass_forked(path, monkeypatch, True) == _pass_forked(path, monkeypatch, False)
 
 
 @pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared/data not present")
@@ -576,3 +558,15 @@ def test_a_typed_job_pickles_with_its_attempt_ids(ids: str | None):
     assert back.columns.host_names == typed.columns.host_names
     for a, b in zip(back.columns.arrays(), typed.columns.arrays()):
         assert a.tolist() == b.tolist()
+
+
+def _pass_forked(path: Path, monkeypatch, fork: bool) -> str:
+    """Every field of the one-pass ingest of ``path`` but its cache use, with the reader forked or in process."""
+    from mrsim.analysis.validation.ingest import _read
+    from mrsim.ingest import rumen_worker
+    from mrsim.ingest.detect import Format
+
+    with monkeypatch.context() as m:
+        m.setattr(rumen_worker, "worker_wanted", lambda p: fork)
+        done = _read(path, Format.RUMEN)
+        return repr({f.name: getattr(done, f.name) for f in dataclasses.fields(done) if f.name != "cache"})
