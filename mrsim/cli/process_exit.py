@@ -30,6 +30,12 @@ def exit_now(code: int) -> None:
     if threading.active_count() != 1 or sys.getprofile() is not None or sys.gettrace() is not None:
         return  # threads to join; a profiler or tracer (``python -m cProfile -m mrsim``) writes after we return
     atexit._run_exitfuncs()  # noqa: SLF001 - the documented way to run the handlers before os._exit
+    end_process(code)
+
+
+def end_process(code: int) -> None:
+    """Flush stdout and stderr, then end the process with ``code`` at once: no exit handler, no teardown (for a
+    caller that has run what it needs of them, e.g. ``mrsim sweep`` skipping Dask's)."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

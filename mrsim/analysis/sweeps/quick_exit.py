@@ -10,16 +10,8 @@ flushed first. The server's children never run it: ``multiprocessing`` ends them
 from __future__ import annotations
 
 import atexit
-import contextlib
-import os
-import sys
+import functools
 
+from mrsim.cli.process_exit import end_process
 
-def _exit_now() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(0)
-
-
-atexit.register(_exit_now)
+atexit.register(functools.partial(end_process, 0))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from mrsim.cli.flags import add_renamed
 
 import argparse
-import contextlib
 import sys
 
 import orjson
@@ -66,18 +65,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _exit_now(code: int) -> None:
-    """End the process with ``code`` now, output flushed, without the interpreter's teardown."""
+    """End the process with ``code`` now, output flushed, without the interpreter's teardown or Dask's exit
+    handlers (:func:`mrsim.cli.process_exit.exit_now` would run them)."""
     import logging
-    import os
 
+    from mrsim.cli.process_exit import end_process
     from mrsim.ingest.cache import wait_for_saves
 
     wait_for_saves()  # a trace cache entry being saved by a child process (os._exit runs no exit handler)
     logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(code)
+    end_process(code)
 
 
 def _run(args: argparse.Namespace) -> int:
