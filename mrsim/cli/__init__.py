@@ -113,7 +113,7 @@ def build_parser(chosen: str | None = None, load_all: bool = True) -> argparse.A
             p = sub.add_parser(cmd.name, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
             mod.add_arguments(p)
             _add_verbosity(p)
-            p.set_defaults(_run=mod.run)
+            p.set_defaults(_run=mod.run, _early_input=getattr(mod, "early_input", None))
             harden_flags(p)
         else:
             sub.add_parser(cmd.name, help=cmd.help, add_help=False)
@@ -210,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(chosen, load_all=False)
     args = parser.parse_args(argv)
     args.process_entry = process_entry  # a command may end the process itself once its output is out (sweep)
+    _read_early(args)
     level = "error" if getattr(args, "quiet", False) else getattr(args, "log_level", "info")
     if level in ("warning", "error"):
         original = sys.stderr
@@ -227,7 +228,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def _read_early(args: argparse.Namespace) -> None:
+    """Start reading the command's input in a forked process now, while the command imports and sets up, when the
+    command names an input its pass will parse (a module's ``early_input(args)``: ``(path, --format)`` or None;
+    :mod:`mrsim.ingest.early_read`). Costs a stat and the format's sniff; imports no numpy."""
+    early = getattr(args, "_early_input", None)
+    if early is None:
+        return
+    named = early(args)
+    if named is not None:
+        from mrsim.ingest.early_read import start_for_pass
+
+        start_for_pass(*named)
+
+
 def _run(args: argparse.Namespace) -> int:
+    try:
+        return _run_command(args)
+    finally:
+        if getattr(args, "_early_input", None) is not None:
+            from mrsim.ingest.early_read import discard
+
+            discard()  # a reader the command did not take (it failed first, or read otherwise)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     try:
         return int(args._run(args) or 0)
     except InputError as exc:

@@ -124,7 +124,7 @@ def content_digest(path: str | os.PathLike[str]) -> str:
 def entry_key(digest: str, variant: Mapping[str, Any]) -> str:
     """The entry name for content ``digest`` read with ``variant`` (options that change what is read)."""
     from mrsim import __version__
-    from mrsim.ingest.store import FORMAT_VERSION
+    from mrsim.ingest.store_format import FORMAT_VERSION
     from mrsim.io.limits import LIMITS, limit
 
     doc = {"content": digest, "mrsim": __version__, "store_format": FORMAT_VERSION, "ingest": INGEST_VERSION,

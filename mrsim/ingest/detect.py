@@ -149,11 +149,13 @@ def _detect_directory(p: Path) -> Format:
 
 def iter_logged_jobs(
     path: str | os.PathLike[str], fmt: Format | None = None, *, warnings: list[str] | None = None,
-    typed: bool = False,
+    typed: bool = False, started: Any = None,
 ) -> Iterator[dict[str, Any]]:
     """Rumen ``LoggedJob`` dicts from any format that has them (all but SWIM), detecting it if not given.
     ``typed``: a Rumen trace's plain jobs may come as :class:`mrsim.ingest.typed.TypedJob` (for the one-pass ingest,
-    which reads their columns), read by a forked process where that helps (:mod:`mrsim.ingest.rumen_worker`)."""
+    which reads their columns), read by a forked process where that helps (:mod:`mrsim.ingest.rumen_worker`):
+    ``started``, a :class:`~mrsim.ingest.rumen_worker.ForkedReader` already reading ``path`` (the one forked as the
+    command started, :mod:`mrsim.ingest.early_read`), else one forked now."""
     fmt = fmt or detect_format(path)
     if fmt is Format.JOBHISTORY:
         return jobhistory.iter_jobhistory_jobs(path, warnings=warnings)
@@ -167,6 +169,8 @@ def iter_logged_jobs(
         if typed:
             from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked, worker_wanted
 
+            if started is not None:
+                return iter_rumen_jobs_forked(path, started=started)
             if worker_wanted(path):
                 return iter_rumen_jobs_forked(path, typed=True)
         return iter_rumen_jobs(path, typed=typed)

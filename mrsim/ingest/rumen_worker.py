@@ -3,7 +3,8 @@
 The one-pass ingest reads a job, then builds from it (template, calibration lags), then reads the next. Reading --
 gunzip, cutting the stream, the typed decoder and the columns (:mod:`mrsim.ingest.typed`) -- needs nothing the
 building does, so :func:`iter_rumen_jobs_forked` runs :func:`mrsim.ingest.rumen.iter_rumen_jobs` in a child process
-forked at the start of the pass and receives its jobs through a pipe, in batches, while this process builds the
+forked at the start of the pass (or as the command starts: :mod:`mrsim.ingest.early_read`, :class:`ForkedReader`)
+and receives its jobs through a pipe, in batches, while this process builds the
 ones before: with a free core the pass takes about the longer of the two, not their sum.
 
 What comes through the pipe is what the reader yields, in its order: each job (a :class:`~mrsim.ingest.typed.TypedJob`
@@ -38,6 +39,7 @@ of the process's pages as either side writes them.
 
 from __future__ import annotations
 
+import fcntl
 import mmap
 import os
 import pickle
@@ -50,6 +52,9 @@ from typing import Any, Literal
 MIN_BYTES = 1 << 20
 #: Jobs go through the pipe in batches of about this many bytes of input (one pickle per batch).
 _BATCH_BYTES = 1 << 20
+#: The pipe's capacity asked for (bytes): about a tenth of the 1148-job benchmark trace's pickles, what its child
+#: sends in the tenth of a second before this process starts reading when the reading starts early.
+PIPE_BYTES = 1 << 20
 
 
 def worker_wanted(path: str | os.PathLike[str]) -> bool:
@@ -103,35 +108,91 @@ def share_wanted() -> bool | None:
     return None if os.environ.get("MRSIM_INGEST_SHARE", "0").strip() == "1" else False
 
 
+class ForkedReader:
+    """A forked child reading one input: its pid, the pipe's read end, and the page through which this process says
+    whether it waits (:func:`share_wanted`). Made by :func:`fork_reader`; its jobs come from
+    :func:`iter_rumen_jobs_forked` (``started=``), which reaps the child; :meth:`discard` stops one whose jobs are
+    not wanted."""
+
+    __slots__ = ("path", "typed", "share", "skip", "pid", "read_end", "page", "waiting")
+
+    def __init__(self, path: str | os.PathLike[str], typed: bool, share: bool | None, skip: int) -> None:
+        self.path, self.typed, self.share, self.skip = path, typed, share, skip
+        # One shared anonymous page: whether this process is waiting for the child (1) or busy (0), for the child.
+        self.page = mmap.mmap(-1, 8)
+        self.waiting = memoryview(self.page).cast("q")
+        self.read_end, write_end = os.pipe()
+        _widen(write_end)
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: read, send, exit without running the parent's exit handlers or flushing
+            status = 1
+            try:
+                os.close(self.read_end)
+                _send_jobs(path, typed, write_end, self.waiting, share, skip)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write_end)
+
+    def discard(self) -> None:
+        """Stop the child (if it still runs), reap it, and free the pipe and the page. Idempotent."""
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.read_end >= 0:
+            os.close(self.read_end)
+            self.read_end = -1
+        self._release()
+
+    def _release(self) -> None:
+        if not self.page.closed:
+            self.waiting.release()
+            self.page.close()
+
+
+def _widen(fd: int) -> None:
+    """Let the pipe hold up to :data:`PIPE_BYTES` (Linux ``F_SETPIPE_SZ``; a smaller system limit or another
+    platform keeps the default, 64 KiB on Linux): a child started before this process reads (:mod:`mrsim.ingest
+    .early_read`) can read on meanwhile, and a batch does not wait for this process to take the one before."""
+    setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setpipe is None:
+        return
+    try:
+        fcntl.fcntl(fd, setpipe, PIPE_BYTES)
+    except OSError:  # above /proc/sys/fs/pipe-max-size for this user: the default size then
+        pass
+
+
+def fork_reader(path: str | os.PathLike[str], *, typed: bool = True,
+                share: bool | None | Literal["env"] = "env", skip: int = 0) -> ForkedReader:
+    """Fork a child reading ``path`` now (see :func:`iter_rumen_jobs_forked` for the arguments)."""
+    return ForkedReader(path, typed, share_wanted() if share == "env" else share, skip)
+
+
 def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True,
-                           share: bool | None | Literal["env"] = "env", skip: int = 0) -> Iterator[dict]:
+                           share: bool | None | Literal["env"] = "env", skip: int = 0,
+                           started: ForkedReader | None = None) -> Iterator[dict]:
     """:func:`mrsim.ingest.rumen.iter_rumen_jobs` (same jobs, same order, same errors), read by a forked child.
 
     ``share``: whether the child leaves pieces undecoded for this process to decode (:class:`_Raw`): None while
     this process waits for the child, so that the decoding is shared out between the two processes as their speeds
     allow; True every piece, False none; ``"env"`` (the default): :func:`share_wanted`. ``skip``: leave out the
-    first jobs (the child reads them but does not send them)."""
-    if share == "env":
-        share = share_wanted()
+    first jobs (the child reads them but does not send them). ``started``: a child already forked for ``path`` by
+    :func:`fork_reader` (its own ``typed``, ``share`` and ``skip`` then apply); else one is forked at the first job
+    asked for."""
+    child = started if started is not None else fork_reader(path, typed=typed, share=share, skip=skip)
+    typed, skip = child.typed, child.skip
     given = 0
-    # One shared anonymous page: whether this process is waiting for the child (1) or busy (0), for the child to see.
-    page = mmap.mmap(-1, 8)
-    waiting = memoryview(page).cast("q")
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: read, send, exit without running the parent's exit handlers or flushing its buffers
-        status = 1
-        try:
-            os.close(read_end)
-            _send_jobs(path, typed, write_end, waiting, share, skip)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
     finished = False
     source = str(path)
+    waiting = child.waiting
     try:
-        with os.fdopen(read_end, "rb", buffering=1 << 16) as pipe:
+        with os.fdopen(child.read_end, "rb", buffering=1 << 16) as pipe:
+            child.read_end = -1  # closed with the pipe object
             fd = pipe.fileno()
             while True:
                 # Nothing to read yet: this process is about to wait, and the child may leave pieces to it.
@@ -159,15 +220,15 @@ def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True,
     finally:
         if not finished:
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(child.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        os.waitpid(pid, 0)
-        waiting.release()
-        page.close()
+        os.waitpid(child.pid, 0)
+        child.pid = 0
+        child._release()
     # Only after a hand-over (the reader's strict decoder reads on from that piece): a new child reads the input
     # from the start, decoding every piece itself, and sends what follows the jobs already given (the same ones).
-    yield from iter_rumen_jobs_forked(path, typed=typed, share=False, skip=given)
+    yield from iter_rumen_jobs_forked(path, typed=typed, share=False, skip=skip + given)
 
 
 def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int, waiting: memoryview | None = None,

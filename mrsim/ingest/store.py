@@ -68,10 +68,9 @@ import orjson
 from mrsim.errors import InputError
 from mrsim.io import atomic_write
 from mrsim.io.safe_open import check_input_file
+from mrsim.ingest.store_format import FORMAT_NAME, FORMAT_VERSION
 from mrsim.model.templates import JobTemplate, Outcome, Priority, Workload
 
-FORMAT_NAME = "mrsim-trace-store"
-FORMAT_VERSION = 2
 #: Versions this mrsim reads (1: background inputs approximate, see the module docstring).
 READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"

@@ -284,6 +284,7 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     from mrsim.analysis.validation.trace_conf import TraceConf
     from mrsim.ingest.plain import plain_job
     from mrsim.ingest.builder import template_from_logged_job
+    from mrsim.ingest.early_read import claim
     from mrsim.ingest.logged_check import check_logged_job
     from mrsim.ingest.store import merge_hosts
     from mrsim.ingest.topology_infer import attempt_host, iter_attempt_windows
@@ -310,7 +311,9 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     report = InputReport(source, format_.value)
     total_tasks = 0
     max_jobs = max_tasks = -1  # the limits, read at the first template (each is an environment look-up)
-    for logged in iter_logged_jobs(p, format_, warnings=reader_warnings, typed=True):
+    # The reader forked as the command started, when it reads this file (mrsim.ingest.early_read).
+    started = claim(p) if format_ is Format.RUMEN else None
+    for logged in iter_logged_jobs(p, format_, warnings=reader_warnings, typed=True, started=started):
         profiler_warnings.extend(reader_warnings[copied:])
         copied = len(reader_warnings)
         report.jobs_read += 1

@@ -46,6 +46,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_output_arguments(p)
 
 
+def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
+    """The input this command's pass will parse, to start reading it as the command starts
+    (:mod:`mrsim.ingest.early_read`): ``(TRACE, --format)``, or None without a TRACE (the bundled default trace
+    is small enough to read in this process)."""
+    if not args.trace:
+        return None
+    return args.trace, args.format
+
+
 def run(args: argparse.Namespace) -> int:
     if args.plot and not str(args.plot).lower().endswith(".png"):
         raise InputError(f"--plot writes a PNG file; give a name ending in .png, got {args.plot!r}")

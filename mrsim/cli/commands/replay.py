@@ -51,6 +51,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                 "(per-queue metrics per second) into DIR, as one unit")
 
 
+def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
+    """The input this command's pass will parse, to start reading it as the command starts
+    (:mod:`mrsim.ingest.early_read`): ``(TRACE, --format)``, or None without a TRACE (the bundled default trace
+    is small enough to read in this process)."""
+    if args.stream or args.model != "slots" or not args.trace:
+        return None
+    return args.trace, args.format
+
+
 def run(args: argparse.Namespace) -> int:
     from mrsim.ingest.workloads import default_trace_path  # (numpy: not for --help)
 

@@ -43,6 +43,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_output_arguments(p)
 
 
+def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
+    """The input this command's pass will parse, to start reading it as the command starts
+    (:mod:`mrsim.ingest.early_read`): ``(TRACE, --format)``, or None without a TRACE."""
+    if not args.trace:
+        return None
+    return args.trace, args.format
+
+
 def run(args: argparse.Namespace) -> int:
     check_report_path(args)
     level = stderr_level(args)
