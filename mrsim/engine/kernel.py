@@ -173,8 +173,10 @@ class Kernel:
         if lane is not None:
             events = lane.events
             n = len(events)
-            if n == lane.head:  # empty: start afresh
-                if n:
+            if n == lane.head:  # empty: append after the popped entries (``Lane.pop`` drops them in bulk); a
+                # clear here freed the list's storage and the next pushes grew it again, at every time the lane
+                # ran dry (a third of the heartbeat lane's pushes)
+                if n >= LANE_COMPACT:
                     events.clear()
                     lane.head = 0
                 events.append(event)
