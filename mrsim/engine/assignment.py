@@ -89,9 +89,9 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     if jt.launch_lag is not None:
         duration += jt.launch_lag(job, tracker, 0)
     finish = now + duration
-    job.map_start[key] = now
-    job.map_finish[key] = finish
-    job.map_tracker[key] = tracker.index
+    job.map_start_w[key] = now  # the arrays' writable views (JobState: one conversion a store)
+    job.map_finish_w[key] = finish
+    job.map_tracker_w[key] = tracker.index
     if job.live_maps is not None:
         job.live_maps.add(i)
     job.running_maps += 1
@@ -132,8 +132,8 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     jt.last_task = i
     gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
     key: Any = i  # boxed once for the per-task arrays (as in launch_map)
-    job.reduce_start[key] = now
-    job.reduce_tracker[key] = tracker.index
+    job.reduce_start_w[key] = now  # through the writable views (as in launch_map)
+    job.reduce_tracker_w[key] = tracker.index
     if job.live_reduces is not None:
         job.live_reduces.add(i)
     job.running_reduces += 1
@@ -144,8 +144,8 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     lag = jt.launch_lag(job, tracker, 1) if jt.launch_lag is not None else 0.0
     if lost >= 0.0:  # a replayed failed attempt: holds the slot for its logged duration, then fails
         finish = now + lag + lost / tracker.speed
-        job.reduce_shuffle_end[key] = finish
-        job.reduce_finish[key] = finish
+        job.reduce_shuffle_end_w[key] = finish
+        job.reduce_finish_w[key] = finish
         if jt.finish_model is None:
             jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
@@ -155,8 +155,8 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         shuffle_end = now + lag + job.next_typical_shuffle() / speed
         trace_s: float = job.reduce_dur[key]
         finish = shuffle_end + trace_s / speed
-        job.reduce_shuffle_end[key] = shuffle_end
-        job.reduce_finish[key] = finish
+        job.reduce_shuffle_end_w[key] = shuffle_end
+        job.reduce_finish_w[key] = finish
         if jt.finish_model is None:
             jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
@@ -164,7 +164,7 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     else:
         job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
         if lag > 0.0:
-            job.reduce_shuffle_end[key] = now + lag  # the shuffle cannot end before the attempt has started
+            job.reduce_shuffle_end_w[key] = now + lag  # the shuffle cannot end before the attempt has started
     if jt.on_launch:
         for hook in jt.on_launch:
             hook(job, tracker, gid)
