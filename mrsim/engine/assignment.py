@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _NODE: Final = Locality.NODE
 _NON_LOCAL: Final = Locality.NON_LOCAL
 _ANY: Final = Locality.ANY
+_RACK: Final = Locality.RACK
 
 
 def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality: Locality) -> int:
@@ -55,7 +56,9 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     elif job.requeued_maps:
         i = job.requeued_maps.pop()
     elif job.host_cache is None:
-        if locality == _NODE or locality == _NON_LOCAL:
+        # The members RACK and ANY (what FIFO and most plug-ins pass) by identity first: comparing an IntEnum with
+        # ``==`` is a generic rich comparison; an int or another member still gets it.
+        if locality is not _RACK and locality is not _ANY and (locality == _NODE or locality == _NON_LOCAL):
             return 0
         i = job.next_map
         job.next_map = i + 1
