@@ -21,7 +21,7 @@ Cost O(1) amortised per launch, plus the locality cache walk (amortised O(1): la
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mrsim.engine.events import EV_TASK_DONE, ORDER_TASK_DONE
 from mrsim.engine.locality import pick_local_map
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _NODE: Final = Locality.NODE
 _NON_LOCAL: Final = Locality.NON_LOCAL
 _ANY: Final = Locality.ANY
+_RACK: Final = Locality.RACK
 
 
 def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality: Locality) -> int:
@@ -55,7 +56,9 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     elif job.requeued_maps:
         i = job.requeued_maps.pop()
     elif job.host_cache is None:
-        if locality == _NODE or locality == _NON_LOCAL:
+        # The members RACK and ANY (what FIFO and most plug-ins pass) by identity first: comparing an IntEnum with
+        # ``==`` is a generic rich comparison; an int or another member still gets it.
+        if locality is not _RACK and locality is not _ANY and (locality == _NODE or locality == _NON_LOCAL):
             return 0
         i = job.next_map
         job.next_map = i + 1
@@ -66,13 +69,17 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
         job.next_map += 1
     job.maps_pending -= 1
     jt.pending_maps -= 1
+    # The per-task arrays are indexed through the generic item protocol, which takes an object: the index boxed
+    # once here (an int above 256 is an allocation), not at each of the four accesses below.
+    key: Any = i
     if job.map_launched is not None:
-        job.map_launched[i] = 1
-        job.map_locality[i] = level
+        job.map_launched[key] = 1
+        job.map_locality[key] = level
     now = jt.kernel.now
     jt.last_task = i  # before the hooks below: the launch_lag hook reads which task it starts (as for reduces)
     gid = (job.index << JOB_SHIFT) | i
-    duration = job.map_dur[i] / tracker.speed
+    trace_s: float = job.map_dur[key]  # unboxed here: divided as a machine double
+    duration = trace_s / tracker.speed
     if jt.attempt_length is not None:
         lost = jt.attempt_length(job, gid)
         if lost >= 0.0:
@@ -85,9 +92,9 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     if jt.launch_lag is not None:
         duration += jt.launch_lag(job, tracker, 0)
     finish = now + duration
-    job.map_start[i] = now
-    job.map_finish[i] = finish
-    job.map_tracker[i] = tracker.index
+    job.map_start_w[key] = now  # the arrays' writable views (JobState: one conversion a store)
+    job.map_finish_w[key] = finish
+    job.map_tracker_w[key] = tracker.index
     if job.live_maps is not None:
         job.live_maps.add(i)
     job.running_maps += 1
@@ -127,8 +134,9 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     now = jt.kernel.now
     jt.last_task = i
     gid = (job.index << JOB_SHIFT) | REDUCE_BIT | i
-    job.reduce_start[i] = now
-    job.reduce_tracker[i] = tracker.index
+    key: Any = i  # boxed once for the per-task arrays (as in launch_map)
+    job.reduce_start_w[key] = now  # through the writable views (as in launch_map)
+    job.reduce_tracker_w[key] = tracker.index
     if job.live_reduces is not None:
         job.live_reduces.add(i)
     job.running_reduces += 1
@@ -139,8 +147,8 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     lag = jt.launch_lag(job, tracker, 1) if jt.launch_lag is not None else 0.0
     if lost >= 0.0:  # a replayed failed attempt: holds the slot for its logged duration, then fails
         finish = now + lag + lost / tracker.speed
-        job.reduce_shuffle_end[i] = finish
-        job.reduce_finish[i] = finish
+        job.reduce_shuffle_end_w[key] = finish
+        job.reduce_finish_w[key] = finish
         if jt.finish_model is None:
             jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
@@ -148,9 +156,10 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     elif job.map_stage_done:
         speed = tracker.speed
         shuffle_end = now + lag + job.next_typical_shuffle() / speed
-        finish = shuffle_end + job.reduce_dur[i] / speed
-        job.reduce_shuffle_end[i] = shuffle_end
-        job.reduce_finish[i] = finish
+        trace_s: float = job.reduce_dur[key]
+        finish = shuffle_end + trace_s / speed
+        job.reduce_shuffle_end_w[key] = shuffle_end
+        job.reduce_finish_w[key] = finish
         if jt.finish_model is None:
             jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
@@ -158,7 +167,7 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
     else:
         job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
         if lag > 0.0:
-            job.reduce_shuffle_end[i] = now + lag  # the shuffle cannot end before the attempt has started
+            job.reduce_shuffle_end_w[key] = now + lag  # the shuffle cannot end before the attempt has started
     if jt.on_launch:
         for hook in jt.on_launch:
             hook(job, tracker, gid)

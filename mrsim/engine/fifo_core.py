@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Final, Iterator
 
+from mrsim.engine.hooks import TaskAssigner
 from mrsim.engine.scheduling import JobChange, Locality
 from mrsim.engine.state import JobState, TrackerState
 
@@ -123,7 +124,7 @@ class JobQueue:
         return f"JobQueue({[job.job_id for job in self.jobs]!r})"
 
 
-class FifoCore:
+class FifoCore(TaskAssigner):
     """The FIFO plug-in's state and heartbeat (``JobQueueTaskScheduler``); built by ``FifoScheduler.start``.
 
     ``admission`` is the plug-in's admission gate (CA-FIFO) or None; ``resume_walk`` its flag (resume the map walk

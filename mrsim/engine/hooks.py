@@ -146,6 +146,17 @@ class EngineHooks(EventSink):
             self.release_resources(job, tracker, reduce)
 
 
+class TaskAssigner:
+    """A compiled scheduler's heartbeat: :meth:`assign_tasks` is what the plug-in's ``assign_tasks`` is bound to
+    (``FifoCore``, ``mrsim/engine/fifo_core.py``). When the plug-in's ``assign_tasks`` is a bound
+    ``TaskAssigner.assign_tasks``, the JobTracker calls it directly from compiled code (a C call through the
+    class's vtable, machine values in and out), where the bound method cost a Python-level call per heartbeat:
+    arguments parsed, the result boxed (``docs/performance.md``, session 12). Same method, same result."""
+
+    def assign_tasks(self, tracker: TrackerState) -> int:
+        raise NotImplementedError
+
+
 def compose_after_event(hooks: tuple[Callable[[], None], ...],
                         check: Callable[[], None] | None) -> Callable[[], None] | None:
     """The one callable the kernel runs after each event: the features' ``after_event`` hooks in attach order, then

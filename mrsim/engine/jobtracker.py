@@ -39,7 +39,7 @@ from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
 from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid, wake_free
-from mrsim.engine.hooks import EngineHooks, compose_after_event
+from mrsim.engine.hooks import EngineHooks, TaskAssigner, compose_after_event
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
 from mrsim.engine.scheduling import Locality, TaskScheduler
@@ -126,6 +126,8 @@ class JobTracker(EngineHooks):
         #: attempts; a speculative backup does not set it)
         self.last_task = -1
         self.scheduler_assign: Callable[[TrackerState], int] = scheduler.assign_tasks  # run() sets it again
+        #: the compiled object whose ``assign_tasks`` the plug-in's is bound to, called directly (run() sets it)
+        self.assigner: TaskAssigner | None = None
     # ----------------------------------------------------------------------------------------- running
 
     def run(self, after_event: Callable[[], None] | None = None) -> None:
@@ -137,7 +139,11 @@ class JobTracker(EngineHooks):
             for t in self.trackers:
                 schedule_grid(self, t, 0)
         self.scheduler.start(self)
-        self.scheduler_assign = self.scheduler.assign_tasks  # looked up once (a plug-in binds it in start)
+        assign = self.scheduler.assign_tasks  # looked up once (a plug-in binds it in start)
+        self.scheduler_assign = assign
+        owner = getattr(assign, "__self__", None)
+        self.assigner = (owner if isinstance(owner, TaskAssigner) and getattr(assign, "__name__", "") == "assign_tasks"
+                         else None)
         self.wakes = BoundedWakes(self) if BoundedWakes.applies(self) else None
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
                               (EV_HEARTBEAT, self.wakes.heartbeat if self.wakes else self._on_heartbeat),
@@ -264,6 +270,8 @@ class JobTracker(EngineHooks):
         if running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots:
             if self.assign_first is not None and self.assign_first(tracker, now):
                 assigned = 1  # e.g. Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
+            elif self.assigner is not None:
+                assigned = self.assigner.assign_tasks(tracker)  # a direct call of the same compiled method
             else:
                 assigned = self.scheduler_assign(tracker)
         else:

@@ -8,9 +8,10 @@ Every event has a key ``(time, order, seq)`` and a payload ``(kind, a, b)``:
 * ``seq`` is a global counter, so equal ``(time, order)`` pairs pop in push order and payloads are never compared;
 * ``kind`` indexes the handler table; ``a`` and ``b`` are two integer payloads.
 
-The queue is a binary heap kept in two parallel lists, compiled with the core (issue 18): ``heap`` holds the
-events' times (float objects) and ``queued`` the tuples ``(order, seq, kind, a, b)`` at the same positions. A heap
-step compares two times as machine doubles, and the payloads (``(order, seq)``, a tuple comparison) only when the
+Each queued event is one :class:`Event` object whose fields hold the key and the payload (compiled: a double and
+five machine ints), and the kernel reuses popped events for later pushes, so the queue allocates nothing per event
+once it has reached its largest size (issue 18; session 12). The queue is a binary heap of events compiled with the
+core: a heap step compares two times as machine doubles read from the events, and ``(order, seq)`` only when the
 times are equal. Beside the heap, each of the first :data:`LANE_KINDS` kinds has a *lane* (:class:`Lane`), a FIFO
 that takes an event of its kind whenever the event's key is after the key of the lane's last event: most events of
 one kind are pushed in key order (a tracker's next heartbeat one interval after the one being handled, jobs
@@ -19,9 +20,10 @@ and a pop cost O(1) and touch memory in order, instead of in a heap 14 levels de
 miss. Every other event goes to the heap. The next event is the smallest of the heap's top and the lanes' heads,
 so popping gives exactly the ``(time, order, seq)`` order, wherever each event waited. A later kind whose events
 are mostly pushed in key order may ask for a lane too (:meth:`Kernel.add_lane`: YARN mode's AM allocates).
-Earlier layouts cost more: a ``heapq`` of whole tuples compared tuples at every step, and a ``heapq`` of times with the payloads in a dict
-keyed by the time paid a generic comparison per step plus a float hash and two dict operations per event
-(``docs/performance.md``). No object is allocated per event beyond the payload tuple and the boxed time.
+Earlier layouts cost more: a ``heapq`` of whole tuples compared tuples at every step; a ``heapq`` of times with the
+payloads in a dict keyed by the time paid a generic comparison per step plus a float hash and two dict operations
+per event; two parallel lists of boxed times and ``(order, seq, kind, a, b)`` tuples allocated a tuple, a float and
+up to three ints per event and freed them after it (``docs/performance.md``).
 Cancellation is by tombstone: a handler compares a payload with the current state and ignores stale events.
 Cost: O(1) per push and pop of a lane, O(log n) per push and pop of the heap, plus one comparison per lane to pick
 the next event.
@@ -35,12 +37,9 @@ would make every call a Python-level one), register their handlers with
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Final, Iterator, Sequence
+from typing import Callable, Final, Iterator, Sequence, final
 
 Handler = Callable[[float, int, int, int], None]
-#: A queued event's ``(order, seq, kind, a, b)``; its time sits at the same position of ``Kernel.heap`` (typed as
-#: a variable-length tuple so that compiled code keeps it one boxed object)
-Event = tuple[int, ...]
 
 #: Arrivals pushed by :meth:`Kernel.schedule_arrival` get ``seq = index - ARRIVAL_SEQ_BASE``: below every counter
 #: value of :meth:`Kernel.schedule` (which starts at 1), in index order (up to 2**62 jobs).
@@ -51,25 +50,55 @@ LANE_KINDS: Final = 4
 LANE_COMPACT: Final = 4096
 
 
-class Lane:
-    """Events of one kind whose keys increase in push order: a FIFO of two parallel lists (times, payloads) read
-    from ``head``. :meth:`Kernel._push` appends an event only if its key is after the last one's."""
+@final
+class Event:
+    """A queued event: its key ``(time, order, seq)`` and payload ``(kind, a, b)`` as fields of one object.
 
-    __slots__ = ("times", "events", "head")
+    Compiled, the fields are machine values in the object (a double and five tagged ints): pushing an event boxes
+    nothing and a heap step compares two doubles read from the objects. The kernel recycles the objects: the run
+    loop reads a popped event's fields, then puts it on :attr:`Kernel.spare` for the next push, so a replay
+    allocates about as many events as it ever has queued at once, not one per event (a tuple, a float and up to
+    three ints per event before session 12: a fifth of the engine's instructions went to allocating and freeing
+    them, ``docs/performance.md``). Nothing outside the kernel holds an event."""
+
+    __slots__ = ("time", "order", "seq", "kind", "a", "b")
+
+    def __init__(self, time: float, order: int, seq: int, kind: int, a: int, b: int) -> None:
+        self.time = time
+        self.order = order
+        self.seq = seq
+        self.kind = kind
+        self.a = a
+        self.b = b
+
+
+def before(x: Event, y: Event) -> bool:
+    """Whether ``x`` pops before ``y``: key ``(time, order, seq)`` (``seq`` is unique, so two events never tie).
+    O(1); compiled, three comparisons of machine values at most."""
+    if x.time != y.time:
+        return x.time < y.time
+    if x.order != y.order:
+        return x.order < y.order
+    return x.seq < y.seq
+
+
+class Lane:
+    """Events of one kind whose keys increase in push order: a FIFO (a list read from ``head``).
+    :meth:`Kernel._push` appends an event only if its key is after the last one's."""
+
+    __slots__ = ("events", "head")
 
     def __init__(self) -> None:
-        self.times: list[Any] = []
         self.events: list[Event] = []
         self.head = 0  # index of the first queued entry; entries before it were popped
 
     def size(self) -> int:
-        return len(self.times) - self.head
+        return len(self.events) - self.head
 
     def pop(self) -> None:
         """Drop the head (read by the caller)."""
         head = self.head + 1
-        if head >= LANE_COMPACT and 2 * head >= len(self.times):
-            del self.times[:head]
+        if head >= LANE_COMPACT and 2 * head >= len(self.events):
             del self.events[:head]
             head = 0
         self.head = head
@@ -88,14 +117,14 @@ class EventSink:
 class Kernel:
     """Clock, heap and run loop."""
 
-    __slots__ = ("heap", "queued", "lanes", "feature_lanes", "now", "order", "seq", "events", "handlers", "sink",
+    __slots__ = ("heap", "spare", "lanes", "feature_lanes", "now", "order", "seq", "events", "handlers", "sink",
                  "sink_kinds", "feature_sink", "feature_lo", "feature_hi")
 
     def __init__(self) -> None:
-        #: the queued events' times, a binary heap by (time, order, seq) together with ``queued`` (typed Any: the
-        #: heap's steps move the float objects, and compare them as doubles)
-        self.heap: list[Any] = []
-        self.queued: list[Event] = []  # the payload of the event whose time is at the same index of ``heap``
+        #: the queued events that wait in no lane, a binary heap by (time, order, seq)
+        self.heap: list[Event] = []
+        #: popped events, reused by the next pushes (:class:`Event`)
+        self.spare: list[Event] = []
         #: kind -> its lane for the first LANE_KINDS kinds; the lanes of :meth:`add_lane` follow them
         self.lanes: list[Lane] = [Lane() for _ in range(LANE_KINDS)]
         #: the lanes of later kinds that asked for one (:meth:`add_lane`), indexed by kind (None: no lane; a list,
@@ -116,89 +145,93 @@ class Kernel:
         self.feature_hi = 0
 
     def schedule(self, time: float, order: int, kind: int, a: int = 0, b: int = 0) -> None:
-        """Push an event; ``time`` must not be earlier than :attr:`now`. O(log n)."""
-        self.seq += 1
-        self._push(time, (order, self.seq, kind, a, b))
+        """Push an event; ``time`` must not be earlier than :attr:`now`. O(1) into a lane, O(log n) into the heap."""
+        seq = self.seq + 1
+        self.seq = seq
+        spare = self.spare
+        if spare:
+            event = spare.pop()
+            event.time = time
+            event.order = order
+            event.seq = seq
+            event.kind = kind
+            event.a = a
+            event.b = b
+        else:
+            event = Event(time, order, seq, kind, a, b)
+        self._push(event)
 
-    def _push(self, time: float, event: Event) -> None:
+    def _push(self, event: Event) -> None:
         """Append the event to its kind's lane if its key is after the lane's last one, else push it on the heap
         (append it and move it up to its place: ``heapq``'s ``_siftdown``)."""
-        boxed: Any = time
-        kind = event[2]
+        kind = event.kind
         lane: Lane | None = None
         if kind < LANE_KINDS:
             lane = self.lanes[kind]
         elif kind < len(self.feature_lanes):
             lane = self.feature_lanes[kind]
         if lane is not None:
-            lane_times = lane.times
-            n = len(lane_times)
-            if n == lane.head:  # empty: start afresh
-                if n:
-                    lane_times.clear()
-                    lane.events.clear()
+            events = lane.events
+            n = len(events)
+            if n == lane.head:  # empty: append after the popped entries (``Lane.pop`` drops them in bulk); a
+                # clear here freed the list's storage and the next pushes grew it again, at every time the lane
+                # ran dry (a third of the heartbeat lane's pushes)
+                if n >= LANE_COMPACT:
+                    events.clear()
                     lane.head = 0
-                lane_times.append(boxed)
-                lane.events.append(event)
+                events.append(event)
                 return
-            tail: float = lane_times[n - 1]
-            if time > tail or (time == tail and event > lane.events[n - 1]):
-                lane_times.append(boxed)
-                lane.events.append(event)
+            if before(events[n - 1], event):
+                events.append(event)
                 return
-        self.heap.append(boxed)
-        self.queued.append(event)
-        self._sift_up(len(self.heap) - 1, boxed, event)
+        heap = self.heap
+        heap.append(event)
+        self._sift_up(len(heap) - 1, event)
 
-    def _sift_up(self, pos: int, boxed: Any, event: Event) -> None:
-        """Put the event (time ``boxed``) at ``pos`` or above it, moving later parents down (``heapq``'s
-        ``_siftdown``). O(log n)."""
-        times = self.heap
-        queued = self.queued
-        time: float = boxed
+    def _sift_up(self, pos: int, event: Event) -> None:
+        """Put ``event`` at ``pos`` or above it, moving later parents down (``heapq``'s ``_siftdown``). O(log n)."""
+        heap = self.heap
+        time = event.time
         while pos > 0:
             parent = (pos - 1) >> 1
-            parent_time: float = times[parent]
-            if time < parent_time or (time == parent_time and event < queued[parent]):
-                times[pos] = times[parent]
-                queued[pos] = queued[parent]
+            above = heap[parent]
+            if time < above.time or (time == above.time and (
+                    event.order < above.order or (event.order == above.order and event.seq < above.seq))):
+                heap[pos] = above
                 pos = parent
             else:
                 break
-        times[pos] = boxed
-        queued[pos] = event
+        heap[pos] = event
 
     def _pop(self) -> None:
-        """Remove the first event (its time and payload were read at index 0): the last one takes its place and
-        moves down (``heapq``'s ``_siftup``: to a leaf by the smaller child, then back up)."""
-        times = self.heap
-        queued = self.queued
-        last_time: Any = times.pop()
-        last_event = queued.pop()
-        end = len(times)
+        """Remove the first event (read at index 0): the last one takes its place and moves down (``heapq``'s
+        ``_siftup``: to a leaf by the smaller child, then back up)."""
+        heap = self.heap
+        last = heap.pop()
+        end = len(heap)
         if end == 0:
             return
         pos = 0
         child = 1
         while child < end:
             right = child + 1
+            smaller = heap[child]
             if right < end:
-                left_time: float = times[child]
-                right_time: float = times[right]
-                if right_time < left_time or (right_time == left_time and queued[right] < queued[child]):
+                other = heap[right]
+                if before(other, smaller):
                     child = right
-            times[pos] = times[child]
-            queued[pos] = queued[child]
+                    smaller = other
+            heap[pos] = smaller
             pos = child
             child = 2 * pos + 1
-        self._sift_up(pos, last_time, last_event)
+        self._sift_up(pos, last)
 
     def schedule_arrival(self, time: float, order: int, kind: int, index: int) -> None:
         """Push the arrival of job ``index`` (the ``index``-th in submit order) so that it pops before every other
         event of the same ``(time, order)`` and after the arrivals of lower indices, whenever it is pushed: the
         order that pushing every arrival before the run gives. Streamed replays push one arrival at a time
         (``mrsim/engine/features/streaming.py``). O(log n)."""
-        self._push(time, (order, index - ARRIVAL_SEQ_BASE, kind, index, 0))
+        self._push(Event(time, order, index - ARRIVAL_SEQ_BASE, kind, index, 0))
 
     def add_lane(self, kind: int) -> None:
         """Give ``kind`` (from :data:`LANE_KINDS` on) a lane of its own, for a kind whose events are mostly pushed in
@@ -231,20 +264,25 @@ class Kernel:
             raise ValueError(f"event kind {kind} already has a handler")
         table[kind] = handler
 
+    def _queued(self) -> list[Event]:
+        """Every queued event (stale ones included): the heap's, then each lane's. O(n)."""
+        queued = list(self.heap)
+        for lane in self.lanes:
+            queued.extend(lane.events[lane.head:])
+        return queued
+
     def has_pending(self, kinds: "frozenset[int] | set[int] | tuple[int, ...]") -> bool:
         """Whether an event of one of ``kinds`` is queued (stale ones included). O(n): for rare checks only."""
-        return any(event[2] in kinds for event in self.queued) or any(
-            lane.size() and any(event[2] in kinds for event in lane.events[lane.head:]) for lane in self.lanes)
+        return any(event.kind in kinds for event in self._queued())
 
     def next_time(self) -> float:
         """Time of the next queued event, ``inf`` when none is queued. O(1): studies that batch the events of one
         instant ask it to know whether an event is the instant's last."""
         heap = self.heap
-        first: float = heap[0] if heap else math.inf
+        first = heap[0].time if heap else math.inf
         for lane in self.lanes:
             if lane.size():
-                head: float = lane.times[lane.head]
-                first = min(first, head)
+                first = min(first, lane.events[lane.head].time)
         return first
 
     def pending_count(self) -> int:
@@ -254,16 +292,12 @@ class Kernel:
     def pending(self) -> Iterator[tuple[float, int, int, int]]:
         """Queued events as ``(time, kind, a, b)``, in no particular order. O(n): for checkers and end-of-run
         views only."""
-        queued = list(zip(self.heap, self.queued))
-        for lane in self.lanes:
-            queued.extend(zip(lane.times[lane.head:], lane.events[lane.head:]))
-        for time, (_order, _seq, kind, a, b) in queued:
-            yield time, kind, a, b
+        for event in self._queued():
+            yield event.time, event.kind, event.a, event.b
 
     def clear(self) -> None:
         """Drop every queued event (the run is over)."""
         self.heap.clear()
-        self.queued.clear()
         self.lanes = [Lane() for _ in range(LANE_KINDS)]
         table = self.feature_lanes
         for kind in range(len(table)):
@@ -289,49 +323,45 @@ class Kernel:
         else:
             sink_kinds = feature_hi = 0  # an explicit table handles every kind
         heap = self.heap
-        queued = self.queued
+        spare = self.spare
         count = self.events
         try:
             while True:
                 # The next event: the smallest of the heap's top and the lanes' heads.
                 source: Lane | None = None
-                boxed: Any = None
-                event: tuple[Any, ...] = ()
-                time = math.inf
+                event: Event | None = None
                 if heap:
-                    boxed = heap[0]
-                    time = boxed
-                    event = queued[0]
+                    event = heap[0]
                 for lane in self.lanes:  # self.lanes: clear() replaces them
                     head = lane.head
-                    lane_times = lane.times
-                    if head < len(lane_times):
-                        lane_time: float = lane_times[head]
-                        if (boxed is None or lane_time < time
-                                or (lane_time == time and lane.events[head] < event)):
-                            boxed = lane_times[head]
-                            time = lane_time
-                            event = lane.events[head]
+                    events = lane.events
+                    if head < len(events):
+                        first = events[head]
+                        if event is None or before(first, event):
+                            event = first
                             source = lane
-                if boxed is None or time > until:
+                if event is None:
+                    break
+                time = event.time
+                if time > until:
                     break
                 if source is None:
                     self._pop()
                 else:
                     source.pop()
                 self.now = time
-                # The table's handlers get the objects the heap and the tuple hold (typed Any: compiled code would
-                # otherwise unbox them and box them again, allocating an object per float and per int above 256);
-                # the sink gets machine values (a compiled call, nothing boxed).
-                order = event[0]
+                order = event.order
                 self.order = order
-                kind: int = event[2]
+                kind = event.kind
+                a = event.a
+                b = event.b
+                spare.append(event)  # read: the handler's pushes may reuse it
                 if kind < sink_kinds:
-                    sink.handle(kind, time, order, event[3], event[4])
+                    sink.handle(kind, time, order, a, b)
                 elif feature_lo <= kind < feature_hi:
-                    feature_sink.handle(kind, time, order, event[3], event[4])
+                    feature_sink.handle(kind, time, order, a, b)
                 else:
-                    handlers[kind](boxed, order, event[3], event[4])
+                    handlers[kind](time, order, a, b)
                 count += 1
                 if after_event is not None:
                     after_event()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -30,6 +30,12 @@ _NO_INTS: "array[int]" = array("i")
 _NO_LEVELS: "array[int]" = array("b")
 _UNSET_FLOAT: "array[float]" = array("d", [-1.0])
 _UNSET_INT: "array[int]" = array("i", [-1])
+# The engine writes per-task entries through memoryviews of the arrays (JobState's ``*_w`` attributes): a
+# memoryview stores a float or an int with one conversion (``PyFloat_AsDouble``), where ``array.__setitem__``
+# parses its argument with a format string (``PyArg_Parse``, about 250 instructions a store). Reads stay on the
+# arrays (both cost the same). A view pins its array's size: the per-task arrays are never resized.
+_NO_FLOATS_W: Any = memoryview(_NO_FLOATS)
+_NO_INTS_W: Any = memoryview(_NO_INTS)
 
 
 def _floats(values: "object") -> "array[float]":
@@ -70,6 +76,8 @@ class JobState:
         "host_cache", "rack_cache", "map_launched", "any_cursor", "map_locality", "spec", "spec_running", "live_maps", "live_reduces", "fail_plan", "failing",
         "map_req", "reduce_req", "last_map_launch", "hang_check", "reduces_held", "map_dc", "reduce_dc", "dc_maps", "dc_reduces", "dc_maps_pending", "dc_reduces_pending",
         "map_width", "reduce_width",
+        "map_start_w", "map_finish_w", "map_tracker_w", "reduce_start_w", "reduce_shuffle_end_w", "reduce_finish_w",
+        "reduce_tracker_w",
     )
 
     def __init__(self, index: int, template: JobTemplate, submit: float, slowstart: float) -> None:
@@ -115,6 +123,15 @@ class JobState:
         self.reduce_shuffle_end: array[float] = _NO_FLOATS
         self.reduce_finish: array[float] = _NO_FLOATS
         self.reduce_tracker: array[int] = _NO_INTS
+        # Writable views of the seven arrays above, for the engine's stores on the launch path (see _NO_FLOATS_W);
+        # set with the arrays (materialize, release_tasks). Readers use the arrays.
+        self.map_start_w: Any = _NO_FLOATS_W
+        self.map_finish_w: Any = _NO_FLOATS_W
+        self.map_tracker_w: Any = _NO_INTS_W
+        self.reduce_start_w: Any = _NO_FLOATS_W
+        self.reduce_shuffle_end_w: Any = _NO_FLOATS_W
+        self.reduce_finish_w: Any = _NO_FLOATS_W
+        self.reduce_tracker_w: Any = _NO_INTS_W
         self.sched: object = None  # free slot for the scheduler's own per-job data
         self.maps_pending = self.n_maps  # not yet launched, or killed and back in the queue
         self.reduces_pending = self.n_reduces
@@ -207,6 +224,17 @@ class JobState:
         self.reduce_shuffle_end = _UNSET_FLOAT * r
         self.reduce_finish = _UNSET_FLOAT * r
         self.reduce_tracker = _UNSET_INT * r
+        self._make_views()
+
+    def _make_views(self) -> None:
+        """The ``*_w`` views of the current per-task arrays (a view pins its array: they are never resized)."""
+        self.map_start_w = memoryview(self.map_start)
+        self.map_finish_w = memoryview(self.map_finish)
+        self.map_tracker_w = memoryview(self.map_tracker)
+        self.reduce_start_w = memoryview(self.reduce_start)
+        self.reduce_shuffle_end_w = memoryview(self.reduce_shuffle_end)
+        self.reduce_finish_w = memoryview(self.reduce_finish)
+        self.reduce_tracker_w = memoryview(self.reduce_tracker)
 
     def release_tasks(self, locality_counts: list[int]) -> None:
         """Drop the per-task arrays of a finished job whose per-task results are not wanted (streaming replays:
@@ -218,6 +246,9 @@ class JobState:
         self.map_start = self.map_finish = self.reduce_start = self.reduce_shuffle_end = self.reduce_finish = _NO_FLOATS
         self.map_tracker = self.reduce_tracker = _NO_INTS
         self.map_locality = _NO_LEVELS
+        self.map_start_w = self.map_finish_w = self.reduce_start_w = _NO_FLOATS_W
+        self.reduce_shuffle_end_w = self.reduce_finish_w = _NO_FLOATS_W
+        self.map_tracker_w = self.reduce_tracker_w = _NO_INTS_W
 
     @property
     def pending_maps(self) -> int:
