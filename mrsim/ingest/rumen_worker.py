@@ -182,8 +182,9 @@ def _send_jobs(path: str | os.PathLike[str], typed: bool, fd: int, waiting: memo
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends the child at once; the parent reports it
     # No cyclic collection in this process: the reader's objects are trees freed by reference counting, and a
     # collection would walk (and so copy) every page of the parent's objects; the decoder's thousands of lists per
-    # job would run one every few hundred allocations (about a tenth of the child's CPU when it was forked with the
-    # collector on). Whatever cycle an error leaves dies with the process.
+    # job would start one every few hundred allocations (about a tenth of the child's CPU when it is forked with the
+    # collector on, as before the pass; the pass itself forks it with the collector off). Whatever cycle an error
+    # leaves dies with the process.
     gc.disable()
     _hold_freed_memory()
     with os.fdopen(fd, "wb", buffering=1 << 16) as pipe:
@@ -237,9 +238,9 @@ def _hold_freed_memory() -> None:
     """Keep what the child frees for its next allocations instead of handing it back to the system. The reader
     allocates and frees blocks of about a megabyte per chunk of input (gunzip's output, the buffer a chunk is joined
     to, a large job's objects), which glibc's ``malloc`` would otherwise map afresh or trim from its heap again and
-    again: each time the pages are faulted in anew, about half of the child's minor page faults (on the 1148-job
-    trace, about 20,000 of them against 9,000 with this). The child is short-lived and its peak memory the same.
-    Through ``mallopt`` (glibc's; elsewhere nothing or a no-op). Cost: two library calls."""
+    again: each time the pages are faulted in anew, more than half of the child's minor page faults (on the
+    1148-job trace, 17,000 to 22,000 of them against 7,500 to 9,000 with this). The child is short-lived and its
+    peak memory the same. Through ``mallopt`` (glibc's; elsewhere nothing or a no-op). Cost: two library calls."""
     import ctypes
 
     try:

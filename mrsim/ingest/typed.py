@@ -246,9 +246,11 @@ class TypedJob(dict):  # type: ignore[type-arg]
         over each column, about 10 us a job plus the bytes copied (the 1148-job trace: about 20 MB)."""
         c = self.columns
         hosts = c.host_names
-        if hosts and hosts.count(hosts[0]) == len(hosts):  # one host name (value compares, no hashing)
+        # One host name (value compares, no hashing; the last name first, so that a job on several hosts seldom
+        # pays the count)
+        if hosts and hosts[0] == hosts[-1] and hosts.count(hosts[0]) == len(hosts):
             names: list[str] = [hosts[0]]
-            codes = None
+            codes: np.ndarray | None = None
         else:
             distinct = dict.fromkeys(hosts)
             code_of = {name: code for code, name in enumerate(distinct)}
