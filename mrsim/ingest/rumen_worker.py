@@ -33,7 +33,9 @@ load average below their number (with no core to spare the child only adds its p
 :data:`MIN_BYTES`, and ``MRSIM_INGEST_WORKER`` not ``0`` (``always``: whatever the load average, to measure the
 forked reader on a busy machine). Cost: the jobs' pickling (columns, host codes, attempt ids;
 about 0.1 s of CPU on each side for the 1148-job trace; an undecoded piece: its bytes, copied twice more), and a copy
-of the process's pages as either side writes them.
+of the process's pages as either side writes them. The child runs without the cyclic collector and keeps the memory
+it frees for its next allocations (:func:`_send_jobs`), so that it neither walks the parent's pages nor faults its
+own in again and again (``docs/performance.md``, "Eighth round (session 12)").
 """
 
 from __future__ import annotations
