@@ -12,10 +12,15 @@ the balance between the two can be read on a loaded machine, where wall times me
   calibration collector leaves this process (the results then differ: a measurement aid only);
 * ``--templates``: instead, :func:`mrsim.ingest.builder.template_from_logged_job` alone over the trace's jobs as the
   forked reader delivers them (after a pickling round trip), in process, min of 7;
-* ``--teardown``: also the time from the pass's last step to ``_read``'s return (freeing the pass's locals).
+* ``--teardown``: also the time from the pass's last step to ``_read``'s return (freeing the pass's locals);
+* ``--collector-at-fork``: the cyclic garbage collector on while the reader forks (the pass turns it off, and a
+  reader forked inside the pass inherits that; one forked at a command's start, before the pass, would not).
+
+The reader's process is reported as its CPU (user and system) and its minor page faults (``RUSAGE_CHILDREN``).
 
 Not a test and not a timing of the whole process (``bench_ingest.py`` is that). Usage:
-``python3 benchmarks/bench_pass_split.py [--trace T] [--repeat 3] [--mode fork] [--share auto] [--no-calibration]``;
+``python3 benchmarks/bench_pass_split.py [--trace T] [--repeat 3] [--mode fork] [--share auto] [--no-calibration]
+[--collector-at-fork]``;
 an older tree with ``PYTHONPATH=DIR`` (run from outside the repository), without ``--share`` if it has none.
 """
 
@@ -34,9 +39,26 @@ import time
 from pathlib import Path
 
 
-def _children_cpu() -> float:
+def _children_usage() -> tuple[float, float, int]:
+    """User CPU s, system CPU s and minor page faults of the children reaped so far."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+    return r.ru_utime, r.ru_stime, r.ru_minflt
+
+
+def _collector_on_at_fork(forked):
+    """``iter_rumen_jobs_forked`` run with the cyclic collector on while it forks (the pass itself runs with it
+    off, and the child inherits that): a reader forked before the pass, as at a command's start, finds it on."""
+    def run(*args, **kwargs):
+        jobs = forked(*args, **kwargs)
+        gc.enable()
+        try:
+            first = next(jobs, None)  # the fork happens at the first step
+        finally:
+            gc.disable()
+        if first is not None:
+            yield first
+            yield from jobs
+    return run
 
 
 def templates(trace: Path) -> None:
@@ -71,6 +93,8 @@ def passes(trace: Path, args: argparse.Namespace) -> None:
         rumen_worker.iter_rumen_jobs_forked = functools.partial(rumen_worker.iter_rumen_jobs_forked, share=share)
     elif args.share != "none":  # an older tree (PYTHONPATH=DIR), whose reader decodes every piece
         args.share = "none (this tree does not share)"
+    if args.collector_at_fork:
+        rumen_worker.iter_rumen_jobs_forked = _collector_on_at_fork(rumen_worker.iter_rumen_jobs_forked)
     if args.no_calibration:
         CalibrationCollector.add_plain = lambda self, job, plain: None  # type: ignore[method-assign]
     built = [0.0]
@@ -83,14 +107,16 @@ def passes(trace: Path, args: argparse.Namespace) -> None:
 
     ingest._lazy_input = timed_lazy_input
     for _ in range(args.repeat):
-        child, started, wall = _children_cpu(), time.process_time(), time.perf_counter()
+        before, started, wall = _children_usage(), time.process_time(), time.perf_counter()
         result = ingest._read(trace, ingest._format(trace, None))
         ended, wall = time.process_time(), time.perf_counter() - wall
-        child = _children_cpu() - child
+        user, system, faults = (a - b for a, b in zip(_children_usage(), before))
         teardown = f", teardown {ended - built[0]:.3f} s" if args.teardown else ""
-        print(f"{args.mode} share={args.share}{' no-calibration' if args.no_calibration else ''}: wall {wall:.3f} s, "
-              f"this process CPU {ended - started:.3f} s, the reader's process CPU {child:.3f} s{teardown}; "
-              f"load average {os.getloadavg()[0]:.2f}")
+        flags = (" no-calibration" if args.no_calibration else "") + \
+            (" collector-at-fork" if args.collector_at_fork else "")
+        print(f"{args.mode} share={args.share}{flags}: wall {wall:.3f} s, this process CPU {ended - started:.3f} s, "
+              f"the reader's process CPU {user + system:.3f} s (user {user:.3f}, system {system:.3f}, "
+              f"{faults} minor faults){teardown}; load average {os.getloadavg()[0]:.2f}")
         del result
 
 
@@ -101,6 +127,7 @@ def main() -> None:
     ap.add_argument("--mode", choices=("fork", "in-process"), default="fork")
     ap.add_argument("--share", choices=("auto", "all", "none"), default="auto")
     ap.add_argument("--no-calibration", action="store_true")
+    ap.add_argument("--collector-at-fork", action="store_true")
     ap.add_argument("--templates", action="store_true")
     ap.add_argument("--teardown", action="store_true")
     args = ap.parse_args()

@@ -570,3 +570,43 @@ def _pass_forked(path: Path, monkeypatch, fork: bool) -> str:
         m.setattr(rumen_worker, "worker_wanted", lambda p: fork)
         done = _read(path, Format.RUMEN)
         return repr({f.name: getattr(done, f.name) for f in dataclasses.fields(done) if f.name != "cache"})
+
+
+@pytest.mark.parametrize("case", ["hosts", "one host", "no reduces", "null phase"])
+def test_a_typed_job_pickles_every_column(case: str):
+    """The forked reader's pickle sends the times as one (4, tasks) array, the reduces' phase ends as one array and
+    the host names as codes (none when all are one name): every column comes back equal, of the same types, and
+    the time arrays read-only rows of one array, as typed_job makes them."""
+    import pickle
+
+    import numpy as np
+
+    job = _plain_job_without_locations()
+    if case == "one host":
+        for task in job["mapTasks"] + job["reduceTasks"]:
+            task["attempts"][0]["hostName"] = "/rack1/host1"
+    elif case == "no reduces":
+        job["reduceTasks"] = []
+    elif case == "null phase":
+        job["reduceTasks"][0]["attempts"][0]["shuffleFinished"] = None
+    typed = typed_job(memoryview(orjson.dumps(job)), "t.json", 0)
+    assert type(typed) is TypedJob
+    back = pickle.loads(pickle.dumps(typed, protocol=pickle.HIGHEST_PROTOCOL))
+    mine, theirs = back.columns, typed.columns
+    for f in dataclasses.fields(theirs):
+        if f.name not in _LISTS:
+            value = getattr(mine, f.name)
+            assert value == getattr(theirs, f.name), f.name
+            if type(value) is list:
+                assert all(type(a) is type(b) for a, b in zip(value, getattr(theirs, f.name), strict=True)), f.name
+    assert len(mine.maps) == len(theirs.maps) and len(mine.reduces) == len(theirs.reduces)
+    for made in (back, typed):
+        arrays = made.columns.arrays()
+        assert all(a.dtype == np.int64 and not a.flags.writeable and a.flags.c_contiguous for a in arrays)
+        assert all(a.base is not None and a.base is arrays[0].base for a in arrays)
+    for a, b in zip(mine.arrays(), theirs.arrays(), strict=True):
+        assert a.tolist() == b.tolist()
+    assert [a.tolist() for a in mine.arrays()] == [mine.task_start, mine.task_finish, mine.attempt_start,
+                                                    mine.attempt_finish]
+    if case == "null phase":
+        assert mine.shuffle_finished[0] == -1
