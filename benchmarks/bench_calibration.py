@@ -9,8 +9,9 @@ modules it imports keep their interface), in rounds that interleave the two, on 
 :class:`~mrsim.calibration.model.Calibration` (``repr``: every field, samples and notes included).
 
 ``--general``: every job through ``add_job`` (the per-attempt path; plain jobs as dicts). ``--gc``: the cyclic GC on.
-``--only read`` / ``--only this``: for ``valgrind --tool=callgrind``, read the jobs only, or read them and run this
-tree's collector once; the collector's instructions are the difference of the two counts.
+``--only read`` / ``--only adds`` / ``--only this``: for ``valgrind --tool=callgrind``, read the jobs only, or read
+them and run this tree's collector's adds once, or the adds and ``result``; the collector's instructions (and those
+of ``result``, the tail of the pass after the reader's last job) are the differences of the counts.
 
 The default trace is the ingest benchmark's (``mrsim synth --jobs 1148 --seed 7``: 300,793 tasks), written to a
 scratch directory unless ``--trace`` names one.
@@ -51,8 +52,10 @@ def read_jobs(trace: Path, general: bool) -> list[tuple[Any, Any]]:
     return jobs
 
 
-def run(module: ModuleType, jobs: list[tuple[Any, Any]], source: str, with_gc: bool) -> tuple[float, float, Any]:
-    """(CPU s of the adds, CPU s of ``result``, the calibration) of ``module``'s collector over ``jobs``."""
+def run(module: ModuleType, jobs: list[tuple[Any, Any]], source: str, with_gc: bool,
+        adds_only: bool = False) -> tuple[float, float, Any]:
+    """(CPU s of the adds, CPU s of ``result``, the calibration) of ``module``'s collector over ``jobs`` (no
+    ``result`` when ``adds_only``: 0 s and None)."""
     collector = module.CalibrationCollector()
     gc.enable() if with_gc else gc.disable()
     try:
@@ -63,7 +66,7 @@ def run(module: ModuleType, jobs: list[tuple[Any, Any]], source: str, with_gc: b
             else:
                 collector.add_plain(job, plain)
         added = time.process_time()
-        calibration = collector.result(source, None)
+        calibration = None if adds_only else collector.result(source, None)
         done = time.process_time()
     finally:
         gc.enable()
@@ -77,7 +80,8 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="an older tree whose collector runs beside this one")
     ap.add_argument("--general", action="store_true", help="every job through add_job")
     ap.add_argument("--gc", action="store_true", help="the cyclic GC on while the collector runs")
-    ap.add_argument("--only", choices=("read", "this"), help="for callgrind: read only, or read and run once")
+    ap.add_argument("--only", choices=("read", "adds", "this"),
+                    help="for callgrind: read only, or read and run the adds (and result) once")
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import mrsim.calibration.extract as this
@@ -91,8 +95,8 @@ def main() -> None:
         jobs = read_jobs(trace, args.general)
         if args.only == "read":
             return
-        if args.only == "this":
-            run(this, jobs, str(trace), args.gc)
+        if args.only in ("adds", "this"):
+            run(this, jobs, str(trace), args.gc, adds_only=args.only == "adds")
             return
         versions = {"this tree": this}
         if args.before is not None:
