@@ -9,13 +9,21 @@ modules it imports keep their interface), in rounds that interleave the two, on 
 :class:`~mrsim.calibration.model.Calibration` (``repr``: every field, samples and notes included).
 
 ``--general``: every job through ``add_job`` (the per-attempt path; plain jobs as dicts). ``--gc``: the cyclic GC on.
-``--only read`` / ``--only this``: for ``valgrind --tool=callgrind``, read the jobs only, or read them and run this
-tree's collector once; the collector's instructions are the difference of the two counts.
+``--only read`` / ``--only adds`` / ``--only this``: for ``valgrind --tool=callgrind``, read the jobs only, or read
+them and run this tree's collector's adds once, or the adds and ``result``; the collector's instructions (and those
+of ``result``, the tail of the pass after the reader's last job) are the differences of the counts.
+
+``--tail``: the pass's tail in a whole replay instead: ``python3 -m mrsim replay TRACE --nodes 64 --map-slots 1
+--reduce-slots 1 --json --no-cache`` in a fresh process (the forked reader forced on, ``MRSIM_INGEST_WORKER=always``,
+whatever the load), this tree and ``--before``'s interleaved, ``--repeat`` rounds; per run the CPU and wall time
+from the start of ``CalibrationCollector.result`` (the pass has handled its last job) to the engine's start
+(``mrsim.engine.replay.replay``), ``result``'s own CPU, and the whole process's wall; min of each. The digest of
+each ``--json`` output (minus ``summary.wall_s`` and ``summary.events_per_s``) must agree between the trees.
 
 The default trace is the ingest benchmark's (``mrsim synth --jobs 1148 --seed 7``: 300,793 tasks), written to a
 scratch directory unless ``--trace`` names one.
 
-Usage: ``python3 benchmarks/bench_calibration.py [--trace T] [--repeat 5] [--before DIR] [--general] [--gc]``
+Usage: ``python3 benchmarks/bench_calibration.py [--trace T] [--repeat 5] [--before DIR] [--general] [--gc] [--tail]``
 """
 
 from __future__ import annotations
@@ -51,8 +59,10 @@ def read_jobs(trace: Path, general: bool) -> list[tuple[Any, Any]]:
     return jobs
 
 
-def run(module: ModuleType, jobs: list[tuple[Any, Any]], source: str, with_gc: bool) -> tuple[float, float, Any]:
-    """(CPU s of the adds, CPU s of ``result``, the calibration) of ``module``'s collector over ``jobs``."""
+def run(module: ModuleType, jobs: list[tuple[Any, Any]], source: str, with_gc: bool,
+        adds_only: bool = False) -> tuple[float, float, Any]:
+    """(CPU s of the adds, CPU s of ``result``, the calibration) of ``module``'s collector over ``jobs`` (no
+    ``result`` when ``adds_only``: 0 s and None)."""
     collector = module.CalibrationCollector()
     gc.enable() if with_gc else gc.disable()
     try:
@@ -63,11 +73,82 @@ def run(module: ModuleType, jobs: list[tuple[Any, Any]], source: str, with_gc: b
             else:
                 collector.add_plain(job, plain)
         added = time.process_time()
-        calibration = collector.result(source, None)
+        calibration = None if adds_only else collector.result(source, None)
         done = time.process_time()
     finally:
         gc.enable()
     return added - started, done - added, calibration
+
+
+#: Run in a fresh interpreter by --tail (argv: trace, marks file): times the tail and runs the CLI's replay.
+_TAIL_DRIVER = """
+import os, sys, time
+trace, out = sys.argv[1], sys.argv[2]
+marks = {}
+def mark(name):
+    marks.setdefault(name, (time.perf_counter(), time.process_time()))
+import mrsim.calibration.extract as extract, mrsim.engine.replay as engine
+result, replay = extract.CalibrationCollector.result, engine.replay
+def timed_result(self, *a, **k):
+    mark("result")
+    try:
+        return result(self, *a, **k)
+    finally:
+        mark("result end")
+def timed_replay(*a, **k):
+    mark("engine")
+    with open(out, "w") as f:
+        f.write(repr(marks))
+    return replay(*a, **k)
+extract.CalibrationCollector.result, engine.replay = timed_result, timed_replay
+from mrsim.cli import main
+sys.argv = ["mrsim", "replay", trace, "--nodes", "64", "--map-slots", "1", "--reduce-slots", "1", "--json",
+            "--no-cache"]
+sys.exit(main())
+"""
+
+
+def _json_digest(text: str) -> str:
+    """A hash of a ``--json`` output without its wall-clock fields (``summary.wall_s``, ``summary.events_per_s``)."""
+    import hashlib
+    import json
+
+    doc = json.loads(text)
+    for key in ("wall_s", "events_per_s"):
+        doc["summary"].pop(key, None)
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def tail(trees: dict[str, Path], trace: Path, repeat: int) -> None:
+    """``--tail``: see the module docstring."""
+    import ast
+    import os
+
+    best = {name: [float("inf")] * 4 for name in trees}
+    digests: dict[str, set[str]] = {name: set() for name in trees}
+    with tempfile.TemporaryDirectory() as tmp:
+        marks_file = Path(tmp) / "marks"
+        for _ in range(repeat):
+            for name, tree in trees.items():
+                env = {**os.environ, "PYTHONPATH": str(tree), "MRSIM_INGEST_WORKER": "always"}
+                started = time.perf_counter()
+                done = subprocess.run([sys.executable, "-c", _TAIL_DRIVER, str(trace.resolve()), str(marks_file)],
+                                      cwd=tmp, env=env, capture_output=True, text=True, check=True)
+                wall = time.perf_counter() - started
+                marks = ast.literal_eval(marks_file.read_text())
+                digests[name].add(_json_digest(done.stdout))
+                (w0, c0), (_w1, c1), (w2, c2) = marks["result"], marks["result end"], marks["engine"]
+                b = best[name]
+                b[0], b[1], b[2], b[3] = min(b[0], w2 - w0), min(b[1], c2 - c0), min(b[2], c1 - c0), min(b[3], wall)
+    load = os.getloadavg()[0]
+    print(f"the pass's tail (result's start to the engine's start), min of {repeat}, load {load:.1f} at the end:")
+    for name, (wall, cpu, result_cpu, whole) in best.items():
+        print(f"  {name:<10} tail {1e3 * wall:5.1f} ms wall, {1e3 * cpu:5.1f} ms CPU (result {1e3 * result_cpu:5.1f} ms "
+              f"CPU); whole process {whole:.3f} s wall")
+    assert all(len(d) == 1 for d in digests.values()) and len(set.union(*digests.values())) == 1, \
+        "the --json outputs differ"
+    if len(trees) > 1:
+        print(f"  same --json output; tail CPU this tree / before: {best['this tree'][1] / best['before'][1]:.2f}x")
 
 
 def main() -> None:
@@ -77,9 +158,18 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="an older tree whose collector runs beside this one")
     ap.add_argument("--general", action="store_true", help="every job through add_job")
     ap.add_argument("--gc", action="store_true", help="the cyclic GC on while the collector runs")
-    ap.add_argument("--only", choices=("read", "this"), help="for callgrind: read only, or read and run once")
+    ap.add_argument("--only", choices=("read", "adds", "this"),
+                    help="for callgrind: read only, or read and run the adds (and result) once")
+    ap.add_argument("--tail", action="store_true", help="the pass's tail in whole replays (see the docstring)")
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    if args.tail:
+        trees = {"before": args.before} if args.before is not None else {}
+        trees["this tree"] = Path(__file__).resolve().parents[1]
+        if args.trace is None:
+            ap.error("--tail needs --trace (the trace to replay)")
+        tail(trees, args.trace, args.repeat)
+        return
     import mrsim.calibration.extract as this
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,8 +181,8 @@ def main() -> None:
         jobs = read_jobs(trace, args.general)
         if args.only == "read":
             return
-        if args.only == "this":
-            run(this, jobs, str(trace), args.gc)
+        if args.only in ("adds", "this"):
+            run(this, jobs, str(trace), args.gc, adds_only=args.only == "adds")
             return
         versions = {"this tree": this}
         if args.before is not None:

@@ -291,57 +291,138 @@ _KIND_CODE: dict[str, int] = {kind: code for code, kind in enumerate(KINDS)}
 _NOT_STARTED = np.iinfo(np.int64).max  # the per-host first start of a job with no attempt on that host (yet)
 
 
+#: A sample column's first capacity (rows) and growth factor. Large steps: an array's pages cost nothing until
+#: written (the unused end of the last step is address space, not memory), but each step copies the rows held, and
+#: writing into new pages (page faults) is most of the columns' cost: doubling from 1,024 rows cost 6 to 14 ms
+#: more than this over the 1148-job trace's 300,000 rows.
+_FIRST_CAPACITY, _GROWTH = 1 << 16, 8
+
+
 class _Columns:
-    """Append-only sample columns of fixed dtypes: numpy chunks in the order they were added.
+    """Append-only sample columns of fixed dtypes, kept in one growing array per column.
 
-    A column path adds one chunk per call (:meth:`extend`: the arrays are kept, not copied, so the caller must not
-    write into them later); the per-attempt path appends rows (tuples, one value per column) to :attr:`rows`, turned
-    into one chunk when a chunk comes next or the columns are read, so the samples keep the order in which they were
-    added either way. :meth:`arrays` concatenates once and keeps the result (reading twice costs nothing; adding
-    after reading works). Cost: O(1) per chunk or row, O(rows) per read after an addition."""
+    A column path adds a whole chunk per call (:meth:`extend`, copied in; or :meth:`block`, views the caller fills
+    in place); the per-attempt path appends rows (tuples, one value per column) to :attr:`rows`, copied in as one
+    chunk when a chunk comes next or the columns are read, so the samples keep the order in which they were added
+    either way. The arrays grow in steps of ``_GROWTH``, so the copying happens while the samples arrive (during a
+    forked read, while this process waits for the next batch), not when :meth:`arrays` reads them: that is a view
+    per column, whatever the number of chunks (concatenating 1,148 chunks of 13 columns took 20 to 30 ms after the
+    last job of the 1148-job trace). Cost: O(chunk) per chunk (amortised: a row is copied about 1.15 times),
+    O(1) per row, O(rows since the last chunk) per read; memory: the samples', plus address space up to
+    ``_GROWTH`` times that."""
 
-    __slots__ = ("dtypes", "record", "chunks", "rows")
+    __slots__ = ("dtypes", "record", "buffers", "size", "rows")
 
     def __init__(self, *dtypes: type) -> None:
         self.dtypes = dtypes
         self.record = np.dtype([(f"c{i}", dtype) for i, dtype in enumerate(dtypes)])  # a row, for the rows' chunk
-        self.chunks: list[tuple[np.ndarray, ...]] = []
+        self.buffers: tuple[np.ndarray, ...] = tuple(np.empty(0, dtype=dtype) for dtype in dtypes)
+        self.size = 0  # rows held in the buffers (their first ``size`` elements)
         self.rows: list[tuple[Any, ...]] = []  # the per-attempt path's rows since the last chunk
 
+    def _take(self, count: int) -> int:
+        """Room for ``count`` more rows after those held (the buffers doubled when full); returns where they
+        start. The caller fills ``[start, start + count)`` of every buffer."""
+        start, capacity = self.size, self.buffers[0].size
+        if start + count > capacity:
+            capacity = max(_GROWTH * capacity, start + count, _FIRST_CAPACITY)
+            grown = []
+            for buffer in self.buffers:
+                bigger = np.empty(capacity, dtype=buffer.dtype)
+                bigger[:start] = buffer[:start]
+                grown.append(bigger)
+            self.buffers = tuple(grown)
+        self.size = start + count
+        return start
+
     def extend(self, *columns: np.ndarray) -> None:
-        """Add one chunk: an array per column, all of one length."""
+        """Add one chunk: an array per column, all of one length (copied: the caller may reuse them)."""
         if self.rows:
             self._flush()
-        self.chunks.append(columns)
+        count = len(columns[0])
+        start = self._take(count)
+        for buffer, column in zip(self.buffers, columns):
+            buffer[start:start + count] = column
+
+    def block(self, count: int) -> tuple[np.ndarray, ...]:
+        """Add one chunk of ``count`` rows that the caller fills in place, right away: a writable view per column
+        (unset values until filled; ``np.take(..., out=view)`` and the like write there without a temporary)."""
+        if self.rows:
+            self._flush()
+        start = self._take(count)
+        return tuple(buffer[start:start + count] for buffer in self.buffers)
 
     def _flush(self) -> None:
         # One record array, its fields the columns: not zip(*rows), whose iterator per row (GC-tracked objects)
         # would set off the cyclic GC's full collections over everything the process holds (0.8 s for 300,000
         # rows beside the decoded jobs of the 1148-job trace).
         table = np.array(self.rows, dtype=self.record)
-        self.chunks.append(tuple(table[name] for name in self.record.names))
         self.rows.clear()  # in place: the per-attempt path holds this list while it walks a job
+        start = self._take(table.size)
+        for buffer, name in zip(self.buffers, self.record.names):
+            buffer[start:start + table.size] = table[name]
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """Every column, all rows in the order added (an empty array of the column's dtype when there are none)."""
+        """Every column, all rows in the order added (an empty array of the column's dtype when there are none):
+        read-only views of the buffers, valid however many rows are added later."""
         if self.rows:
             self._flush()
-        if len(self.chunks) != 1:
-            if self.chunks:
-                joined = tuple(np.concatenate(parts).astype(dtype, copy=False)
-                               for parts, dtype in zip(zip(*self.chunks), self.dtypes))
-            else:
-                joined = tuple(np.empty(0, dtype=dtype) for dtype in self.dtypes)
-            self.chunks = [joined]
-        return self.chunks[0]
+        views = tuple(buffer[:self.size] for buffer in self.buffers)
+        for view in views:
+            view.flags.writeable = False
+        return views
+
+
+def _median(values: np.ndarray) -> float:
+    """``float(np.median(values))`` of a 1-D float64 array: the same partition's middle value(s) and the same
+    ``np.mean`` of them. Not ``np.median`` itself: after the mean it checks for NaN through ``np.ma``, whose first
+    use in a process imports ``numpy.ma`` (15-20 ms, right before a replay starts; the samples are differences of
+    integer milliseconds, never NaN). O(n)."""
+    n = values.size
+    half = n // 2
+    if n % 2:
+        return float(np.mean(np.partition(values, half)[half:half + 1]))
+    return float(np.mean(np.partition(values, (half - 1, half))[half - 1:half + 1]))
+
+
+def _stall_limit(lags: np.ndarray) -> tuple[float, float]:
+    """``(max(p99, median + OUTLIER_MIN_EXCESS_S), median)`` of non-negative launch lags (s; at least two, never
+    NaN), with ``p99 = float(np.quantile(lags, 0.99))`` and ``median = float(np.median(lags))`` (module docstring,
+    "Stalled trackers").
+
+    One partition gives the median and an order statistic at or above the 99th percentile's position (numpy's
+    linear interpolation lies between the two order statistics around ``0.99 (n - 1)``, the upper one at most that
+    position + 1): when it is at most ``median + OUTLIER_MIN_EXCESS_S``, so is p99, and the limit is that sum;
+    only otherwise (a trace whose slowest 1 % of launches are 30 s above the median) is the quantile computed,
+    by numpy. Nearly every trace (and every synthetic one, whose lags are all 0) skips it and its import of
+    ``numpy.ma`` (see :func:`_median`). O(n)."""
+    n = lags.size
+    half = n // 2
+    top = min(n - 1, math.ceil(0.99 * (n - 1)) + 1)
+    middle = [half] if n % 2 else [half - 1, half]
+    part = np.partition(lags, [*middle, top])
+    median = float(np.mean(part[middle[0]:half + 1]))
+    limit = median + OUTLIER_MIN_EXCESS_S
+    if float(part[top]) > limit:
+        limit = max(float(np.quantile(lags, 0.99)), limit)
+    return limit, median
 
 
 def _stable_order(keys: np.ndarray, bound: int) -> np.ndarray:
     """``np.argsort(keys, kind="stable")`` of non-negative integer keys below ``bound``: as int16 when they fit, which
     numpy sorts by radix (O(n), about six times faster than the merge sort of int64 keys on 300,000 rows)."""
-    if bound <= np.iinfo(np.int16).max:
+    if bound <= np.iinfo(np.int16).max and keys.dtype != np.int16:
         keys = keys.astype(np.int16)
     return np.argsort(keys, kind="stable")
+
+
+def _slot_keys(codes: np.ndarray, sides: np.ndarray, bound: int) -> np.ndarray:
+    """``codes * 2 + sides`` (host code, reduce slot: a launcher's key, below ``bound``), as int16 when the keys fit
+    (what :func:`_stable_order` sorts by radix; one array made, not three of int64)."""
+    keys = codes.astype(np.int16 if bound <= np.iinfo(np.int16).max else np.int64)
+    keys *= 2
+    keys += sides
+    return keys
 
 
 class _Launches(NamedTuple):
@@ -374,7 +455,7 @@ class CalibrationCollector:
       reference (job ordinal << TASK_BITS | the task's template index: ``StalledTask.task``);
     * :attr:`ends`: per attempt end (any result, its start and end known): host code, slot side (reduce slot), time
       (s). The ends and the launches' assignments are the hosts' heartbeat events (the interval with out-of-band
-      heartbeats);
+      heartbeats). Their order is not kept: :meth:`add_plain` adds a job's in time order (every reader sorts them);
     * :attr:`reports`: per report lag (a successful attempt whose task has a finish): kind and lag (s).
     """
 
@@ -464,7 +545,15 @@ class CalibrationCollector:
         self.ready_ms.append(_ready_times(job, task_start[:n], task_finish[:n], task_start[n:], all_known=True))
         kinds = np.zeros(total, dtype=np.int8)
         kinds[n:] = _KIND_CODE["reduce"]
-        self.ends.extend(codes, sides, a_finishes / _MS)
+        # The job's attempt ends in time order (any order is as good to the readers of the ends: the slot waits
+        # sort each host's ends, the out-of-band gaps sort the heartbeat events). Sorted runs make those sorts in
+        # result() about four times cheaper (a stable sort merges runs), for a small sort per job here, while this
+        # process waits for the reader's next batch.
+        order = np.argsort(a_finishes, kind="stable")
+        end_codes, end_sides, end_times = self.ends.block(total)
+        np.take(codes, order, out=end_codes)
+        np.take(sides, order, out=end_sides)
+        np.divide(a_finishes[order], _MS, out=end_times)
         self.reports.extend(kinds, (task_finish - a_finishes) / _MS)
         self.attempts += total
         if total:
@@ -720,10 +809,10 @@ class CalibrationCollector:
         if not mask.size or not end_times.size:
             return mask
         bound = 2 * len(self.hosts)
-        end_keys = end_codes * 2 + end_sides
+        end_keys = _slot_keys(end_codes, end_sides, bound)
         end_order = _stable_order(end_keys, bound)
         end_keys = end_keys[end_order]
-        keys = launches.code * 2 + launches.side
+        keys = _slot_keys(launches.code, launches.side, bound)
         order = _stable_order(keys, bound)
         ordered = keys[order]
         starts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
@@ -734,23 +823,27 @@ class CalibrationCollector:
         for lo, hi, end_lo, end_hi in zip(starts.tolist(), [*starts[1:].tolist(), mask.size], lows, highs):
             if end_lo == end_hi:
                 continue  # no attempt of that slot side ended on the host
-            side = np.sort(end_times[end_order[end_lo:end_hi]])
+            # The group's ends sorted (a stable sort merges the runs add_plain sorted), then +inf: the end after the
+            # last, never a hit. Temporaries written in place: each new array of 300,000 rows is page faults too.
+            count = end_hi - end_lo
+            side = np.empty(count + 1)
+            np.take(end_times, end_order[end_lo:end_hi], out=side[:count])
+            side[:count].sort(kind="stable")
+            side[count] = np.inf
             index = order[lo:hi]
-            assigned, started = launches.assigned[index], launches.started[index]
-            after = np.searchsorted(side, np.maximum(started - SLOT_WAIT_S, assigned), side="right")
-            inside = after < side.size
-            hit = np.zeros(index.size, dtype=bool)
-            hit[inside] = side[after[inside]] <= started[inside] + SLOT_WAIT_S
-            mask[index] = hit
+            started = launches.started[index]
+            low = started - SLOT_WAIT_S
+            np.maximum(low, launches.assigned[index], out=low)
+            after = np.searchsorted(side[:count], low, side="right")  # the first end after the window opens
+            started += SLOT_WAIT_S
+            mask[index] = side[after] <= started
         return mask
 
     def _outliers(self, launches: _Launches) -> tuple[dict[str, TrackerOutlier], set[tuple[str, int]], float | None]:
         """The stalled trackers (module docstring) and the stalled launches as (kind, n: the kind's n-th launch)."""
         if launches.lag.size < STALL_MIN_LAGS:
             return {}, set(), None
-        arr = np.maximum(launches.lag, 0.0)  # max(lag, 0.0): the same quantile and median
-        p99, median = float(np.quantile(arr, 0.99)), float(np.median(arr))
-        limit = max(p99, median + OUTLIER_MIN_EXCESS_S)
+        limit, median = _stall_limit(np.maximum(launches.lag, 0.0))  # max(lag, 0.0): the same quantile and median
         stalled: set[tuple[str, int]] = set()
         windows: dict[tuple[str, bool], list[tuple[float, float]]] = defaultdict(list)  # (host, reduce launcher)
         for kind, rows in launches.rows.items():
@@ -782,7 +875,7 @@ class CalibrationCollector:
         if negative >= MAX_NEGATIVE_FRACTION:
             return None, (f"formula: {100 * negative:.0f} % of report lags are negative (TaskTracker and JobTracker "
                           "clocks differ)")
-        median = float(np.median(values))
+        median = _median(values)
         if median <= 0.0:
             return None, "formula: report lags are zero (no heartbeat wait recorded)"
         return round(2.0 * median, 6), f"trace: 2 x median report lag of {values.size} map/reduce attempts"
@@ -804,7 +897,7 @@ class CalibrationCollector:
         seen[self.ends.arrays()[0]] = True
         seen[launches.code] = True
         hosts = max(1, int(np.count_nonzero(seen)))
-        median = float(np.median(values))
+        median = _median(values)
         newest = max(0.3, hosts / 100.0)
         older = float(max(3, math.ceil(hosts / 100)))
         if median <= 2.0 * newest or median > older:

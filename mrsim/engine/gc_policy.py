@@ -39,20 +39,28 @@ def engine_gc() -> Iterator[None]:
 @contextmanager
 def yarn_gc() -> Iterator[None]:
     """No cyclic collection during the ``with`` block (a YARN replay); the collector's previous state (enabled or
-    not) comes back afterwards, whatever happens, with the objects allocated meanwhile in the oldest generation.
-    Reference counting frees everything as usual."""
+    not) comes back afterwards, whatever happens, with the objects allocated meanwhile in the oldest generation
+    (:func:`enable_after_pause`). Reference counting frees everything as usual."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if not gc.get_freeze_count():  # (a caller that froze objects keeps them frozen: no shortcut then)
-                # Everything the replay allocated and kept (its result, the per-queue series' log) sits in
-                # generation 0, whose count is now far past its threshold: the first allocation after enable()
-                # would scan it all (0.1-0.15 s after the 1148-job benchmark), and the next generation-1 collection
-                # again, only to promote it to the oldest generation. freeze() then unfreeze() puts every tracked
-                # object there at once and resets the count; full collections still scan (and free) them as usual.
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+            enable_after_pause()
+
+
+def enable_after_pause() -> None:
+    """Turn the cyclic collector back on after a pause in which much was allocated and kept (a YARN replay, the
+    one-pass ingest's read of a trace), with those objects in the oldest generation. O(1).
+
+    Everything allocated during the pause sits in generation 0, whose count is then far past its threshold: the
+    first allocation after ``gc.enable()`` would scan it all (0.1-0.15 s after the 1148-job YARN replay, 8-10 ms
+    after the ingest's read of that trace, right before its replay starts), and the next generation-1 collection
+    again, only to promote it to the oldest generation. ``gc.freeze()`` then ``gc.unfreeze()`` puts every tracked
+    object there at once (two list splices) and resets the counts; full collections still scan (and free) them as
+    usual. A caller that froze objects keeps them frozen: then the collector is only enabled."""
+    if not gc.get_freeze_count():
+        gc.freeze()
+        gc.unfreeze()
+    gc.enable()

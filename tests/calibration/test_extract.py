@@ -212,6 +212,7 @@ def test_few_report_lags_rule_out_hadoop_1_1s_heartbeat_formula():
 
 # The collector keeps its samples as columns: a chunk per plain job (add_plain), rows buffered for the others
 # (add_job). The tests below pin what that must not change: the order of the samples, the ties, the empty cases.
+# (The attempt ends are the exception: add_plain sorts each job's by time; every reader of them sorts them.)
 
 
 def _attempt_id(job: int, kind: str, task: int) -> str:
@@ -272,10 +273,13 @@ def test_plain_and_general_paths_interleaved_give_the_same_samples_in_the_same_o
     assert [plain_job(j) is not None for j in jobs] == [True, True, False, True, True, False, True]
     general = _through(jobs, plain_path=False)
     for columns in (_through(jobs, plain_path=True), _through(jobs, plain_path=True, result_after=2)):
-        for mine, theirs in zip((columns.launches, columns.ends, columns.reports),
-                                (general.launches, general.ends, general.reports)):
+        for mine, theirs in zip((columns.launches, columns.reports), (general.launches, general.reports)):
             for a, b in zip(mine.arrays(), theirs.arrays(), strict=True):
                 assert a.dtype == b.dtype and a.tolist() == b.tolist()
+        # the attempt ends: the same rows (each plain job's in time order)
+        assert [a.dtype for a in columns.ends.arrays()] == [a.dtype for a in general.ends.arrays()]
+        assert sorted(zip(*(a.tolist() for a in columns.ends.arrays()))) == \
+            sorted(zip(*(a.tolist() for a in general.ends.arrays())))
         assert columns.hosts == general.hosts and columns.job_ids == general.job_ids
         assert columns.result("s") == general.result("s")
     cal = general.result("s")
@@ -337,3 +341,86 @@ def test_an_end_and_an_assignment_at_one_instant():
     c.add_job(other)
     cal = c.result("x")
     assert cal.heartbeat_interval_s is None and "only 0 regular heartbeats" in cal.heartbeat_source
+
+
+# result()'s shortcuts against the plain numpy they replace (random and boundary cases; docs/performance.md,
+# "Eighth round").
+
+
+def test_median_and_stall_limit_equal_numpys():
+    import numpy as np
+
+    from mrsim.calibration.extract import OUTLIER_MIN_EXCESS_S, _median, _stall_limit
+
+    rng = np.random.default_rng(18)
+    cases = [np.zeros(20), np.full(21, 2.5), np.arange(20) / 1000.0, np.r_[np.zeros(99), 31.0],
+             np.r_[np.zeros(98), 30.0, 30.0], np.r_[np.ones(50), np.full(50, 40.0)]]
+    for n in (2, 3, 20, 21, 99, 100, 101, 1_000, 1_001):
+        cases += [rng.integers(0, 5_000, n) / 1000.0, np.round(rng.exponential(10.0, n), 3),
+                  np.round(np.r_[rng.exponential(1.0, n), rng.uniform(30, 300, max(1, n // 40))], 3)]
+    above = 0
+    for lags in cases:
+        p99, median = float(np.quantile(lags, 0.99)), float(np.median(lags))
+        above += p99 > median + OUTLIER_MIN_EXCESS_S
+        before = lags.copy()
+        assert repr(_stall_limit(lags)) == repr((max(p99, median + OUTLIER_MIN_EXCESS_S), median))
+        assert repr(_median(lags)) == repr(median)
+        assert np.array_equal(lags, before)  # the input is not partitioned in place
+    assert above >= 5  # the quantile's own path is taken too
+
+
+def test_slot_waits_equal_a_launch_by_launch_search():
+    import numpy as np
+
+    from mrsim.calibration.extract import SLOT_WAIT_S
+
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        hosts = int(rng.integers(1, 6))
+        c = CalibrationCollector()
+        for h in range(hosts):
+            c._code(f"h{h}")
+        n_ends, n_launches = int(rng.integers(0, 300)), int(rng.integers(1, 300))
+        # On a millisecond grid over a few seconds: windows that begin or end exactly at an end are common.
+        ends = (rng.integers(0, hosts, n_ends), rng.random(n_ends) < 0.5, rng.integers(0, 4_000, n_ends) / 1000.0)
+        for k in range(0, n_ends, 37):  # in chunks, and some as rows (both ways of adding)
+            if k % 2:
+                c.ends.rows.extend(zip(*(a[k:k + 37].tolist() for a in ends)))
+            else:
+                c.ends.extend(*(a[k:k + 37] for a in ends))
+        assigned = rng.integers(0, 4_000, n_launches)
+        started = assigned + rng.integers(0, 300, n_launches)
+        code, side = rng.integers(0, hosts, n_launches), rng.random(n_launches) < 0.5
+        c.launches.extend(np.zeros(n_launches, dtype=np.int8), code, (started - assigned) / 1000.0, assigned / 1000.0,
+                          started / 1000.0, side, np.zeros(n_launches, dtype=np.int8), np.arange(n_launches))
+        launches = c._launch_columns()
+        want = []
+        for i in range(n_launches):
+            s, a = float(launches.started[i]), float(launches.assigned[i])
+            low, high = max(s - SLOT_WAIT_S, a), s + SLOT_WAIT_S
+            want.append(any(ec == code[i] and es == side[i] and low < et <= high
+                            for ec, es, et in zip(*(x.tolist() for x in ends))))
+        assert c._slot_waits(launches).tolist() == want, trial
+
+
+def test_sample_columns_read_midway_and_added_to_after():
+    import numpy as np
+
+    from mrsim.calibration.extract import _Columns
+
+    cols = _Columns(np.int8, np.float64)
+    cols.extend(np.arange(3), np.arange(3) / 2)
+    cols.rows.extend([(7, 0.25), (8, 0.5)])
+    first = cols.arrays()
+    assert [a.tolist() for a in first] == [[0, 1, 2, 7, 8], [0.0, 0.5, 1.0, 0.25, 0.5]]
+    assert not first[0].flags.writeable  # a view of the collector's buffer: read-only
+    kinds, values = cols.block(2000)  # filled in place, the buffers grown past their first capacity
+    kinds[:] = 5
+    values[:] = np.arange(2000)
+    cols.rows.append((9, -1.0))
+    again = cols.arrays()
+    assert [a.tolist() for a in first] == [[0, 1, 2, 7, 8], [0.0, 0.5, 1.0, 0.25, 0.5]]  # read before: unchanged
+    assert again[0].dtype == np.int8 and again[0].size == 2006 and again[0][5:-1].tolist() == [5] * 2000
+    assert again[1][-2:].tolist() == [1999.0, -1.0]
+    empty = _Columns(np.int64, np.bool_).arrays()
+    assert [(a.dtype, a.size) for a in empty] == [(np.dtype(np.int64), 0), (np.dtype(np.bool_), 0)]

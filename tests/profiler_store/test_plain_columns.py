@@ -73,11 +73,20 @@ def _job(n: int = 1) -> dict:
 #: The calibration collector's lookups of the column path only (hostName -> host code; a per-host scratch column
 #: that each plain job resets): not samples, and the general path has none.
 _COLUMN_PATH_ONLY = {CalibrationCollector: ("_name_code", "_first_start")}
+#: Sample columns whose rows are a multiset: the column path sorts each plain job's attempt ends by time (their
+#: readers sort them anyway), the general path keeps them in attempt order. Compared in one canonical order.
+_UNORDERED = {CalibrationCollector: ("ends",)}
+
+
+def _rows_in_order(columns: _Columns) -> tuple[np.ndarray, ...]:
+    arrays = columns.arrays()
+    order = np.lexsort(arrays[::-1])  # by the first column, then the next, ...
+    return tuple(a[order] for a in arrays)
 
 
 def _state(obj: object) -> object:
     """Everything a collector holds, comparable (arrays as lists, defaultdicts as dicts, sample columns as their
-    concatenated arrays: the column path adds a chunk per job where the general path adds rows)."""
+    arrays: the column path adds a chunk per job where the general path adds rows)."""
     if isinstance(obj, _Columns):
         return _state(obj.arrays())
     if isinstance(obj, dict):
@@ -88,7 +97,9 @@ def _state(obj: object) -> object:
         return (obj.dtype.str, obj.tolist())
     if hasattr(obj, "__dict__"):
         skipped = _COLUMN_PATH_ONLY.get(type(obj), ())
-        return _state({key: value for key, value in vars(obj).items() if key not in skipped})
+        unordered = _UNORDERED.get(type(obj), ())
+        return _state({key: _rows_in_order(value) if key in unordered else value
+                       for key, value in vars(obj).items() if key not in skipped})
     return obj
 
 

@@ -268,14 +268,19 @@ def _read(p: Path, format_: Format) -> SingleInput:
     when their job is done. Yet each job allocates thousands of containers, and every few hundred allocations
     the collector runs, now and then over everything alive (the collectors' hundreds of thousands of samples,
     the job being read): about a quarter of the parse's CPU on the 1148-job trace (docs/performance.md).
-    Collection resumes, as it was, when the pass returns or raises."""
+    Collection resumes, as it was, when the pass returns or raises, with what the pass kept (the templates, the
+    calibration, the queued collectors) in the oldest generation: a first collection over it all, 8-10 ms right
+    before the replay on that trace, would only have promoted it there (:func:`~mrsim.engine.gc_policy
+    .enable_after_pause`)."""
+    from mrsim.engine.gc_policy import enable_after_pause
+
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         return _read_pass(p, format_)
     finally:
         if was_enabled:
-            gc.enable()
+            enable_after_pause()
 
 
 def _read_pass(p: Path, format_: Format) -> SingleInput:
