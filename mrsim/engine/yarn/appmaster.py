@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mrsim.engine.state import JobState
 from mrsim.engine.yarn.nodemanager import INF, MAP, REDUCE, Container
@@ -46,6 +46,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 
+def _without(items: tuple[str, ...], drop: str) -> tuple[str, ...]:
+    """``items`` without ``drop``, in order; ``items`` itself when it does not hold it (a map's split hosts or
+    racks less the container's). O(len(items)), one list and one tuple only when something is dropped."""
+    for x in items:
+        if x == drop:
+            return tuple([y for y in items if y != drop])
+    return items
+
+
 class MRAppMaster:
     """Per-job AM state: requests, assignments, completions, the reduce model. Arrays are per task index."""
 
@@ -55,6 +64,7 @@ class MRAppMaster:
         self.template = template
         # the core's state of this job (durations, per-task results), from its arrival on (:meth:`joined`)
         self.job: JobState | None = None
+        self.locality_w: Any = None  # a memoryview of the job's map_locality once it joined (joined)
         self.n_maps = template.n_maps
         self.n_reduces = template.n_reduces
         self.map_size = sizes["map"]
@@ -115,6 +125,7 @@ class MRAppMaster:
         index, map locality 0-3, -1 / 0 until known) are ``job``'s arrays from now on."""
         self.job = job
         job.map_locality = array("b", bytes(self.n_maps))
+        self.locality_w = memoryview(job.map_locality)  # the AM's stores (a view pins its array: never resized)
 
     def state(self) -> JobState:
         """The core's state of the job (it arrived before its AM could start)."""
@@ -258,9 +269,14 @@ class MRAppMaster:
             self.assigned_maps += 1
             # Asks for this map's other hosts and racks are withdrawn with the next allocate (the RM already took
             # one from the container's host and rack when it allocated node- or rack-locally).
-            if self.map_hosts[i]:
-                hosts = tuple(h for h in self.map_hosts[i] if not (c.locality == NODE_LOCAL and h == node.name))
-                racks = tuple(r for r in self.map_racks[i] if not (c.locality <= RACK_LOCAL and r == node.rack))
+            split_hosts = self.map_hosts[i]
+            if split_hosts:
+                # a tuple is kept as it is when nothing is withdrawn from it (no generator: one costs a frame and
+                # about 2,000 instructions a map in compiled code)
+                hosts = _without(split_hosts, node.name) if c.locality == NODE_LOCAL else split_hosts
+                racks = self.map_racks[i]
+                if c.locality <= RACK_LOCAL:
+                    racks = _without(racks, node.rack)
                 if hosts or racks:
                     self.outbox.append((PRIORITY_MAP, 0, hosts, racks))
             start = now + (rm.task_lag() if rm.lag_sampled else rm.lag_constant)
@@ -269,13 +285,18 @@ class MRAppMaster:
             dur = job.map_dur[i] / speed
             if loc == RACK_LOCAL:
                 dur *= rm.rack_local_slowdown
-            elif loc == 3 and self.map_hosts[i]:
+            elif loc == 3 and split_hosts:
                 dur *= rm.off_switch_slowdown
             c.task = i
             c.start = start
             c.finish = start + dur
-            job.map_start[i], job.map_finish[i], job.map_tracker[i] = start, c.finish, c.node
-            job.map_locality[i] = loc
+            # through the core's memoryviews (JobState.*_w) and the AM's of the localities, the index boxed once:
+            # a view stores a value with one conversion, where array.__setitem__ parses its argument
+            ix: Any = i
+            job.map_start_w[ix] = start
+            job.map_finish_w[ix] = c.finish
+            job.map_tracker_w[ix] = c.node
+            self.locality_w[ix] = loc
             if start < self.first_task_start:
                 self.first_task_start = start
             rm.container_runs(c)
@@ -291,7 +312,9 @@ class MRAppMaster:
             c.task = i
             c.start = start
             job = self.state()
-            job.reduce_start[i], job.reduce_tracker[i] = start, c.node
+            ix = i
+            job.reduce_start_w[ix] = start
+            job.reduce_tracker_w[ix] = c.node
             self._started(start)
             self.running_reduces[c] = None
             if self.map_stage_done:
@@ -314,8 +337,9 @@ class MRAppMaster:
         node = rm.nodes[c.node]
         job = self.state()
         c.finish = shuffle_end + job.reduce_dur[i] / node.speed
-        job.reduce_shuffle_end[i] = shuffle_end
-        job.reduce_finish[i] = c.finish
+        ix: Any = i
+        job.reduce_shuffle_end_w[ix] = shuffle_end
+        job.reduce_finish_w[ix] = c.finish
         rm.container_runs(c)
 
     def _map_stage_done(self, rm: "ResourceManager", now: float) -> None:

@@ -10,8 +10,8 @@ that still has room for outstanding asks asks the core for its next heartbeat (`
 
 Interpreted on purpose: every core plug-in subclasses :class:`mrsim.engine.scheduling.TaskScheduler`, which stays
 interpreted, and a compiled class cannot subclass it. Its ``start`` binds ``assign_tasks`` to the compiled
-``ResourceManager.node_heartbeat`` (as the FIFO plug-in binds its compiled core), so a heartbeat runs no
-interpreted frame.
+``NodeHeartbeats.assign_tasks`` (``mrsim.engine.hooks.TaskAssigner``, as the FIFO plug-in binds its compiled core),
+which the core calls directly from compiled code: a heartbeat runs no interpreted frame and no Python-level call.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrsim.engine.scheduling import TaskScheduler
+from mrsim.engine.yarn.rm import NodeHeartbeats
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
@@ -38,8 +39,9 @@ class NodeUpdates(TaskScheduler):
     def start(self, jt: "JobTracker") -> None:
         super().start(jt)
         self.rm.start()
-        # the engine calls ``scheduler.assign_tasks`` once per heartbeat: the compiled method, no interpreted frame
-        self.assign_tasks = self.rm.node_heartbeat  # type: ignore[method-assign]
+        # the engine calls ``scheduler.assign_tasks`` once per heartbeat: bound to a compiled TaskAssigner's, it is
+        # called directly from compiled code (no interpreted frame, no Python-level call)
+        self.assign_tasks = NodeHeartbeats(self.rm).assign_tasks  # type: ignore[method-assign]
 
     def assign_tasks(self, tracker: "TrackerState") -> int:
         return self.rm.node_heartbeat(tracker)

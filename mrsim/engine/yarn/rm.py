@@ -41,6 +41,7 @@ from typing import Any, Callable, Final
 
 from mrsim.engine.events import EV_JOB_ARRIVAL, ORDER_APP_MASTER, ORDER_TASK_DONE
 from mrsim.engine.heartbeats import next_grid_k
+from mrsim.engine.hooks import TaskAssigner
 from mrsim.engine.jobtracker import JobTracker
 from mrsim.engine.kernel import EventSink, Kernel
 from mrsim.engine.state import JobState, TrackerState
@@ -391,8 +392,8 @@ class ResourceManager(EventSink):
         """A NodeManager heartbeat, after the core applied its reports (exited containers freed): the scheduler's
         ``nodeUpdate`` while an app has asks and the node has room; the node keeps heartbeating while that stays
         true (``jt.request_heartbeat``), else the core parks it. Then parked ramping AMs may wake. Returns 0, the
-        core tasks launched (containers are not slots): :class:`mrsim.engine.yarn.heartbeat.NodeUpdates` binds it as
-        the plug-in's ``assign_tasks``."""
+        core tasks launched (containers are not slots). :class:`mrsim.engine.yarn.heartbeat.NodeUpdates` binds the
+        plug-in's ``assign_tasks`` to :class:`NodeHeartbeats`, which calls this."""
         node = self.nodes[tracker.index]
         now = self.kernel.now
         if self.outstanding > 0 and self.has_room(node):
@@ -630,3 +631,18 @@ class ResourceManager(EventSink):
         self.apps_done += 1
         if self.progress is not None:
             self.progress(self.apps_done)
+
+
+class NodeHeartbeats(TaskAssigner):
+    """The ResourceManager's :meth:`ResourceManager.node_heartbeat` as the core's compiled heartbeat call
+    (``hooks.TaskAssigner``): when the plug-in's ``assign_tasks`` is bound to this object's, the JobTracker calls it
+    through the class's vtable, a C call with the tracker in and a machine int out, where a bound
+    ``node_heartbeat`` cost a Python-level call per NodeManager heartbeat (its arguments parsed, its result boxed:
+    about 1 % of a replay's instructions). A separate object because the ResourceManager's base is the kernel's
+    ``EventSink`` and a compiled class has one base. Same call, same result."""
+
+    def __init__(self, rm: ResourceManager) -> None:
+        self.rm = rm
+
+    def assign_tasks(self, tracker: TrackerState) -> int:
+        return self.rm.node_heartbeat(tracker)
