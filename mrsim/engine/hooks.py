@@ -156,6 +156,11 @@ class TaskAssigner:
     def assign_tasks(self, tracker: TrackerState) -> int:
         raise NotImplementedError
 
+    def apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
+        """The engine's ``apply_aux`` hook, when a feature binds it to this method (YARN mode's container exits:
+        ``mrsim.engine.yarn.rm.NodeHeartbeats``): the JobTracker then calls it directly, as :meth:`assign_tasks`."""
+        raise NotImplementedError
+
 
 def compose_after_event(hooks: tuple[Callable[[], None], ...],
                         check: Callable[[], None] | None) -> Callable[[], None] | None:

@@ -128,6 +128,8 @@ class JobTracker(EngineHooks):
         self.scheduler_assign: Callable[[TrackerState], int] = scheduler.assign_tasks  # run() sets it again
         #: the compiled object whose ``assign_tasks`` the plug-in's is bound to, called directly (run() sets it)
         self.assigner: TaskAssigner | None = None
+        #: the compiled object whose ``apply_aux`` the hook is bound to, called directly (run() sets it)
+        self.aux_applier: TaskAssigner | None = None
     # ----------------------------------------------------------------------------------------- running
 
     def run(self, after_event: Callable[[], None] | None = None) -> None:
@@ -144,6 +146,9 @@ class JobTracker(EngineHooks):
         owner = getattr(assign, "__self__", None)
         self.assigner = (owner if isinstance(owner, TaskAssigner) and getattr(assign, "__name__", "") == "assign_tasks"
                          else None)
+        aux_owner = getattr(self.apply_aux, "__self__", None)
+        self.aux_applier = (aux_owner if isinstance(aux_owner, TaskAssigner)
+                            and getattr(self.apply_aux, "__name__", "") == "apply_aux" else None)
         self.wakes = BoundedWakes(self) if BoundedWakes.applies(self) else None
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
                               (EV_HEARTBEAT, self.wakes.heartbeat if self.wakes else self._on_heartbeat),
@@ -252,8 +257,12 @@ class JobTracker(EngineHooks):
                 self._apply_completion(tracker, gid, now)
             reports.clear()
         if tracker.aux_reports:
+            applier = self.aux_applier
             for code in tracker.aux_reports:
-                self.apply_aux(tracker, code, now)  # type: ignore[misc]
+                if applier is not None:
+                    applier.apply_aux(tracker, code, now)  # a direct call of the same compiled method
+                else:
+                    self.apply_aux(tracker, code, now)  # type: ignore[misc]
             tracker.aux_reports.clear()
         running_maps = tracker.running_maps
         running_reduces = tracker.running_reduces

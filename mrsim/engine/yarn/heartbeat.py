@@ -10,8 +10,9 @@ that still has room for outstanding asks asks the core for its next heartbeat (`
 
 Interpreted on purpose: every core plug-in subclasses :class:`mrsim.engine.scheduling.TaskScheduler`, which stays
 interpreted, and a compiled class cannot subclass it. Its ``start`` binds ``assign_tasks`` to the compiled
-``NodeHeartbeats.assign_tasks`` (``mrsim.engine.hooks.TaskAssigner``, as the FIFO plug-in binds its compiled core),
-which the core calls directly from compiled code: a heartbeat runs no interpreted frame and no Python-level call.
+``ResourceManager.node_calls.assign_tasks`` (a ``mrsim.engine.hooks.TaskAssigner``, as the FIFO plug-in binds its
+compiled core), which the core calls directly from compiled code: a heartbeat runs no interpreted frame and no
+Python-level call.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrsim.engine.scheduling import TaskScheduler
-from mrsim.engine.yarn.rm import NodeHeartbeats
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
@@ -41,7 +41,7 @@ class NodeUpdates(TaskScheduler):
         self.rm.start()
         # the engine calls ``scheduler.assign_tasks`` once per heartbeat: bound to a compiled TaskAssigner's, it is
         # called directly from compiled code (no interpreted frame, no Python-level call)
-        self.assign_tasks = NodeHeartbeats(self.rm).assign_tasks  # type: ignore[method-assign]
+        self.assign_tasks = self.rm.node_calls.assign_tasks  # type: ignore[method-assign]
 
     def assign_tasks(self, tracker: "TrackerState") -> int:
         return self.rm.node_heartbeat(tracker)

@@ -166,6 +166,8 @@ class ResourceManager(EventSink):
         self.series = QueueSeries(self) if queue_series else None
         self.dirty_stats: list[QueueStats] = self.series.dirty if self.series is not None else []
         self.progress: Callable[[int], None] | None = None
+        # the core's compiled calls into this RM: each NodeManager heartbeat and each reported container exit
+        self.node_calls = NodeHeartbeats(self)
 
     # ------------------------------------------------------------------------------------------ running
 
@@ -183,7 +185,7 @@ class ResourceManager(EventSink):
             # occupies this one (containers are the NodeManager's memory and vcores)
             tracker.map_slots, tracker.reduce_slots = 1, 0
         jt.hold_job_start = self.submit
-        jt.apply_aux = self.release_reported
+        jt.apply_aux = self.node_calls.apply_aux  # release_reported, called directly by the core (NodeHeartbeats)
         self.ev_exit = jt.register_event(self._on_exit)
         self.ev_am_start = jt.register_event(self._on_am_start)
         self.ev_allocate = jt.register_event(self._on_allocate)
@@ -634,15 +636,19 @@ class ResourceManager(EventSink):
 
 
 class NodeHeartbeats(TaskAssigner):
-    """The ResourceManager's :meth:`ResourceManager.node_heartbeat` as the core's compiled heartbeat call
-    (``hooks.TaskAssigner``): when the plug-in's ``assign_tasks`` is bound to this object's, the JobTracker calls it
-    through the class's vtable, a C call with the tracker in and a machine int out, where a bound
-    ``node_heartbeat`` cost a Python-level call per NodeManager heartbeat (its arguments parsed, its result boxed:
-    about 1 % of a replay's instructions). A separate object because the ResourceManager's base is the kernel's
-    ``EventSink`` and a compiled class has one base. Same call, same result."""
+    """The ResourceManager's :meth:`ResourceManager.node_heartbeat` and :meth:`ResourceManager.release_reported` as
+    the core's compiled calls (``hooks.TaskAssigner``): the plug-in's ``assign_tasks`` and the core's ``apply_aux``
+    hook are bound to this object's methods, so the JobTracker calls them through the class's vtable, a C call
+    with machine values in and out, where the bound RM methods cost a Python-level call per NodeManager heartbeat
+    and per container exit (arguments parsed and boxed, the result boxed: about 2 % of a replay's instructions).
+    A separate object because the ResourceManager's base is the kernel's ``EventSink`` and a compiled class has one
+    base. Same calls, same results."""
 
     def __init__(self, rm: ResourceManager) -> None:
         self.rm = rm
 
     def assign_tasks(self, tracker: TrackerState) -> int:
         return self.rm.node_heartbeat(tracker)
+
+    def apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
+        self.rm.release_reported(tracker, code, now)

@@ -116,8 +116,6 @@ class CapacityScheduler(YarnScheduler):
         self.leaves: dict[str, CSQueue] = {}
         self._shares: list[tuple[str, float]] | None = None  # queue_shares(), built at first use
         self._paths: set[str] = set()
-        # app index -> its user's usage in its queue (the queue's ``users`` entry), looked up once per app
-        self.app_usage: dict[int, UserUsage] = {}
         self._unknown_queues: dict[str, int] = {}
         self.node_locality_delay = int(self._num(P + "node-locality-delay", -1, None))
         self.mappings = self._mappings()
@@ -253,7 +251,9 @@ class CapacityScheduler(YarnScheduler):
         usage = queue.users.get(app.user)
         if usage is None:
             usage = queue.users[app.user] = UserUsage()
-        self.app_usage[app.index] = usage
+        # the app's user's usage in its queue (the queue's ``users`` entry), looked up once per app: an attribute of
+        # the app, where a dict keyed by app index cost a lookup at every charge (about 140 instructions)
+        app.usage = usage
         queue.pending[app.index] = app
         app.runnable = False  # until activated (no RM bookkeeping yet: the app has no asks)
         self._activate(queue)
@@ -297,7 +297,8 @@ class CapacityScheduler(YarnScheduler):
         q: CSQueue | None = app.sched  # type: ignore[assignment]
         queue = q
         assert queue is not None
-        self.app_usage[app.index].mem += mem
+        usage: UserUsage = app.usage  # type: ignore[assignment]
+        usage.mem += mem
         while q is not None:
             q.used_mem += mem
             q = q.parent
@@ -335,7 +336,8 @@ class CapacityScheduler(YarnScheduler):
     def headroom(self, app: SchedulerApp) -> float:
         assert self.rm is not None
         queue: CSQueue = app.sched  # type: ignore[assignment]
-        user_room = self._user_limit(queue, 0.0) - self.app_usage[app.index].mem
+        usage: UserUsage = app.usage  # type: ignore[assignment]
+        user_room = self._user_limit(queue, 0.0) - usage.mem
         q: CSQueue | None = queue
         native = self.native_rm  # typed: a read through ``rm`` (Any) is a generic attribute lookup
         room: float = native.free_mem if native is not None else self.rm.free_mem
@@ -376,7 +378,6 @@ class CapacityScheduler(YarnScheduler):
         free = node.free_mem + 1e-9
         host, rack = node.name, node.rack
         limited = len(queue.active_users) > 1 or queue.user_limit_factor < 1.0 or queue.abs_capacity < 1.0
-        usage = self.app_usage
         # The queue-fit test and the user limit of the last request size (nothing changes within this call, and
         # the requests of one call are nearly always of one size): a one-entry memo each
         fit_mem, fit_ok = -1.0, False
@@ -398,7 +399,8 @@ class CapacityScheduler(YarnScheduler):
                 if limited:
                     if mem != limit_mem:
                         limit_mem, limit = mem, self._user_limit(queue, mem) + 1e-6
-                    if usage[app.index].mem > limit:
+                    user_usage: UserUsage = app.usage  # type: ignore[assignment]
+                    if user_usage.mem > limit:
                         break  # this user is at its limit: next app
                 missed = ask.missed + 1
                 ask.missed = missed
