@@ -158,8 +158,33 @@ class TaskAssigner:
 
     def apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
         """The engine's ``apply_aux`` hook, when a feature binds it to this method (YARN mode's container exits:
-        ``mrsim.engine.yarn.rm.NodeHeartbeats``): the JobTracker then calls it directly, as :meth:`assign_tasks`."""
-        raise NotImplementedError
+        ``mrsim.engine.yarn.rm.NodeHeartbeats``): the JobTracker then calls it directly, as :meth:`assign_tasks`
+        (:func:`aux_caller`). Here: no hook is set, and a reported setup/cleanup or exit code is an error."""
+        raise NotImplementedError("a completion was reported with an aux_kind but no apply_aux hook is set")
+
+
+class HookAux(TaskAssigner):
+    """An ``apply_aux`` hook that is not a compiled :class:`TaskAssigner`'s method (job overheads' setup and cleanup
+    tasks), called behind the same compiled method: one Python-level call per code, as before."""
+
+    def __init__(self, hook: Callable[[TrackerState, int, float], None]) -> None:
+        self.hook = hook
+
+    def apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
+        self.hook(tracker, code, now)
+
+
+def aux_caller(hook: Callable[[TrackerState, int, float], None] | None) -> TaskAssigner:
+    """What a heartbeat calls to apply a reported aux code (``JobTracker.aux_applier``, set by ``run``): the object
+    ``hook`` is bound to when it is a :class:`TaskAssigner`'s ``apply_aux`` (a C call through the vtable, machine
+    values in: YARN mode's container exits), else ``hook`` behind :class:`HookAux`; without a hook, a bare
+    :class:`TaskAssigner` (reporting a code is then an error, as calling the unset hook was). O(1)."""
+    if hook is None:
+        return TaskAssigner()
+    owner = getattr(hook, "__self__", None)
+    if isinstance(owner, TaskAssigner) and getattr(hook, "__name__", "") == "apply_aux":
+        return owner
+    return HookAux(hook)
 
 
 def compose_after_event(hooks: tuple[Callable[[], None], ...],

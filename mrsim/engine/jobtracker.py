@@ -39,7 +39,7 @@ from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
 from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid, wake_free
-from mrsim.engine.hooks import EngineHooks, TaskAssigner, compose_after_event
+from mrsim.engine.hooks import EngineHooks, TaskAssigner, aux_caller, compose_after_event
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
 from mrsim.engine.scheduling import Locality, TaskScheduler
@@ -128,8 +128,7 @@ class JobTracker(EngineHooks):
         self.scheduler_assign: Callable[[TrackerState], int] = scheduler.assign_tasks  # run() sets it again
         #: the compiled object whose ``assign_tasks`` the plug-in's is bound to, called directly (run() sets it)
         self.assigner: TaskAssigner | None = None
-        #: the compiled object whose ``apply_aux`` the hook is bound to, called directly (run() sets it)
-        self.aux_applier: TaskAssigner | None = None
+        self.aux_applier = TaskAssigner()  # what a heartbeat calls for the apply_aux hook (hooks.aux_caller; run())
     # ----------------------------------------------------------------------------------------- running
 
     def run(self, after_event: Callable[[], None] | None = None) -> None:
@@ -146,9 +145,7 @@ class JobTracker(EngineHooks):
         owner = getattr(assign, "__self__", None)
         self.assigner = (owner if isinstance(owner, TaskAssigner) and getattr(assign, "__name__", "") == "assign_tasks"
                          else None)
-        aux_owner = getattr(self.apply_aux, "__self__", None)
-        self.aux_applier = (aux_owner if isinstance(aux_owner, TaskAssigner)
-                            and getattr(self.apply_aux, "__name__", "") == "apply_aux" else None)
+        self.aux_applier = aux_caller(self.apply_aux)
         self.wakes = BoundedWakes(self) if BoundedWakes.applies(self) else None
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
                               (EV_HEARTBEAT, self.wakes.heartbeat if self.wakes else self._on_heartbeat),
@@ -257,12 +254,8 @@ class JobTracker(EngineHooks):
                 self._apply_completion(tracker, gid, now)
             reports.clear()
         if tracker.aux_reports:
-            applier = self.aux_applier
-            for code in tracker.aux_reports:
-                if applier is not None:
-                    applier.apply_aux(tracker, code, now)  # a direct call of the same compiled method
-                else:
-                    self.apply_aux(tracker, code, now)  # type: ignore[misc]
+            for code in tracker.aux_reports:  # the apply_aux hook: a C call when bound to a compiled TaskAssigner's
+                self.aux_applier.apply_aux(tracker, code, now)
             tracker.aux_reports.clear()
         running_maps = tracker.running_maps
         running_reduces = tracker.running_reduces
