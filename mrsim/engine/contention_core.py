@@ -49,10 +49,11 @@ class Solved:
         self.sids = sids
         self.stretch = stretch
         self.util = util
-        #: the mixes one task more or less away, as nodes have moved between them: ``2 sid`` (a task of shape
-        #: ``sid`` joins) or ``2 sid + 1`` (one leaves) -> that mix's entry (an int-keyed lookup where the dense
-        #: count vector costs a tuple and its hash per epoch)
-        self.nxt: dict[int, Solved] = {}
+        #: the mixes one task more or less away, as nodes have moved between them: index ``2 sid`` (a task of
+        #: shape ``sid`` joins) or ``2 sid + 1`` (one leaves) -> that mix's entry, None where no node took that
+        #: step yet (a list indexed by the step, where the dense count vector costs a tuple and its hash per
+        #: epoch, and an int-keyed dict a boxed key and a hash per step)
+        self.nxt: list[Solved | None] = []
         #: the table's generation when this entry was stored (-1: not stored); a step reaching an entry of an
         #: older generation looks the mix up again, as the cleared table would have to
         self.gen = -1
@@ -179,6 +180,10 @@ class _Group:
         self.heap: list[Entry] = []
 
 
+#: ``NodeMix.by_sid``'s entry for a shape with no running task on the node (never read for its fields)
+_NO_GROUP: Final = _Group()
+
+
 def _vfinish(entry: Entry) -> float:
     """Virtual finish (size units of the shape's clock)."""
     v: float = entry[0]
@@ -285,7 +290,15 @@ class NodeMix:
         self.from_mix: Solved | None = None
         self.from_code: int = 0
         self.now: float = 0.0
+        # The unit vector (cpu, disk) of this node's last two-entry launch with disk demand and its shape id (-1.0:
+        # none): add_cpu_disk's memo after the node type's (MixTable.last_cpu)
+        self.last_cpu: float = -1.0
+        self.last_disk: float = -1.0
+        self.last_unit_sid: int = -1
         self.groups: dict[int, _Group] = {}
+        #: the same groups indexed by shape id (:data:`_NO_GROUP` where a shape has none): a list read where the
+        #: dict costs a boxed key and a hash per lookup (a re-solve looks up every shape of the mix)
+        self.by_sid: list[_Group] = []
         self.running: int = 0  # tasks in the groups' heaps that are live (not killed)
         self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
         self.dirty: bool = False
@@ -354,21 +367,30 @@ class NodeMix:
                 # The unit vector of the last launch of this node type (tasks of one job share it exactly): the
                 # memo would answer the same shape id, without hashing two floats and a tuple.
                 sid = table.last_sid
+            elif r_cpu == self.last_cpu and r_disk == self.last_disk:
+                # The last one launched on this node (nodes interleave jobs' launches, so the type's last misses
+                # about a third of the time with six shapes; this answers most of those).
+                sid = self.last_unit_sid
+                table.last_cpu, table.last_disk, table.last_sid = r_cpu, r_disk, sid
             else:
                 raw = (r_cpu, r_disk)
                 sid = self.sids.get(raw, -1)
                 if sid < 0:
                     sid = self._intern(raw, (cpu, disk))
                 table.last_cpu, table.last_disk, table.last_sid = r_cpu, r_disk, sid
+            self.last_cpu, self.last_disk, self.last_unit_sid = r_cpu, r_disk, sid
         self._join(gid, sid, size)
 
     def _join(self, gid: int, sid: int, size: float) -> None:
         """Task ``gid`` of shape ``sid`` and total demand ``size`` (s) joins the mix (the clock is already at now)."""
         if not self.groups and self.memoize:
             self.mix = self.table.empty  # from the idle node
-        g = self.groups.get(sid)
-        if g is None:
-            g = self.groups[sid] = _Group()
+        by_sid = self.by_sid
+        if sid >= len(by_sid):
+            by_sid.extend([_NO_GROUP] * (sid + 1 - len(by_sid)))
+        g = by_sid[sid]
+        if g is _NO_GROUP:
+            g = self.groups[sid] = by_sid[sid] = _Group()
         finish_v = g.virtual + size
         g.count += 1
         counts = self.counts
@@ -402,6 +424,7 @@ class NodeMix:
         self._uncount(sid)
         if g.count == 0:
             del self.groups[sid]
+            self.by_sid[sid] = _NO_GROUP
             self.stale -= len(g.heap) - 1  # the heap goes with the group: its other entries were stale already
             for entry in g.heap:
                 self.dead.discard(_seq(entry))
@@ -457,9 +480,11 @@ class NodeMix:
                 return []
             if emptied >= 0:
                 del self.groups[emptied]
+                self.by_sid[emptied] = _NO_GROUP
                 if emptied_more is not None:
                     for sid in emptied_more:
                         del self.groups[sid]
+                        self.by_sid[sid] = _NO_GROUP
                 while counts and not counts[-1]:
                     counts.pop()
             self.dirty = True
@@ -493,6 +518,7 @@ class NodeMix:
             self.running -= len(ended)
             for sid in emptied_sids:
                 del self.groups[sid]
+                self.by_sid[sid] = _NO_GROUP
             while counts and not counts[-1]:
                 counts.pop()
             self.dirty = True
@@ -534,6 +560,7 @@ class NodeMix:
             counts.pop()
         for sid in finished:
             del self.groups[sid]
+            self.by_sid[sid] = _NO_GROUP
         if finished or (done and done[-1][0]):  # a running task left the mix (instant ones never joined it)
             self.dirty = True
         if len(done) > 1:
@@ -638,8 +665,9 @@ class NodeMix:
                 g.stretch = entry.stretch[0]
         else:
             sids, stretch = entry.sids, entry.stretch
+            by_sid = self.by_sid
             for k in range(len(sids)):
-                groups[sids[k]].stretch = stretch[k]
+                by_sid[sids[k]].stretch = stretch[k]
         self.util = entry.util
 
     def _solve_next(self) -> float:
@@ -657,9 +685,10 @@ class NodeMix:
                 g.stretch = entry.stretch[0]
                 return (_vfinish(g.heap[0]) - g.virtual) * g.stretch
         sids, stretches = entry.sids, entry.stretch
+        by_sid = self.by_sid
         best = INF
         for k in range(len(sids)):
-            g = groups[sids[k]]
+            g = by_sid[sids[k]]
             stretch = stretches[k]
             g.stretch = stretch
             w = (_vfinish(g.heap[0]) - g.virtual) * stretch
@@ -681,7 +710,8 @@ class NodeMix:
         if m is None:
             self.from_mix = None  # two steps from the last known mix: nothing to record
             return
-        nxt = m.nxt.get(code)
+        steps = m.nxt
+        nxt = steps[code] if code < len(steps) else None
         self.from_mix = m if nxt is None else None
         self.from_code = code
         self.mix = nxt
@@ -723,7 +753,11 @@ class NodeMix:
             self.mix = entry
             f = self.from_mix
             if f is not None:
-                f.nxt[self.from_code] = entry
+                steps = f.nxt
+                code = self.from_code
+                if code >= len(steps):
+                    steps.extend([None] * (code + 1 - len(steps)))
+                steps[code] = entry
                 self.from_mix = None
         return entry
 
@@ -763,6 +797,8 @@ class NodeMix:
         assert len(gids) == self.running, "running tasks miscounted"
         assert not set(self.instant) & set(gids), "a task is both instant and running"
         assert stale == self.stale == len(self.dead), "stale heap entries miscounted"
+        assert {sid: g for sid, g in enumerate(self.by_sid) if g is not _NO_GROUP} == self.groups, \
+            "groups by shape id disagree with the groups"
 
 
 # --------------------------------------------------------------------------------------------- the epochs
@@ -808,6 +844,7 @@ class EpochCore(EventSink):
         self.dirty: list[int] = []  # nodes whose mix changed in the current engine event
         self.is_dirty: list[bool] = [False] * n
         self.unpublished: set[int] = set()  # nodes whose predictions were not published since they changed
+        self.is_unpublished: list[bool] = [False] * n  # ti in unpublished (a list read per epoch, not a set add)
         self.epochs = 0  # node re-solves (ends of epochs on a node)
         # A node's next completion held back until its tracker's next heartbeat (see flush; INF: none held), the
         # nodes whose task just ended in this event, and the held nodes whose tracker's heartbeat has come.
@@ -942,10 +979,11 @@ class EpochCore(EventSink):
         jobs = jt.jobs
         for gid in self.nodes[ti].retire(now):
             job = jobs[gid >> JOB_SHIFT]
+            key: Any = gid & TASK_MASK  # boxed once; stored through the arrays' writable views (JobState)
             if gid & REDUCE_BIT:
-                job.reduce_finish[gid & TASK_MASK] = now
+                job.reduce_finish_w[key] = now
             else:
-                job.map_finish[gid & TASK_MASK] = now
+                job.map_finish_w[key] = now
             jt.task_done(now, order, ti, gid)
         self.just_done[ti] = True
         self.mark(ti)
@@ -955,10 +993,19 @@ class EpochCore(EventSink):
         jobs = self.jt.jobs
         for gid, finish in self.nodes[ti].completion_times():
             job = jobs[gid >> JOB_SHIFT]
+            key: Any = gid & TASK_MASK
             if gid & REDUCE_BIT:
-                job.reduce_finish[gid & TASK_MASK] = finish
+                job.reduce_finish_w[key] = finish
             else:
-                job.map_finish[gid & TASK_MASK] = finish
+                job.map_finish_w[key] = finish
+
+    def publish_pending(self) -> None:
+        """Publish the nodes changed since their last publication (:meth:`ContentionFeature.publish_predictions`).
+        O(tasks on those nodes)."""
+        for ti in self.unpublished:
+            self.publish(ti)
+            self.is_unpublished[ti] = False
+        self.unpublished.clear()
 
     def flush(self) -> None:
         """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions (or
@@ -1015,16 +1062,19 @@ class EpochCore(EventSink):
                 kernel.schedule(t, ORDER_TASK_DONE, self.ev_node_done, ti, stamp)
             just_done[ti] = False
             if not eager:
-                self.unpublished.add(ti)
+                if not self.is_unpublished[ti]:
+                    self.is_unpublished[ti] = True
+                    self.unpublished.add(ti)
                 continue
             if node.running == 1 and not node.instant and not node.stale:  # few slots: the only task ends at t
                 for g in node.groups.values():
                     gid = _gid(g.heap[0])
                     job = jobs[gid >> JOB_SHIFT]
+                    key: Any = gid & TASK_MASK
                     if gid & REDUCE_BIT:
-                        job.reduce_finish[gid & TASK_MASK] = t
+                        job.reduce_finish_w[key] = t
                     else:
-                        job.map_finish[gid & TASK_MASK] = t
+                        job.map_finish_w[key] = t
                 continue
             self.publish(ti)
         dirty.clear()

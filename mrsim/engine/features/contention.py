@@ -263,10 +263,7 @@ class ContentionFeature:
         """Write the current predicted finish of every running task on the nodes changed since their last
         publication into ``job.map_finish`` / ``job.reduce_finish`` (only needed when the scheduler declared
         ``reads_task_predictions = False``; otherwise every epoch publishes). O(tasks on those nodes)."""
-        core = self.core
-        for ti in core.unpublished:
-            core.publish(ti)
-        core.unpublished.clear()
+        self.core.publish_pending()
 
     # ----------------------------------------------------------------------------------------- invariants
 
