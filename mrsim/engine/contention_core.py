@@ -205,9 +205,15 @@ def _gid(entry: Entry) -> int:
 def _before(a: Entry, b: Entry) -> bool:
     """``a < b`` for two heap entries of one node: by virtual finish, then start order (``seq`` is unique on a
     node, so the gid is never compared; the order ``heapq`` gives the tuples)."""
-    fa = _vfinish(a)
-    fb = _vfinish(b)
-    return fa < fb or (fa == fb and _seq(a) < _seq(b))
+    fa: float = a[0]  # _vfinish and _seq inlined (a compiled call each costs more than the read)
+    fb: float = b[0]
+    if fa < fb:
+        return True
+    if fa == fb:
+        sa: int = a[1]
+        sb: int = b[1]
+        return sa < sb
+    return False
 
 
 def _push(heap: list[Entry], entry: Entry) -> None:
@@ -452,7 +458,8 @@ class NodeMix:
                 virtual = g.virtual + dt / stretch  # eq. 5.3, as _accrue
                 g.virtual = virtual
                 heap = g.heap
-                if (_vfinish(heap[0]) - virtual) * stretch > window:
+                top_v: float = heap[0][0]  # _vfinish inlined
+                if (top_v - virtual) * stretch > window:
                     continue
                 n = 0
                 while heap and (_vfinish(heap[0]) - virtual) * stretch <= window:
@@ -683,7 +690,8 @@ class NodeMix:
         if len(groups) == 1:
             for g in groups.values():
                 g.stretch = entry.stretch[0]
-                return (_vfinish(g.heap[0]) - g.virtual) * g.stretch
+                top: float = g.heap[0][0]  # _vfinish inlined
+                return (top - g.virtual) * g.stretch
         sids, stretches = entry.sids, entry.stretch
         by_sid = self.by_sid
         best = INF
@@ -691,7 +699,8 @@ class NodeMix:
             g = by_sid[sids[k]]
             stretch = stretches[k]
             g.stretch = stretch
-            w = (_vfinish(g.heap[0]) - g.virtual) * stretch
+            first: float = g.heap[0][0]  # _vfinish inlined
+            w = (first - g.virtual) * stretch
             if w < best:
                 best = w
         return best
@@ -841,7 +850,10 @@ class EpochCore(EventSink):
         self.mix_waiters: set[int] = set()  # trackers parked until their node's mix changes (CA-FIFO)
         self.stamp: list[int] = [0] * n  # tombstone of each node's completion event
         self.next: list[float] = [INF] * n  # time of each node's live completion event (INF: none)
-        self.dirty: list[int] = []  # nodes whose mix changed in the current engine event
+        # nodes whose mix changed in the current engine event: the first n_dirty entries (kept storage: a list
+        # appended to and cleared at every event freed and grew its storage each time)
+        self.dirty: list[int] = [0] * n
+        self.n_dirty = 0
         self.is_dirty: list[bool] = [False] * n
         self.unpublished: set[int] = set()  # nodes whose predictions were not published since they changed
         self.is_unpublished: list[bool] = [False] * n  # ti in unpublished (a list read per epoch, not a set add)
@@ -938,12 +950,13 @@ class EpochCore(EventSink):
     def mark(self, ti: int) -> None:
         if not self.is_dirty[ti]:
             self.is_dirty[ti] = True
-            self.dirty.append(ti)
+            self.dirty[self.n_dirty] = ti
+            self.n_dirty = self.n_dirty + 1
 
     def end_of_event(self) -> None:
         """The JobTracker's ``after_event`` hook: end the epoch of every node changed in this event (and queue the
         completions held back for a heartbeat that has come)."""
-        if self.dirty or self.due:
+        if self.n_dirty or self.due:
             self.flush()
 
     def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
@@ -1024,9 +1037,11 @@ class EpochCore(EventSink):
         nodes, nexts, stamps, is_dirty = self.nodes, self.next, self.stamp, self.is_dirty
         held, just_done = self.held, self.just_done
         dirty = self.dirty
-        self.epochs += len(dirty)
+        n_dirty = self.n_dirty
+        self.epochs += n_dirty
         eager = self.eager
-        for ti in dirty:
+        for k in range(n_dirty):
+            ti = dirty[k]
             is_dirty[ti] = False
             if held[ti] != INF:  # (a read: storing INF would box a new float each epoch)
                 held[ti] = INF  # an epoch on the node replaces what was held back
@@ -1040,13 +1055,15 @@ class EpochCore(EventSink):
                 else:  # next_completion inlined
                     best = INF
                     for g in node.groups.values():
-                        w = (_vfinish(g.heap[0]) - g.virtual) * g.stretch
+                        top: float = g.heap[0][0]  # _vfinish inlined
+                        w = (top - g.virtual) * g.stretch
                         if w < best:
                             best = w
                 if best < INF:
                     t = node.now + best
             if t == INF:
-                just_done[ti] = False
+                if just_done[ti]:  # (reads before stores: a store costs a reference count and a check)
+                    just_done[ti] = False
                 if nexts[ti] != INF:
                     stamps[ti] = stamps[ti] + 1
                     nexts[ti] = INF
@@ -1060,7 +1077,8 @@ class EpochCore(EventSink):
                 stamps[ti] = stamp
                 nexts[ti] = t
                 kernel.schedule(t, ORDER_TASK_DONE, self.ev_node_done, ti, stamp)
-            just_done[ti] = False
+            if just_done[ti]:
+                just_done[ti] = False
             if not eager:
                 if not self.is_unpublished[ti]:
                     self.is_unpublished[ti] = True
@@ -1077,7 +1095,7 @@ class EpochCore(EventSink):
                         job.map_finish_w[key] = t
                 continue
             self.publish(ti)
-        dirty.clear()
+        self.n_dirty = 0
         if self.due:
             for ti in self.due:  # a held completion whose node did not change by its tracker's heartbeat
                 t = held[ti]

@@ -274,7 +274,7 @@ class ContentionFeature:
         that tracker. Cost O(running tasks)."""
         now = self.kernel.now
         core = self.core
-        assert not core.dirty, "a changed node was not re-solved within its event"
+        assert not core.n_dirty, "a changed node was not re-solved within its event"
         for t in self.trackers:
             ti = t.index
             node = self.nodes[ti]
