@@ -233,7 +233,8 @@ def _sweeps3(rows: list[list[float]], pops: list[float], is_queue: list[bool], t
     """:func:`_sweeps` for three centres, unrolled: the queue totals and a class's values live in locals (compiled,
     native doubles) and only its queue lengths, queue residence times and throughput are stored, where the loop
     over a list boxes every value it writes. The same operations in the same order, so the same floats (``tot`` is
-    left as it was: the caller recomputes it)."""
+    left as it was: the caller recomputes it; the throughputs ``x`` are computed once after the last sweep from its
+    residence times, which ``r`` holds: a delay centre's is its demand, as ``r`` was initialised)."""
     iq0, iq1, iq2 = is_queue[0], is_queue[1], is_queue[2]
     t0, t1, t2 = tot[0], tot[1], tot[2]
     iterations = 0
@@ -290,8 +291,16 @@ def _sweeps3(rows: list[list[float]], pops: list[float], is_queue: list[bool], t
             worst *= inv  # judged relative to the class population (queue lengths scale with it)
             if worst > delta:
                 delta = worst
-            x[c] = xc
         if delta <= tol:
             converged = True
             break
+    # The throughputs of the last sweep, computed once from its residence times (the same operations on the same
+    # floats as in the sweep, where storing each class's boxed throughput at every sweep cost a float object)
+    for c in active:
+        rc = r[c]
+        s = 0.0
+        s += rc[0]
+        s += rc[1]
+        s += rc[2]
+        x[c] = pops[c] / (think[c] + s)
     return iterations, converged

@@ -171,7 +171,8 @@ Entry = tuple[Any, ...]
 class _Group:
     """Running tasks of one demand shape on one node (eq. 5.3: they all lose residual size at one rate)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sid: int = -1) -> None:
+        self.sid: int = sid  # the shape id
         self.count: int = 0
         self.virtual: float = 0.0  # size units accomplished by every task of the shape since the group was created
         self.stretch: float = math.inf  # wall seconds per size unit under the current mix
@@ -305,6 +306,10 @@ class NodeMix:
         #: the same groups indexed by shape id (:data:`_NO_GROUP` where a shape has none): a list read where the
         #: dict costs a boxed key and a hash per lookup (a re-solve looks up every shape of the mix)
         self.by_sid: list[_Group] = []
+        #: the same groups in a list, in the dict's order (insertion: a group is appended when created and removed
+        #: when it empties): the passes over every shape iterate it, where a dict's items cost a call and a boxed
+        #: key each
+        self.live: list[_Group] = []
         self.running: int = 0  # tasks in the groups' heaps that are live (not killed)
         self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
         self.dirty: bool = False
@@ -396,7 +401,8 @@ class NodeMix:
             by_sid.extend([_NO_GROUP] * (sid + 1 - len(by_sid)))
         g = by_sid[sid]
         if g is _NO_GROUP:
-            g = self.groups[sid] = by_sid[sid] = _Group()
+            g = self.groups[sid] = by_sid[sid] = _Group(sid)
+            self.live.append(g)
         finish_v = g.virtual + size
         g.count += 1
         counts = self.counts
@@ -429,8 +435,7 @@ class NodeMix:
         self.running -= 1
         self._uncount(sid)
         if g.count == 0:
-            del self.groups[sid]
-            self.by_sid[sid] = _NO_GROUP
+            self._drop_group(sid)
             self.stale -= len(g.heap) - 1  # the heap goes with the group: its other entries were stale already
             for entry in g.heap:
                 self.dead.discard(_seq(entry))
@@ -453,7 +458,8 @@ class NodeMix:
             more: list[Entry] | None = None
             emptied = -1
             emptied_more: list[int] | None = None
-            for sid, g in self.groups.items():
+            for g in self.live:
+                sid = g.sid
                 stretch = g.stretch
                 virtual = g.virtual + dt / stretch  # eq. 5.3, as _accrue
                 g.virtual = virtual
@@ -486,12 +492,10 @@ class NodeMix:
             if first is None:
                 return []
             if emptied >= 0:
-                del self.groups[emptied]
-                self.by_sid[emptied] = _NO_GROUP
+                self._drop_group(emptied)
                 if emptied_more is not None:
                     for sid in emptied_more:
-                        del self.groups[sid]
-                        self.by_sid[sid] = _NO_GROUP
+                        self._drop_group(sid)
                 while counts and not counts[-1]:
                     counts.pop()
             self.dirty = True
@@ -505,7 +509,8 @@ class NodeMix:
         if not self.stale and not self.instant:  # every heap top is a live task
             ended: list[Entry] = []
             emptied_sids: list[int] = []
-            for sid, g in self.groups.items():
+            for g in self.live:
+                sid = g.sid
                 heap = g.heap
                 virtual, stretch = g.virtual, g.stretch
                 if (_vfinish(heap[0]) - virtual) * stretch > window:
@@ -524,8 +529,7 @@ class NodeMix:
                 return []
             self.running -= len(ended)
             for sid in emptied_sids:
-                del self.groups[sid]
-                self.by_sid[sid] = _NO_GROUP
+                self._drop_group(sid)
             while counts and not counts[-1]:
                 counts.pop()
             self.dirty = True
@@ -539,7 +543,8 @@ class NodeMix:
             self.instant.clear()
         dead = self.dead
         finished = []
-        for sid, g in self.groups.items():
+        for g in self.live:
+            sid = g.sid
             heap = g.heap
             virtual, stretch = g.virtual, g.stretch
             while heap:
@@ -566,8 +571,7 @@ class NodeMix:
         while counts and not counts[-1]:
             counts.pop()
         for sid in finished:
-            del self.groups[sid]
-            self.by_sid[sid] = _NO_GROUP
+            self._drop_group(sid)
         if finished or (done and done[-1][0]):  # a running task left the mix (instant ones never joined it)
             self.dirty = True
         if len(done) > 1:
@@ -584,7 +588,7 @@ class NodeMix:
             self._solve()
         best = INF
         dead = self.dead
-        for g in self.groups.values():
+        for g in self.live:
             heap = g.heap
             while self.stale:  # a live group has at least one live entry
                 seq = _seq(heap[0])
@@ -606,7 +610,7 @@ class NodeMix:
         for gid in self.instant:
             yield gid, now
         dead = self.dead
-        for g in self.groups.values():
+        for g in self.live:
             virtual, stretch = g.virtual, g.stretch
             for entry in g.heap:
                 if dead and _seq(entry) in dead:
@@ -668,8 +672,7 @@ class NodeMix:
             return
         entry = self._entry()
         if len(groups) == 1:
-            for g in groups.values():
-                g.stretch = entry.stretch[0]
+            self.live[0].stretch = entry.stretch[0]
         else:
             sids, stretch = entry.sids, entry.stretch
             by_sid = self.by_sid
@@ -688,10 +691,10 @@ class NodeMix:
         entry = self._entry()
         self.util = entry.util
         if len(groups) == 1:
-            for g in groups.values():
-                g.stretch = entry.stretch[0]
-                top: float = g.heap[0][0]  # _vfinish inlined
-                return (top - g.virtual) * g.stretch
+            g = self.live[0]
+            g.stretch = entry.stretch[0]
+            top: float = g.heap[0][0]  # _vfinish inlined
+            return (top - g.virtual) * g.stretch
         sids, stretches = entry.sids, entry.stretch
         by_sid = self.by_sid
         best = INF
@@ -704,6 +707,16 @@ class NodeMix:
             if w < best:
                 best = w
         return best
+
+    def _drop_group(self, sid: int) -> None:
+        """Shape ``sid`` has no running task left on the node: its group goes (:attr:`by_sid` loses its trailing
+        empty entries, as :attr:`counts` its zeros, so that both stay as long as the largest shape id running)."""
+        del self.groups[sid]
+        by_sid = self.by_sid
+        self.live.remove(by_sid[sid])  # O(shapes on the node), once per group
+        by_sid[sid] = _NO_GROUP
+        while by_sid and by_sid[-1] is _NO_GROUP:
+            by_sid.pop()
 
     def _uncount(self, sid: int) -> None:
         counts = self.counts
@@ -745,17 +758,16 @@ class NodeMix:
                 table.hits += 1
             return m
         if len(groups) == 1:
-            entry: Solved | None = None
-            for sid, g in groups.items():
-                count = g.count
-                last = self.last_entry
-                if last is not None and sid == self.last_sid and count == self.last_count:
-                    entry = last
-                else:
-                    entry = table.solve_one(sid, count)
-                    if self.memoize:
-                        self.last_sid, self.last_count, self.last_entry = sid, count, entry
-            assert entry is not None
+            g = self.live[0]
+            sid = g.sid
+            count = g.count
+            last = self.last_entry
+            if last is not None and sid == self.last_sid and count == self.last_count:
+                entry = last
+            else:
+                entry = table.solve_one(sid, count)
+                if self.memoize:
+                    self.last_sid, self.last_count, self.last_entry = sid, count, entry
         else:
             entry = table.solve_counts(tuple(self.counts))  # the canonical mix: no sort, no pairs
         if self.memoize:
@@ -775,7 +787,7 @@ class NodeMix:
         if dt > 0.0:
             if self.dirty:
                 self._solve()  # the mix that held since the last change
-            for g in self.groups.values():
+            for g in self.live:
                 g.virtual += dt / g.stretch  # eq. 5.3: every task of the shape accomplishes d(E)/stretch
             self.now = now
         elif dt < -1e-9 * max(1.0, abs(now)):
@@ -808,6 +820,9 @@ class NodeMix:
         assert stale == self.stale == len(self.dead), "stale heap entries miscounted"
         assert {sid: g for sid, g in enumerate(self.by_sid) if g is not _NO_GROUP} == self.groups, \
             "groups by shape id disagree with the groups"
+        assert len(self.by_sid) == len(self.counts), "groups by shape id not trimmed as the counts"
+        assert self.live == list(self.groups.values()), "the groups' list is not the dict's values in order"
+        assert all(g.sid == sid for sid, g in self.groups.items()), "a group under another shape id"
 
 
 # --------------------------------------------------------------------------------------------- the epochs
@@ -1054,7 +1069,7 @@ class EpochCore(EventSink):
                     best = node._solve_next()
                 else:  # next_completion inlined
                     best = INF
-                    for g in node.groups.values():
+                    for g in node.live:
                         top: float = g.heap[0][0]  # _vfinish inlined
                         w = (top - g.virtual) * g.stretch
                         if w < best:
@@ -1085,7 +1100,7 @@ class EpochCore(EventSink):
                     self.unpublished.add(ti)
                 continue
             if node.running == 1 and not node.instant and not node.stale:  # few slots: the only task ends at t
-                for g in node.groups.values():
+                for g in node.live:
                     gid = _gid(g.heap[0])
                     job = jobs[gid >> JOB_SHIFT]
                     key: Any = gid & TASK_MASK
