@@ -184,6 +184,10 @@ class _Group:
 #: ``NodeMix.by_sid``'s entry for a shape with no running task on the node (never read for its fields)
 _NO_GROUP: Final = _Group()
 
+#: ``NodeMix.by_sid`` is trimmed of trailing empty entries only past this length (memory is bounded by it or by the
+#: largest shape id running on the node, whichever is larger)
+_BY_SID_KEEP: Final = 64
+
 
 def _vfinish(entry: Entry) -> float:
     """Virtual finish (size units of the shape's clock)."""
@@ -709,14 +713,22 @@ class NodeMix:
         return best
 
     def _drop_group(self, sid: int) -> None:
-        """Shape ``sid`` has no running task left on the node: its group goes (:attr:`by_sid` loses its trailing
-        empty entries, as :attr:`counts` its zeros, so that both stay as long as the largest shape id running)."""
+        """Shape ``sid`` has no running task left on the node: its group goes. :attr:`by_sid` keeps its length up to
+        :data:`_BY_SID_KEEP` entries (with one or two tasks a node, groups come and go at every task: trimming and
+        growing the list each time cost more than it saved) and past it loses its trailing empty entries, so that it
+        stays at most as long as that or the largest shape id running. O(shapes on the node)."""
         del self.groups[sid]
         by_sid = self.by_sid
-        self.live.remove(by_sid[sid])  # O(shapes on the node), once per group
+        g = by_sid[sid]
         by_sid[sid] = _NO_GROUP
-        while by_sid and by_sid[-1] is _NO_GROUP:
-            by_sid.pop()
+        live = self.live
+        for k in range(len(live)):  # by identity (list.remove would compare the groups before it generically)
+            if live[k] is g:
+                live.pop(k)
+                break
+        if len(by_sid) > _BY_SID_KEEP:
+            while by_sid and by_sid[-1] is _NO_GROUP:
+                by_sid.pop()
 
     def _uncount(self, sid: int) -> None:
         counts = self.counts
@@ -820,7 +832,8 @@ class NodeMix:
         assert stale == self.stale == len(self.dead), "stale heap entries miscounted"
         assert {sid: g for sid, g in enumerate(self.by_sid) if g is not _NO_GROUP} == self.groups, \
             "groups by shape id disagree with the groups"
-        assert len(self.by_sid) == len(self.counts), "groups by shape id not trimmed as the counts"
+        assert all(g is _NO_GROUP for g in self.by_sid[len(self.counts):]), "a group past the largest shape running"
+        assert len(self.by_sid) <= max(_BY_SID_KEEP, len(self.counts)), "groups by shape id not trimmed"
         assert self.live == list(self.groups.values()), "the groups' list is not the dict's values in order"
         assert all(g.sid == sid for sid, g in self.groups.items()), "a group under another shape id"
 
