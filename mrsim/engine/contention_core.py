@@ -384,7 +384,7 @@ class NodeMix:
                 sid = table.last_sid
             elif r_cpu == self.last_cpu and r_disk == self.last_disk:
                 # The last one launched on this node (nodes interleave jobs' launches, so the type's last misses
-                # about a third of the time with six shapes; this answers most of those).
+                # about a third of the time with six shapes; this answers a quarter of those).
                 sid = self.last_unit_sid
                 table.last_cpu, table.last_disk, table.last_sid = r_cpu, r_disk, sid
             else:
