@@ -227,38 +227,62 @@ def _sweeps(rows: list[list[float]], pops: list[float], is_queue: list[bool], th
     return iterations, converged
 
 
+class _Class3:
+    """One class of a three-centre network while :func:`_sweeps3` iterates: its demands ``d*``, queue lengths
+    ``q*``, residence times ``r*``, population, think time and ``1 / N_c``. Compiled, the fields are native doubles
+    read and written in place, where the lists' items box a new float at every store (five a class and sweep)."""
+
+    def __init__(self, row: list[float], qc: list[float], rc: list[float], pop: float, think: float,
+                 inv: float) -> None:
+        self.d0: float = row[0]
+        self.d1: float = row[1]
+        self.d2: float = row[2]
+        self.q0: float = qc[0]
+        self.q1: float = qc[1]
+        self.q2: float = qc[2]
+        self.r0: float = rc[0]
+        self.r1: float = rc[1]
+        self.r2: float = rc[2]
+        self.pop = pop
+        self.think = think
+        self.inv = inv
+
+
 def _sweeps3(rows: list[list[float]], pops: list[float], is_queue: list[bool], think: list[float], tol: float,
              max_iter: int, q: list[list[float]], r: list[list[float]], x: list[float], tot: list[float],
              active: list[int], inv_n: list[float]) -> tuple[int, bool]:
-    """:func:`_sweeps` for three centres, unrolled: the queue totals and a class's values live in locals (compiled,
-    native doubles) and only its queue lengths, queue residence times and throughput are stored, where the loop
-    over a list boxes every value it writes. The same operations in the same order, so the same floats (``tot`` is
-    left as it was: the caller recomputes it)."""
+    """:func:`_sweeps` for three centres, unrolled: the queue totals live in locals and each class's values in a
+    :class:`_Class3` (compiled, native doubles throughout), copied back into ``q``, ``r`` and ``x`` after the last
+    sweep. The same operations in the same order, so the same floats (``tot`` is left as it was: the caller
+    recomputes it; a class's throughput is computed once after the last sweep from that sweep's residence times,
+    the same operations as in the sweep; a delay centre's residence time stays its demand, as ``r`` was
+    initialised)."""
     iq0, iq1, iq2 = is_queue[0], is_queue[1], is_queue[2]
     t0, t1, t2 = tot[0], tot[1], tot[2]
+    classes = [_Class3(rows[c], q[c], r[c], pops[c], think[c], inv_n[c]) for c in active]
     iterations = 0
     converged = False
     while iterations < max_iter:
         iterations += 1
         delta = 0.0
-        for c in active:
-            row, qc, rc, inv = rows[c], q[c], r[c], inv_n[c]
-            q0, q1, q2 = qc[0], qc[1], qc[2]
-            r0, r1, r2 = row[0], row[1], row[2]  # a delay centre's residence time is its demand
+        for k in classes:
+            inv = k.inv
+            q0, q1, q2 = k.q0, k.q1, k.q2
+            r0, r1, r2 = k.d0, k.d1, k.d2  # a delay centre's residence time is its demand
             if iq0:
                 r0 = r0 * (1.0 + t0 - q0 * inv)
-                rc[0] = r0
+                k.r0 = r0
             if iq1:
                 r1 = r1 * (1.0 + t1 - q1 * inv)
-                rc[1] = r1
+                k.r1 = r1
             if iq2:
                 r2 = r2 * (1.0 + t2 - q2 * inv)
-                rc[2] = r2
+                k.r2 = r2
             s = 0.0  # total(rc)
             s += r0
             s += r1
             s += r2
-            xc = pops[c] / (think[c] + s)
+            xc = k.pop / (k.think + s)
             worst = 0.0
             v0 = xc * r0
             d = v0 - q0
@@ -268,7 +292,7 @@ def _sweeps3(rows: list[list[float]], pops: list[float], is_queue: list[bool], t
                 worst = d
             if iq0:
                 t0 = t0 + (v0 - q0)
-            qc[0] = v0
+            k.q0 = v0
             v1 = xc * r1
             d = v1 - q1
             if d < 0.0:
@@ -277,7 +301,7 @@ def _sweeps3(rows: list[list[float]], pops: list[float], is_queue: list[bool], t
                 worst = d
             if iq1:
                 t1 = t1 + (v1 - q1)
-            qc[1] = v1
+            k.q1 = v1
             v2 = xc * r2
             d = v2 - q2
             if d < 0.0:
@@ -286,12 +310,23 @@ def _sweeps3(rows: list[list[float]], pops: list[float], is_queue: list[bool], t
                 worst = d
             if iq2:
                 t2 = t2 + (v2 - q2)
-            qc[2] = v2
+            k.q2 = v2
             worst *= inv  # judged relative to the class population (queue lengths scale with it)
             if worst > delta:
                 delta = worst
-            x[c] = xc
         if delta <= tol:
             converged = True
             break
+    # Back into the lists, and the throughputs of the last sweep from its residence times (the sweep's operations)
+    for n in range(len(active)):
+        c = active[n]
+        k = classes[n]
+        qc, rc = q[c], r[c]
+        qc[0], qc[1], qc[2] = k.q0, k.q1, k.q2
+        rc[0], rc[1], rc[2] = k.r0, k.r1, k.r2
+        s = 0.0
+        s += k.r0
+        s += k.r1
+        s += k.r2
+        x[c] = k.pop / (k.think + s)
     return iterations, converged

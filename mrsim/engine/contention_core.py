@@ -49,10 +49,11 @@ class Solved:
         self.sids = sids
         self.stretch = stretch
         self.util = util
-        #: the mixes one task more or less away, as nodes have moved between them: ``2 sid`` (a task of shape
-        #: ``sid`` joins) or ``2 sid + 1`` (one leaves) -> that mix's entry (an int-keyed lookup where the dense
-        #: count vector costs a tuple and its hash per epoch)
-        self.nxt: dict[int, Solved] = {}
+        #: the mixes one task more or less away, as nodes have moved between them: index ``2 sid`` (a task of
+        #: shape ``sid`` joins) or ``2 sid + 1`` (one leaves) -> that mix's entry, None where no node took that
+        #: step yet (a list indexed by the step, where the dense count vector costs a tuple and its hash per
+        #: epoch, and an int-keyed dict a boxed key and a hash per step)
+        self.nxt: list[Solved | None] = []
         #: the table's generation when this entry was stored (-1: not stored); a step reaching an entry of an
         #: older generation looks the mix up again, as the cleared table would have to
         self.gen = -1
@@ -170,13 +171,22 @@ Entry = tuple[Any, ...]
 class _Group:
     """Running tasks of one demand shape on one node (eq. 5.3: they all lose residual size at one rate)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sid: int = -1) -> None:
+        self.sid: int = sid  # the shape id
         self.count: int = 0
         self.virtual: float = 0.0  # size units accomplished by every task of the shape since the group was created
         self.stretch: float = math.inf  # wall seconds per size unit under the current mix
         # (virtual finish, seq, gid): a binary heap by (virtual finish, seq) (_push, _pop); entries of killed tasks
         # stay until they reach the top
         self.heap: list[Entry] = []
+
+
+#: ``NodeMix.by_sid``'s entry for a shape with no running task on the node (never read for its fields)
+_NO_GROUP: Final = _Group()
+
+#: ``NodeMix.by_sid`` is trimmed of trailing empty entries only past this length (memory is bounded by it or by the
+#: largest shape id running on the node, whichever is larger)
+_BY_SID_KEEP: Final = 64
 
 
 def _vfinish(entry: Entry) -> float:
@@ -200,9 +210,15 @@ def _gid(entry: Entry) -> int:
 def _before(a: Entry, b: Entry) -> bool:
     """``a < b`` for two heap entries of one node: by virtual finish, then start order (``seq`` is unique on a
     node, so the gid is never compared; the order ``heapq`` gives the tuples)."""
-    fa = _vfinish(a)
-    fb = _vfinish(b)
-    return fa < fb or (fa == fb and _seq(a) < _seq(b))
+    fa: float = a[0]  # _vfinish and _seq inlined (a compiled call each costs more than the read)
+    fb: float = b[0]
+    if fa < fb:
+        return True
+    if fa == fb:
+        sa: int = a[1]
+        sb: int = b[1]
+        return sa < sb
+    return False
 
 
 def _push(heap: list[Entry], entry: Entry) -> None:
@@ -285,7 +301,19 @@ class NodeMix:
         self.from_mix: Solved | None = None
         self.from_code: int = 0
         self.now: float = 0.0
+        # The unit vector (cpu, disk) of this node's last two-entry launch with disk demand and its shape id (-1.0:
+        # none): add_cpu_disk's memo after the node type's (MixTable.last_cpu)
+        self.last_cpu: float = -1.0
+        self.last_disk: float = -1.0
+        self.last_unit_sid: int = -1
         self.groups: dict[int, _Group] = {}
+        #: the same groups indexed by shape id (:data:`_NO_GROUP` where a shape has none): a list read where the
+        #: dict costs a boxed key and a hash per lookup (a re-solve looks up every shape of the mix)
+        self.by_sid: list[_Group] = []
+        #: the same groups in a list, in the dict's order (insertion: a group is appended when created and removed
+        #: when it empties): the passes over every shape iterate it, where a dict's items cost a call and a boxed
+        #: key each
+        self.live: list[_Group] = []
         self.running: int = 0  # tasks in the groups' heaps that are live (not killed)
         self.instant: list[int] = []  # zero-demand tasks: they finish the moment they start
         self.dirty: bool = False
@@ -354,21 +382,31 @@ class NodeMix:
                 # The unit vector of the last launch of this node type (tasks of one job share it exactly): the
                 # memo would answer the same shape id, without hashing two floats and a tuple.
                 sid = table.last_sid
+            elif r_cpu == self.last_cpu and r_disk == self.last_disk:
+                # The last one launched on this node (nodes interleave jobs' launches, so the type's last misses
+                # about a third of the time with six shapes; this answers a quarter of those).
+                sid = self.last_unit_sid
+                table.last_cpu, table.last_disk, table.last_sid = r_cpu, r_disk, sid
             else:
                 raw = (r_cpu, r_disk)
                 sid = self.sids.get(raw, -1)
                 if sid < 0:
                     sid = self._intern(raw, (cpu, disk))
                 table.last_cpu, table.last_disk, table.last_sid = r_cpu, r_disk, sid
+            self.last_cpu, self.last_disk, self.last_unit_sid = r_cpu, r_disk, sid
         self._join(gid, sid, size)
 
     def _join(self, gid: int, sid: int, size: float) -> None:
         """Task ``gid`` of shape ``sid`` and total demand ``size`` (s) joins the mix (the clock is already at now)."""
         if not self.groups and self.memoize:
             self.mix = self.table.empty  # from the idle node
-        g = self.groups.get(sid)
-        if g is None:
-            g = self.groups[sid] = _Group()
+        by_sid = self.by_sid
+        if sid >= len(by_sid):
+            by_sid.extend([_NO_GROUP] * (sid + 1 - len(by_sid)))
+        g = by_sid[sid]
+        if g is _NO_GROUP:
+            g = self.groups[sid] = by_sid[sid] = _Group(sid)
+            self.live.append(g)
         finish_v = g.virtual + size
         g.count += 1
         counts = self.counts
@@ -401,7 +439,7 @@ class NodeMix:
         self.running -= 1
         self._uncount(sid)
         if g.count == 0:
-            del self.groups[sid]
+            self._drop_group(sid)
             self.stale -= len(g.heap) - 1  # the heap goes with the group: its other entries were stale already
             for entry in g.heap:
                 self.dead.discard(_seq(entry))
@@ -424,12 +462,14 @@ class NodeMix:
             more: list[Entry] | None = None
             emptied = -1
             emptied_more: list[int] | None = None
-            for sid, g in self.groups.items():
+            for g in self.live:
+                sid = g.sid
                 stretch = g.stretch
                 virtual = g.virtual + dt / stretch  # eq. 5.3, as _accrue
                 g.virtual = virtual
                 heap = g.heap
-                if (_vfinish(heap[0]) - virtual) * stretch > window:
+                top_v: float = heap[0][0]  # _vfinish inlined
+                if (top_v - virtual) * stretch > window:
                     continue
                 n = 0
                 while heap and (_vfinish(heap[0]) - virtual) * stretch <= window:
@@ -456,10 +496,10 @@ class NodeMix:
             if first is None:
                 return []
             if emptied >= 0:
-                del self.groups[emptied]
+                self._drop_group(emptied)
                 if emptied_more is not None:
                     for sid in emptied_more:
-                        del self.groups[sid]
+                        self._drop_group(sid)
                 while counts and not counts[-1]:
                     counts.pop()
             self.dirty = True
@@ -473,7 +513,8 @@ class NodeMix:
         if not self.stale and not self.instant:  # every heap top is a live task
             ended: list[Entry] = []
             emptied_sids: list[int] = []
-            for sid, g in self.groups.items():
+            for g in self.live:
+                sid = g.sid
                 heap = g.heap
                 virtual, stretch = g.virtual, g.stretch
                 if (_vfinish(heap[0]) - virtual) * stretch > window:
@@ -492,7 +533,7 @@ class NodeMix:
                 return []
             self.running -= len(ended)
             for sid in emptied_sids:
-                del self.groups[sid]
+                self._drop_group(sid)
             while counts and not counts[-1]:
                 counts.pop()
             self.dirty = True
@@ -506,7 +547,8 @@ class NodeMix:
             self.instant.clear()
         dead = self.dead
         finished = []
-        for sid, g in self.groups.items():
+        for g in self.live:
+            sid = g.sid
             heap = g.heap
             virtual, stretch = g.virtual, g.stretch
             while heap:
@@ -533,7 +575,7 @@ class NodeMix:
         while counts and not counts[-1]:
             counts.pop()
         for sid in finished:
-            del self.groups[sid]
+            self._drop_group(sid)
         if finished or (done and done[-1][0]):  # a running task left the mix (instant ones never joined it)
             self.dirty = True
         if len(done) > 1:
@@ -550,7 +592,7 @@ class NodeMix:
             self._solve()
         best = INF
         dead = self.dead
-        for g in self.groups.values():
+        for g in self.live:
             heap = g.heap
             while self.stale:  # a live group has at least one live entry
                 seq = _seq(heap[0])
@@ -572,7 +614,7 @@ class NodeMix:
         for gid in self.instant:
             yield gid, now
         dead = self.dead
-        for g in self.groups.values():
+        for g in self.live:
             virtual, stretch = g.virtual, g.stretch
             for entry in g.heap:
                 if dead and _seq(entry) in dead:
@@ -634,12 +676,12 @@ class NodeMix:
             return
         entry = self._entry()
         if len(groups) == 1:
-            for g in groups.values():
-                g.stretch = entry.stretch[0]
+            self.live[0].stretch = entry.stretch[0]
         else:
             sids, stretch = entry.sids, entry.stretch
+            by_sid = self.by_sid
             for k in range(len(sids)):
-                groups[sids[k]].stretch = stretch[k]
+                by_sid[sids[k]].stretch = stretch[k]
         self.util = entry.util
 
     def _solve_next(self) -> float:
@@ -653,19 +695,40 @@ class NodeMix:
         entry = self._entry()
         self.util = entry.util
         if len(groups) == 1:
-            for g in groups.values():
-                g.stretch = entry.stretch[0]
-                return (_vfinish(g.heap[0]) - g.virtual) * g.stretch
+            g = self.live[0]
+            g.stretch = entry.stretch[0]
+            top: float = g.heap[0][0]  # _vfinish inlined
+            return (top - g.virtual) * g.stretch
         sids, stretches = entry.sids, entry.stretch
+        by_sid = self.by_sid
         best = INF
         for k in range(len(sids)):
-            g = groups[sids[k]]
+            g = by_sid[sids[k]]
             stretch = stretches[k]
             g.stretch = stretch
-            w = (_vfinish(g.heap[0]) - g.virtual) * stretch
+            first: float = g.heap[0][0]  # _vfinish inlined
+            w = (first - g.virtual) * stretch
             if w < best:
                 best = w
         return best
+
+    def _drop_group(self, sid: int) -> None:
+        """Shape ``sid`` has no running task left on the node: its group goes. :attr:`by_sid` keeps its length up to
+        :data:`_BY_SID_KEEP` entries (with one or two tasks a node, groups come and go at every task: trimming and
+        growing the list each time cost more than it saved) and past it loses its trailing empty entries, so that it
+        stays at most as long as that or the largest shape id running. O(shapes on the node)."""
+        del self.groups[sid]
+        by_sid = self.by_sid
+        g = by_sid[sid]
+        by_sid[sid] = _NO_GROUP
+        live = self.live
+        for k in range(len(live)):  # by identity (list.remove would compare the groups before it generically)
+            if live[k] is g:
+                live.pop(k)
+                break
+        if len(by_sid) > _BY_SID_KEEP:
+            while by_sid and by_sid[-1] is _NO_GROUP:
+                by_sid.pop()
 
     def _uncount(self, sid: int) -> None:
         counts = self.counts
@@ -681,7 +744,8 @@ class NodeMix:
         if m is None:
             self.from_mix = None  # two steps from the last known mix: nothing to record
             return
-        nxt = m.nxt.get(code)
+        steps = m.nxt
+        nxt = steps[code] if code < len(steps) else None
         self.from_mix = m if nxt is None else None
         self.from_code = code
         self.mix = nxt
@@ -706,24 +770,27 @@ class NodeMix:
                 table.hits += 1
             return m
         if len(groups) == 1:
-            entry: Solved | None = None
-            for sid, g in groups.items():
-                count = g.count
-                last = self.last_entry
-                if last is not None and sid == self.last_sid and count == self.last_count:
-                    entry = last
-                else:
-                    entry = table.solve_one(sid, count)
-                    if self.memoize:
-                        self.last_sid, self.last_count, self.last_entry = sid, count, entry
-            assert entry is not None
+            g = self.live[0]
+            sid = g.sid
+            count = g.count
+            last = self.last_entry
+            if last is not None and sid == self.last_sid and count == self.last_count:
+                entry = last
+            else:
+                entry = table.solve_one(sid, count)
+                if self.memoize:
+                    self.last_sid, self.last_count, self.last_entry = sid, count, entry
         else:
             entry = table.solve_counts(tuple(self.counts))  # the canonical mix: no sort, no pairs
         if self.memoize:
             self.mix = entry
             f = self.from_mix
             if f is not None:
-                f.nxt[self.from_code] = entry
+                steps = f.nxt
+                code = self.from_code
+                if code >= len(steps):
+                    steps.extend([None] * (code + 1 - len(steps)))
+                steps[code] = entry
                 self.from_mix = None
         return entry
 
@@ -732,7 +799,7 @@ class NodeMix:
         if dt > 0.0:
             if self.dirty:
                 self._solve()  # the mix that held since the last change
-            for g in self.groups.values():
+            for g in self.live:
                 g.virtual += dt / g.stretch  # eq. 5.3: every task of the shape accomplishes d(E)/stretch
             self.now = now
         elif dt < -1e-9 * max(1.0, abs(now)):
@@ -763,6 +830,12 @@ class NodeMix:
         assert len(gids) == self.running, "running tasks miscounted"
         assert not set(self.instant) & set(gids), "a task is both instant and running"
         assert stale == self.stale == len(self.dead), "stale heap entries miscounted"
+        assert {sid: g for sid, g in enumerate(self.by_sid) if g is not _NO_GROUP} == self.groups, \
+            "groups by shape id disagree with the groups"
+        assert all(g is _NO_GROUP for g in self.by_sid[len(self.counts):]), "a group past the largest shape running"
+        assert len(self.by_sid) <= max(_BY_SID_KEEP, len(self.counts)), "groups by shape id not trimmed"
+        assert self.live == list(self.groups.values()), "the groups' list is not the dict's values in order"
+        assert all(g.sid == sid for sid, g in self.groups.items()), "a group under another shape id"
 
 
 # --------------------------------------------------------------------------------------------- the epochs
@@ -805,9 +878,13 @@ class EpochCore(EventSink):
         self.mix_waiters: set[int] = set()  # trackers parked until their node's mix changes (CA-FIFO)
         self.stamp: list[int] = [0] * n  # tombstone of each node's completion event
         self.next: list[float] = [INF] * n  # time of each node's live completion event (INF: none)
-        self.dirty: list[int] = []  # nodes whose mix changed in the current engine event
+        # nodes whose mix changed in the current engine event: the first n_dirty entries (kept storage: a list
+        # appended to and cleared at every event freed and grew its storage each time)
+        self.dirty: list[int] = [0] * n
+        self.n_dirty = 0
         self.is_dirty: list[bool] = [False] * n
         self.unpublished: set[int] = set()  # nodes whose predictions were not published since they changed
+        self.is_unpublished: list[bool] = [False] * n  # ti in unpublished (a list read per epoch, not a set add)
         self.epochs = 0  # node re-solves (ends of epochs on a node)
         # A node's next completion held back until its tracker's next heartbeat (see flush; INF: none held), the
         # nodes whose task just ended in this event, and the held nodes whose tracker's heartbeat has come.
@@ -901,12 +978,13 @@ class EpochCore(EventSink):
     def mark(self, ti: int) -> None:
         if not self.is_dirty[ti]:
             self.is_dirty[ti] = True
-            self.dirty.append(ti)
+            self.dirty[self.n_dirty] = ti
+            self.n_dirty = self.n_dirty + 1
 
     def end_of_event(self) -> None:
         """The JobTracker's ``after_event`` hook: end the epoch of every node changed in this event (and queue the
         completions held back for a heartbeat that has come)."""
-        if self.dirty or self.due:
+        if self.n_dirty or self.due:
             self.flush()
 
     def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
@@ -942,10 +1020,11 @@ class EpochCore(EventSink):
         jobs = jt.jobs
         for gid in self.nodes[ti].retire(now):
             job = jobs[gid >> JOB_SHIFT]
+            key: Any = gid & TASK_MASK  # boxed once; stored through the arrays' writable views (JobState)
             if gid & REDUCE_BIT:
-                job.reduce_finish[gid & TASK_MASK] = now
+                job.reduce_finish_w[key] = now
             else:
-                job.map_finish[gid & TASK_MASK] = now
+                job.map_finish_w[key] = now
             jt.task_done(now, order, ti, gid)
         self.just_done[ti] = True
         self.mark(ti)
@@ -955,10 +1034,19 @@ class EpochCore(EventSink):
         jobs = self.jt.jobs
         for gid, finish in self.nodes[ti].completion_times():
             job = jobs[gid >> JOB_SHIFT]
+            key: Any = gid & TASK_MASK
             if gid & REDUCE_BIT:
-                job.reduce_finish[gid & TASK_MASK] = finish
+                job.reduce_finish_w[key] = finish
             else:
-                job.map_finish[gid & TASK_MASK] = finish
+                job.map_finish_w[key] = finish
+
+    def publish_pending(self) -> None:
+        """Publish the nodes changed since their last publication (:meth:`ContentionFeature.publish_predictions`).
+        O(tasks on those nodes)."""
+        for ti in self.unpublished:
+            self.publish(ti)
+            self.is_unpublished[ti] = False
+        self.unpublished.clear()
 
     def flush(self) -> None:
         """End of an epoch on every changed node: re-solve, queue its next completion, publish predictions (or
@@ -977,9 +1065,11 @@ class EpochCore(EventSink):
         nodes, nexts, stamps, is_dirty = self.nodes, self.next, self.stamp, self.is_dirty
         held, just_done = self.held, self.just_done
         dirty = self.dirty
-        self.epochs += len(dirty)
+        n_dirty = self.n_dirty
+        self.epochs += n_dirty
         eager = self.eager
-        for ti in dirty:
+        for k in range(n_dirty):
+            ti = dirty[k]
             is_dirty[ti] = False
             if held[ti] != INF:  # (a read: storing INF would box a new float each epoch)
                 held[ti] = INF  # an epoch on the node replaces what was held back
@@ -992,14 +1082,16 @@ class EpochCore(EventSink):
                     best = node._solve_next()
                 else:  # next_completion inlined
                     best = INF
-                    for g in node.groups.values():
-                        w = (_vfinish(g.heap[0]) - g.virtual) * g.stretch
+                    for g in node.live:
+                        top: float = g.heap[0][0]  # _vfinish inlined
+                        w = (top - g.virtual) * g.stretch
                         if w < best:
                             best = w
                 if best < INF:
                     t = node.now + best
             if t == INF:
-                just_done[ti] = False
+                if just_done[ti]:  # (reads before stores: a store costs a reference count and a check)
+                    just_done[ti] = False
                 if nexts[ti] != INF:
                     stamps[ti] = stamps[ti] + 1
                     nexts[ti] = INF
@@ -1013,21 +1105,25 @@ class EpochCore(EventSink):
                 stamps[ti] = stamp
                 nexts[ti] = t
                 kernel.schedule(t, ORDER_TASK_DONE, self.ev_node_done, ti, stamp)
-            just_done[ti] = False
+            if just_done[ti]:
+                just_done[ti] = False
             if not eager:
-                self.unpublished.add(ti)
+                if not self.is_unpublished[ti]:
+                    self.is_unpublished[ti] = True
+                    self.unpublished.add(ti)
                 continue
             if node.running == 1 and not node.instant and not node.stale:  # few slots: the only task ends at t
-                for g in node.groups.values():
+                for g in node.live:
                     gid = _gid(g.heap[0])
                     job = jobs[gid >> JOB_SHIFT]
+                    key: Any = gid & TASK_MASK
                     if gid & REDUCE_BIT:
-                        job.reduce_finish[gid & TASK_MASK] = t
+                        job.reduce_finish_w[key] = t
                     else:
-                        job.map_finish[gid & TASK_MASK] = t
+                        job.map_finish_w[key] = t
                 continue
             self.publish(ti)
-        dirty.clear()
+        self.n_dirty = 0
         if self.due:
             for ti in self.due:  # a held completion whose node did not change by its tracker's heartbeat
                 t = held[ti]

@@ -263,10 +263,7 @@ class ContentionFeature:
         """Write the current predicted finish of every running task on the nodes changed since their last
         publication into ``job.map_finish`` / ``job.reduce_finish`` (only needed when the scheduler declared
         ``reads_task_predictions = False``; otherwise every epoch publishes). O(tasks on those nodes)."""
-        core = self.core
-        for ti in core.unpublished:
-            core.publish(ti)
-        core.unpublished.clear()
+        self.core.publish_pending()
 
     # ----------------------------------------------------------------------------------------- invariants
 
@@ -277,7 +274,7 @@ class ContentionFeature:
         that tracker. Cost O(running tasks)."""
         now = self.kernel.now
         core = self.core
-        assert not core.dirty, "a changed node was not re-solved within its event"
+        assert not core.n_dirty, "a changed node was not re-solved within its event"
         for t in self.trackers:
             ti = t.index
             node = self.nodes[ti]
