@@ -187,6 +187,39 @@ def aux_caller(hook: Callable[[TrackerState, int, float], None] | None) -> TaskA
     return HookAux(hook)
 
 
+class HeartbeatHook:
+    """A compiled ``on_heartbeat`` hook (TDAM's, ``mrsim.engine.contention_core.EpochHeartbeat``): when the engine's
+    only ``on_heartbeat`` hook is a bound ``HeartbeatHook.heartbeat``, the JobTracker calls it directly from compiled
+    code (a C call through the vtable), where the bound method cost a Python-level call per heartbeat
+    (:func:`heartbeat_caller`). Here: nothing to do."""
+
+    def heartbeat(self, tracker: TrackerState) -> None:
+        pass
+
+
+class HookHeartbeats(HeartbeatHook):
+    """The ``on_heartbeat`` hooks that are not one compiled :class:`HeartbeatHook`, called in attach order behind the
+    same compiled method: one Python-level call per hook and heartbeat, as before."""
+
+    def __init__(self, hooks: list[Callable[[TrackerState], None]]) -> None:
+        self.hooks = hooks
+
+    def heartbeat(self, tracker: TrackerState) -> None:
+        for hook in self.hooks:
+            hook(tracker)
+
+
+def heartbeat_caller(hooks: list[Callable[[TrackerState], None]]) -> HeartbeatHook:
+    """What a heartbeat calls for the ``on_heartbeat`` hooks (``JobTracker.hb_hook``, set by ``run``; called only
+    when the list is not empty): the object of the only hook when it is a bound :class:`HeartbeatHook`'s
+    ``heartbeat``, else the list behind :class:`HookHeartbeats` (the list itself: same hooks, same order). O(1)."""
+    if len(hooks) == 1:
+        owner = getattr(hooks[0], "__self__", None)
+        if isinstance(owner, HeartbeatHook) and getattr(hooks[0], "__name__", "") == "heartbeat":
+            return owner
+    return HookHeartbeats(hooks)
+
+
 def compose_after_event(hooks: tuple[Callable[[], None], ...],
                         check: Callable[[], None] | None) -> Callable[[], None] | None:
     """The one callable the kernel runs after each event: the features' ``after_event`` hooks in attach order, then

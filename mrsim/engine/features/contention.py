@@ -55,7 +55,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mrsim.contention import MixCache, NodeSpec
-from mrsim.engine.contention_core import TIE_RTOL, EpochCore, MixTable, NodeMix
+from mrsim.engine.contention_core import TIE_RTOL, EpochCore, EpochHeartbeat, MixTable, NodeMix
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 from mrsim.errors import InputError
 from mrsim.model.cluster import TrackerSpec
@@ -150,7 +150,7 @@ class ContentionFeature:
         jt.on_launch.append(self.core.launched)
         jt.on_job_arrival.append(self._job_arrived)
         jt.on_job_done.append(self._job_done)
-        jt.on_heartbeat.append(self.core.heartbeat)
+        jt.on_heartbeat.append(EpochHeartbeat(self.core).heartbeat)  # both called directly by compiled code
         jt.before_kill.append(self.publish_predictions)  # the engine picks its victim among tasks whose finish lies ahead
         jt.on_kill.append(self._killed)
         jt.after_event.append(self.core.end_of_event)
