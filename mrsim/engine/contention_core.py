@@ -27,7 +27,7 @@ from mrsim.contention.amva import amva_lists, total
 from mrsim.contention.incremental import MixEntry
 from mrsim.contention.node import layout_vector
 from mrsim.engine.events import ORDER_TASK_DONE
-from mrsim.engine.hooks import HeartbeatHook
+from mrsim.engine.hooks import FeatureHook
 from mrsim.engine.kernel import EventSink
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 
@@ -842,14 +842,20 @@ class NodeMix:
 # --------------------------------------------------------------------------------------------- the epochs
 
 
-class EpochHeartbeat(HeartbeatHook):
-    """TDAM's ``on_heartbeat`` hook as a compiled :class:`~mrsim.engine.hooks.HeartbeatHook` (``EpochCore`` is the
-    kernel's :class:`EventSink` and a compiled class has one base): the JobTracker calls :meth:`heartbeat` directly,
-    which calls :meth:`EpochCore.heartbeat` directly; two C calls where the bound method was a Python-level one per
-    heartbeat. O(1)."""
+class EpochHooks(FeatureHook):
+    """TDAM's ``finish_model``, ``on_launch`` and ``on_heartbeat`` hooks as a compiled
+    :class:`~mrsim.engine.hooks.FeatureHook` (``EpochCore`` is the kernel's :class:`EventSink`, and a compiled class
+    has one base): the engine calls these methods directly, and they call :class:`EpochCore`'s directly; two C calls
+    where the bound methods were a Python-level call per launch and heartbeat. O(1) each."""
 
     def __init__(self, core: EpochCore) -> None:
         self.core = core
+
+    def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        self.core.finish_model(job, tracker, gid)
+
+    def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        self.core.launched(job, tracker, gid)
 
     def heartbeat(self, tracker: TrackerState) -> None:
         self.core.heartbeat(tracker)
