@@ -109,11 +109,10 @@ class EngineHooks(EventSink):
         self.release_resources: Callable[[JobState, TrackerState, bool], None] | None = None
         #: at the end of every event (features that batch work within an event): ``() -> None``
         self.after_event: list[Callable[[], None]] = []
-        #: what the engine calls for finish_model, on_launch and on_heartbeat (bind_hooks; set again by run())
-        lists = HookLists(self)
-        self.model_hook: FeatureHook = lists
-        self.launch_hook: FeatureHook = lists
-        self.hb_hook: FeatureHook = lists
+        #: what the engine calls for finish_model, on_launch and on_heartbeat (:func:`bind_hooks`, at the end of
+        #: ``JobTracker.__init__`` and again in ``run``). Not built from ``self`` here: compiled code passing
+        #: ``self`` out of ``__init__`` before every attribute is set makes the later ones checked at each read.
+        self.model_hook = self.launch_hook = self.hb_hook = FeatureHook()
         self._next_feature_kind = EV_FIRST_FEATURE
         self.features: list[object] = []
 
@@ -242,9 +241,10 @@ def _bound(hook: object, name: str) -> FeatureHook | None:
 
 def bind_hooks(hooks: EngineHooks) -> None:
     """Set what the engine calls for ``finish_model``, ``on_launch`` and ``on_heartbeat`` (``model_hook``,
-    ``launch_hook``, ``hb_hook``; ``JobTracker.run``, after the features attached): the compiled
-    :class:`FeatureHook` a hook is bound to when it is the only one (a direct C call), else the live lists
-    (:class:`HookLists`). The engine still tests ``finish_model is None`` and the lists' emptiness first. O(1)."""
+    ``launch_hook``, ``hb_hook``; at the end of ``JobTracker.__init__``, and in ``run`` after the features
+    attached): the compiled :class:`FeatureHook` a hook is bound to when it is the only one (a direct C call), else
+    the live lists (:class:`HookLists`). The engine still tests ``finish_model is None`` and the lists' emptiness
+    first. O(1)."""
     lists = HookLists(hooks)
     owner = _bound(hooks.finish_model, "finish_model")
     hooks.model_hook = owner if owner is not None else lists

@@ -129,6 +129,7 @@ class JobTracker(EngineHooks):
         #: the compiled object whose ``assign_tasks`` the plug-in's is bound to, called directly (run() sets it)
         self.assigner: TaskAssigner | None = None
         self.aux_applier = TaskAssigner()  # what a heartbeat calls for the apply_aux hook (hooks.aux_caller; run())
+        bind_hooks(self)  # the hooks' live lists until run() binds them again (last: self escapes here)
     # ----------------------------------------------------------------------------------------- running
 
     def run(self, after_event: Callable[[], None] | None = None) -> None:
