@@ -196,8 +196,8 @@ class FeatureHook:
     when the engine's ``finish_model`` is a bound ``FeatureHook.finish_model``, or its only ``on_launch`` /
     ``on_heartbeat`` hook a bound ``launched`` / ``heartbeat``, the engine calls the method directly from compiled
     code (a C call through the vtable, machine values in), where the bound method cost a Python-level call per
-    launch or heartbeat: arguments parsed, a tuple built (:func:`bind_hooks`, ``docs/performance.md``, "TDAM's hooks
-    from compiled code"). Same method, same order, same result. Here: the hooks' defaults (nothing to do)."""
+    launch or heartbeat: arguments parsed, a tuple built (:func:`bind_hooks`; ``docs/performance.md``, "Eighth round
+    (session 12): TDAM after the engine round"). Same method, same order, same result. Here: nothing to do."""
 
     def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
         pass
