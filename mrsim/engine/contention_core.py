@@ -187,6 +187,8 @@ _NO_GROUP: Final = _Group()
 
 #: ``NodeMix.by_sid`` is trimmed of trailing empty entries only past this length (memory is bounded by it or by the
 #: largest shape id running on the node, whichever is larger)
+#: what :meth:`NodeMix.retire_into` answers for a single completion (its gid in ``NodeMix.retired``); never filled
+_ONE: Final[list[int]] = []
 _BY_SID_KEEP: Final = 64
 
 
@@ -307,6 +309,7 @@ class NodeMix:
         self.last_cpu: float = -1.0
         self.last_disk: float = -1.0
         self.last_unit_sid: int = -1
+        self.retired: int = -1  # the gid of a single completion (retire_into answered _ONE)
         self.groups: dict[int, _Group] = {}
         #: the same groups indexed by shape id (:data:`_NO_GROUP` where a shape has none): a list read where the
         #: dict costs a boxed key and a hash per lookup (a re-solve looks up every shape of the mix)
@@ -453,6 +456,13 @@ class NodeMix:
     def retire(self, now: float) -> list[int]:
         """Advance to ``now`` and take off every task that ends by ``now`` (within :data:`TIE_RTOL`), in start
         order. The caller calls this at :meth:`next_completion` times, so they all end at ``now``."""
+        ended = self.retire_into(now)
+        return [self.retired] if ended is _ONE else ended
+
+    def retire_into(self, now: float) -> list[int]:
+        """:meth:`retire`, except that a single completion in the common case answers :data:`_ONE` (an empty list
+        that is never filled) and leaves its gid in :attr:`retired`: no list allocated and freed per completion
+        (about a sixth of retiring's cost, shapes6)."""
         window = TIE_RTOL * max(1.0, abs(now))
         counts = self.counts
         dt = now - self.now
@@ -506,7 +516,8 @@ class NodeMix:
             self.dirty = True
             if more is None:
                 self.running -= 1
-                return [_gid(first)]
+                self.retired = _gid(first)
+                return _ONE
             self.running -= len(more)
             more.sort(key=_start_order)
             return [_gid(entry) for entry in more]
@@ -1036,18 +1047,26 @@ class EpochCore(EventSink):
         if stamp != self.stamp[ti]:
             return  # the mix changed after this event was queued
         self.next[ti] = INF
-        jt = self.jt
-        jobs = jt.jobs
-        for gid in self.nodes[ti].retire(now):
-            job = jobs[gid >> JOB_SHIFT]
-            key: Any = gid & TASK_MASK  # boxed once; stored through the arrays' writable views (JobState)
-            if gid & REDUCE_BIT:
-                job.reduce_finish_w[key] = now
-            else:
-                job.map_finish_w[key] = now
-            jt.task_done(now, order, ti, gid)
+        node = self.nodes[ti]
+        ended = node.retire_into(now)
+        if ended is _ONE:
+            self.task_ended(now, order, ti, node.retired)
+        else:
+            for gid in ended:
+                self.task_ended(now, order, ti, gid)
         self.just_done[ti] = True
         self.mark(ti)
+
+    def task_ended(self, now: float, order: int, ti: int, gid: int) -> None:
+        """Task ``gid`` on node ``ti`` ended ``now``: its finish is stored and the engine retires it. O(1)."""
+        jt = self.jt
+        job = jt.jobs[gid >> JOB_SHIFT]
+        key: Any = gid & TASK_MASK  # boxed once; stored through the arrays' writable views (JobState)
+        if gid & REDUCE_BIT:
+            job.reduce_finish_w[key] = now
+        else:
+            job.map_finish_w[key] = now
+        jt.task_done(now, order, ti, gid)
 
     def publish(self, ti: int) -> None:
         """Write node ``ti``'s predicted finishes into its tasks' ``map_finish`` / ``reduce_finish``. O(tasks)."""
