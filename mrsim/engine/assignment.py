@@ -104,10 +104,9 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     if jt.finish_model is None:
         jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
     else:
-        jt.finish_model(job, tracker, gid)
+        jt.model_hook.finish_model(job, tracker, gid)
     if jt.on_launch:
-        for hook in jt.on_launch:
-            hook(job, tracker, gid)
+        jt.launch_hook.launched(job, tracker, gid)  # a C call when bound to a compiled FeatureHook (hooks.bind_hooks)
     return level
 
 
@@ -152,7 +151,7 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         if jt.finish_model is None:
             jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
-            jt.finish_model(job, tracker, gid)
+            jt.model_hook.finish_model(job, tracker, gid)
     elif job.map_stage_done:
         speed = tracker.speed
         shuffle_end = now + lag + job.next_typical_shuffle() / speed
@@ -163,12 +162,11 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         if jt.finish_model is None:
             jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
-            jt.finish_model(job, tracker, gid)
+            jt.model_hook.finish_model(job, tracker, gid)
     else:
         job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
         if lag > 0.0:
             job.reduce_shuffle_end_w[key] = now + lag  # the shuffle cannot end before the attempt has started
     if jt.on_launch:
-        for hook in jt.on_launch:
-            hook(job, tracker, gid)
+        jt.launch_hook.launched(job, tracker, gid)  # a C call when bound to a compiled FeatureHook (hooks.bind_hooks)
     return True

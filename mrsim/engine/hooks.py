@@ -109,6 +109,10 @@ class EngineHooks(EventSink):
         self.release_resources: Callable[[JobState, TrackerState, bool], None] | None = None
         #: at the end of every event (features that batch work within an event): ``() -> None``
         self.after_event: list[Callable[[], None]] = []
+        #: what the engine calls for finish_model, on_launch and on_heartbeat (:func:`bind_hooks`, at the end of
+        #: ``JobTracker.__init__`` and again in ``run``). Not built from ``self`` here: compiled code passing
+        #: ``self`` out of ``__init__`` before every attribute is set makes the later ones checked at each read.
+        self.model_hook = self.launch_hook = self.hb_hook = FeatureHook()
         self._next_feature_kind = EV_FIRST_FEATURE
         self.features: list[object] = []
 
@@ -185,6 +189,69 @@ def aux_caller(hook: Callable[[TrackerState, int, float], None] | None) -> TaskA
     if isinstance(owner, TaskAssigner) and getattr(hook, "__name__", "") == "apply_aux":
         return owner
     return HookAux(hook)
+
+
+class FeatureHook:
+    """Compiled per-task and per-heartbeat hooks of a feature (TDAM's: ``mrsim.engine.contention_core.EpochHooks``):
+    when the engine's ``finish_model`` is a bound ``FeatureHook.finish_model``, or its only ``on_launch`` /
+    ``on_heartbeat`` hook a bound ``launched`` / ``heartbeat``, the engine calls the method directly from compiled
+    code (a C call through the vtable, machine values in), where the bound method cost a Python-level call per
+    launch or heartbeat: arguments parsed, a tuple built (:func:`bind_hooks`; ``docs/performance.md``, "Eighth round
+    (session 12): TDAM after the engine round"). Same method, same order, same result. Here: nothing to do."""
+
+    def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        pass
+
+    def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        pass
+
+    def heartbeat(self, tracker: TrackerState) -> None:
+        pass
+
+
+class HookLists(FeatureHook):
+    """The engine's hooks as set, read live (any hook that is not one compiled :class:`FeatureHook`'s method):
+    ``finish_model`` and every ``on_launch`` / ``on_heartbeat`` hook in attach order, one Python-level call each, as
+    before. What the engine calls until :func:`bind_hooks` runs (and after it, for hooks it does not bind)."""
+
+    def __init__(self, hooks: EngineHooks) -> None:
+        self.hooks = hooks
+
+    def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        model = self.hooks.finish_model
+        if model is not None:
+            model(job, tracker, gid)
+
+    def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        for hook in self.hooks.on_launch:
+            hook(job, tracker, gid)
+
+    def heartbeat(self, tracker: TrackerState) -> None:
+        for hook in self.hooks.on_heartbeat:
+            hook(tracker)
+
+
+def _bound(hook: object, name: str) -> FeatureHook | None:
+    """The :class:`FeatureHook` ``hook`` is the bound method ``name`` of, else None. O(1)."""
+    owner = getattr(hook, "__self__", None)
+    if isinstance(owner, FeatureHook) and getattr(hook, "__name__", "") == name:
+        return owner
+    return None
+
+
+def bind_hooks(hooks: EngineHooks) -> None:
+    """Set what the engine calls for ``finish_model``, ``on_launch`` and ``on_heartbeat`` (``model_hook``,
+    ``launch_hook``, ``hb_hook``; at the end of ``JobTracker.__init__``, and in ``run`` after the features
+    attached): the compiled :class:`FeatureHook` a hook is bound to when it is the only one (a direct C call), else
+    the live lists (:class:`HookLists`). The engine still tests ``finish_model is None`` and the lists' emptiness
+    first. O(1)."""
+    lists = HookLists(hooks)
+    owner = _bound(hooks.finish_model, "finish_model")
+    hooks.model_hook = owner if owner is not None else lists
+    owner = _bound(hooks.on_launch[0], "launched") if len(hooks.on_launch) == 1 else None
+    hooks.launch_hook = owner if owner is not None else lists
+    owner = _bound(hooks.on_heartbeat[0], "heartbeat") if len(hooks.on_heartbeat) == 1 else None
+    hooks.hb_hook = owner if owner is not None else lists
 
 
 def compose_after_event(hooks: tuple[Callable[[], None], ...],

@@ -39,7 +39,7 @@ from mrsim.engine.assignment import launch_map, launch_reduce
 from mrsim.engine.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
 from mrsim.engine.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid, wake_free
-from mrsim.engine.hooks import EngineHooks, TaskAssigner, aux_caller, compose_after_event
+from mrsim.engine.hooks import EngineHooks, TaskAssigner, aux_caller, bind_hooks, compose_after_event
 from mrsim.engine.kernel import Kernel
 from mrsim.engine.locality import LocalityMode
 from mrsim.engine.scheduling import Locality, TaskScheduler
@@ -129,6 +129,7 @@ class JobTracker(EngineHooks):
         #: the compiled object whose ``assign_tasks`` the plug-in's is bound to, called directly (run() sets it)
         self.assigner: TaskAssigner | None = None
         self.aux_applier = TaskAssigner()  # what a heartbeat calls for the apply_aux hook (hooks.aux_caller; run())
+        bind_hooks(self)  # the hooks' live lists until run() binds them again (last: self escapes here)
     # ----------------------------------------------------------------------------------------- running
 
     def run(self, after_event: Callable[[], None] | None = None) -> None:
@@ -146,6 +147,7 @@ class JobTracker(EngineHooks):
         self.assigner = (owner if isinstance(owner, TaskAssigner) and getattr(assign, "__name__", "") == "assign_tasks"
                          else None)
         self.aux_applier = aux_caller(self.apply_aux)
+        bind_hooks(self)  # finish_model, on_launch, on_heartbeat: direct calls of a compiled FeatureHook
         self.wakes = BoundedWakes(self) if BoundedWakes.applies(self) else None
         for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
                               (EV_HEARTBEAT, self.wakes.heartbeat if self.wakes else self._on_heartbeat),
@@ -241,9 +243,8 @@ class JobTracker(EngineHooks):
 
     def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
         tracker = self.trackers[tracker_index]
-        if self.on_heartbeat:
-            for hook in self.on_heartbeat:
-                hook(tracker)
+        if self.on_heartbeat:  # a C call when the one hook is a compiled FeatureHook's (TDAM)
+            self.hb_hook.heartbeat(tracker)
         if stamp != tracker.hb_stamp:
             return  # superseded by an out-of-band heartbeat
         tracker.next_hb = INF

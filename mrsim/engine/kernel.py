@@ -113,6 +113,11 @@ class EventSink:
     def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
         raise NotImplementedError
 
+    def end_of_event(self) -> None:
+        """End-of-event work: when the ``after_event`` callable given to :meth:`Kernel.run` is a sink's bound
+        ``end_of_event`` (TDAM's epochs, ``EpochCore``), the run loop calls it directly, a C call through the vtable
+        where the bound method cost a Python-level call per event. Here: nothing to do."""
+
 
 class Kernel:
     """Clock, heap and run loop."""
@@ -322,6 +327,12 @@ class Kernel:
             handlers = [h if h is not None else _unregistered for h in self.handlers]
         else:
             sink_kinds = feature_hi = 0  # an explicit table handles every kind
+        # A compiled sink's end_of_event is called directly (EventSink.end_of_event); anything else is called as given.
+        end_sink: EventSink = _NO_SINK
+        ends = False
+        owner = getattr(after_event, "__self__", None)
+        if isinstance(owner, EventSink) and getattr(after_event, "__name__", "") == "end_of_event":
+            end_sink, after_event, ends = owner, None, True
         heap = self.heap
         spare = self.spare
         count = self.events
@@ -365,6 +376,8 @@ class Kernel:
                 count += 1
                 if after_event is not None:
                     after_event()
+                elif ends:
+                    end_sink.end_of_event()
         finally:
             self.events = count
 

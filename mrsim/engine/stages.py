@@ -72,6 +72,7 @@ def map_stage_done(jt: "JobTracker", job: JobState, now: float) -> None:
     trackers = jt.trackers
     kernel = jt.kernel  # a direct (compiled) call, no bound method
     finish_model = jt.finish_model
+    model = jt.model_hook  # finish_model's object: a C call when a compiled FeatureHook (hooks.bind_hooks)
     for gid in job.waiting_reduces:
         i = gid & TASK_MASK
         tracker = trackers[job.reduce_tracker[i]]
@@ -87,7 +88,7 @@ def map_stage_done(jt: "JobTracker", job: JobState, now: float) -> None:
         if finish_model is None:
             kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
-            finish_model(job, tracker, gid)
+            model.finish_model(job, tracker, gid)
     job.waiting_reduces = []
 
 

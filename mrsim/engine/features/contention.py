@@ -55,7 +55,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mrsim.contention import MixCache, NodeSpec
-from mrsim.engine.contention_core import TIE_RTOL, EpochCore, MixTable, NodeMix
+from mrsim.engine.contention_core import TIE_RTOL, EpochCore, EpochHooks, MixTable, NodeMix
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 from mrsim.errors import InputError
 from mrsim.model.cluster import TrackerSpec
@@ -146,11 +146,12 @@ class ContentionFeature:
         kernel = jt.kernel
         if kernel.feature_sink is None and self.ev_shuffle_end == self.ev_node_done + 1:
             kernel.add_sink(self.ev_node_done, self.ev_shuffle_end + 1, self.core)
-        jt.finish_model = self.core.finish_model
-        jt.on_launch.append(self.core.launched)
+        hooks = EpochHooks(self.core)  # the engine calls its methods directly (compiled code to compiled code)
+        jt.finish_model = hooks.finish_model
+        jt.on_launch.append(hooks.launched)
         jt.on_job_arrival.append(self._job_arrived)
         jt.on_job_done.append(self._job_done)
-        jt.on_heartbeat.append(self.core.heartbeat)
+        jt.on_heartbeat.append(hooks.heartbeat)
         jt.before_kill.append(self.publish_predictions)  # the engine picks its victim among tasks whose finish lies ahead
         jt.on_kill.append(self._killed)
         jt.after_event.append(self.core.end_of_event)
