@@ -169,6 +169,25 @@ class MixTable:
 Entry = tuple[Any, ...]
 
 
+class TaskDemands:
+    """One job's per-task demands of one kind (s, before the node's speed): three lists indexed by task.
+
+    Made once per job arrival from :func:`mrsim.model.demands.demand_columns` (or ``fallback_columns``), read at
+    each launch (``cpu[i]``, ``disk[i]``, ``memory[i]``, unboxed by compiled code). One tuple per task, built in
+    the interpreter at the job's arrival, cost about 22 M instructions of a 25,200-task replay (``docs/performance.md``,
+    "TDAM after the engine round"); the lists come from numpy's ``tolist`` in C. Read only (lists may be shared).
+    """
+
+    def __init__(self, cpu: list[float], disk: list[float], memory: list[float]) -> None:
+        self.cpu: list[float] = cpu
+        self.disk: list[float] = disk
+        self.memory: list[float] = memory
+
+    def row(self, i: int) -> tuple[float, float, float]:
+        """Task ``i``'s ``(cpu_s, disk_s, memory_s)`` (for the interpreted callers; compiled code reads the lists)."""
+        return (self.cpu[i], self.disk[i], self.memory[i])
+
+
 class _Group:
     """Running tasks of one demand shape on one node (eq. 5.3: they all lose residual size at one rate)."""
 
@@ -901,9 +920,9 @@ class EpochCore(EventSink):
         self.eager = eager
         self.ev_node_done = -1
         self.ev_shuffle_end = -1
-        # job index -> per task (cpu_s, disk_s, memory_s), while the job runs
-        self.map_rows: dict[int, list[tuple[float, float, float]]] = {}
-        self.reduce_rows: dict[int, list[tuple[float, float, float]]] = {}
+        # job index -> its tasks' (cpu_s, disk_s, memory_s) as three lists, while the job runs
+        self.map_rows: dict[int, TaskDemands] = {}
+        self.reduce_rows: dict[int, TaskDemands] = {}
         self.shuffling: list[int] = [0] * n  # reduces holding a slot but not yet loading the node
         self.shuffle_pending: set[int] = set()  # reduce gids with a live shuffle-end event
         self.mix_waiters: set[int] = set()  # trackers parked until their node's mix changes (CA-FIFO)
@@ -933,7 +952,10 @@ class EpochCore(EventSink):
         if gid & REDUCE_BIT:
             self.shuffle_until(job, gid, ti, job.reduce_shuffle_end[i])
             return
-        cpu, disk, mem = self.map_rows[job.index][i]
+        rows = self.map_rows[job.index]
+        cpu = rows.cpu[i]
+        disk = rows.disk[i]
+        mem = rows.memory[i]
         if job.host_cache is not None:  # split locations known: the plain replay's locality slowdown applies
             factor = self.locality_factor(job, i)
             cpu, disk, mem = cpu * factor, disk * factor, mem * factor
@@ -970,8 +992,9 @@ class EpochCore(EventSink):
         kernel = self.jt.kernel
         if shuffle_end <= kernel.now:
             self.shuffling[ti] = self.shuffling[ti] - 1
-            cpu, disk, mem = self.reduce_rows[job.index][gid & TASK_MASK]
-            self.contend(ti, gid, cpu, disk, mem)
+            rows = self.reduce_rows[job.index]
+            i = gid & TASK_MASK
+            self.contend(ti, gid, rows.cpu[i], rows.disk[i], rows.memory[i])
             return
         self.shuffle_pending.add(gid)
         kernel.schedule(shuffle_end, ORDER_TASK_DONE, self.ev_shuffle_end, ti, gid)
@@ -1035,8 +1058,8 @@ class EpochCore(EventSink):
             return  # killed (and maybe relaunched with another shuffle end)
         self.shuffle_pending.discard(gid)
         self.shuffling[ti] = self.shuffling[ti] - 1
-        cpu, disk, mem = self.reduce_rows[job.index][i]
-        self.contend(ti, gid, cpu, disk, mem)
+        rows = self.reduce_rows[job.index]
+        self.contend(ti, gid, rows.cpu[i], rows.disk[i], rows.memory[i])
         if ti in self.mix_waiters:
             self.mix_waiters.discard(ti)
             self.jt.wake(self.jt.trackers[ti])

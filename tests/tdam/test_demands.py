@@ -17,7 +17,10 @@ from mrsim.model.demands import (
           TaskKind,
           apply_demand_table,
           apply_trace_demands,
+          demand_columns,
           demand_rows,
+          fallback_columns,
+          fallback_rows,
           load_demand_table,
           parse_demand,
       )
@@ -139,3 +142,20 @@ def test_parse_demand_and_rows():
     odd = JobTemplate("k", 0.0, [1.0], [], map_demands=np.array([[1.0]]), demand_resources=("gpu",))
     with pytest.raises(InputError, match="not in the node model"):
         demand_rows(odd, TaskKind.MAP)
+    with pytest.raises(InputError, match="not in the node model"):
+        demand_columns(odd, TaskKind.MAP)
+
+
+def test_demand_columns_match_rows():
+    """What the engine keeps per job (three lists) holds the same floats as the rows, fallback included."""
+    arr = np.array([[2.0, 4.0, 1.0], [0.5, 0.0, 0.25], [7.0, 3.0, 0.0]])
+    t = JobTemplate("j", 0.0, [3.0, 1.0, 2.0], [5.0], map_demands=arr)
+    cols = demand_columns(t, TaskKind.MAP)
+    assert cols is not None and list(zip(*cols)) == demand_rows(t, TaskKind.MAP)
+    assert demand_columns(t, TaskKind.REDUCE) is None
+    assert list(zip(*fallback_columns(t.map_durations))) == fallback_rows(t.map_durations.tolist())
+    # a resource the template does not give reads as zeros
+    two = JobTemplate("k", 0.0, [1.0, 1.0], [], map_demands=np.array([[1.0, 2.0], [3.0, 4.0]]),
+                      demand_resources=("disk", "cpu"))
+    assert demand_columns(two, TaskKind.MAP) == ([2.0, 4.0], [1.0, 3.0], [0.0, 0.0])
+    assert demand_rows(two, TaskKind.MAP) == [(2.0, 1.0, 0.0), (4.0, 3.0, 0.0)]

@@ -12,7 +12,7 @@ How the engine drives the model (``docs/tdam.md`` has the user-facing version):
   share solved mixes across nodes and epochs, looked up by the node's dense count vector. The model is Seidmann's
   CPU by default, an exact multi-server CPU, or chapter 4's memory layer (:func:`mrsim.contention.node.solve_rows`).
 * **Launch** (``obtain_new_*``): the task joins its node's mix with its demand vector
-  (:func:`mrsim.model.demands.demand_rows` through :func:`mrsim.contention.node.layout_vector`: without a memory layer
+  (:func:`mrsim.model.demands.demand_columns` through :func:`mrsim.contention.node.layout_vector`: without a memory layer
   cpu + memory on the CPU and disk striped over the disks; with one, core, memory (local, remote) and disk; all
   divided by the node's speed and multiplied by the locality slowdown a plain replay would apply). **Completion**: the node
   model retires it at its exact finish instant, and the JobTracker hears of it as of a trace completion (task
@@ -55,11 +55,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mrsim.contention import MixCache, NodeSpec
-from mrsim.engine.contention_core import TIE_RTOL, EpochCore, EpochHooks, MixTable, NodeMix
+from mrsim.engine.contention_core import TIE_RTOL, EpochCore, EpochHooks, MixTable, NodeMix, TaskDemands
 from mrsim.engine.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 from mrsim.errors import InputError
 from mrsim.model.cluster import TrackerSpec
-from mrsim.model.demands import TaskKind, demand_rows, fallback_rows, has_demands
+from mrsim.model.demands import TaskKind, demand_columns, fallback_columns, has_demands
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.engine.jobtracker import JobTracker
@@ -199,12 +199,12 @@ class ContentionFeature:
             if job.reduces_pending == 0:
                 return None
             i = job.requeued_reduces[-1] if job.requeued_reduces else job.next_reduce
-            cpu, disk, mem = self._reduce_rows[job.index][i]
+            cpu, disk, mem = self._reduce_rows[job.index].row(i)
         else:
             if job.maps_pending == 0:
                 return None
             i = job.requeued_maps[-1] if job.requeued_maps else min(job.next_map, job.n_maps - 1)
-            cpu, disk, mem = self._map_rows[job.index][i]
+            cpu, disk, mem = self._map_rows[job.index].row(i)
         return self.core.vector(tracker.index, cpu, disk, mem)
 
     def park_until_mix_change(self, tracker: TrackerState) -> None:
@@ -242,8 +242,11 @@ class ContentionFeature:
     def _job_arrived(self, job: JobState) -> None:
         t = job.template
         index = job.index
-        self._map_rows[index] = demand_rows(t, TaskKind.MAP) or fallback_rows(t.map_durations.tolist())
-        self._reduce_rows[index] = demand_rows(t, TaskKind.REDUCE) or fallback_rows(t.reduce_durations.tolist())
+        # three lists per kind, not a tuple per task (TaskDemands); no demands: the trace durations as CPU
+        maps = demand_columns(t, TaskKind.MAP) or fallback_columns(t.map_durations)
+        reduces = demand_columns(t, TaskKind.REDUCE) or fallback_columns(t.reduce_durations)
+        self._map_rows[index] = TaskDemands(*maps)
+        self._reduce_rows[index] = TaskDemands(*reduces)
 
     def _job_done(self, job: JobState) -> None:
         self._map_rows.pop(job.index, None)
