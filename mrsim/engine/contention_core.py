@@ -350,6 +350,15 @@ class NodeMix:
         # Running tasks per shape id, dense, no trailing zeros: the canonical mix key of MixCache.solve_counts.
         self.counts: list[int] = []
         self.util: tuple[float, ...] = (0.0,) * cache.spec.n_resources
+        # EpochCore's per-node event state, kept here as native attributes (an unboxed float, int or bool each):
+        # in lists indexed by node, every read unboxed a float and every store boxed a new one, several times per
+        # epoch (EpochCore.flush). The time of the node's live completion event (INF: none) and its tombstone
+        # stamp, the next completion held back until the tracker's heartbeat (INF: none held), and whether a
+        # task of the node ended in the current engine event.
+        self.event_at: float = INF
+        self.event_stamp: int = 0
+        self.held: float = INF
+        self.just_done: bool = False
 
     def __len__(self) -> int:
         return self.running + len(self.instant)
@@ -926,8 +935,8 @@ class EpochCore(EventSink):
         self.shuffling: list[int] = [0] * n  # reduces holding a slot but not yet loading the node
         self.shuffle_pending: set[int] = set()  # reduce gids with a live shuffle-end event
         self.mix_waiters: set[int] = set()  # trackers parked until their node's mix changes (CA-FIFO)
-        self.stamp: list[int] = [0] * n  # tombstone of each node's completion event
-        self.next: list[float] = [INF] * n  # time of each node's live completion event (INF: none)
+        # Each node's live completion event (time, tombstone stamp), the completion held back for its tracker's
+        # heartbeat and whether a task of it just ended are NodeMix.event_at, event_stamp, held and just_done.
         # nodes whose mix changed in the current engine event: the first n_dirty entries (kept storage: a list
         # appended to and cleared at every event freed and grew its storage each time)
         self.dirty: list[int] = [0] * n
@@ -936,10 +945,7 @@ class EpochCore(EventSink):
         self.unpublished: set[int] = set()  # nodes whose predictions were not published since they changed
         self.is_unpublished: list[bool] = [False] * n  # ti in unpublished (a list read per epoch, not a set add)
         self.epochs = 0  # node re-solves (ends of epochs on a node)
-        # A node's next completion held back until its tracker's next heartbeat (see flush; INF: none held), the
-        # nodes whose task just ended in this event, and the held nodes whose tracker's heartbeat has come.
-        self.held: list[float] = [INF] * n
-        self.just_done: list[bool] = [False] * n
+        # The held nodes (NodeMix.held, see flush) whose tracker's heartbeat has come.
         self.due: list[int] = []
         self.trackers: list[TrackerState] = jt.trackers
 
@@ -966,7 +972,7 @@ class EpochCore(EventSink):
         may park again); a completion held back for this heartbeat is queued at the end of its event."""
         if self.mix_waiters:
             self.mix_waiters.discard(tracker.index)
-        if self.held[tracker.index] != INF:
+        if self.nodes[tracker.index].held != INF:
             self.due.append(tracker.index)
 
     def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
@@ -1067,17 +1073,17 @@ class EpochCore(EventSink):
     def on_node_done(self, now: float, order: int, ti: int, stamp: int) -> None:
         """The node's earliest predicted completion is due: retire every task that ends now, as the engine
         retires a trace completion (task mode: applied at once; heartbeat mode: reported at the next heartbeat)."""
-        if stamp != self.stamp[ti]:
-            return  # the mix changed after this event was queued
-        self.next[ti] = INF
         node = self.nodes[ti]
+        if stamp != node.event_stamp:
+            return  # the mix changed after this event was queued
+        node.event_at = INF
         ended = node.retire_into(now)
         if ended is _ONE:
             self.task_ended(now, order, ti, node.retired)
         else:
             for gid in ended:
                 self.task_ended(now, order, ti, gid)
-        self.just_done[ti] = True
+        node.just_done = True
         self.mark(ti)
 
     def task_ended(self, now: float, order: int, ti: int, gid: int) -> None:
@@ -1124,8 +1130,7 @@ class EpochCore(EventSink):
         kernel = self.jt.kernel
         now = kernel.now
         jobs = self.jt.jobs
-        nodes, nexts, stamps, is_dirty = self.nodes, self.next, self.stamp, self.is_dirty
-        held, just_done = self.held, self.just_done
+        nodes, is_dirty = self.nodes, self.is_dirty
         dirty = self.dirty
         n_dirty = self.n_dirty
         self.epochs += n_dirty
@@ -1133,9 +1138,8 @@ class EpochCore(EventSink):
         for k in range(n_dirty):
             ti = dirty[k]
             is_dirty[ti] = False
-            if held[ti] != INF:  # (a read: storing INF would box a new float each epoch)
-                held[ti] = INF  # an epoch on the node replaces what was held back
             node = nodes[ti]
+            node.held = INF  # an epoch on the node replaces what was held back
             t = INF
             if node.instant or node.stale:
                 t = node.next_completion()
@@ -1152,23 +1156,21 @@ class EpochCore(EventSink):
                 if best < INF:
                     t = node.now + best
             if t == INF:
-                if just_done[ti]:  # (reads before stores: a store costs a reference count and a check)
-                    just_done[ti] = False
-                if nexts[ti] != INF:
-                    stamps[ti] = stamps[ti] + 1
-                    nexts[ti] = INF
+                node.just_done = False
+                if node.event_at != INF:
+                    node.event_stamp = node.event_stamp + 1
+                    node.event_at = INF
                 continue
             if t < now:
                 t = now
-            if just_done[ti] and nexts[ti] == INF and self.trackers[ti].next_hb < t:
-                held[ti] = t  # the tracker's heartbeat comes first (see above)
-            elif t != nexts[ti]:  # an event already queued at exactly t stays valid: it retires what ends at t
-                stamp = stamps[ti] + 1
-                stamps[ti] = stamp
-                nexts[ti] = t
+            if node.just_done and node.event_at == INF and self.trackers[ti].next_hb < t:
+                node.held = t  # the tracker's heartbeat comes first (see above)
+            elif t != node.event_at:  # an event already queued at exactly t stays valid: it retires what ends at t
+                stamp = node.event_stamp + 1
+                node.event_stamp = stamp
+                node.event_at = t
                 kernel.schedule(t, ORDER_TASK_DONE, self.ev_node_done, ti, stamp)
-            if just_done[ti]:
-                just_done[ti] = False
+            node.just_done = False
             if not eager:
                 if not self.is_unpublished[ti]:
                     self.is_unpublished[ti] = True
@@ -1188,11 +1190,12 @@ class EpochCore(EventSink):
         self.n_dirty = 0
         if self.due:
             for ti in self.due:  # a held completion whose node did not change by its tracker's heartbeat
-                t = held[ti]
+                node = nodes[ti]
+                t = node.held
                 if t != INF:
-                    held[ti] = INF
-                    stamp = stamps[ti] + 1
-                    stamps[ti] = stamp
-                    nexts[ti] = t
+                    node.held = INF
+                    stamp = node.event_stamp + 1
+                    node.event_stamp = stamp
+                    node.event_at = t
                     kernel.schedule(t, ORDER_TASK_DONE, self.ev_node_done, ti, stamp)
             self.due.clear()

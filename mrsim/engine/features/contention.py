@@ -287,11 +287,11 @@ class ContentionFeature:
             assert len(node) + self._shuffling[ti] + len(t.reports) == held, f"{t}: model and slots disagree"
             assert self._shuffling[ti] >= 0
             # one live completion event, or one held back until the tracker's heartbeat queued before it
-            assert core.next[ti] == INF or core.held[ti] == INF, f"{t}: a completion both queued and held"
-            assert (core.next[ti] != INF or core.held[ti] != INF) == (len(node) > 0), \
+            assert node.event_at == INF or node.held == INF, f"{t}: a completion both queued and held"
+            assert (node.event_at != INF or node.held != INF) == (len(node) > 0), \
                 f"{t}: completion event missing or stale"
-            assert core.next[ti] == INF or core.next[ti] >= now, f"{t}: completion event in the past"
-            assert core.held[ti] == INF or now <= t.next_hb < core.held[ti], \
+            assert node.event_at == INF or node.event_at >= now, f"{t}: completion event in the past"
+            assert node.held == INF or now <= t.next_hb < node.held, \
                 f"{t}: a completion held back without a heartbeat queued before it"
             for gid, finish in node.completion_times():
                 job = self.jobs[gid >> JOB_SHIFT]
