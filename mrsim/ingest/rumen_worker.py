@@ -137,21 +137,20 @@ class ForkedReader:
                 os._exit(status)
         os.close(write_end)
 
-    def discard(self) -> None:
-        """Stop the child (if it still runs), reap it, and free the pipe and the page. Idempotent."""
+    def discard(self, kill: bool = True) -> None:
+        """Stop the child (``kill``: unless it has sent its end and is exiting by itself), reap it, and free the pipe
+        and the page. Idempotent."""
         if self.pid:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            if kill:
+                try:
+                    os.kill(self.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             os.waitpid(self.pid, 0)
             self.pid = 0
         if self.read_end >= 0:
             os.close(self.read_end)
             self.read_end = -1
-        self._release()
-
-    def _release(self) -> None:
         if not self.page.closed:
             self.waiting.release()
             self.page.close()
@@ -221,14 +220,7 @@ def iter_rumen_jobs_forked(path: str | os.PathLike[str], *, typed: bool = True,
     except _HandOver:
         pass
     finally:
-        if not finished:
-            try:
-                os.kill(child.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        os.waitpid(child.pid, 0)
-        child.pid = 0
-        child._release()
+        child.discard(kill=not finished)
     # Only after a hand-over (the reader's strict decoder reads on from that piece): a new child reads the input
     # from the start, decoding every piece itself, and sends what follows the jobs already given (the same ones).
     yield from iter_rumen_jobs_forked(path, typed=typed, share=False, skip=skip + given)
