@@ -1,7 +1,7 @@
 """The calibration collector alone: ``CalibrationCollector.add_plain`` over every job of a trace, then ``result()``.
 
 Reads the trace once in this process as the one-pass ingest does (the Rumen reader's typed path: plain jobs come
-with their columns, :mod:`mrsim.ingest.typed`; other jobs as dicts), keeps the jobs, then measures the CPU of the
+with their columns, :mod:`mrsim.profiler.typed`; other jobs as dicts), keeps the jobs, then measures the CPU of the
 collector alone (``add_plain`` for plain jobs, ``add_job`` for the others, then ``result``; the cyclic GC paused,
 as the pass runs), min of ``--repeat`` runs. ``--before DIR``: also the collector of an older tree (its
 ``mrsim/calibration/extract.py`` loaded as a module of its own, with this tree's other modules: valid while the
@@ -17,7 +17,7 @@ of ``result``, the tail of the pass after the reader's last job) are the differe
 --reduce-slots 1 --json --no-cache`` in a fresh process (the forked reader forced on, ``MRSIM_INGEST_WORKER=always``,
 whatever the load), this tree and ``--before``'s interleaved, ``--repeat`` rounds; per run the CPU and wall time
 from the start of ``CalibrationCollector.result`` (the pass has handled its last job) to the engine's start
-(``mrsim.engine.replay.replay``), ``result``'s own CPU, and the whole process's wall; min of each. The digest of
+(``mrsim.tracker.replay.replay``), ``result``'s own CPU, and the whole process's wall; min of each. The digest of
 each ``--json`` output (minus ``summary.wall_s`` and ``summary.events_per_s``) must agree between the trees.
 
 The default trace is the ingest benchmark's (``mrsim synth --jobs 1148 --seed 7``: 300,793 tasks), written to a
@@ -43,9 +43,9 @@ from typing import Any
 def read_jobs(trace: Path, general: bool) -> list[tuple[Any, Any]]:
     """``(job, columns or None)`` per job, in file order; the columns' arrays made (the pass's first collector
     makes them; every collector shares them)."""
-    from mrsim.ingest.detect import Format, iter_logged_jobs
-    from mrsim.ingest.plain import plain_job
-    from mrsim.ingest.typed import TypedJob, full_job
+    from mrsim.profiler.detect import Format, iter_logged_jobs
+    from mrsim.profiler.plain import plain_job
+    from mrsim.profiler.typed import TypedJob, full_job
 
     jobs = []
     for logged in iter_logged_jobs(trace, Format.RUMEN, warnings=[], typed=True):
@@ -87,7 +87,7 @@ trace, out = sys.argv[1], sys.argv[2]
 marks = {}
 def mark(name):
     marks.setdefault(name, (time.perf_counter(), time.process_time()))
-import mrsim.calibration.extract as extract, mrsim.engine.replay as engine
+import mrsim.calibration.extract as extract, mrsim.tracker.replay as engine
 result, replay = extract.CalibrationCollector.result, engine.replay
 def timed_result(self, *a, **k):
     mark("result")

@@ -28,9 +28,9 @@ import hashlib, json, sys, time
 sys.path.insert(0, {bench_dir!r})
 import bench_replay  # patches JobTracker.run to record its CPU time
 from mrsim import compiled_core
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
 

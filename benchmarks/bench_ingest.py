@@ -4,7 +4,7 @@ Writes the 1148-job benchmark trace (``mrsim synth --jobs 1148 --seed 7``: 300,7
 JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each:
 
 1. decoding only, in this process: the standard library's strict decoder (what the Rumen reader used before
-   orjson; :func:`mrsim.ingest.rumen._iter_strict` is that code) against :func:`mrsim.ingest.rumen.iter_rumen_jobs`
+   orjson; :func:`mrsim.profiler.rumen._iter_strict` is that code) against :func:`mrsim.profiler.rumen.iter_rumen_jobs`
    and, where the tree has it, its typed path (``typed=True``: plain jobs as columns, no task dicts); the ratio is
    the figure (the same objects are produced, asserted);
 2. ``mrsim replay TRACE --nodes 64 --map-slots 1 --reduce-slots 1 --json`` as a child process: ``--no-cache`` (parse
@@ -80,7 +80,7 @@ def best(label: str, runs: list[tuple[float, float, bytes]], base: float | None 
 
 
 def decode_only(trace: Path, repeat: int) -> None:
-    from mrsim.ingest import rumen
+    from mrsim.profiler import rumen
     from mrsim.io.compressed import open_binary
     from mrsim.io.limits import limit
 
@@ -92,8 +92,8 @@ def decode_only(trace: Path, repeat: int) -> None:
     timings: dict[str, float] = {}
     outputs = {}
     readers = [("stdlib strict decoder", strict), ("orjson fast path", lambda: list(rumen.iter_rumen_jobs(trace)))]
-    try:  # this tree's typed decoder of plain jobs (mrsim.ingest.typed): decoding and the columns, no task dicts
-        from mrsim.ingest.typed import full_job
+    try:  # this tree's typed decoder of plain jobs (mrsim.profiler.typed): decoding and the columns, no task dicts
+        from mrsim.profiler.typed import full_job
 
         readers.append(("typed path (msgspec, columns)", lambda: list(rumen.iter_rumen_jobs(trace, typed=True))))
     except ImportError:
@@ -118,15 +118,15 @@ def steps(trace: Path) -> None:
     """CPU of each step of the one-pass ingest (:func:`mrsim.analysis.validation.ingest._read_pass`'s per-job
     steps, streamed one job at a time as the pass reads), with the cyclic GC enabled (as before the pass paused
     it) and paused (as the pass runs now); the GC's own time from ``gc.callbacks``. Where the tree has the column
-    path of plain jobs (``mrsim.ingest.plain``), a third run times it: the walk into columns, then each collector's
+    path of plain jobs (``mrsim.profiler.plain``), a third run times it: the walk into columns, then each collector's
     column path (jobs that are not plain take the general steps)."""
     import gc
 
     from mrsim.analysis.validation.trace_conf import TraceConf
     from mrsim.calibration.background import BackgroundCollector
     from mrsim.calibration.extract import CalibrationCollector
-    from mrsim.ingest.detect import Format, iter_logged_jobs
-    from mrsim.ingest.topology_infer import SlotUsage
+    from mrsim.profiler.detect import Format, iter_logged_jobs
+    from mrsim.profiler.topology_infer import SlotUsage
 
     in_gc = [0.0, 0.0]
 
@@ -186,8 +186,8 @@ def _general_steps(timed: Callable[..., Any], job: Any, trace: Path, usage: Any,
                    background: Any) -> None:
     """One job through the general (per-attempt dict) steps of the pass, each timed under its name."""
     from mrsim.analysis.validation.observe import observe_job
-    from mrsim.ingest.builder import template_from_logged_job
-    from mrsim.ingest.topology_infer import iter_attempt_windows
+    from mrsim.profiler.builder import template_from_logged_job
+    from mrsim.profiler.topology_infer import iter_attempt_windows
 
     windows = timed("attempt windows", lambda j: list(iter_attempt_windows(j)), job)
     timed("templates", lambda j: template_from_logged_job(j, source=str(trace), warnings=[]), job)
@@ -213,15 +213,15 @@ def _column_steps(trace: Path) -> None:
 
     try:
         from mrsim.analysis.validation.observe import observe_plain
-        from mrsim.ingest.plain import plain_job
+        from mrsim.profiler.plain import plain_job
     except ImportError:  # an older tree: no column path
         return
     from mrsim.analysis.validation.trace_conf import TraceConf
     from mrsim.calibration.background import BackgroundCollector
     from mrsim.calibration.extract import CalibrationCollector
-    from mrsim.ingest.builder import template_from_logged_job
-    from mrsim.ingest.detect import Format, iter_logged_jobs
-    from mrsim.ingest.topology_infer import SlotUsage
+    from mrsim.profiler.builder import template_from_logged_job
+    from mrsim.profiler.detect import Format, iter_logged_jobs
+    from mrsim.profiler.topology_infer import SlotUsage
 
     gc.disable()
     spent: dict[str, float] = {}
@@ -262,7 +262,7 @@ def cpu():
     return r.ru_utime + r.ru_stime
 start = cpu()
 import orjson
-import mrsim.cli as cli, mrsim.api as api, mrsim.engine.replay as er, mrsim.engine.results as res
+import mrsim.cli as cli, mrsim.api as api, mrsim.tracker.replay as er, mrsim.tracker.results as res
 spent = {}
 def timed(owner, name, label):
     f = getattr(owner, name)

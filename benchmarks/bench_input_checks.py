@@ -23,9 +23,9 @@ from pathlib import Path
 if "PYTHONPATH" not in os.environ:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mrsim.engine.replay import ReplayOptions, replay  # noqa: E402
-from mrsim.engine.scheduling import create_scheduler  # noqa: E402
-from mrsim.ingest.workloads import load_workload  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.tracker.scheduling import create_scheduler  # noqa: E402
+from mrsim.profiler.workloads import load_workload  # noqa: E402
 from mrsim.model.cluster import uniform_cluster  # noqa: E402
 from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
 

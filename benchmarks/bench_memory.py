@@ -1,6 +1,6 @@
 """Memory held per task while replaying, before and after issue 18's memory work, measured with ``tracemalloc``.
 
-The workload (``mrsim.ingest.synth`` Facebook-like jobs, ``--gap`` seconds apart on average, on ``--nodes`` nodes of
+The workload (``mrsim.profiler.synth`` Facebook-like jobs, ``--gap`` seconds apart on average, on ``--nodes`` nodes of
 1 map + 1 reduce slot, FIFO, Hadoop 1.2 heartbeats) is built first; tracing starts after it, so the figure is what
 the replay itself allocates at its peak (engine state, per-task arrays, result columns), divided by the tasks. The
 workload's templates (8 bytes per task duration in numpy, about 2.5 kB per job) are the caller's and not counted;
@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import gc, hashlib, json, sys, tracemalloc
 sys.path.insert(0, sys.argv[1])
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
 jobs, gap, nodes, variant, with_workload = int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6] == "1"

@@ -6,7 +6,7 @@ The workload is Facebook's 2009 mix as SWIM published it: the two ``FB-2009_samp
 samples (5,894 and about as many jobs a day, taken from a 600-machine cluster; read from ``$MRSIM_SHARED_DATA/swim``
 or ``../shared/data/swim``), tiled day after day until ``--jobs`` jobs, each copy with new job ids. Arrivals are
 compressed by ``600 / nodes`` (the same jobs per machine per second as at Facebook). Tasks come from SWIM's bytes
-through ``mrsim.ingest.swim.SwimTaskModel``'s defaults (64 MB splits, 1 GB per reducer): most jobs are one map
+through ``mrsim.profiler.swim.SwimTaskModel``'s defaults (64 MB splits, 1 GB per reducer): most jobs are one map
 (86 %), a few have up to 112,575; about 71.5 tasks per job on average.
 
 The script writes the tiled SWIM file (gzip) into a temporary directory, then runs

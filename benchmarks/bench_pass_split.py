@@ -1,7 +1,7 @@
 """The one-pass ingest's two sides: CPU of this process and of the forked reader, the templates alone, the teardown.
 
 ``--no-cache`` replays spend most of their parse in :func:`mrsim.analysis.validation.ingest._read`, which with the
-forked reader (:mod:`mrsim.ingest.rumen_worker`) takes about the longer of two processes' busy times. This script
+forked reader (:mod:`mrsim.profiler.rumen_worker`) takes about the longer of two processes' busy times. This script
 runs that pass on one trace (default: ``mrsim synth --jobs 1148 --seed 7``, written to a scratch directory) and prints,
 per run, its wall time, this process's CPU (``time.process_time``) and the reader's (``RUSAGE_CHILDREN``), so that
 the balance between the two can be read on a loaded machine, where wall times measure the neighbours:
@@ -10,7 +10,7 @@ the balance between the two can be read on a loaded machine, where wall times me
 * ``--share auto|all|none``: the forked reader's shared decoding as it runs, every piece decoded here, none;
 * ``--no-calibration``: ``CalibrationCollector.add_plain`` replaced by a no-op, the lower bound of what a cheaper
   calibration collector leaves this process (the results then differ: a measurement aid only);
-* ``--templates``: instead, :func:`mrsim.ingest.builder.template_from_logged_job` alone over the trace's jobs as the
+* ``--templates``: instead, :func:`mrsim.profiler.builder.template_from_logged_job` alone over the trace's jobs as the
   forked reader delivers them (after a pickling round trip), in process, min of 7;
 * ``--teardown``: also the time from the pass's last step to ``_read``'s return (freeing the pass's locals);
 * ``--collector-at-fork``: the cyclic garbage collector on while the reader forks (the pass turns it off, and a
@@ -62,10 +62,10 @@ def _collector_on_at_fork(forked):
 
 
 def templates(trace: Path) -> None:
-    from mrsim.ingest import builder
-    from mrsim.ingest.plain import plain_job
-    from mrsim.ingest.rumen import iter_rumen_jobs
-    from mrsim.ingest.typed import TypedJob
+    from mrsim.profiler import builder
+    from mrsim.profiler.plain import plain_job
+    from mrsim.profiler.rumen import iter_rumen_jobs
+    from mrsim.profiler.typed import TypedJob
 
     jobs = pickle.loads(pickle.dumps(list(iter_rumen_jobs(trace, typed=True)), protocol=pickle.HIGHEST_PROTOCOL))
     pairs = [(job, job.columns if type(job) is TypedJob else plain_job(job)) for job in jobs]
@@ -85,7 +85,7 @@ def templates(trace: Path) -> None:
 def passes(trace: Path, args: argparse.Namespace) -> None:
     import mrsim.analysis.validation.ingest as ingest
     from mrsim.calibration.extract import CalibrationCollector
-    from mrsim.ingest import rumen_worker
+    from mrsim.profiler import rumen_worker
 
     rumen_worker.worker_wanted = (lambda path: True) if args.mode == "fork" else (lambda path: False)
     share = {"auto": None, "all": True, "none": False}[args.share]

@@ -1,7 +1,7 @@
 """SimMR-scale replay benchmark: 1148 jobs, ~300,000 tasks, 64 nodes with 1 map + 1 reduce slot each.
 
 SimMR replayed its 1148-job, 6-month trace in 1.5 s *without* heartbeats; Mumak took 680 s *with* them.
-This script replays a synthetic workload of the same scale (``mrsim.ingest.synth``, back-to-back arrivals like SimMR's
+This script replays a synthetic workload of the same scale (``mrsim.profiler.synth``, back-to-back arrivals like SimMR's
 "single trace file without inactivity periods") in three modes and prints wall time, events per second and peak
 memory, with ratios against the task-driven (SimMR-style) run of the same process:
 
@@ -40,9 +40,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mrsim.calibration.model import Calibration, Distribution  # noqa: E402
-from mrsim.engine.replay import ReplayOptions, replay  # noqa: E402
-from mrsim.engine.scheduling import create_scheduler  # noqa: E402
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.tracker.scheduling import create_scheduler  # noqa: E402
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
 from mrsim.model.cluster import uniform_cluster  # noqa: E402
 from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
 
@@ -51,7 +51,7 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-from mrsim.engine.jobtracker import JobTracker  # noqa: E402
+from mrsim.tracker.jobtracker import JobTracker  # noqa: E402
 
 _ENGINE_CPU = [0.0]
 _run = JobTracker.run

@@ -2,7 +2,7 @@
 
 Modes (results in docs/resources.md):
 
-* ``sweep``: LoTES vs greedy through ``mrsim.engine.replay`` on Table 1 scaled to ``--per-config`` machines per
+* ``sweep``: LoTES vs greedy through ``mrsim.tracker.replay`` on Table 1 scaled to ``--per-config`` machines per
   configuration, Table 3 single-task jobs (``--mapreduce`` for 200/100-task jobs) at each ``--loads`` fraction of
   lambda*, ``--hours`` of arrivals, measured after ``--warmup`` hours (default: half). Per run: mean / median wait
   (task start - job submit, h), mean flow time (job finish - submit, h), flow/F, mean jobs in system after
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.io import atomic_write
 from mrsim.model.cluster import cluster_from_mapping
 from mrsim.model.hadoop_conf import HadoopConf

@@ -1,6 +1,6 @@
 """How replay cost grows with jobs, tasks and nodes; writes ``docs/img/scaling.png`` and prints the table behind it.
 
-Workloads are ``mrsim.ingest.synth`` Facebook-like traces (back-to-back arrivals, as in ``bench_replay.py``), replayed in
+Workloads are ``mrsim.profiler.synth`` Facebook-like traces (back-to-back arrivals, as in ``bench_replay.py``), replayed in
 this process under FIFO with Hadoop 1.2 heartbeats on uniform clusters of 1 map + 1 reduce slot per node. Two
 sweeps, each point the minimum CPU time of ``--repeat`` runs:
 
@@ -9,7 +9,7 @@ sweeps, each point the minimum CPU time of ``--repeat`` runs:
 * **wake-ups** (``--wake-nodes``, default 1,000 and 10,000): ``--wake-jobs`` jobs arriving 30 s apart on average
   (``mrsim synth``'s default) on large clusters, where most trackers are idle and every arrival used to wake
   all of them; each point runs the reference wake policy (``ReplayOptions(bounded_wakes=False)``, every idle
-  tracker woken) and the bounded one (``mrsim/engine/wakeups.py``) in the same process and checks that both give
+  tracker woken) and the bounded one (``mrsim/tracker/wakeups.py``) in the same process and checks that both give
   the same jobs and tasks.
 
 For every point it prints engine CPU time (``JobTracker.run``), events, events per task, CPU per task and the growth
@@ -35,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_replay import _ENGINE_CPU, hold_cost_s  # noqa: E402  (also times JobTracker.run)
 
-from mrsim.engine.replay import ReplayOptions, replay  # noqa: E402
-from mrsim.engine.scheduling import create_scheduler  # noqa: E402
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.tracker.scheduling import create_scheduler  # noqa: E402
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
 from mrsim.model.cluster import uniform_cluster  # noqa: E402
 from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
 

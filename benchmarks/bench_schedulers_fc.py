@@ -7,7 +7,7 @@ Usage (from the repository root)::
 
 Runs FIFO (baseline), Fair with one pool per user (10 pools), Fair with an allocation file (three pools by queue
 with min shares, weights, a capped pool and preemption) and Capacity with three queues, all on the same workload
-(``mrsim.ingest.synth.facebook_like_workload``; queues assigned round-robin by user). Prints events, heartbeats, timer
+(``mrsim.profiler.synth.facebook_like_workload``; queues assigned round-robin by user). Prints events, heartbeats, timer
 events, wall time, events/s and the ratio to FIFO's wall time. Every run asserts its event count: events = job
 arrivals + task completions (killed attempts included, their events are popped as tombstones) + heartbeats +
 scheduler timer events, so skipping work cannot pass as a speed-up. A smaller workload is also replayed with
@@ -23,9 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
-from mrsim.engine.scheduling import create_scheduler
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
+from mrsim.tracker.scheduling import create_scheduler
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload

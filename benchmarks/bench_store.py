@@ -4,12 +4,12 @@ Usage: python3 benchmarks/bench_store.py [--tasks 1000000] [--repeat 3] [--dir D
 
 Three deterministic workloads of at least ``--tasks`` tasks:
 
-* ``facebook``: SimMR's Facebook-like job sizes (:mod:`mrsim.ingest.synth`, about 265 tasks per job, heavy-tailed);
+* ``facebook``: SimMR's Facebook-like job sizes (:mod:`mrsim.profiler.synth`, about 265 tasks per job, heavy-tailed);
 * ``small-jobs``: 10 tasks per job (8 maps, 2 reduces), the worst case for per-job overhead;
 * ``facebook+locations``: the first one with 3 preferred split hosts per map out of 1,000 hosts
   (what stores profiled from real logs carry).
 
-For each it prints the write time, the best-of-``repeat`` warm load time of :func:`mrsim.ingest.store.load_store`
+For each it prints the write time, the best-of-``repeat`` warm load time of :func:`mrsim.profiler.store.load_store`
 (imports done; wall and CPU seconds, us/job from CPU), the load time with ``verify=True`` (the validating JobTemplate constructor), and a cold load in a
 fresh interpreter (``python -c 'load_store(...)'``, imports included). Task counts are asserted after every load, so
 skipping work cannot pass as a speed-up. ``--rumen`` also times ``load_workload`` of the same facebook workload as a
@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.ingest.store import add_to_store, load_store
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+from mrsim.profiler.store import add_to_store, load_store
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.model.templates import JobTemplate
 
 
@@ -77,7 +77,7 @@ def best(fn, repeat: int):
 
 
 def cold_load(path: Path, tasks: int) -> float:
-    code = (f"import time; t = time.perf_counter(); from mrsim.ingest.store import load_store; "
+    code = (f"import time; t = time.perf_counter(); from mrsim.profiler.store import load_store; "
             f"w = load_store({str(path)!r}); assert w.n_tasks == {tasks}; print(time.perf_counter() - t)")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     return float(out.stdout.strip())
@@ -113,9 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<20} {len(templates):>7,} {tasks:>9,} {size_mb:>6.1f} {write_s:>8.3f} {load_s:>7.3f} "
                   f"{load_cpu:>6.3f} {1e6 * load_cpu / len(templates):>7.1f} {verify_s:>9.3f} {cold_s:>7.3f}")
         if args.rumen:
-            from mrsim.ingest.rumen_writer import write_rumen_trace
-            from mrsim.ingest.synth import template_to_logged_job
-            from mrsim.ingest.workloads import load_workload
+            from mrsim.profiler.rumen_writer import write_rumen_trace
+            from mrsim.profiler.synth import template_to_logged_job
+            from mrsim.profiler.workloads import load_workload
 
             trace = Path(tmp) / "facebook.json.gz"
             write_rumen_trace((template_to_logged_job(t) for t in fb), trace)

@@ -1,6 +1,6 @@
 """Contention-aware replay (``--contention tdam``) against plain replay on the foundation benchmark workload.
 
-Workload and cluster as ``bench_replay.py``: the synthetic Facebook-like trace (``mrsim.ingest.synth``, 1148 jobs, about
+Workload and cluster as ``bench_replay.py``: the synthetic Facebook-like trace (``mrsim.profiler.synth``, 1148 jobs, about
 264,000 tasks, back-to-back arrivals) on 64 nodes x (1 map + 1 reduce slot, 4 cores, 1 disk), FIFO, Hadoop 1.2
 heartbeats (0.64 s) unless ``--mode task``. The target is a contention-aware run within 3x the plain run's
 engine time, in the same process.
@@ -12,7 +12,7 @@ Demands (``--demands``):
 * ``mixed``: every job gets a CPU/disk split drawn from the named stream ``bench-tdam-split`` (disk share uniform
   in [0, 0.6], rounded to 0.05, so about 13 shapes), total demand = trace duration: exercises multi-shape mixes.
 
-Both engines are built as :func:`mrsim.engine.replay.replay` builds them and timed around ``run()`` only (wall
+Both engines are built as :func:`mrsim.tracker.replay.replay` builds them and timed around ``run()`` only (wall
 and process CPU time; the shared machine's load moves wall time, so ``--repeat N`` alternates the two N times
 and reports the best of each). Each run asserts that every task finished and that the contention run ended at
 least one node epoch per task, so skipping work cannot pass as a speed-up. Prints events, events/s, peak RSS,
@@ -49,13 +49,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mrsim.engine.features.contention import ContentionFeature  # noqa: E402
-from mrsim.engine.gc_policy import engine_gc  # noqa: E402
-from mrsim.engine.jobtracker import JobTracker  # noqa: E402
-from mrsim.engine.replay import ReplayOptions  # noqa: E402
-from mrsim.engine.results import collect_result  # noqa: E402
-from mrsim.engine.scheduling import create_scheduler  # noqa: E402
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.tracker.features.contention import ContentionFeature  # noqa: E402
+from mrsim.tracker.gc_policy import engine_gc  # noqa: E402
+from mrsim.tracker.jobtracker import JobTracker  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions  # noqa: E402
+from mrsim.tracker.results import collect_result  # noqa: E402
+from mrsim.tracker.scheduling import create_scheduler  # noqa: E402
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
 from mrsim.model.cluster import uniform_cluster  # noqa: E402
 from mrsim.model.demands import DEMAND_RESOURCES  # noqa: E402
 from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
@@ -108,7 +108,7 @@ def table_digest(tasks) -> str:
 
 
 def run(contention, workload, cluster, interval, seed, label, profile=False, cache_mixes=True):
-    """One replay built and run as :func:`mrsim.engine.replay.replay` does it (``contention``: attach the TDAM feature);
+    """One replay built and run as :func:`mrsim.tracker.replay.replay` does it (``contention``: attach the TDAM feature);
     returns (wall s, CPU s, task table)."""
     gc.collect()
     jt = JobTracker(workload, cluster, HadoopConf(), create_scheduler("fifo"), heartbeat_interval=interval, seed=seed)
@@ -119,7 +119,7 @@ def run(contention, workload, cluster, interval, seed, label, profile=False, cac
     if prof:
         prof.enable()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    with engine_gc():  # the GC setting mrsim.engine.replay runs the engine with
+    with engine_gc():  # the GC setting mrsim.tracker.replay runs the engine with
         jt.run()
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     if prof:

@@ -1,6 +1,6 @@
 """YARN mode against Hadoop 1 mode on the SimMR-scale workload of ``bench_replay.py`` (1148 jobs, ~300,000 tasks).
 
-Both runs replay the same synthetic workload (``mrsim.ingest.synth``, seed 1, back-to-back arrivals) on 64 nodes:
+Both runs replay the same synthetic workload (``mrsim.profiler.synth``, seed 1, back-to-back arrivals) on 64 nodes:
 
 * Hadoop 1 mode: ``bench_replay.py``'s heartbeat run (1 map + 1 reduce slot per TaskTracker, FIFO, 0.64 s
   heartbeats, parked trackers);
@@ -45,10 +45,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mrsim import compiled_core  # noqa: E402
-from mrsim.engine.replay import ReplayOptions, replay  # noqa: E402
-from mrsim.engine.scheduling import create_scheduler  # noqa: E402
-from mrsim.engine.yarn import YarnConf, create_yarn_scheduler, replay_yarn  # noqa: E402
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.tracker.scheduling import create_scheduler  # noqa: E402
+from mrsim.tracker.yarn import YarnConf, create_yarn_scheduler, replay_yarn  # noqa: E402
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
 from mrsim.model.cluster import uniform_cluster  # noqa: E402
 from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
 

@@ -1,9 +1,9 @@
 """How many jobs of the real Rumen traces the typed decoder takes, per file, against how many are plain.
 
 For every Rumen trace under ``$MRSIM_SHARED_DATA`` (or ``../shared/data``) it reads the jobs as the one-pass ingest
-does (:func:`mrsim.ingest.rumen.iter_rumen_jobs` with ``typed=True``) and counts the jobs read, those that came as a
-:class:`mrsim.ingest.typed.TypedJob` (decoded into columns, no task dicts) and those that are *plain* at all (a
-``TypedJob`` or a dict that :func:`mrsim.ingest.plain.plain_job` accepts: the most the typed decoder could take).
+does (:func:`mrsim.profiler.rumen.iter_rumen_jobs` with ``typed=True``) and counts the jobs read, those that came as a
+:class:`mrsim.profiler.typed.TypedJob` (decoded into columns, no task dicts) and those that are *plain* at all (a
+``TypedJob`` or a dict that :func:`mrsim.profiler.plain.plain_job` accepts: the most the typed decoder could take).
 A plain job the typed decoder leaves to the dicts is listed with the reason ``msgspec`` gives for the last schema
 it tried. Not a timing; the ``docs/performance.md`` figures ("Sixth round") come from it.
 
@@ -28,10 +28,10 @@ def main() -> None:
     import orjson
 
     from mrsim.analysis.validation.ingest import _format, cacheable
-    from mrsim.ingest import typed
-    from mrsim.ingest.detect import Format
-    from mrsim.ingest.plain import plain_job
-    from mrsim.ingest.rumen import iter_rumen_jobs
+    from mrsim.profiler import typed
+    from mrsim.profiler.detect import Format
+    from mrsim.profiler.plain import plain_job
+    from mrsim.profiler.rumen import iter_rumen_jobs
 
     repo = Path(__file__).resolve().parents[1]
     shared = Path(os.environ.get("MRSIM_SHARED_DATA") or repo.parent / "shared" / "data")

@@ -21,12 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mrsim.engine.replay import ReplayOptions, replay  # noqa: E402
-from mrsim.engine.scheduling import create_scheduler  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.tracker.scheduling import create_scheduler  # noqa: E402
 from mrsim.errors import InputError  # noqa: E402
-from mrsim.ingest.detect import Format, detect_format  # noqa: E402
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
-from mrsim.ingest.workloads import load_workload  # noqa: E402
+from mrsim.profiler.detect import Format, detect_format  # noqa: E402
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.profiler.workloads import load_workload  # noqa: E402
 from mrsim.model.cluster import uniform_cluster  # noqa: E402
 from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from mrsim.analysis.comparison import Comparison
     from mrsim.analysis.validation.report import ValidationReport
-    from mrsim.engine.results import ReplayResult
+    from mrsim.tracker.results import ReplayResult
     from mrsim.model.cluster import ClusterSpec
     from mrsim.model.templates import Workload
 
@@ -159,7 +159,7 @@ class ComparisonRun:
 
 def load(trace: "str | os.PathLike[str] | Workload | None" = None, format: str | None = None) -> "Workload":
     """The workload of ``trace`` (any supported format, a trace store or a job spec; default: the bundled trace)."""
-    from mrsim.ingest.workloads import default_trace_path, load_workload
+    from mrsim.profiler.workloads import default_trace_path, load_workload
     from mrsim.model.templates import Workload
 
     if isinstance(trace, Workload):
@@ -276,8 +276,8 @@ def _scheduler_warnings(spec: dict, seen: set[str] | None = None) -> list[str]:
 def _load(args: argparse.Namespace, need_hosts: bool):
     """The workload (with ``--demands``) and the hosts of the trace (when a cluster may be inferred)."""
     from mrsim.cli.options import attach_demands
-    from mrsim.ingest.assumptions import LoadedTrace, load_with_hosts
-    from mrsim.ingest.workloads import default_trace_path
+    from mrsim.profiler.assumptions import LoadedTrace, load_with_hosts
+    from mrsim.profiler.workloads import default_trace_path
 
     given = getattr(args, "_workload", None)
     if given is not None:
@@ -286,7 +286,7 @@ def _load(args: argparse.Namespace, need_hosts: bool):
     if need_hosts:
         loaded = load_with_hosts(trace, getattr(args, "format", None))
     else:
-        from mrsim.ingest.workloads import load_workload
+        from mrsim.profiler.workloads import load_workload
 
         loaded = LoadedTrace(load_workload(trace, getattr(args, "format", None)))
     loaded.workload = attach_demands(args, loaded.workload, trace)
@@ -297,7 +297,7 @@ def _checked(workload: "Workload", choice: Any, yarn: bool = False) -> tuple["Wo
     """The workload with the cluster's suspicious-but-usable findings as warnings (0-slot TaskTrackers: counted and
     explained; ``--strict`` makes them errors), and the choice's other notes. In YARN mode (``yarn``) a node has
     memory and vcores, not map and reduce slots, so its slot counts warrant no warning."""
-    from mrsim.ingest.assumptions import zero_slot_notes
+    from mrsim.profiler.assumptions import zero_slot_notes
     from mrsim.io.policy import enforce
     from mrsim.model.sanity import with_warnings, zero_slot_warnings
 
@@ -319,7 +319,7 @@ def _cluster_text(spec: dict, choice: Any, described: dict | None = None) -> tup
 
 
 def _cache_use(trace: Any) -> tuple[dict, list[str]]:
-    """``(spec.trace_cache, notes)``: what the trace cache did for ``trace`` in this run (:mod:`mrsim.ingest.cache`).
+    """``(spec.trace_cache, notes)``: what the trace cache did for ``trace`` in this run (:mod:`mrsim.profiler.cache`).
     ``status`` is ``hit``, ``miss``, ``off`` or ``unused`` (a trace store, job spec, SWIM file or Workload given)."""
     from mrsim.analysis.validation.ingest import cache_use_of
 
@@ -338,9 +338,9 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     from mrsim.cli.calibration_options import calibrate_run
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import progress_bar
-    from mrsim.engine.replay import replay as run_replay
-    from mrsim.engine.scheduling import scheduler_from
-    from mrsim.ingest.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.tracker.replay import replay as run_replay
+    from mrsim.tracker.scheduling import scheduler_from
+    from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
     if getattr(args, "model", "slots") != "slots":
         raise InputError("mrsim.replay runs the slot engine; use `mrsim replay --model fluid` for the fluid model")
@@ -349,14 +349,14 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     loaded, trace = _load(args, _needs_inference(args, given_cluster))
     choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
     cluster = choice.cluster
-    from mrsim.engine.engine_choice import use_yarn
+    from mrsim.tracker.engine_choice import use_yarn
 
     yarn = use_yarn(args, trace, loaded.workload)
     workload, notes = _checked(loaded.workload, choice, yarn)
     placement = None
     if yarn:
         from mrsim.cli.yarn_calibration import resolve_yarn_calibration
-        from mrsim.engine.yarn import engine as yarn_engine
+        from mrsim.tracker.yarn import engine as yarn_engine
 
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
         with progress_bar(len(workload), "jobs") as progress:
@@ -408,7 +408,7 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     from mrsim.cli.calibration_options import calibrate_run
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import progress_bar
-    from mrsim.ingest.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
     from mrsim.studies.deadlines import check_deadline_factor
 
     if args.replications < 1:
@@ -421,13 +421,13 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     loaded, trace = _load(args, _needs_inference(args, given_cluster))
     choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
     cluster = choice.cluster
-    from mrsim.engine.engine_choice import use_yarn
+    from mrsim.tracker.engine_choice import use_yarn
 
     yarn = use_yarn(args, trace, loaded.workload)
     workload, notes = _checked(loaded.workload, choice, yarn)
     placement = None
     if yarn:
-        from mrsim.engine.yarn import engine as yarn_engine
+        from mrsim.tracker.yarn import engine as yarn_engine
 
         if args.deadline_factor is not None:
             raise InputError("--deadline-factor is not supported in YARN mode (use --engine mr1)")
@@ -497,7 +497,7 @@ def _user_set_fields(args: argparse.Namespace) -> set[str]:
 
 
 def _validate_format(args: argparse.Namespace):
-    from mrsim.ingest.detect import Format
+    from mrsim.profiler.detect import Format
 
     if not args.format:
         return None
@@ -517,10 +517,10 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     from mrsim.analysis.validation.trace_conf import apply_trace_conf
     from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
     from mrsim.cli.options import attach_demands, build_conf, build_options, scheduler_config
-    from mrsim.engine.replay import effective_interval
-    from mrsim.ingest.assumptions import (ClusterChoice, assumption_line, choose_cluster, heartbeat_origin,
+    from mrsim.tracker.replay import effective_interval
+    from mrsim.profiler.assumptions import (ClusterChoice, assumption_line, choose_cluster, heartbeat_origin,
                                           zero_slot_notes)
-    from mrsim.ingest.topology_infer import cluster_from_hosts
+    from mrsim.profiler.topology_infer import cluster_from_hosts
     from mrsim.model.templates import Workload
 
     if not args.trace:
@@ -550,7 +550,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     else:
         choice = choose_cluster(args, conf, args.trace, None, given_cluster)
     cluster = choice.cluster
-    from mrsim.engine.engine_choice import use_yarn
+    from mrsim.tracker.engine_choice import use_yarn
 
     workload, checked_notes = _checked(workload, choice, use_yarn(args, args.trace, workload))
 
@@ -567,7 +567,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     else:
         trace_sched_notes = []
     if use_yarn(args, args.trace, workload):
-        from mrsim.engine.yarn import engine as yarn_engine
+        from mrsim.tracker.yarn import engine as yarn_engine
 
         yarn_conf, conf_notes = yarn_engine.yarn_conf(args, workload, cluster, choice.inferred)
         scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)

@@ -32,39 +32,39 @@ from types import ModuleType
 from typing import Sequence
 
 #: The engine core compiled by mypyc: the kernel and the heartbeat path's modules, MR1's and YARN's. Not the
-#: scheduler plug-ins (``schedulers/``) and not the features (``mrsim/engine/features/``): users subclass and read those, and they
-#: stay plain Python. ``mrsim.engine.scheduling`` stays interpreted too: every plug-in subclasses its
+#: scheduler plug-ins (``schedulers/``) and not the features (``mrsim/tracker/features/``): users subclass and read those, and they
+#: stay plain Python. ``mrsim.tracker.scheduling`` stays interpreted too: every plug-in subclasses its
 #: ``TaskScheduler``, and a compiled class cannot be subclassed by interpreted code.
 COMPILED_MODULES: tuple[str, ...] = (
-    "mrsim.engine.events",
-    "mrsim.engine.kernel",
-    "mrsim.engine.state",
-    "mrsim.engine.locality",
-    "mrsim.engine.placement",
-    "mrsim.engine.hooks",
-    "mrsim.engine.heartbeats",
-    "mrsim.engine.stages",
-    "mrsim.engine.assignment",
-    "mrsim.engine.preemption",
-    "mrsim.engine.wakeups",
-    "mrsim.engine.fifo_core",  # the FIFO plug-in's queues and heartbeat walk (the plug-in itself stays Python)
+    "mrsim.tracker.events",
+    "mrsim.tracker.kernel",
+    "mrsim.tracker.state",
+    "mrsim.tracker.locality",
+    "mrsim.tracker.placement",
+    "mrsim.tracker.hooks",
+    "mrsim.tracker.heartbeats",
+    "mrsim.tracker.stages",
+    "mrsim.tracker.assignment",
+    "mrsim.tracker.preemption",
+    "mrsim.tracker.wakeups",
+    "mrsim.tracker.fifo_core",  # the FIFO plug-in's queues and heartbeat walk (the plug-in itself stays Python)
     # TDAM (--contention tdam): the feature's per-node model and epochs, and the AMVA solver of a mix (the feature
     # itself, its set-up and plug-in API stay Python; docs/performance.md, "TDAM")
-    "mrsim.engine.contention_core",
+    "mrsim.tracker.contention_core",
     "mrsim.contention.amva",
     # calibrated replays: the launch and report lags' draws (the calibration feature stays Python)
-    "mrsim.engine.lag_core",
+    "mrsim.tracker.lag_core",
     # YARN mode's heartbeat path (docs/yarn.md, "Performance"), its three schedulers included: they are not a plug-in
     # interface users subclass (create_yarn_scheduler picks one by name)
-    "mrsim.engine.yarn.nodemanager",
-    "mrsim.engine.yarn.schedulers.base",
-    "mrsim.engine.yarn.schedulers.fifo",
-    "mrsim.engine.yarn.schedulers.capacity",
-    "mrsim.engine.yarn.schedulers.fair",
-    "mrsim.engine.yarn.timeseries",
-    "mrsim.engine.yarn.appmaster",
-    "mrsim.engine.yarn.rm",
-    "mrsim.engine.jobtracker",  # last: engine_build() reads it
+    "mrsim.tracker.yarn.nodemanager",
+    "mrsim.tracker.yarn.schedulers.base",
+    "mrsim.tracker.yarn.schedulers.fifo",
+    "mrsim.tracker.yarn.schedulers.capacity",
+    "mrsim.tracker.yarn.schedulers.fair",
+    "mrsim.tracker.yarn.timeseries",
+    "mrsim.tracker.yarn.appmaster",
+    "mrsim.tracker.yarn.rm",
+    "mrsim.tracker.jobtracker",  # last: engine_build() reads it
 )
 
 #: mypyc's group name: the shared library holding the compiled code is ``mrsim/_engine_core__mypyc*.so``.

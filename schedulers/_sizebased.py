@@ -52,15 +52,15 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 from sortedcontainers import SortedKeyList
 
-from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.tracker.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.errors import InputError
 from mrsim.model.templates import JobTemplate, Workload
 from mrsim.studies.fluid.estimation import estimate_sizes
 from mrsim.studies.fluid.fsp import LateTreatment
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.engine.jobtracker import JobTracker
-    from mrsim.engine.state import JobState, TrackerState
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.state import JobState, TrackerState
 
 __all__ = [
     "LateTreatment", "SizeBasedConfig", "SizeBasedScheduler", "SizeJob", "Slot", "VirtualPS", "draw_order",
@@ -160,7 +160,7 @@ def draw_order(jobs: Sequence[JobTemplate]) -> list[int]:
     """Positions of ``jobs`` in *trace order*: by submit time, ties by job id compared with numbers as numbers.
 
     A :class:`~mrsim.model.templates.Workload` breaks submit ties by plain string order (``job10`` before ``job9``);
-    SWIM files list jobs ``job0, job1, ...`` and :func:`mrsim.ingest.swim.read_swim` keeps file order within
+    SWIM files list jobs ``job0, job1, ...`` and :func:`mrsim.profiler.swim.read_swim` keeps file order within
     ties, which this order reproduces. Cost: O(n log n).
     """
     return sorted(range(len(jobs)), key=lambda i: (jobs[i].submit_s, _natural(jobs[i].job_id), i))

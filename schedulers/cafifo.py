@@ -51,8 +51,8 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
-from mrsim.engine.scheduling import JobChange, TaskScheduler
-from mrsim.engine.state import JobState, TrackerState
+from mrsim.tracker.scheduling import JobChange, TaskScheduler
+from mrsim.tracker.state import JobState, TrackerState
 from mrsim.errors import InputError, UsageError
 from mrsim.schedulers.fifo import FifoScheduler
 
@@ -109,7 +109,7 @@ class CaFifoScheduler(TaskScheduler):
         self._verdicts: dict[int, bool] = {}
 
     def start(self, jt) -> None:  # type: ignore[override]
-        from mrsim.engine.features.contention import ContentionFeature
+        from mrsim.tracker.features.contention import ContentionFeature
 
         model = jt.feature(ContentionFeature)
         if model is None:

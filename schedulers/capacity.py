@@ -45,15 +45,15 @@ from typing import TYPE_CHECKING
 
 from sortedcontainers import SortedList
 
-from mrsim.engine.plugin_helpers import keep_polling, rekey
-from mrsim.engine.schedconf.capacity_conf import QueueConf, load_capacity_conf
-from mrsim.engine.schedconf.livecounts import JobMirror, LiveCounts
-from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.tracker.plugin_helpers import keep_polling, rekey
+from mrsim.tracker.schedconf.capacity_conf import QueueConf, load_capacity_conf
+from mrsim.tracker.schedconf.livecounts import JobMirror, LiveCounts
+from mrsim.tracker.scheduling import JobChange, Locality, TaskScheduler
 from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.engine.jobtracker import JobTracker
-    from mrsim.engine.state import JobState, TrackerState
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.state import JobState, TrackerState
 
 MAP, REDUCE = 0, 1
 KINDS = (MAP, REDUCE)

@@ -19,7 +19,7 @@ Follows ``JobQueueTaskScheduler.assignTasks`` (identical in 0.20.2, 0.21, 0.22 a
 
 Cost per heartbeat: O(maps assigned × log jobs): the queues of jobs with unlaunched maps and of jobs with
 schedulable reduces are kept sorted incrementally, so an idle answer is O(1). The heartbeat itself runs compiled
-(``mrsim/engine/fifo_core.py``, ``FifoCore``: the rules above, the queues as ``JobQueue``); this class keeps the
+(``mrsim/tracker/fifo_core.py``, ``FifoCore``: the rules above, the queues as ``JobQueue``); this class keeps the
 plug-in interface, its flags and the admission gate, and hands the listener calls and heartbeats to it.
 """
 
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mrsim.engine.fifo_core import FifoCore, JobQueue
-from mrsim.engine.scheduling import JobChange, TaskScheduler
-from mrsim.engine.state import JobState, TrackerState
+from mrsim.tracker.fifo_core import FifoCore, JobQueue
+from mrsim.tracker.scheduling import JobChange, TaskScheduler
+from mrsim.tracker.state import JobState, TrackerState
 
 MIN_CLUSTER_SIZE_FOR_PADDING = 3  # JobQueueTaskScheduler.MIN_CLUSTER_SIZE_FOR_PADDING
 

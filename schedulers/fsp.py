@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from mrsim.schedulers._sizebased import LateTreatment, SizeBasedScheduler, SizeJob, VirtualPS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.engine.jobtracker import JobTracker
+    from mrsim.tracker.jobtracker import JobTracker
 
 
 class FspScheduler(SizeBasedScheduler):

@@ -58,9 +58,9 @@ import time
 
 import numpy as np
 
-from mrsim.engine.events import ORDER_TASK_DONE
-from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.engine.state import JobState, TrackerState
+from mrsim.tracker.events import ORDER_TASK_DONE
+from mrsim.tracker.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.tracker.state import JobState, TrackerState
 from mrsim.studies.geo.policies import Policy, Snapshot, local_orders
 from mrsim.studies.geo.result import SizeMeasure
 

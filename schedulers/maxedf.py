@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from sortedcontainers import SortedKeyList
 
-from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.engine.state import JobState, TrackerState
+from mrsim.tracker.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.tracker.state import JobState, TrackerState
 
 
 def edf_order(job: JobState) -> tuple[float, int]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mrsim.engine.state import JobState, TrackerState
+from mrsim.tracker.state import JobState, TrackerState
 from mrsim.model.aria import Bound, JobProfile, SlotAllocation, completion_model, min_slots_for_deadline
 from mrsim.schedulers.maxedf import EdfScheduler
 

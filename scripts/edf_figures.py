@@ -1,7 +1,7 @@
 """Reproduce SimMR Fig. 8 (MinEDF vs MaxEDF on the synthetic Facebook-like workload), larger than the test.
 
 Sweep: mean inter-arrival time × deadline factor × replications. For each (arrival mean, replication r) one
-workload is drawn (``mrsim.ingest.synth``, seed = SEED + r), each job's T_J is measured alone on the cluster, and for
+workload is drawn (``mrsim.profiler.synth``, seed = SEED + r), each job's T_J is measured alone on the cluster, and for
 each deadline factor the deadlines are drawn (seed SEED + r) and the workload is replayed under MaxEDF, MinEDF
 (ARIA average bound, the default) and MinEDF with the upper bound. The sweep writes one CSV row per replay;
 ``plot`` draws the mean relative deadline exceeded (± standard error over replications) against the mean
@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run from a source checkout without installing
     sys.path.insert(0, str(REPO))
 
-from mrsim.engine.replay import ReplayOptions, replay  # noqa: E402
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
+from mrsim.tracker.replay import ReplayOptions, replay  # noqa: E402
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload  # noqa: E402
 from mrsim.io import atomic_path, atomic_write  # noqa: E402
 from mrsim.model.cluster import uniform_cluster  # noqa: E402
 from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
@@ -44,7 +44,7 @@ VARIANTS = {"maxedf": ("maxedf", {}), "minedf": ("minedf", {}), "minedf-upper": 
 
 def _point(args: tuple) -> list[dict]:
     """All replays of one (arrival mean, replication): the unit of parallel work."""
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.scheduling import create_scheduler
 
     ia, rep, seed, jobs, nodes, map_slots, reduce_slots, interval, factors = args
     cluster = uniform_cluster(nodes, map_slots, reduce_slots)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.ingest.swim import read_swim
+from mrsim.profiler.swim import read_swim
 from mrsim.io import atomic_path, atomic_write
 from mrsim.studies.fluid import FluidPolicy, FluidWorkload, estimate_sizes, simulate
 

@@ -11,7 +11,7 @@ Scheduler as the processor-sharing reference) and the fluid model (:mod:`mrsim.s
 3. ``dn_sigma{0,0.5}``: d/n 1, 4, 10 at load 0.9 (means over runs; fig. 3.6, 3.7).
 
 Workloads (:func:`slot_workload`): the first ``hours`` of each SWIM sample (FB09-0 and FB09-1: 3 h, FB10: 0.5 h) turned
-into templates by :func:`mrsim.ingest.swim.swim_to_templates` with per-slot rates that mirror the fluid size
+into templates by :func:`mrsim.profiler.swim.swim_to_templates` with per-slot rates that mirror the fluid size
 formula (maps read input at r, reduces shuffle at r / (1 + d/n) and write output at r, so a job's slot work is
 proportional to its fluid size); the split size is the smallest 64 MB x 2^k that keeps the window under
 ``--max-maps`` maps and the bytes per reducer the smallest split / (1 + d/n) x 2^k under ``--max-reduces`` reduces (a reduce's shuffle
@@ -41,9 +41,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import TaskScheduler, create_scheduler
-from mrsim.ingest.swim import MB, SwimTaskModel, SwimTrace, read_swim, swim_to_templates
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import TaskScheduler, create_scheduler
+from mrsim.profiler.swim import MB, SwimTaskModel, SwimTrace, read_swim, swim_to_templates
 from mrsim.io import atomic_path, atomic_write
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf

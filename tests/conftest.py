@@ -113,7 +113,7 @@ class _SeedEntry:
     test's cache is a few ``mkdir`` and ``link`` calls (this runs before every test of the suite)."""
 
     def __init__(self, entry: Path) -> None:
-        from mrsim.ingest.cache import ENTRY_META
+        from mrsim.profiler.cache import ENTRY_META
 
         self.dirs: list[str] = []
         self.files: list[tuple[str, str, bool]] = []  # (source, path relative to the cache, is the metadata)
@@ -144,7 +144,7 @@ def _no_fsync() -> Iterator[None]:
     """``os.fsync`` checks its descriptor and returns at once in the test processes.
 
     mrsim fsyncs every file of a trace-cache entry or store before the manifest points at it (durability against a
-    power loss, ``mrsim/ingest/store.py``), and most tests that read a trace write a new cache entry: ~30 fsyncs each,
+    power loss, ``mrsim/profiler/store.py``), and most tests that read a trace write a new cache entry: ~30 fsyncs each,
     thousands in the suite. No test can observe durability against a power loss (a killed process leaves its writes in
     the page cache), yet each fsync waits for the disk: a few ms on an idle machine, tens when other programs write,
     and a worker waiting on its disk leaves its core idle. The real fsyncs still run in the ``python -m mrsim``
@@ -170,7 +170,7 @@ def _cache_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(autouse=True)
 def _private_trace_cache(_cache_dirs: Iterator[Path], monkeypatch: pytest.MonkeyPatch,
                          request: pytest.FixtureRequest, _bundled_trace_entry: _SeedEntry | None) -> None:
-    """Every test gets its own trace cache (mrsim.ingest.cache): the suite never writes to the user's home,
+    """Every test gets its own trace cache (mrsim.profiler.cache): the suite never writes to the user's home,
     and no test sees another's entries or this process's memo of them (nor, under pytest-xdist, another worker's:
     each worker has its own temporary root). The cache starts with one entry, the bundled default trace's, built
     once per session: it is what a second ``mrsim replay`` on a user's machine finds, and it saves ~0.6 s of CPU in

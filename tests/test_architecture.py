@@ -8,19 +8,19 @@
   ``a.b.c`` depends on ``a.b`` and ``a``.
 
   ``if TYPE_CHECKING:`` imports are not edges: they never run, and exist only so that annotations can name a class
-  of a higher layer (``mrsim.engine.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
+  of a higher layer (``mrsim.tracker.scheduling`` annotates the ``JobTracker`` its plug-ins receive; ``speculation.py`` the
   engine it helps). They do not constrain import order or compilation.
-* **One event loop**: only the kernel (``mrsim/engine/kernel.py``) takes events off a heap in a loop; the fluid
+* **One event loop**: only the kernel (``mrsim/tracker/kernel.py``) takes events off a heap in a loop; the fluid
   model (a different model by design) is the documented exception. Geo and LoTES run on the JobTracker; their
   former simulators are the test oracles ``tests/oracles/geo_simulator.py`` and ``tests/oracles/lotes_engine.py``,
   which schedule their events on the kernel too.
-* **One JobTracker core for both modes**: only ``mrsim/engine/jobtracker.py`` builds the kernel; tracker heartbeats
+* **One JobTracker core for both modes**: only ``mrsim/tracker/jobtracker.py`` builds the kernel; tracker heartbeats
   (NodeManager heartbeats in YARN mode) are queued by the core alone (``EV_HEARTBEAT`` is named by ``events.py``,
   ``heartbeats.py`` and ``jobtracker.py`` only), and no module outside the core writes a tracker's parking state
   (``next_hb``, ``hb_k``, ``hb_stamp``); a YARN replay runs on a JobTracker whose heartbeat handler the kernel calls.
 * **No copied blocks between plug-ins or between features**: no six code lines (comments, blank lines, imports and
   lone brackets dropped, white space folded) stand in the same order in two scheduler plug-ins, or in two engine
-  features; shared steps go into a helper (``mrsim/engine/plugin_helpers.py``). Repeats inside one file, and
+  features; shared steps go into a helper (``mrsim/tracker/plugin_helpers.py``). Repeats inside one file, and
   repeats that differ only in names, are not checked: that needs a judgement a test cannot make.
 """
 
@@ -204,9 +204,9 @@ def test_cycle_finder_reports_a_cycle() -> None:
 
 #: Modules allowed to run their own event loop, and why.
 EVENT_LOOP_OWNERS = {
-    "mrsim/engine/kernel.py": "the event kernel",
+    "mrsim/tracker/kernel.py": "the event kernel",
     "mrsim/studies/fluid": "the fluid model: a different model by design (no tasks or heartbeats)",
-    "mrsim/engine/contention_core.py": "not a clock: NodeMix.retire (TDAM's compiled node model) drains the tasks of "
+    "mrsim/tracker/contention_core.py": "not a clock: NodeMix.retire (TDAM's compiled node model) drains the tasks of "
                                        "one node's processor-sharing heaps that end at the current instant (the "
                                        "kernel schedules the instant)",
 }
@@ -249,7 +249,7 @@ def _pops_in_a_loop(tree: ast.Module) -> list[int]:
 
 def test_only_the_kernel_owns_an_event_loop() -> None:
     owners = event_loop_owners()
-    assert not owners, ("event loops outside mrsim/engine/kernel.py (schedule through the kernel instead, "
+    assert not owners, ("event loops outside mrsim/tracker/kernel.py (schedule through the kernel instead, "
                         "docs/architecture.md):\n" + "\n".join(f"{m}: lines {v}" for m, v in owners.items()))
 
 
@@ -273,18 +273,18 @@ def event_loop_owners() -> dict[str, list[int]]:
 
 
 #: The engine core: what every replay runs, and what issue 18 compiles. It must not depend on a feature.
-CORE_MODULES = ("mrsim.engine.kernel", "mrsim.engine.jobtracker", "mrsim.engine.hooks", "mrsim.engine.state",
-                "mrsim.engine.events",
+CORE_MODULES = ("mrsim.tracker.kernel", "mrsim.tracker.jobtracker", "mrsim.tracker.hooks", "mrsim.tracker.state",
+                "mrsim.tracker.events",
                 # helpers of the JobTracker core, one concern each (docs/architecture.md, "Where each concern ...")
-                "mrsim.engine.heartbeats", "mrsim.engine.assignment", "mrsim.engine.stages",
-                "mrsim.engine.preemption", "mrsim.engine.locality", "mrsim.engine.placement", "mrsim.engine.invariants",
-                "mrsim.engine.scheduling",  # the plug-in API the core calls
-                "mrsim.engine.wakeups")  # bounded wake-ups (issue 18)
+                "mrsim.tracker.heartbeats", "mrsim.tracker.assignment", "mrsim.tracker.stages",
+                "mrsim.tracker.preemption", "mrsim.tracker.locality", "mrsim.tracker.placement", "mrsim.tracker.invariants",
+                "mrsim.tracker.scheduling",  # the plug-in API the core calls
+                "mrsim.tracker.wakeups")  # bounded wake-ups (issue 18)
 #: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
-FEATURE_MODULES = ("mrsim.engine.features.contention", "mrsim.engine.features.speculation",
-                   "mrsim.engine.features.overheads", "mrsim.engine.features.failures",
-                   "mrsim.engine.features.reducer_preemption", "mrsim.engine.features.resources",
-                   "mrsim.engine.features.federation", "mrsim.calibration.feature", "mrsim.calibration.background")
+FEATURE_MODULES = ("mrsim.tracker.features.contention", "mrsim.tracker.features.speculation",
+                   "mrsim.tracker.features.overheads", "mrsim.tracker.features.failures",
+                   "mrsim.tracker.features.reducer_preemption", "mrsim.tracker.features.resources",
+                   "mrsim.tracker.features.federation", "mrsim.calibration.feature", "mrsim.calibration.background")
 #: Feature code the core still imports, and why. Empty since issue 17 moved overheads, failed attempts, speculation
 #: and contention onto hooks; a new entry needs a reason.
 CORE_STILL_IMPORTS: dict[str, str] = {}
@@ -294,10 +294,10 @@ def test_the_core_imports_no_feature() -> None:
     graph = import_graph(deferred=True)
     features = set(FEATURE_MODULES) | {m for m in graph if m.startswith("mrsim.contention")}
     bad = {core: sorted(graph.get(core, set()) & features) for core in CORE_MODULES}
-    assert not any(bad.values()), f"core modules import features (attach them in engine/replay.py instead): {bad}"
-    stray = {core: sorted(dep for dep in graph.get(core, set()) if dep.startswith("mrsim.engine.")
+    assert not any(bad.values()), f"core modules import features (attach them in tracker/replay.py instead): {bad}"
+    stray = {core: sorted(dep for dep in graph.get(core, set()) if dep.startswith("mrsim.tracker.")
                           and dep not in CORE_MODULES and dep not in CORE_STILL_IMPORTS
-                          and dep != "mrsim.engine")
+                          and dep != "mrsim.tracker")
              for core in CORE_MODULES}
     assert not any(stray.values()), f"core modules import engine modules outside the core: {stray}"
 
@@ -307,13 +307,13 @@ JOBTRACKER_MAX_LINES = 400
 
 
 def test_the_jobtracker_core_stays_under_400_lines() -> None:
-    """``mrsim/engine/jobtracker.py`` holds the event handlers and the plug-in API only (issue 17: "JobTracker
+    """``mrsim/tracker/jobtracker.py`` holds the event handlers and the plug-in API only (issue 17: "JobTracker
     core under 400 lines"); every other concern has its module (``docs/architecture.md``, "Where each concern of
     the engine lives"). Counted as ``wc -l`` counts: newline-terminated lines."""
-    text = (REPO / "mrsim" / "engine" / "jobtracker.py").read_text()
+    text = (REPO / "mrsim" / "tracker" / "jobtracker.py").read_text()
     lines = text.count("\n")
     assert lines < JOBTRACKER_MAX_LINES, (
-        f"mrsim/engine/jobtracker.py has {lines} lines (limit {JOBTRACKER_MAX_LINES}): move a concern into a helper "
+        f"mrsim/tracker/jobtracker.py has {lines} lines (limit {JOBTRACKER_MAX_LINES}): move a concern into a helper "
         "module of the core or a feature (docs/architecture.md) instead of growing the JobTracker")
 
 
@@ -335,7 +335,7 @@ def test_only_the_kernel_touches_its_heap() -> None:
     touches = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
-        if rel == "mrsim/engine/kernel.py":
+        if rel == "mrsim/tracker/kernel.py":
             continue
         lines = _heap_touches(parsed(path))
         if lines:
@@ -346,12 +346,12 @@ def test_only_the_kernel_touches_its_heap() -> None:
 
 #: Modules of the JobTracker core that handle tracker heartbeats: ``EV_HEARTBEAT`` is defined, queued and handled
 #: there and nowhere else (issue 17: one heartbeat mechanism for TaskTrackers and NodeManagers).
-HEARTBEAT_OWNERS = {"mrsim/engine/events.py", "mrsim/engine/heartbeats.py", "mrsim/engine/jobtracker.py"}
+HEARTBEAT_OWNERS = {"mrsim/tracker/events.py", "mrsim/tracker/heartbeats.py", "mrsim/tracker/jobtracker.py"}
 #: Tracker attributes that are the core's heartbeat grid and parking state.
 PARKING_STATE = ("next_hb", "hb_k", "hb_stamp")
 #: Core modules that keep that state: the heartbeat helpers, the handlers, bounded wake-ups, the end of a run.
-PARKING_OWNERS = {"mrsim/engine/heartbeats.py", "mrsim/engine/jobtracker.py", "mrsim/engine/wakeups.py",
-                  "mrsim/engine/stages.py", "mrsim/engine/state.py"}
+PARKING_OWNERS = {"mrsim/tracker/heartbeats.py", "mrsim/tracker/jobtracker.py", "mrsim/tracker/wakeups.py",
+                  "mrsim/tracker/stages.py", "mrsim/tracker/state.py"}
 
 
 def _names_used(tree: ast.Module) -> set[str]:
@@ -374,7 +374,7 @@ def _parking_writes(tree: ast.Module) -> list[int]:
 def test_one_core_owns_the_kernel_and_the_heartbeats() -> None:
     """Issue 17: "one JobTracker core (heartbeats, slots or containers, assignment, completion) that every scheduler
     and every study runs on". YARN mode too: its NodeManager heartbeats are the core's tracker heartbeats (no
-    second grid, parking rule or event loop in ``mrsim/engine/yarn``)."""
+    second grid, parking rule or event loop in ``mrsim/tracker/yarn``)."""
     kernels, heartbeats, parking = {}, [], {}
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
@@ -385,7 +385,7 @@ def test_one_core_owns_the_kernel_and_the_heartbeats() -> None:
             heartbeats.append(rel)
         if _parking_writes(tree) and rel not in PARKING_OWNERS:
             parking[rel] = _parking_writes(tree)
-    assert set(kernels) == {"mrsim/engine/jobtracker.py"}, f"modules building their own kernel: {kernels}"
+    assert set(kernels) == {"mrsim/tracker/jobtracker.py"}, f"modules building their own kernel: {kernels}"
     assert not heartbeats, f"modules queuing or handling tracker heartbeats outside the core: {heartbeats}"
     assert not parking, f"modules writing the core's heartbeat grid or parking state: {parking}"
     assert _parking_writes(ast.parse("t.next_hb = 1\nnode.hb_k, x = 2, 3\nt.hb_stamp += 1\nt.phase = 0\n")) == [1, 2, 3]
@@ -395,10 +395,10 @@ def test_one_core_owns_the_kernel_and_the_heartbeats() -> None:
 def test_yarn_mode_runs_on_the_jobtracker_core() -> None:
     """A YARN replay's events run on a JobTracker: the kernel is the core's, NodeManager heartbeats are the core's
     heartbeat events (counted by the core), job submissions are its job arrivals, task results its ``JobState``."""
-    from mrsim.engine.events import EV_HEARTBEAT, EV_JOB_ARRIVAL
-    from mrsim.engine.jobtracker import JobTracker
-    from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
-    from mrsim.engine.yarn.heartbeat import NodeUpdates
+    from mrsim.tracker.events import EV_HEARTBEAT, EV_JOB_ARRIVAL
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.yarn import create_yarn_scheduler, replay_yarn
+    from mrsim.tracker.yarn.heartbeat import NodeUpdates
     from tests.yarn.helpers import cluster, conf, job, workload
 
     seen = []
@@ -421,9 +421,9 @@ REPEAT_LINES = 6
 #: Groups of files that must not share a block: the scheduler plug-ins, YARN's scheduler plug-ins, the features.
 REPEAT_GROUPS = {
     "scheduler plug-ins": sorted((REPO / "schedulers").glob("*.py")),
-    "YARN scheduler plug-ins": sorted((PACKAGE / "engine" / "yarn" / "schedulers").glob("*.py")),
-    "engine features": sorted((PACKAGE / "engine" / "features").glob("*.py"))
-    + [REPO / (m.replace(".", "/") + ".py") for m in FEATURE_MODULES if not m.startswith("mrsim.engine.features.")],
+    "YARN scheduler plug-ins": sorted((PACKAGE / "tracker" / "yarn" / "schedulers").glob("*.py")),
+    "engine features": sorted((PACKAGE / "tracker" / "features").glob("*.py"))
+    + [REPO / (m.replace(".", "/") + ".py") for m in FEATURE_MODULES if not m.startswith("mrsim.tracker.features.")],
 }
 
 
@@ -461,7 +461,7 @@ def test_no_block_is_repeated_between_plugins_or_features() -> None:
         if blocks:
             found[group] = blocks
     assert not found, (f"blocks of {REPEAT_LINES} code lines repeated between files (factor them into a helper, "
-                       "e.g. mrsim/engine/plugin_helpers.py):\n"
+                       "e.g. mrsim/tracker/plugin_helpers.py):\n"
                        + "\n".join(f"{group}: {block}" for group, blocks in found.items() for block in blocks))
 
 

@@ -50,7 +50,7 @@ def test_every_package_is_listed_and_all_are_under_mrsim() -> None:
 
 
 def test_entry_points_and_builtins_name_mrsim_schedulers() -> None:
-    from mrsim.engine.scheduling import BUILTIN_SCHEDULERS
+    from mrsim.tracker.scheduling import BUILTIN_SCHEDULERS
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     entry_points = project["entry-points"]["mrsim.schedulers"]
@@ -92,3 +92,21 @@ def test_no_module_imports_a_top_level_bundled_package(path: Path) -> None:
             if module.split(".")[0] in TOP_LEVEL and "." in module and " " not in module and "/" not in module:
                 bad.append((node.lineno, node.value))
     assert not bad, f"{path.relative_to(REPO)} imports top-level bundled packages (use mrsim.<name>): {bad}"
+
+
+def test_old_package_names_import_the_same_modules_with_a_deprecation_warning():
+    """``mrsim.engine`` and ``mrsim.ingest`` (the tracker's and the profiler's former names) still import, as the
+    very module objects of their new names, so a plug-in written against them keeps working."""
+    import subprocess
+    import sys
+
+    code = ("import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
+            "import mrsim.tracker.scheduling as new\n"
+            "try:\n    import mrsim.engine.scheduling\nexcept DeprecationWarning as w:\n    print(w)\n"
+            "warnings.simplefilter('ignore')\n"
+            "import mrsim.engine.scheduling as old, mrsim.profiler.workloads as w2, mrsim.ingest.workloads as w1\n"
+            "print(old is new, w1 is w2, old.TaskScheduler is new.TaskScheduler)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("mrsim.engine is now mrsim.tracker")
+    assert lines[-1] == "True True True"

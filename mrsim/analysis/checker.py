@@ -33,9 +33,9 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.results import ReplayResult
-from mrsim.engine.scheduling import JobChange, NarrowPolicy, NarrowPolicyScheduler, TaskScheduler, create_scheduler
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.results import ReplayResult
+from mrsim.tracker.scheduling import JobChange, NarrowPolicy, NarrowPolicyScheduler, TaskScheduler, create_scheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec, TrackerSpec, uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
@@ -507,7 +507,7 @@ def scheduler_factory(target: str, config: dict | None = None) -> SchedulerFacto
         create_scheduler(target, config)  # fail now, as an InputError, if it does not load
         return lambda: create_scheduler(target, config)
     module_name, _, attr = target.partition(":")
-    from mrsim.engine.scheduling import _cwd_on_path
+    from mrsim.tracker.scheduling import _cwd_on_path
 
     _cwd_on_path()  # module:Class imports from the current directory, as mrsim replay --scheduler does
     try:
@@ -529,7 +529,7 @@ def scheduler_factory(target: str, config: dict | None = None) -> SchedulerFacto
 
 def failure_trace(failure: Failure) -> list[dict]:
     """The shrunk trace as Rumen ``LoggedJob`` dicts (profiles back to the same durations)."""
-    from mrsim.ingest.synth import template_to_logged_job
+    from mrsim.profiler.synth import template_to_logged_job
 
     return [template_to_logged_job(j) for j in failure.case.workload.jobs]
 

@@ -27,9 +27,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.results import ReplayResult
-from mrsim.engine.scheduling import TaskScheduler, create_scheduler
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.results import ReplayResult
+from mrsim.tracker.scheduling import TaskScheduler, create_scheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf

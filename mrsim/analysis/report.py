@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from mrsim.api import ComparisonRun, Run, ValidationRun
-    from mrsim.engine.results import ReplayResult
+    from mrsim.tracker.results import ReplayResult
 
 GANTT_MAX_BARS = 1500
 SERIES_POINTS = 1200

@@ -23,7 +23,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from mrsim.engine.results import ReplayResult
+    from mrsim.tracker.results import ReplayResult
 
 CLUSTER = "(cluster)"
 

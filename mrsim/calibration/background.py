@@ -47,15 +47,15 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from mrsim.calibration.extract import job_slowstart as _slowstart
 from mrsim.calibration.extract import rumen_ms as _ms
-from mrsim.engine.events import ORDER_TIMER
+from mrsim.tracker.events import ORDER_TIMER
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from mrsim.engine.jobtracker import JobTracker
-    from mrsim.engine.state import TrackerState
-    from mrsim.ingest.plain import PlainJob
-    from mrsim.ingest.store import StoredBackground
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.state import TrackerState
+    from mrsim.profiler.plain import PlainJob
+    from mrsim.profiler.store import StoredBackground
 
 _MS = 1000.0
 GRACE_S = 5.0
@@ -176,7 +176,7 @@ class BackgroundCollector:
         self.stored_reduce_gaps: list[tuple[str, float, float]] = []
 
     def stored(self) -> "StoredBackground":
-        """What a trace store keeps (:class:`mrsim.ingest.store.StoredBackground`): the waits and the *whole*
+        """What a trace store keeps (:class:`mrsim.profiler.store.StoredBackground`): the waits and the *whole*
         usage as two arrays (9 bytes a change), and the same for reduce slots with the waits already cut where a
         traced reduce was assigned (:meth:`reduce_gaps`). Lossless: :meth:`from_stored` gives back an equal
         estimate. (Store format 1 kept the usage only near the waits, as levels; several changes within one
@@ -184,7 +184,7 @@ class BackgroundCollector:
         ``3m_stream_trace``.)"""
         import numpy as np
 
-        from mrsim.ingest.store import StoredBackground
+        from mrsim.profiler.store import StoredBackground
 
         return StoredBackground(tuple(self.waits), np.array([t for t, _d in self.usage], dtype=np.float64),
                                 np.array([d for _t, d in self.usage], dtype=np.int8),
@@ -230,7 +230,7 @@ class BackgroundCollector:
         return gaps
 
     def add_plain(self, job: Mapping[str, Any], job_id: str, plain: "PlainJob") -> None:
-        """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: every map and reduce task
+        """:meth:`add_job` of a plain job (:mod:`mrsim.profiler.plain`), from its columns: every map and reduce task
         has a positive integer start and finish and one attempt with a valid window; ``otherTasks`` go through the
         general code."""
         n = plain.n_maps

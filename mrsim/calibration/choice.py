@@ -35,8 +35,8 @@ class CalibrationChoice:
 
 
 def is_yarn_trace(profiler: "Profiler") -> bool:
-    """Whether the profiled inputs come from a YARN cluster (:mod:`mrsim.ingest.provenance`)."""
-    from mrsim.ingest.provenance import is_yarn_trace as from_yarn
+    """Whether the profiled inputs come from a YARN cluster (:mod:`mrsim.profiler.provenance`)."""
+    from mrsim.profiler.provenance import is_yarn_trace as from_yarn
 
     if any(r.format in ("jhist", "sls") for r in profiler.inputs):
         return True

@@ -84,7 +84,7 @@ from mrsim.model.hadoop_conf import (KEY_HB_PER_SECOND, KEY_HB_PER_SECOND_NEW, K
                                      heartbeat_line)
 
 if TYPE_CHECKING:
-    from mrsim.ingest.plain import PlainJob
+    from mrsim.profiler.plain import PlainJob
 
 _MS = 1000.0
 STALL_MIN_LAGS = 20
@@ -252,7 +252,7 @@ def _plain_reduce_slots(attempt_ids: list[str], n_maps: int) -> np.ndarray:
 
 def _completed_in_template(task: Mapping[str, Any], default: str) -> bool:
     """Whether the template builder keeps this map (reduce) task, i.e. counts it in the job's task indices
-    (``mrsim.ingest.builder``: its type is the list's, it has a SUCCESS attempt, and that attempt, else the task,
+    (``mrsim.profiler.builder``: its type is the list's, it has a SUCCESS attempt, and that attempt, else the task,
     has a valid start and finish)."""
     if str(task.get("taskType") or default.upper()) != default.upper():
         return False
@@ -515,14 +515,14 @@ class CalibrationCollector:
 
     def _name_repeated(self) -> None:
         """The last job is kept by the template builder: a repeated job id is replayed as "<id>#<n>"
-        (mrsim.ingest.builder.workload_from_logged_jobs), and its stalled tasks are named so."""
+        (mrsim.profiler.builder.workload_from_logged_jobs), and its stalled tasks are named so."""
         raw = self.job_ids[-1]
         n = self.occurrences[raw] = self.occurrences.get(raw, 0) + 1
         if n > 1:
             self.job_ids[-1] = f"{raw}#{n}"
 
     def add_plain(self, job: Mapping[str, Any], plain: "PlainJob") -> None:
-        """:meth:`add_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: each map and reduce task
+        """:meth:`add_job` of a plain job (:mod:`mrsim.profiler.plain`), from its columns: each map and reduce task
         has one successful attempt with positive integer times (so it is the task's first attempt, has both lags
         and a launch) and a host name string; ``otherTasks`` go through the per-attempt code. One chunk per job and
         column, the same values in the same order as :meth:`add_job` gives: about 35 numpy calls per job, no Python
@@ -605,7 +605,7 @@ class CalibrationCollector:
             tasks = job.get(key)
             if not isinstance(tasks, list):
                 continue
-            completed = -1  # the template's index of the current task (mrsim.ingest.builder: completed tasks only)
+            completed = -1  # the template's index of the current task (mrsim.profiler.builder: completed tasks only)
             for task in tasks:
                 if not (type(task) is dict or isinstance(task, Mapping)):
                     continue

@@ -40,7 +40,7 @@ What it changes (``docs/calibration.md``; each term can be switched off for abla
   original (``JobInProgress.findSpeculativeTask``) could not finish before the backup's start plus its run. The
   template keeps, per such task, the time from the original's start to the backup's; the engine replays the
   original for that long before the successful attempt (through the failed-attempt
-  replay, ``mrsim.engine.features.failures``: the slot time counts as wasted).
+  replay, ``mrsim.tracker.features.failures``: the slot time counts as wasted).
 
 Sampling uses the named streams ``calibration-launch`` and ``calibration-report`` of the replay's seed, drawn in
 launch (report) order: results are deterministic per seed, and turning one term off leaves the other's draws as
@@ -53,12 +53,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mrsim.calibration.model import KIND_INDEX, KINDS, Calibration, Distribution
-from mrsim.engine.lag_core import Draws, PlainLaunchLag, ReportLag
+from mrsim.tracker.lag_core import Draws, PlainLaunchLag, ReportLag
 from mrsim.rng import stream
 
 if TYPE_CHECKING:
-    from mrsim.engine.jobtracker import JobTracker
-    from mrsim.engine.state import JobState, TrackerState
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.state import JobState, TrackerState
 
 _BATCH = 4096
 REUSE_KEYS = ("mapred.job.reuse.jvm.num.tasks", "mapreduce.job.jvm.numtasks")
@@ -84,7 +84,7 @@ class CalibrationFeature:
         self.carried_stalls = 0  # carried stalls replayed (map and reduce launches)
         self.carried_total = 0  # stalled tasks of the replayed jobs
         # One stream per term, so that switching a term off (ablations) leaves the others' draws unchanged.
-        # (batched; compiled with the engine core, mrsim.engine.lag_core, as the launch and report paths)
+        # (batched; compiled with the engine core, mrsim.tracker.lag_core, as the launch and report paths)
         self._launch_draws = Draws(stream(seed, "calibration-launch"), _BATCH)
         self._report_draws = Draws(stream(seed, "calibration-report"), _BATCH)
         none = Distribution.constant(0.0)
@@ -165,7 +165,7 @@ class CalibrationFeature:
         return used
 
     def describe_run(self) -> tuple[str, dict, dict]:
-        """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.engine.results``)."""
+        """``(spec key, spec part, summary part)`` for the replay's JSON (``mrsim.tracker.results``)."""
         c = self.calibration
         spec = {"source": c.source, "heartbeat_source": c.heartbeat_source, "jvm_reuse": c.jvm_reuse,
                 "launch_lag": self.use_launch, "report_lag": self.use_report, "setup_cleanup_task_time": self.use_aux,

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from mrsim.calibration.heartbeat_check import BURST_KEYS, AssignmentBurst, HeartbeatCheck
-from mrsim.engine.lag_core import sample as _inverse_cdf
+from mrsim.tracker.lag_core import sample as _inverse_cdf
 from mrsim.errors import InputError
 from mrsim.model.hadoop_conf import HADOOP_LINES
 
@@ -132,7 +132,7 @@ class StalledTask:
     was assigned at ``assigned`` (epoch s, trace clock) to ``host`` and its attempt started ``lag_s`` seconds later.
 
     ``kind`` is the task kind (``map``, ``reduce``, ``setup``, ``cleanup``); ``task`` the task's index among the
-    job's completed tasks of that kind in trace order (the template's index, ``mrsim.ingest.builder``; 0 for
+    job's completed tasks of that kind in trace order (the template's index, ``mrsim.profiler.builder``; 0 for
     setup/cleanup); ``reduce_slot`` whether it queued in the reduce-slot launcher. The replay gives the task its
     recorded ``lag_s`` wherever it runs (part ``carry``, ``mrsim.calibration.feature``)."""
 

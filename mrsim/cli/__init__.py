@@ -6,7 +6,7 @@ subcommand never touches this file. User mistakes raise :class:`mrsim.errors.Inp
 single ``mrsim: error: ...`` line on stderr: exit code 1 for a bad input file, 2 for a bad flag (see
 :func:`mrsim.errors.exit_code_for`). Four global flags are accepted anywhere on the line: ``--strict`` (warnings
 become errors), ``--no-verify`` (skip trace-store checksums), ``--no-cache`` (neither read nor write the trace
-cache, :mod:`mrsim.ingest.cache`) and ``--limit NAME=N`` (raise a size limit of :mod:`mrsim.io.limits`).
+cache, :mod:`mrsim.profiler.cache`) and ``--limit NAME=N`` (raise a size limit of :mod:`mrsim.io.limits`).
 """
 
 from __future__ import annotations
@@ -231,13 +231,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _read_early(args: argparse.Namespace) -> None:
     """Start reading the command's input in a forked process now, while the command imports and sets up, when the
     command names an input its pass will parse (a module's ``early_input(args)``: ``(path, --format)`` or None;
-    :mod:`mrsim.ingest.early_read`). Costs a stat and the format's sniff; imports no numpy."""
+    :mod:`mrsim.profiler.early_read`). Costs a stat and the format's sniff; imports no numpy."""
     early = getattr(args, "_early_input", None)
     if early is None:
         return
     named = early(args)
     if named is not None:
-        from mrsim.ingest.early_read import start_for_pass
+        from mrsim.profiler.early_read import start_for_pass
 
         start_for_pass(*named)
 
@@ -247,7 +247,7 @@ def _run(args: argparse.Namespace) -> int:
         return _run_command(args)
     finally:
         if getattr(args, "_early_input", None) is not None:
-            from mrsim.ingest.early_read import discard
+            from mrsim.profiler.early_read import discard
 
             discard()  # a reader the command did not take (it failed first, or read otherwise)
 

@@ -128,7 +128,7 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
     if wants_background:
         estimate = None
         if profiler is not None:
-            from mrsim.engine.replay import effective_interval
+            from mrsim.tracker.replay import effective_interval
 
             estimate = profiler.measured_background(cluster.map_slots, effective_interval(options, conf, len(cluster)),
                                                     cluster.reduce_slots)

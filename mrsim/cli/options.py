@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from mrsim.errors import InputError, UsageError
 
 if TYPE_CHECKING:  # the engine, the cluster model and numpy: imported when a command builds them, not by its parser
-    from mrsim.engine.replay import ReplayOptions
+    from mrsim.tracker.replay import ReplayOptions
     from mrsim.model.cluster import ClusterSpec
     from mrsim.model.hadoop_conf import HadoopConf
 
@@ -112,7 +112,7 @@ def build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
 
 
 def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
-    from mrsim.ingest.rumen import read_rumen_topology
+    from mrsim.profiler.rumen import read_rumen_topology
     from mrsim.model.cluster import cluster_from_rumen_topology, load_cluster_file, uniform_cluster
 
     sources = [x for x in (args.cluster, args.topology) if x]
@@ -132,7 +132,7 @@ def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
 
 
 def build_options(args: argparse.Namespace) -> ReplayOptions:
-    from mrsim.engine.replay import ReplayOptions
+    from mrsim.tracker.replay import ReplayOptions
 
     interval = None
     if args.heartbeat_interval is not None:
@@ -177,7 +177,7 @@ def scheduler_config(args: argparse.Namespace) -> dict:
 
 def load_replay_workload(args: argparse.Namespace, trace: str):
     """The workload for a replay: any format, plus service demands when ``--demands`` asks for them."""
-    from mrsim.ingest.workloads import load_workload
+    from mrsim.profiler.workloads import load_workload
 
     return attach_demands(args, load_workload(trace, getattr(args, "format", None)), trace)
 

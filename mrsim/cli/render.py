@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Callable, Iterator
 
 if TYPE_CHECKING:  # (numpy: imported by what makes a result, not by every parser that imports this module)
-    from mrsim.engine.results import ReplayResult
+    from mrsim.tracker.results import ReplayResult
 
 
 #: Seconds a run must last before its progress bar appears.

@@ -1,12 +1,12 @@
 """``mrsim replay --stream``: a replay whose jobs are read while it runs (``docs/performance.md``, "Streaming").
 
-Inputs that can be streamed: SWIM ``.tsv`` files (read line by line, :mod:`mrsim.ingest.swim_stream`) and
+Inputs that can be streamed: SWIM ``.tsv`` files (read line by line, :mod:`mrsim.profiler.swim_stream`) and
 ``synth:JOBS[:SEED[:MEAN_INTERARRIVAL_S]]``, ``mrsim synth``'s Facebook-like model drawn job by job
-(:func:`mrsim.ingest.synth.iter_facebook_like`). The ``--json`` object is the one the same replay gives without
-``--stream`` (same spec, summary and job rows; ``tests/engine/test_streaming.py``), but memory grows with the jobs
+(:func:`mrsim.profiler.synth.iter_facebook_like`). The ``--json`` object is the one the same replay gives without
+``--stream`` (same spec, summary and job rows; ``tests/tracker/test_streaming.py``), but memory grows with the jobs
 in flight. What needs the whole workload or per-task results is refused with one line (``--out``, ``--report``,
 ``--deadline-factor``, YARN mode, placement on federations, and the engine features listed in
-:mod:`mrsim.engine.features.streaming`); so are the whole-workload sanity warnings (long submission gaps), which a
+:mod:`mrsim.tracker.features.streaming`); so are the whole-workload sanity warnings (long submission gaps), which a
 stream cannot compute before the run: they are not given.
 """
 
@@ -25,7 +25,7 @@ def streamed_workload(trace: str, fmt: str | None) -> tuple[StreamedWorkload, st
     """The streamed workload of ``trace`` and the format it was read as (``swim`` or ``synth``)."""
     if trace.startswith(SYNTH_PREFIX):
         return _synth(trace), "synth"
-    from mrsim.ingest.detect import Format, detect_format
+    from mrsim.profiler.detect import Format, detect_format
     from mrsim.io.safe_open import check_input_file
 
     check_input_file(trace, allow_dir=True)
@@ -36,13 +36,13 @@ def streamed_workload(trace: str, fmt: str | None) -> tuple[StreamedWorkload, st
     if kind != "swim":
         raise InputError(f"{trace}: --stream reads SWIM .tsv files and {SYNTH_PREFIX}JOBS[:SEED[:MEAN_INTERARRIVAL_S]]; "
                          f"this input is {kind}: replay it without --stream")
-    from mrsim.ingest.swim_stream import swim_stream
+    from mrsim.profiler.swim_stream import swim_stream
 
     return swim_stream(trace), "swim"
 
 
 def _synth(trace: str) -> StreamedWorkload:
-    from mrsim.ingest.synth import FacebookLikeSpec, streamed_facebook_like
+    from mrsim.profiler.synth import FacebookLikeSpec, streamed_facebook_like
 
     parts = trace[len(SYNTH_PREFIX):].split(":")
     try:
@@ -75,9 +75,9 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     from mrsim.cli.calibration_options import calibrate_run
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import cluster_line, progress_bar
-    from mrsim.engine.replay import replay as run_replay
-    from mrsim.engine.scheduling import scheduler_from
-    from mrsim.ingest.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.tracker.replay import replay as run_replay
+    from mrsim.tracker.scheduling import scheduler_from
+    from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
     refuse_unstreamable_flags(args)
     trace = args.trace

@@ -1,4 +1,4 @@
-"""Which YARN calibration (the jobs' commit tails, :mod:`mrsim.engine.yarn.calibration`) a YARN-mode run uses.
+"""Which YARN calibration (the jobs' commit tails, :mod:`mrsim.tracker.yarn.calibration`) a YARN-mode run uses.
 
 The same flags as the MR1 engine's calibration (``mrsim.cli.calibration_options``): measured from the replayed
 trace by default; ``--calibration-from TRACE`` measures it from another trace, log or store of the cluster (a
@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mrsim.engine.yarn.calibration import YarnCalibration
+from mrsim.tracker.yarn.calibration import YarnCalibration
 from mrsim.errors import InputError
 from mrsim.model.templates import Workload
 

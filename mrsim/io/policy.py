@@ -49,7 +49,7 @@ def verify_checksums() -> bool:
 
 def set_cache(on: bool) -> None:
     """``--no-cache`` sets False: inputs are parsed, never read from or saved to the trace cache
-    (:mod:`mrsim.ingest.cache`). Also exported as ``MRSIM_NO_CACHE=1`` so that worker processes (sweeps) follow."""
+    (:mod:`mrsim.profiler.cache`). Also exported as ``MRSIM_NO_CACHE=1`` so that worker processes (sweeps) follow."""
     import os
 
     global _cache, _exported

@@ -59,7 +59,7 @@ def strict_decoder(*, check_numbers: bool = False) -> json.JSONDecoder:
     Without ``check_numbers`` the C scanner parses numbers: an integer past Python's 4300-digit limit is still
     refused (:func:`raw_decode` turns the ``ValueError`` into :class:`JSONValueError`), while long-but-legal
     integers and floats that overflow to infinity come through and are refused by the field checks of whoever
-    reads them (:mod:`mrsim.ingest.logged_check`, :mod:`mrsim.io.fields`). The streaming trace readers use
+    reads them (:mod:`mrsim.profiler.logged_check`, :mod:`mrsim.io.fields`). The streaming trace readers use
     this fast form: a 1148-job trace has 3.8 million numbers.
     """
     if check_numbers:

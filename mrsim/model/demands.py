@@ -6,7 +6,7 @@ the trace and the cluster (section 6.5: "a set of service demands (CPU and I/O) 
 measured by running tasks in isolation). Templates carry them as ``map_demands`` / ``reduce_demands`` arrays of
 shape ``(n_tasks, len(demand_resources))`` (:class:`mrsim.model.templates.JobTemplate`). This module fills them from:
 
-a. a **job spec file** (:mod:`mrsim.ingest.jobspec`), whose ``map_demand`` / ``reduce_demand`` tables use the
+a. a **job spec file** (:mod:`mrsim.profiler.jobspec`), whose ``map_demand`` / ``reduce_demand`` tables use the
    same parser as here (:func:`parse_demand`);
 b. **trace counters** (:func:`apply_trace_demands`): CPU from the successful attempt's
    ``resourceUsageMetrics.cumulativeCpuUsage`` (Hadoop's ``CPU_MILLISECONDS`` counter, ms), disk from the bytes it
@@ -338,9 +338,9 @@ def _attempt_demand(attempt: Mapping[str, object], disk_bytes_per_s: float) -> t
 
 
 def _task_rows(tasks: Iterable[dict], job_id: str, disk_bytes_per_s: float) -> list[tuple[float, float]]:
-    # Same task selection as mrsim.ingest.builder (first successful attempt with a usable time window), so row
+    # Same task selection as mrsim.profiler.builder (first successful attempt with a usable time window), so row
     # i here is task i of the template; the private helpers are shared on purpose to keep the two in step.
-    from mrsim.ingest.builder import attempt_window, successful_attempt
+    from mrsim.profiler.builder import attempt_window, successful_attempt
 
     rows = []
     scratch: list[str] = []  # the builder already reported these windows
@@ -356,10 +356,10 @@ def trace_counter_demands(path: str | os.PathLike[str], *, disk_mb_s: float = DE
                           fmt: str | None = None) -> dict[str, tuple[list[tuple[float, float]], list[tuple[float, float]]]]:
     """Job id (as the builder names repeats: ``id#2``...) → per-task ``(cpu_s, disk_s)`` for maps and reduces.
 
-    Reads the ``LoggedJob`` dicts of any format that has them (:func:`mrsim.ingest.detect.iter_logged_jobs`).
+    Reads the ``LoggedJob`` dicts of any format that has them (:func:`mrsim.profiler.detect.iter_logged_jobs`).
     ``cpu_s`` is NaN where the trace has no CPU counter. Cost: one pass over the trace.
     """
-    from mrsim.ingest.detect import Format, iter_logged_jobs
+    from mrsim.profiler.detect import Format, iter_logged_jobs
 
     if not (math.isfinite(disk_mb_s) and disk_mb_s > 0):
         raise InputError(f"disk bandwidth must be a positive number of MB/s, got {disk_mb_s!r}")

@@ -2,9 +2,9 @@
 
 :class:`StreamedWorkload` is a :class:`mrsim.model.templates.Workload` that holds no template: each replay opens
 its :class:`JobSource` again and the engine pulls one job at a time, one arrival ahead of the clock
-(``mrsim/engine/features/streaming.py``). Memory then grows with the jobs in flight, not with the trace. The
-sources: :func:`mrsim.ingest.synth.iter_facebook_like` (``mrsim synth``'s model) and
-:func:`mrsim.ingest.swim_stream.swim_source` (SWIM ``.tsv`` files read line by line).
+(``mrsim/tracker/features/streaming.py``). Memory then grows with the jobs in flight, not with the trace. The
+sources: :func:`mrsim.profiler.synth.iter_facebook_like` (``mrsim synth``'s model) and
+:func:`mrsim.profiler.swim_stream.swim_source` (SWIM ``.tsv`` files read line by line).
 
 Jobs must come in ``(submit_s, job_id)`` order, the order :class:`Workload` sorts whole workloads into; jobs
 submitted at the same instant may come in any order (the engine sorts each such group by job id). A job submitted

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
@@ -44,7 +44,7 @@ def isolated_completion_times(workload: Workload, cluster: ClusterSpec, conf: Ha
 
     Invariant checks and naive heartbeats are switched off for these helper replays (they do not change results).
     """
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.scheduling import create_scheduler
 
     # Same engine options (fields added later included), minus the two that only slow the helper replays down.
     solo_options = replace(options or ReplayOptions(), naive_heartbeats=False, check_invariants=False)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mrsim.ingest.rumen_writer import write_rumen_trace
-from mrsim.ingest.synth import template_to_logged_job
+from mrsim.profiler.rumen_writer import write_rumen_trace
+from mrsim.profiler.synth import template_to_logged_job
 from mrsim.model.templates import JobTemplate
 
 

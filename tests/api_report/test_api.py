@@ -9,7 +9,7 @@ import pytest
 
 import mrsim
 from mrsim.cli import main
-from mrsim.ingest.assumptions import zero_slot_notes
+from mrsim.profiler.assumptions import zero_slot_notes
 from mrsim.model.cluster import ClusterSpec, TrackerSpec, uniform_cluster
 
 RUN_DEPENDENT = {"wall_s", "events_per_s"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mrsim.analysis.timeseries import attempts_frame
-from tests.engine.helpers import job, one_node, run
+from tests.tracker.helpers import job, one_node, run
 
 
 def test_failed_attempt_then_success_are_both_listed():

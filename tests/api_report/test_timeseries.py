@@ -7,7 +7,7 @@ import pandas as pd
 
 from mrsim.analysis.timeseries import CLUSTER, attempts_frame, queue_timeseries
 from mrsim.cli import main
-from mrsim.engine.results import ReplayResult
+from mrsim.tracker.results import ReplayResult
 
 
 def _result() -> ReplayResult:

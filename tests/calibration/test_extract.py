@@ -220,7 +220,7 @@ def _attempt_id(job: int, kind: str, task: int) -> str:
 
 
 def _plainable(n: int, hosts: tuple[str, ...], t0: int, *, other: bool = True) -> dict:
-    """A job that mrsim.ingest.plain takes: maps and reduces of one SUCCESS attempt each, spread over ``hosts``;
+    """A job that mrsim.profiler.plain takes: maps and reduces of one SUCCESS attempt each, spread over ``hosts``;
     with a SETUP task on the first host (its attempt starts before the job's maps there) when ``other``."""
     maps = [_task("MAP", t0 + 1_000 * i, t0 + 1_000 * i + 4_400, t0 + 1_000 * i + 30 * i - 60, t0 + 1_000 * i + 4_000,
                   hosts[i % len(hosts)]) for i in range(6)]
@@ -236,7 +236,7 @@ def _plainable(n: int, hosts: tuple[str, ...], t0: int, *, other: bool = True) -
 
 
 def _jobs_of_both_kinds() -> list[dict]:
-    """Plain jobs (mrsim.ingest.plain) and jobs that are not, interleaved: a retry, negative launch lags (each job's
+    """Plain jobs (mrsim.profiler.plain) and jobs that are not, interleaved: a retry, negative launch lags (each job's
     first two maps), an attempt without a host name ("/r/": the empty host), a repeated job id, OOB confs."""
     jobs = [_plainable(1, ("/r/h1", "/r/h2"), 100_000), _plainable(2, ("/r/h2", "/r/h3"), 120_000, other=False)]
     retried = _plainable(3, ("/r/h1", "/r/h3"), 140_000)
@@ -255,7 +255,7 @@ def _jobs_of_both_kinds() -> list[dict]:
 
 
 def _through(jobs: list[dict], plain_path: bool, result_after: int | None = None) -> CalibrationCollector:
-    from mrsim.ingest.plain import plain_job
+    from mrsim.profiler.plain import plain_job
 
     c = CalibrationCollector()
     for i, job in enumerate(jobs):
@@ -267,7 +267,7 @@ def _through(jobs: list[dict], plain_path: bool, result_after: int | None = None
 
 
 def test_plain_and_general_paths_interleaved_give_the_same_samples_in_the_same_order():
-    from mrsim.ingest.plain import plain_job
+    from mrsim.profiler.plain import plain_job
 
     jobs = _jobs_of_both_kinds()
     assert [plain_job(j) is not None for j in jobs] == [True, True, False, True, True, False, True]

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from mrsim.cli import main
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 
 GRIDMIX = SHARED_DATA / "gridmix-system-branch-1"
 LOG_2009 = SHARED_DATA / "rumen" / "small-trace-test" / "dispatch-trace-output.json.gz"
@@ -68,7 +68,7 @@ def test_gridmix_trace_10m_calibrated_and_not(capsys):
     assert doc["summary"]["mean_abs_error_pct"] <= 6.0
     old = validate(GRIDMIX / "trace_10m.json.gz", capsys, "--no-calibration", "--background", "none",
                    "--scheduler", "fifo")["summary"]  # the engine before calibration replayed FIFO
-    # 20.3 / 73.4 before a stand-in shuffle array was drawn on one counter by both waves (mrsim.engine.state)
+    # 20.3 / 73.4 before a stand-in shuffle array was drawn on one counter by both waves (mrsim.tracker.state)
     assert round(old["mean_abs_error_pct"], 1) == 20.2 and round(old["max_abs_error_pct"], 1) == 73.4
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from mrsim.analysis.validation.trace_conf import CAPACITY_021, TraceConf, scheduler_settings
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import scheduler_from
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import scheduler_from
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
-from tests.engine.helpers import finishes, job, job_finish, one_node, starts
+from tests.tracker.helpers import finishes, job, job_finish, one_node, starts
 
 CAPACITY = "org.apache.hadoop.mapred.CapacityTaskScheduler"
 

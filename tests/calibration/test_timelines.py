@@ -5,7 +5,7 @@ from __future__ import annotations
 from mrsim.calibration.background import Background, estimate_background
 from mrsim.calibration.model import Calibration, Distribution, TrackerOutlier
 from mrsim.model.cluster import ClusterSpec, TrackerSpec
-from tests.engine.helpers import finishes, job, job_finish, one_node, run, starts
+from tests.tracker.helpers import finishes, job, job_finish, one_node, run, starts
 
 
 def _cal(**kw) -> Calibration:
@@ -73,8 +73,8 @@ def test_a_stalled_tracker_starts_nothing_before_its_stall_ends():
 
 
 def test_report_lag_delays_the_out_of_band_heartbeat():
-    from mrsim.engine.replay import ReplayOptions, replay
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.tracker.scheduling import create_scheduler
     from mrsim.model.hadoop_conf import HadoopConf
     from mrsim.model.templates import Workload
 
@@ -305,7 +305,7 @@ def test_stalled_tasks_are_measured_with_their_template_index_and_kept_in_the_to
     from mrsim.calibration.extract import CalibrationCollector
     from mrsim.calibration.model import StalledTask
     from mrsim.errors import InputError
-    from mrsim.ingest.builder import template_from_logged_job
+    from mrsim.profiler.builder import template_from_logged_job
 
     # 30 maps launched 1 s after their assignment on h1; map 5 has no successful attempt (the template drops it),
     # map 12 (template index 11) waited 100 s on h2: a stall (above the 99th percentile and 30 s over the median).

@@ -37,9 +37,9 @@ def fluid_results(tmp_path_factory) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def replay_dir(tmp_path_factory) -> Path:
-    from mrsim.engine.replay import ReplayOptions, replay
-    from mrsim.engine.scheduling import create_scheduler
-    from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.tracker.scheduling import create_scheduler
+    from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
     from mrsim.model.cluster import uniform_cluster
     from mrsim.model.hadoop_conf import HadoopConf
 

@@ -8,15 +8,15 @@ import orjson
 import pytest
 
 from mrsim.cli import main
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
-from mrsim.ingest.workloads import load_workload
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
+from mrsim.profiler.workloads import load_workload
 from mrsim.model.cluster import load_cluster_file
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
 from mrsim.studies.federation.placement import PlacementPolicy, PlacementSpec, place_workload
 from mrsim.studies.geo.policies import Policy
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 
 DATA = Path(__file__).parent / "data"
 JOBS = str(DATA / "paper_example_jobs.toml")

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.model.cluster import ClusterSpec, TrackerSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.studies.federation.placement import PlacementPolicy, PlacementSpec, place_workload
 from mrsim.studies.geo.policies import Policy
-from tests.engine.helpers import random_workload
+from tests.tracker.helpers import random_workload
 
 POLICIES = [p.value for p in Policy]
 

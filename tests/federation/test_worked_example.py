@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
-from mrsim.engine.scheduling import create_scheduler
-from mrsim.ingest.workloads import load_workload
+from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
+from mrsim.tracker.scheduling import create_scheduler
+from mrsim.profiler.workloads import load_workload
 from mrsim.model.cluster import load_cluster_file
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.studies.geo.policies import Policy, Snapshot, reorder, split, swag, global_srpt, independent_srpt

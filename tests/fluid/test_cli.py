@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from mrsim.cli import main
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 
 FB09_1 = str(SHARED_DATA / "swim" / "FB-2009_samples_24_times_1hr_1.tsv")
 

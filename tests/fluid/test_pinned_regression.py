@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from mrsim.studies.fluid import run_fluid
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 
 FB09_0 = SHARED_DATA / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 

@@ -14,7 +14,7 @@ import pytest
 from mrsim.errors import InputError
 import mrsim.studies.fluid
 from mrsim.studies.fluid import FluidPolicy, FluidWorkload, estimate_sizes, run_fluid, simulate
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 
 DATA = SHARED_DATA / "swim"
 FB09_0 = DATA / "FB-2009_samples_24_times_1hr_0.tsv"

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest.swim import (MB, SwimTaskModel, read_swim, swim_job_sizes, swim_task_counts,
+from mrsim.profiler.swim import (MB, SwimTaskModel, read_swim, swim_job_sizes, swim_task_counts,
                                swim_to_templates)
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 
 DATA = SHARED_DATA / "swim"
 FB09_0 = DATA / "FB-2009_samples_24_times_1hr_0.tsv"

@@ -107,7 +107,7 @@ def _deep_toml(tmp: Path, data: Path) -> list[str]:
 
 def _sls(mutate: Callable[[list[dict]], None]) -> Callable[[Path, Path], list[str]]:
     def build(tmp: Path, data: Path) -> list[str]:
-        from mrsim.ingest.logged import iter_json_objects  # noqa: F401  (format reference only)
+        from mrsim.profiler.logged import iter_json_objects  # noqa: F401  (format reference only)
 
         text = (data / "sls/test-resources/inputsls.json").read_text()
         objs = [json.loads(chunk) for chunk in _split_objects(text)]

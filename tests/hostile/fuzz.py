@@ -177,9 +177,9 @@ def _on_alarm(signum, frame):
 def check_input(path: Path, kind: str = "trace", cluster: Path | None = None) -> str:
     """Load and replay ``path`` (a trace, or a job spec; ``cluster`` a cluster file) and return the outcome
     (``error`` / ``warning`` / ``ok``); raise AssertionError for anything the oracle refuses."""
-    from mrsim.engine.replay import ReplayOptions, replay
-    from mrsim.engine.scheduling import create_scheduler
-    from mrsim.ingest.workloads import load_workload
+    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.tracker.scheduling import create_scheduler
+    from mrsim.profiler.workloads import load_workload
     from mrsim.model.cluster import load_cluster_file, uniform_cluster
     from mrsim.model.hadoop_conf import HadoopConf
 

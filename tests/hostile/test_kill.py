@@ -83,7 +83,7 @@ def test_replay_out_killed_leaves_old_or_new_set(tmp_path: Path) -> None:
 @pytest.mark.skipif(shared_data() is None, reason="shared data absent")
 def test_profile_killed_leaves_a_loadable_store(tmp_path: Path) -> None:
     from mrsim.cli import main
-    from mrsim.ingest.store import load_store
+    from mrsim.profiler.store import load_store
 
     data = shared_data()
     store = tmp_path / "store"

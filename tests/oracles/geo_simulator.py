@@ -2,7 +2,7 @@
 
 ``mrsim geo`` runs the study on the engine (:func:`mrsim.studies.geo.run.simulate`: the JobTracker in
 task-completion mode with the federation feature and the geo controller). This module is the paper's model as a
-configuration of the event kernel alone (:class:`mrsim.engine.kernel.Kernel`: no JobTracker, no heartbeats, no
+configuration of the event kernel alone (:class:`mrsim.tracker.kernel.Kernel`: no JobTracker, no heartbeats, no
 Hadoop slots per node, tasks launched the instant a slot frees). It lives under ``tests/`` as the reference the
 engine form is pinned against (``tests/geo/test_engine_vs_oracle.py``, ``tests/federation``): the paper's worked
 example exactly, seeded synthetic traces to the last bit; ``benchmarks/bench_geo.py`` times both in one run.
@@ -44,7 +44,7 @@ from typing import Callable
 
 import numpy as np
 
-from mrsim.engine.kernel import Kernel
+from mrsim.tracker.kernel import Kernel
 from mrsim.studies.geo.model import GeoWorkload
 from mrsim.studies.geo.policies import Policy, Snapshot, local_orders
 from mrsim.studies.geo.result import GeoResult, InvariantError, SizeMeasure

@@ -1,6 +1,6 @@
 """Test oracle: the standalone LoTES simulator (Tran & Beck, sections 5-7) that ``mrsim lotes`` ran on until
 issue 17. Poisson job arrivals and task completions on resource-vector machines, as events on mrsim's kernel
-(:class:`mrsim.engine.kernel.Kernel`) with no JobTracker.
+(:class:`mrsim.tracker.kernel.Kernel`) with no JobTracker.
 
 ``mrsim lotes`` now runs the same model on the JobTracker engine (:mod:`mrsim.studies.lotes.engine`: task mode and
 the push plug-in :mod:`mrsim.studies.lotes.push`); this module stays, under tests/, as the independent
@@ -57,7 +57,7 @@ import time
 from operator import itemgetter
 from typing import Callable
 
-from mrsim.engine.kernel import Kernel
+from mrsim.tracker.kernel import Kernel
 from mrsim.studies.lotes.assignment import LotesPlan
 from mrsim.studies.lotes.engine import RunResult, make_dispatcher
 from mrsim.studies.lotes.metrics import FLUSH, StreamStat, steady_state

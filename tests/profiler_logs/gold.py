@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 
 DATA = SHARED_DATA  # $MRSIM_SHARED_DATA or ../shared/data; tests skip when absent
 TRUNK = DATA / "rumen" / "small-trace-test"

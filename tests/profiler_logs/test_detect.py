@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest.detect import Format, detect_format, iter_logged_jobs
+from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
 from tests.profiler_logs.gold import DATA, JHIST, SLS, TRUNK
 
 
@@ -84,7 +84,7 @@ def test_directories(tmp_path: Path) -> None:
 )
 def test_one_builder_serves_every_format(path: Path) -> None:
     """The contract: every reader's dicts feed the same LoggedJob -> JobTemplate builder."""
-    from mrsim.ingest.builder import template_from_logged_job
+    from mrsim.profiler.builder import template_from_logged_job
 
     for job in iter_logged_jobs(path, warnings=[]):
         if job["outcome"] != "SUCCESS":

@@ -1,6 +1,6 @@
 """orjson fast paths (Rumen, SLS, .jhist JSON) against the strict standard-library decoder they fall back to.
 
-Oracle: the strict reader alone (``mrsim.ingest.rumen._iter_strict`` from the first byte is the Rumen reader as it
+Oracle: the strict reader alone (``mrsim.profiler.rumen._iter_strict`` from the first byte is the Rumen reader as it
 was before orjson). Every input below must give the same objects -- or the same one-line error -- both ways.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest import rumen
-from mrsim.ingest.logged import iter_json_objects
+from mrsim.profiler import rumen
+from mrsim.profiler.logged import iter_json_objects
 from mrsim.io.limits import limit
 from mrsim.io.safe_json import STRICT, fast_loads, has_long_integer
 
@@ -110,7 +110,7 @@ def test_sls_stream_fast_path_equals_the_strict_decoder(name: str, monkeypatch) 
             return ("error", str(exc))
 
     fast = read()
-    monkeypatch.setattr("mrsim.ingest.logged._fast_object", lambda buffer, eof: (STRICT, 0))
+    monkeypatch.setattr("mrsim.profiler.logged._fast_object", lambda buffer, eof: (STRICT, 0))
     assert fast == read()
 
 

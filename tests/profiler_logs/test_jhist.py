@@ -12,7 +12,7 @@ import fastavro
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest.jhist import iter_jhist_jobs, sniff
+from mrsim.profiler.jhist import iter_jhist_jobs, sniff
 from tests.profiler_logs.gold import JHIST
 
 SLEEP = JHIST / "mapreduce-client-hs" / "job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist"

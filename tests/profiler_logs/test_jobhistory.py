@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest.jobhistory import iter_jobhistory_jobs, parse_counters, sniff
+from mrsim.profiler.jobhistory import iter_jobhistory_jobs, parse_counters, sniff
 from tests.profiler_logs.gold import TRUNK
 
 J = "job_201001010000_0001"

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mrsim.errors import InputError
-from mrsim.ingest.detect import detect_format
-from mrsim.ingest.jhist import iter_jhist_jobs
-from mrsim.ingest.jobhistory import iter_jobhistory_jobs
-from mrsim.ingest.sls import iter_sls_jobs
+from mrsim.profiler.detect import detect_format
+from mrsim.profiler.jhist import iter_jhist_jobs
+from mrsim.profiler.jobhistory import iter_jobhistory_jobs
+from mrsim.profiler.sls import iter_sls_jobs
 from tests.profiler_logs.gold import JHIST, SLS, TRUNK
 from tests.profiler_logs.test_jhist import SLEEP10, _binary_jhist
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from mrsim.ingest.jobhistory import iter_jobhistory_jobs
-from mrsim.ingest.logged import FailedAttemptHost
-from mrsim.ingest.rumen_writer import TopologyCollector, write_rumen_topology, write_rumen_trace
+from mrsim.profiler.jobhistory import iter_jobhistory_jobs
+from mrsim.profiler.logged import FailedAttemptHost
+from mrsim.profiler.rumen_writer import TopologyCollector, write_rumen_topology, write_rumen_trace
 from tests.profiler_logs.gold import BRANCH1, TRUNK, all_tasks, load_json_stream, topology_hosts
 
 LOGGED, NULL = FailedAttemptHost.LOGGED, FailedAttemptHost.NULL

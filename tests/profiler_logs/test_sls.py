@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest.sls import DEFAULT_BASE_MS, iter_sls_jobs
+from mrsim.profiler.sls import DEFAULT_BASE_MS, iter_sls_jobs
 from tests.profiler_logs.gold import SLS
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mrsim.ingest.jobhistory import iter_jobhistory_jobs
-from mrsim.ingest.rumen_writer import write_rumen_trace
-from mrsim.ingest.sls import iter_sls_jobs
+from mrsim.profiler.jobhistory import iter_jobhistory_jobs
+from mrsim.profiler.rumen_writer import write_rumen_trace
+from mrsim.profiler.sls import iter_sls_jobs
 
 MAPS = 30
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 
 _DATA_NAMES = {"SHARED_DATA", "TRUNK", "DISPATCH_LOG", "DISPATCH_GOLD", "DISPATCH_TOPOLOGY", "GRIDMIX"}
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from mrsim.cli import main
 from mrsim.model.templates import JobTemplate, Outcome, Priority
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 from mrsim.errors import InputError, exit_code_for
 
 TRUNK = SHARED_DATA / "rumen" / "small-trace-test"

@@ -18,18 +18,18 @@ import orjson
 import pytest
 
 from mrsim.analysis.validation import ingest as ingest_mod
-from mrsim.ingest import store as store_mod
-from mrsim.ingest.rumen_writer import write_rumen_trace
-from mrsim.ingest.store import JOB_TABLE_JSON, add_to_store, load_hosts, load_observations, load_store
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
+from mrsim.profiler import store as store_mod
+from mrsim.profiler.rumen_writer import write_rumen_trace
+from mrsim.profiler.store import JOB_TABLE_JSON, add_to_store, load_hosts, load_observations, load_store
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
 from tests.profiler_store.helpers import full_template, run_cli, same_template
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.empty_trace_cache
 
 #: Modules a replay under FIFO on the MR1 engine, read from the trace cache, must not import.
-NOT_ON_A_HIT = ("pyarrow", "pandas", "scipy", "matplotlib", "fastavro", "importlib.metadata", "mrsim.engine.yarn",
-                "mrsim.engine.yarn.engine", "mrsim.analysis.validation.run", "mrsim.analysis.validation.report")
+NOT_ON_A_HIT = ("pyarrow", "pandas", "scipy", "matplotlib", "fastavro", "importlib.metadata", "mrsim.tracker.yarn",
+                "mrsim.tracker.yarn.engine", "mrsim.analysis.validation.run", "mrsim.analysis.validation.report")
 
 
 @pytest.fixture

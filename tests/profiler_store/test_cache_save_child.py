@@ -1,4 +1,4 @@
-"""A cache miss's entry saved by a forked child while the replay runs (mrsim.ingest.cache.publish_in_child).
+"""A cache miss's entry saved by a forked child while the replay runs (mrsim.profiler.cache.publish_in_child).
 
 Oracles: the same miss saved in the replaying process (the path the cache takes where it may not fork): the same
 ``--json`` output, ``spec.trace_cache`` and notes (cache directory aside), an entry a later run hits; and what a
@@ -22,9 +22,9 @@ import pytest
 
 from mrsim.analysis.validation import ingest as ingest_mod
 from mrsim.analysis.validation.ingest import ingest
-from mrsim.ingest import cache
-from mrsim.ingest.rumen_writer import write_rumen_trace as _write
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
+from mrsim.profiler import cache
+from mrsim.profiler.rumen_writer import write_rumen_trace as _write
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
 from tests.profiler_store.helpers import run_cli
 
 pytestmark = [pytest.mark.empty_trace_cache,
@@ -167,7 +167,7 @@ def _script(body: str) -> str:
         import os, signal, sys, time
         from pathlib import Path
         from mrsim.analysis.validation import ingest as ingest_mod
-        from mrsim.ingest import cache
+        from mrsim.profiler import cache
         cache.save_child_wanted = lambda input_bytes: True
     """) + textwrap.dedent(body)
 

@@ -16,7 +16,7 @@ import pytest
 
 from mrsim.analysis.validation import deferred
 from mrsim.analysis.validation import ingest as one_pass
-from mrsim.ingest.detect import Format
+from mrsim.profiler.detect import Format
 
 T0 = 1_300_000_000_000
 LAZY = {"observations", "profiled_hosts", "background_waits", "background_times", "background_deltas",
@@ -131,7 +131,7 @@ def test_a_job_the_queue_refuses_gives_the_eager_result_or_error(tmp_path: Path,
 
 
 def test_split_rack_layers_that_are_not_names_are_not_queued():
-    from mrsim.ingest.plain import plain_job
+    from mrsim.profiler.plain import plain_job
 
     job = _job(1)
     assert deferred.lite_job(job, plain_job(job)) is not None

@@ -1,4 +1,4 @@
-"""The reading started as the command starts (mrsim.ingest.early_read): taken by the pass, the same jobs and results,
+"""The reading started as the command starts (mrsim.profiler.early_read): taken by the pass, the same jobs and results,
 stopped when nobody takes it, never started where the pass will not parse the input."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from mrsim.cli import main as cli
-from mrsim.ingest import early_read, rumen, rumen_worker
-from mrsim.ingest.typed import full_job
+from mrsim.profiler import early_read, rumen, rumen_worker
+from mrsim.profiler.typed import full_job
 from tests.profiler_store.helpers import GRIDMIX
 
 

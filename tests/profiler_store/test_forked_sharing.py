@@ -1,4 +1,4 @@
-"""The forked reader's shared decoding (``mrsim.ingest.rumen_worker``): pieces the child leaves undecoded, decoded in
+"""The forked reader's shared decoding (``mrsim.profiler.rumen_worker``): pieces the child leaves undecoded, decoded in
 the parent, give the reader's jobs, order and errors; a piece the reader would hand to its strict decoder makes the
 parent read the input itself, past the jobs it already gave."""
 
@@ -14,9 +14,9 @@ import orjson
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest import rumen, rumen_worker
+from mrsim.profiler import rumen, rumen_worker
 from mrsim.io import forking
-from mrsim.ingest.typed import TypedJob, full_job
+from mrsim.profiler.typed import TypedJob, full_job
 
 _SHARE = {"every piece": True, "no piece": False, "as the parent waits": None}
 
@@ -97,7 +97,7 @@ def test_the_pass_with_shared_decoding_gives_the_same_result(tmp_path: Path, mon
     """The whole pass (every field), with repeated job ids (their slot usage reads the task dicts: a piece decoded in
     the parent keeps its bytes; a repeat of one is read again from the input)."""
     from mrsim.analysis.validation.ingest import _read
-    from mrsim.ingest.detect import Format
+    from mrsim.profiler.detect import Format
 
     trace = tmp_path / "s.json.gz"
     lines = _synth(trace, 30, 4).splitlines()

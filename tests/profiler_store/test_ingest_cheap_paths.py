@@ -21,8 +21,8 @@ import pytest
 from mrsim.analysis.validation import ingest as ingest_mod
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.errors import InputError
-from mrsim.ingest.detect import Format
-from mrsim.ingest.store import _arrow_array
+from mrsim.profiler.detect import Format
+from mrsim.profiler.store import _arrow_array
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -89,8 +89,8 @@ def test_column_background_reduce_side_is_built_on_first_read():
 
 
 def _trace(tmp_path: Path) -> Path:
-    from mrsim.ingest.rumen_writer import write_rumen_trace
-    from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
+    from mrsim.profiler.rumen_writer import write_rumen_trace
+    from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
 
     workload = facebook_like_workload(FacebookLikeSpec(jobs=6, seed=3))
     path = tmp_path / "t.json"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest.kl import (Phase, compare_phases, kl_divergence, phase_durations, sample_symmetric_kl, smoothed_pmf,
+from mrsim.profiler.kl import (Phase, compare_phases, kl_divergence, phase_durations, sample_symmetric_kl, smoothed_pmf,
                              symmetric_kl)
 from mrsim.model.templates import JobTemplate
 

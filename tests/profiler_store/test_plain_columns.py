@@ -1,4 +1,4 @@
-"""The column path of plain jobs (``mrsim.ingest.plain``) gives exactly what each collector's general path gives.
+"""The column path of plain jobs (``mrsim.profiler.plain``) gives exactly what each collector's general path gives.
 
 Oracle: the general path of the same collector on the same job dict (the code every job took before the column
 path existed). Each collector's whole state is compared after the same jobs, for hand-made plain jobs (out-of-order
@@ -19,9 +19,9 @@ import pytest
 from mrsim.analysis.validation.observe import observe_job, observe_plain
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.calibration.extract import CalibrationCollector, _Columns
-from mrsim.ingest.builder import template_from_logged_job
-from mrsim.ingest.plain import plain_job
-from mrsim.ingest.topology_infer import SlotUsage
+from mrsim.profiler.builder import template_from_logged_job
+from mrsim.profiler.plain import plain_job
+from mrsim.profiler.topology_infer import SlotUsage
 from tests.data import SHARED_DATA
 
 T0 = 1_300_000_000_000
@@ -160,7 +160,7 @@ def test_jobs_with_only_maps_or_only_reduces():
 
 def test_synthetic_jobs_give_what_the_general_path_gives(tmp_path: Path):
     from mrsim.cli import main as cli
-    from mrsim.ingest.rumen import iter_rumen_jobs
+    from mrsim.profiler.rumen import iter_rumen_jobs
 
     trace = tmp_path / "s.json.gz"
     cli(["synth", "--jobs", "25", "--seed", "3", "-o", str(trace), "--quiet"])
@@ -198,7 +198,7 @@ def test_jobs_that_are_not_plain_take_the_general_path(change):
 
 @pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared/data not present")
 def test_real_plain_jobs_give_what_the_general_path_gives():
-    from mrsim.ingest.rumen import iter_rumen_jobs
+    from mrsim.profiler.rumen import iter_rumen_jobs
 
     checked = 0
     for name in ("gridmix-system-branch-1/trace_1m.json.gz", "gridmix-system-branch-1/3m_stream_trace.json.gz",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from mrsim.ingest.store import load_observations, load_store
-from mrsim.ingest.workloads import load_workload
+from mrsim.profiler.store import load_observations, load_store
+from mrsim.profiler.workloads import load_workload
 from mrsim.model.cluster import load_cluster_file
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 from tests.profiler_store.helpers import (DISPATCH_GOLD, DISPATCH_LOG, GRIDMIX, assert_one_line_error, run_cli,
                                           same_template)
 

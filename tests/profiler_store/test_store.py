@@ -10,10 +10,10 @@ import orjson
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest import store as store_mod
-from mrsim.ingest.store import (FORMAT_VERSION, STORED_FIELDS, add_to_store, is_store, load_hosts,
+from mrsim.profiler import store as store_mod
+from mrsim.profiler.store import (FORMAT_VERSION, STORED_FIELDS, add_to_store, is_store, load_hosts,
                                 load_observations, load_store, read_manifest)
-from mrsim.ingest.workloads import load_workload
+from mrsim.profiler.workloads import load_workload
 from mrsim.model.templates import JobTemplate, Outcome, Priority
 from tests.profiler_store.helpers import DISPATCH_GOLD, full_template, same_template
 

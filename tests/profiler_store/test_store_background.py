@@ -20,8 +20,8 @@ import pytest
 from mrsim.analysis.validation import ingest as ingest_mod
 from mrsim.analysis.validation.observe import Profiler
 from mrsim.calibration.background import BackgroundCollector
-from mrsim.ingest.store import FORMAT_VERSION, add_to_store, load_background_inputs, read_manifest
-from tests.engine.helpers import SHARED_DATA
+from mrsim.profiler.store import FORMAT_VERSION, add_to_store, load_background_inputs, read_manifest
+from tests.tracker.helpers import SHARED_DATA
 from tests.profiler_store.helpers import full_template, run_cli
 
 GRIDMIX = SHARED_DATA / "gridmix-system-branch-1"

@@ -19,7 +19,7 @@ from mrsim.analysis.validation.column_background import ColumnBackground
 from mrsim.analysis.validation.observe import Profiler
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.cli import main as cli
-from mrsim.ingest.store import load_background_inputs
+from mrsim.profiler.store import load_background_inputs
 from mrsim.io import policy
 
 REPO = Path(__file__).resolve().parents[2]

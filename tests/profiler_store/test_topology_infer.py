@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mrsim.ingest.detect import iter_logged_jobs
-from mrsim.ingest.topology_infer import SlotUsage, cluster_from_hosts, job_slot_peaks, peak_concurrency, write_cluster
+from mrsim.profiler.detect import iter_logged_jobs
+from mrsim.profiler.topology_infer import SlotUsage, cluster_from_hosts, job_slot_peaks, peak_concurrency, write_cluster
 from mrsim.model.cluster import load_cluster_file
 from tests.profiler_logs.gold import load_json_stream, topology_hosts
 from tests.profiler_store.helpers import DISPATCH_GOLD, DISPATCH_LOG, DISPATCH_TOPOLOGY

@@ -1,4 +1,4 @@
-"""The one-pass ingest (mrsim.analysis.validation.ingest) and the automatic trace cache (mrsim.ingest.cache).
+"""The one-pass ingest (mrsim.analysis.validation.ingest) and the automatic trace cache (mrsim.profiler.cache).
 
 Oracles: the readers the ingest replaced (kept as ``_load_uncached`` / ``_load_with_hosts_uncached`` and
 ``Profiler.add``) on every real trace and log, for a fresh pass and for a cache hit; and the CLI's ``--json`` output,
@@ -18,13 +18,13 @@ from mrsim.analysis.validation.ingest import cacheable, ingest
 from mrsim.analysis.validation.observe import Profiler
 from mrsim.calibration.choice import is_yarn_trace
 from mrsim.errors import InputError
-from mrsim.ingest import cache
-from mrsim.ingest.assumptions import _load_with_hosts_uncached
-from mrsim.ingest.detect import detect_format
-from mrsim.ingest.rumen_writer import write_rumen_trace as _write
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
-from mrsim.ingest.workloads import _load_uncached
-from tests.engine.helpers import SHARED_DATA
+from mrsim.profiler import cache
+from mrsim.profiler.assumptions import _load_with_hosts_uncached
+from mrsim.profiler.detect import detect_format
+from mrsim.profiler.rumen_writer import write_rumen_trace as _write
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
+from mrsim.profiler.workloads import _load_uncached
+from tests.tracker.helpers import SHARED_DATA
 from tests.profiler_store.helpers import run_cli, same_template
 
 

@@ -1,6 +1,6 @@
-"""The typed decoder of plain Rumen jobs (``mrsim.ingest.typed``) gives what ``orjson`` and the plain walk give.
+"""The typed decoder of plain Rumen jobs (``mrsim.profiler.typed``) gives what ``orjson`` and the plain walk give.
 
-Oracle: ``orjson.loads`` of the same bytes and :func:`mrsim.ingest.plain.plain_job` of that dict (the path every job
+Oracle: ``orjson.loads`` of the same bytes and :func:`mrsim.profiler.plain.plain_job` of that dict (the path every job
 took before). A job the typed decoder takes must give the same job-level fields (same keys, same values) and the same
 columns; a job that is not plain or not in its closed schema must be left to the old path (None); and on inputs that
 ``orjson`` refuses or reads otherwise the reader's jobs and the pass's results and errors must not change (the
@@ -18,9 +18,9 @@ import orjson
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest import rumen
-from mrsim.ingest.plain import plain_job
-from mrsim.ingest.typed import TypedJob, full_job, typed_job
+from mrsim.profiler import rumen
+from mrsim.profiler.plain import plain_job
+from mrsim.profiler.typed import TypedJob, full_job, typed_job
 from tests.data import SHARED_DATA
 from tests.profiler_store.test_plain_columns import NOT_PLAIN, T0, _job
 
@@ -270,8 +270,8 @@ def test_what_orjson_reads_otherwise_changes_nothing(tmp_path: Path, monkeypatch
 def _pass(path: Path, monkeypatch, typed: bool):
     """``_read``'s result (every field read) or its error, with the typed decoder on or off."""
     from mrsim.analysis.validation.ingest import _read
-    from mrsim.ingest.detect import Format
-    import mrsim.ingest.typed as typed_module
+    from mrsim.profiler.detect import Format
+    import mrsim.profiler.typed as typed_module
 
     with monkeypatch.context() as m:
         if not typed:
@@ -305,7 +305,7 @@ def test_the_pass_gives_the_same_results_and_errors(tmp_path: Path, monkeypatch,
 
 
 def _forked_outcome(path: Path):
-    from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked
+    from mrsim.profiler.rumen_worker import iter_rumen_jobs_forked
 
     try:
         jobs = list(iter_rumen_jobs_forked(path))
@@ -348,7 +348,7 @@ def test_the_forked_reader_stops_its_child_when_left_early(tmp_path: Path):
     import os
 
     from mrsim.cli import main as cli
-    from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked
+    from mrsim.profiler.rumen_worker import iter_rumen_jobs_forked
 
     trace = tmp_path / "s.json.gz"
     cli(["synth", "--jobs", "200", "--seed", "5", "-o", str(trace), "--quiet"])
@@ -362,7 +362,7 @@ def test_the_forked_reader_stops_its_child_when_left_early(tmp_path: Path):
 
 
 def test_the_forked_reader_is_used_only_where_it_can_help(tmp_path: Path, monkeypatch):
-    from mrsim.ingest import rumen_worker
+    from mrsim.profiler import rumen_worker
     from mrsim.io import forking
 
     big, small = tmp_path / "big.json", tmp_path / "small.json"
@@ -404,7 +404,7 @@ def test_the_forked_pass_gives_the_same_result_with_repeated_job_ids(tmp_path: P
     trace.write_bytes(gzip.compress(data))
 
     assert _pass_forked(trace, monkeypatch, True) == _pass_forked(trace, monkeypatch, False)
-    from mrsim.ingest.rumen_worker import iter_rumen_jobs_forked
+    from mrsim.profiler.rumen_worker import iter_rumen_jobs_forked
 
     jobs = list(iter_rumen_jobs_forked(trace, share=False))  # every piece decoded by the child
     kept = [job["jobID"] for job in jobs if type(job) is TypedJob and job.piece is not None]
@@ -563,8 +563,8 @@ def test_a_typed_job_pickles_with_its_attempt_ids(ids: str | None):
 def _pass_forked(path: Path, monkeypatch, fork: bool) -> str:
     """Every field of the one-pass ingest of ``path`` but its cache use, with the reader forked or in process."""
     from mrsim.analysis.validation.ingest import _read
-    from mrsim.ingest import rumen_worker
-    from mrsim.ingest.detect import Format
+    from mrsim.profiler import rumen_worker
+    from mrsim.profiler.detect import Format
 
     with monkeypatch.context() as m:
         m.setattr(rumen_worker, "worker_wanted", lambda p: fork)

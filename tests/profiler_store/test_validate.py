@@ -9,10 +9,10 @@ import pytest
 from mrsim.cli.calibration_options import measure_from
 
 from mrsim.analysis.validation import error_pct, isolate_cluster
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
-from mrsim.ingest.rumen_writer import write_rumen_trace
-from mrsim.ingest.workloads import default_trace_path, load_workload
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
+from mrsim.profiler.rumen_writer import write_rumen_trace
+from mrsim.profiler.workloads import default_trace_path, load_workload
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
 from tests.profiler_store.helpers import DISPATCH_GOLD, GRIDMIX, assert_one_line_error, run_cli

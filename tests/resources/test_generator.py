@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from mrsim.cli import main
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.ingest.workloads import load_workload
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.profiler.workloads import load_workload
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.studies.lotes.bridge import GoogleTraceSpec, class_of, google_workload
 from mrsim.studies.lotes.google import table3_workload
@@ -95,7 +95,7 @@ def test_cli_errors_are_input_errors(tmp_path, capsys):
 
 def test_default_synth_trace_is_unchanged(tmp_path):
     # The bundled default trace is made by `mrsim synth --jobs 50 --seed 42`; the new flags must not change it.
-    from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+    from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 
     out = tmp_path / "d.json.gz"
     assert main(["synth", "--jobs", "50", "--seed", "42", "-o", str(out)]) == 0

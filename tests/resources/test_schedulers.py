@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import cluster_from_mapping
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate, Workload
 from mrsim.studies.lotes.bridge import GoogleTraceSpec, google_workload
-from tests.engine.helpers import SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA
 from tests.resources.helpers import table1
 
 TASK_MODE = ReplayOptions(heartbeat_interval_s=0.0, check_invariants=True)
@@ -128,7 +128,7 @@ def test_unsupported_setups_are_input_errors():
     with pytest.raises(InputError, match="failed attempts"):
         trace = SHARED_DATA / "rumen" / "zombie" / "input-trace.json"
         if trace.exists():
-            from mrsim.ingest.workloads import load_workload
+            from mrsim.profiler.workloads import load_workload
 
             replay(load_workload(trace), table1(2), HadoopConf(), create_scheduler("lotes"), ReplayOptions())
         else:
@@ -141,7 +141,7 @@ def test_unsupported_setups_are_input_errors():
 def test_real_trace_on_a_resource_cluster(name):
     # Rumen's zombie trace has no memory settings: every task gets the cluster default (1024 MB, 1 vcore),
     # so LoTES plans with one class per distinct request vector (one here).
-    from mrsim.ingest.workloads import load_workload
+    from mrsim.profiler.workloads import load_workload
 
     trace = SHARED_DATA / "rumen" / "zombie" / "input-trace.json"
     if not trace.exists():

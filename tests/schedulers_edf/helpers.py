@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.engine.helpers import random_workload  # noqa: F401  (re-exported for the EDF tests)
+from tests.tracker.helpers import random_workload  # noqa: F401  (re-exported for the EDF tests)
 
 
 def peak_concurrency(starts, finishes) -> int:

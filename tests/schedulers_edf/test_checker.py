@@ -9,8 +9,8 @@ import pytest
 
 from mrsim.analysis.checker import (FailureKind, Mode, Shape, check_scheduler, generate_cases, run_case)
 from mrsim.cli import main
-from mrsim.engine.scheduling import Locality, create_scheduler
-from mrsim.ingest.workloads import load_workload
+from mrsim.tracker.scheduling import Locality, create_scheduler
+from mrsim.profiler.workloads import load_workload
 from mrsim.model.cluster import load_cluster_file
 from mrsim.schedulers.maxedf import MaxEdfScheduler
 

@@ -10,8 +10,8 @@ import pytest
 
 from mrsim.analysis.comparison import compare, mean_slot_share, slot_share_series
 from mrsim.cli import main
-from mrsim.engine.replay import ReplayOptions
-from mrsim.engine.scheduling import BUILTIN_SCHEDULERS
+from mrsim.tracker.replay import ReplayOptions
+from mrsim.tracker.scheduling import BUILTIN_SCHEDULERS
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate, Workload

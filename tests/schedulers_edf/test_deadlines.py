@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf

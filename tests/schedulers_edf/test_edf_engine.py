@@ -7,7 +7,7 @@ import functools
 
 import pytest
 
-from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion
 from mrsim.schedulers.maxedf import MaxEdfScheduler

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.schedulers.maxedf import MaxEdfScheduler
@@ -63,7 +63,7 @@ def test_relaxing_deadlines_helps_both(runs):
     # MaxEDF at every step; MinEDF from df 1 or 1.5 to 3. MinEDF's df 1 and df 1.5 means lie within the spread of
     # four replications (per replication 0.4-8.0 and 0.0-10.5): which one is lower moved with a change of the reduce
     # model's shuffle draw that is neutral in distribution for these i.i.d. synthetic durations (a stand-in array
-    # drawn on one counter, mrsim.engine.state.JobState.next_first_shuffle), so it is not asserted.
+    # drawn on one counter, mrsim.tracker.state.JobState.next_first_shuffle), so it is not asserted.
     assert mean_exceeded(runs, 3.0, "maxedf") < mean_exceeded(runs, 1.5, "maxedf") < mean_exceeded(runs, 1.0, "maxedf")
     assert mean_exceeded(runs, 3.0, "minedf") < min(mean_exceeded(runs, 1.5, "minedf"), mean_exceeded(runs, 1.0, "minedf"))
 

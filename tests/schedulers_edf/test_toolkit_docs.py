@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mrsim.cli import main
-from mrsim.engine.scheduling import BUILTIN_SCHEDULERS
+from mrsim.tracker.scheduling import BUILTIN_SCHEDULERS
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "plugins" / "mrsim-example-sjf"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.model.cluster import ClusterSpec, TrackerSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate, Priority, Workload

@@ -1,4 +1,4 @@
-"""mrsim.engine.schedconf: MRv1 and YARN allocation / capacity files, defaults, warnings, and InputErrors naming the file."""
+"""mrsim.tracker.schedconf: MRv1 and YARN allocation / capacity files, defaults, warnings, and InputErrors naming the file."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pytest
 
 from mrsim.cli import main
-from mrsim.engine.schedconf import (Dialect, PlacementKind, SchedulingMode, load_allocations, load_capacity_conf,
+from mrsim.tracker.schedconf import (Dialect, PlacementKind, SchedulingMode, load_allocations, load_capacity_conf,
                                     load_fair_conf)
 from mrsim.errors import InputError
 from tests.schedulers_fc.helpers import REPO

@@ -179,7 +179,7 @@ def test_fair_share_preemption_after_its_timeout(tmp_path):
 def test_pool_names_and_undeclared_pools(tmp_path):
     """PoolManager.getPoolName: explicit mapred.fairscheduler.pool (JobTemplate.extra) beats poolnameproperty;
     allow.undeclared.pools = false rejects a job whose pool is not in the file."""
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.scheduling import create_scheduler
 
     s = create_scheduler("fair", {"mapred.fairscheduler.poolnameproperty": "mapred.job.queue.name"})
     r = run([job("J", 0.0, [1.0], queue="q1", extra={"mapred.fairscheduler.pool": "special"}),

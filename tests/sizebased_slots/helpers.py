@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
+from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
 from mrsim.model.cluster import ClusterSpec, TrackerSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate, Workload

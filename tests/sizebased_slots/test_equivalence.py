@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.schedulers.fsp import FspScheduler
 from mrsim.schedulers.las import LasScheduler
 from mrsim.schedulers.srpt import SrptScheduler
-from tests.engine.helpers import SHARED_DATA
-from tests.engine.test_equivalence_and_invariants import random_workload
+from tests.tracker.helpers import SHARED_DATA
+from tests.tracker.test_equivalence_and_invariants import random_workload
 
 PLUGINS = {
     "srpt": lambda seed: SrptScheduler({"sigma": 1.0, "seed": seed}),
@@ -80,7 +80,7 @@ def test_swim_window_replays_under_every_plugin():
     path = SHARED_DATA / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
     if not path.exists():
         pytest.skip("../shared/data not present")
-    from mrsim.ingest.swim import MB, SwimTaskModel, SwimTrace, read_swim, swim_to_templates
+    from mrsim.profiler.swim import MB, SwimTaskModel, SwimTrace, read_swim, swim_to_templates
 
     t = read_swim(path)
     n = 60

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest.swim import swim_to_templates
+from mrsim.profiler.swim import swim_to_templates
 from mrsim.schedulers._sizebased import LateTreatment, SizeBasedConfig, VirtualPS, draw_order, error_factors, job_work
 from mrsim.schedulers.fsp import FspScheduler
 from mrsim.schedulers.srpt import SrptScheduler

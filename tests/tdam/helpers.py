@@ -6,12 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.engine.replay import ReplayOptions, ReplayResult, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, ReplayResult, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.model.cluster import ClusterSpec, TrackerSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate, Workload
-from tests.engine.helpers import SHARED_DATA as ENGINE_SHARED_DATA
+from tests.tracker.helpers import SHARED_DATA as ENGINE_SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "jobspecs"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mrsim.contention import NodeSpec, predicted_utilization
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.errors import InputError
 from mrsim.model.templates import JobTemplate
 from mrsim.schedulers.cafifo import DEFAULT_THRESHOLDS, parse_thresholds
@@ -109,7 +109,7 @@ def test_threshold_defaults_and_overrides():
 def test_parked_cafifo_equals_polling_every_heartbeat(seed, interval):
     # Each job's tasks share one demand shape: the parked tracker is woken at every event that can change
     # CA-FIFO's answer, so the schedule equals the naive mode's heartbeat-by-heartbeat polling.
-    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.tracker.replay import ReplayOptions, replay
     from mrsim.model.hadoop_conf import HadoopConf
     from tests.tdam.test_invariants import mixed_cluster, random_workload
 

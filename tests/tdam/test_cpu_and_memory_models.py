@@ -12,10 +12,10 @@ from mrsim.cli import main
 from mrsim.contention import MixCache, NodeSpec
 from mrsim.contention.multicore import MemoryDemands, two_layer_multiclass
 from mrsim.contention.node import layout_vector
-from mrsim.engine.replay import ReplayOptions, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.errors import InputError
-from mrsim.ingest.jobspec import load_jobspec
+from mrsim.profiler.jobspec import load_jobspec
 from mrsim.model.cluster import ClusterSpec, TrackerSpec, load_cluster_file, uniform_cluster, write_cluster_file
 from mrsim.model.hadoop_conf import HadoopConf
 from tests.tdam.helpers import EXAMPLES, REPO

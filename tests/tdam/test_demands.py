@@ -10,7 +10,7 @@ import pytest
 
 from mrsim.contention.node import NodeSpec, layout_vector
 from mrsim.errors import InputError
-from mrsim.ingest.workloads import load_workload, load_workload_with_demands
+from mrsim.profiler.workloads import load_workload, load_workload_with_demands
 from mrsim.model.demands import (
           DEFAULT_DISK_MB_S,
           TaskDemand,

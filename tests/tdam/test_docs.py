@@ -18,10 +18,10 @@ def test_tdam_md_tutorial_runs(monkeypatch):
 
 
 def test_docs_name_only_existing_api():
-    from mrsim.engine import jobtracker
-    from mrsim.engine.features import contention
-    import mrsim.ingest.jobspec as jobspec
-    import mrsim.ingest.workloads as workloads
+    from mrsim.tracker import jobtracker
+    from mrsim.tracker.features import contention
+    import mrsim.profiler.jobspec as jobspec
+    import mrsim.profiler.workloads as workloads
     import mrsim.model.demands as demands
     import mrsim.schedulers.cafifo as cafifo
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mrsim.contention import EpochJob, NodeSpec, epochs
-from mrsim.ingest.jobspec import load_jobspec
+from mrsim.profiler.jobspec import load_jobspec
 from mrsim.model.templates import JobTemplate
 from tests.tdam.helpers import EXAMPLES, cluster, demand_job, finish, node, run, task_times
 
@@ -101,7 +101,7 @@ def test_reduce_contends_with_a_later_map():
 
 
 def test_failed_launch_requests_return_falsy_and_launch_nothing():
-    from mrsim.engine.scheduling import Locality
+    from mrsim.tracker.scheduling import Locality
     from mrsim.schedulers.fifo import FifoScheduler
 
     class Probing(FifoScheduler):
@@ -115,7 +115,7 @@ def test_failed_launch_requests_return_falsy_and_launch_nothing():
                 self.probes.append(self.jt.obtain_new_map_task(job, tracker, Locality.NON_LOCAL))
             return super().assign_tasks(tracker)
 
-    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.tracker.replay import ReplayOptions, replay
     from mrsim.model.hadoop_conf import HadoopConf
     from mrsim.model.templates import Workload
 
@@ -130,7 +130,7 @@ def test_locality_picks_the_map_and_its_slowdown_scales_the_demand():
     # Two maps whose splits live on n2 and n1; one map slot on each node. With locality on, n1 takes map 1
     # (node-local) and n2 takes map 0. The rack-local factor never applies: both run node-local, 10 s each.
     # A third map with its split on an unknown host runs rack-local on whichever node frees first: x2 = 20 s.
-    from mrsim.engine.replay import ReplayOptions, replay
+    from mrsim.tracker.replay import ReplayOptions, replay
     from mrsim.model.hadoop_conf import HadoopConf
     from mrsim.model.templates import Workload
 
@@ -145,6 +145,6 @@ def test_locality_picks_the_map_and_its_slowdown_scales_the_demand():
 
 
 def create_scheduler_fifo():
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.scheduling import create_scheduler
 
     return create_scheduler("fifo")

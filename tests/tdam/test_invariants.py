@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.model.cluster import ClusterSpec, TrackerSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate, Workload
@@ -68,7 +68,7 @@ def check_result(result, workload: Workload, cluster: ClusterSpec) -> None:
 def test_invariants_after_every_event(seed, interval, oob, naive):
     w = random_workload(seed)
     conf = HadoopConf(slowstart_completed_maps=[0.0, 0.05, 0.5, 1.0][seed], outofband_heartbeat=oob)
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.scheduling import create_scheduler
 
     c = mixed_cluster()
     r = replay(w, c, conf, create_scheduler("fifo"),
@@ -79,7 +79,7 @@ def test_invariants_after_every_event(seed, interval, oob, naive):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_parked_heartbeats_equal_naive_heartbeats_under_contention(seed):
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.scheduling import create_scheduler
 
     w = random_workload(50 + seed)
     c = mixed_cluster()
@@ -91,7 +91,7 @@ def test_parked_heartbeats_equal_naive_heartbeats_under_contention(seed):
 
 @pytest.mark.parametrize("scheduler", ["fifo", "cafifo"])
 def test_same_inputs_same_results(scheduler):
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.scheduling import create_scheduler
 
     w = random_workload(7)
     runs = [replay(w, mixed_cluster(), HadoopConf(), create_scheduler(scheduler),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mrsim.errors import InputError
-from mrsim.ingest.jobspec import is_jobspec, load_jobspec
+from mrsim.profiler.jobspec import is_jobspec, load_jobspec
 from mrsim.model.templates import Priority
 from tests.tdam.helpers import EXAMPLES, SHARED_DATA, cluster, finish, node, run
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.engine.features.contention import ContentionFeature
-from mrsim.engine.jobtracker import JobTracker
-from mrsim.engine.replay import ReplayOptions
-from mrsim.engine.results import collect_result
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.features.contention import ContentionFeature
+from mrsim.tracker.jobtracker import JobTracker
+from mrsim.tracker.replay import ReplayOptions
+from mrsim.tracker.results import collect_result
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.schedulers.fifo import FifoScheduler
 from tests.tdam.test_invariants import KillingFifo, mixed_cluster, random_workload

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mrsim.contention import EpochJob, MixCache, NodeContention, NodeSpec, epochs, predicted_utilization
-from mrsim.engine.features.contention import NodeMix
+from mrsim.tracker.features.contention import NodeMix
 
 
 def drive(node: NodeMix, stream: list[tuple[float, tuple[float, ...]]]) -> dict[int, float]:

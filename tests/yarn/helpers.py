@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mrsim.engine.yarn.config import YarnConf
-from mrsim.engine.yarn.nodemanager import Container, NodeManager
-from mrsim.engine.yarn.schedulers.base import SchedulerApp
+from mrsim.tracker.yarn.config import YarnConf
+from mrsim.tracker.yarn.nodemanager import Container, NodeManager
+from mrsim.tracker.yarn.schedulers.base import SchedulerApp
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.templates import JobTemplate, Workload
 from tests.data import shared_data_dir

@@ -1,4 +1,4 @@
-"""YARN mode's calibration: the job-commit tail (``mrsim.engine.yarn.calibration``), hand-computed timelines.
+"""YARN mode's calibration: the job-commit tail (``mrsim.tracker.yarn.calibration``), hand-computed timelines.
 
 Same setting as ``test_timelines.py``: one 8 GB NodeManager heartbeating at 0, 1, 2, ... s, AM allocates every 1 s
 from the AM's start, 1024 MB containers, zero launch lag.
@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from mrsim.calibration.model import Distribution
-from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
-from mrsim.engine.yarn.calibration import YarnCalibration
+from mrsim.tracker.yarn import create_yarn_scheduler, replay_yarn
+from mrsim.tracker.yarn.calibration import YarnCalibration
 from tests.yarn.helpers import SHARED_DATA, cluster, conf, job, workload
 
 RUMEN_YARN = SHARED_DATA / "sls" / "main-data" / "2jobs2min-rumen-jh.json"

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from mrsim.cli import main
-from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
-from mrsim.engine.yarn.timeseries import COLUMNS
+from mrsim.tracker.yarn import create_yarn_scheduler, replay_yarn
+from mrsim.tracker.yarn.timeseries import COLUMNS
 from tests.yarn.helpers import SHARED_DATA, capacity_xml, cluster, conf, job, workload, write
 
 SLS = SHARED_DATA / "sls" / "test-resources" / "inputsls.json"

@@ -1,6 +1,6 @@
 """YARN mode's compiled modules (``mrsim/compiled_core.py``) give byte-identical results to the pure sources.
 
-As ``tests/engine/test_compiled_core.py`` does for the MR1 engine: the same ``mrsim replay --json`` /
+As ``tests/tracker/test_compiled_core.py`` does for the MR1 engine: the same ``mrsim replay --json`` /
 ``mrsim validate --json`` command lines in two child processes, one with the compiled core and one with
 ``MRSIM_PURE_PYTHON=1``; only the wall-clock fields and ``spec.engine_build`` may differ. The cases cover YARN's
 three schedulers on a synthetic workload (back-to-back arrivals, so queues, AM limits, reduce ramp-up and
@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.engine.test_compiled_core import NO_BUILD, REPO, _assert_identical
+from tests.tracker.test_compiled_core import NO_BUILD, REPO, _assert_identical
 from tests.yarn.helpers import SHARED_DATA
 
 SLS = SHARED_DATA / "sls"

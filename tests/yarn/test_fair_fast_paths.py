@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
-from mrsim.engine.yarn.schedulers.base import PRIORITY_AM, assign_one
-from mrsim.engine.yarn.schedulers.fair import FairScheduler
+from mrsim.tracker.yarn import create_yarn_scheduler, replay_yarn
+from mrsim.tracker.yarn.schedulers.base import PRIORITY_AM, assign_one
+from mrsim.tracker.yarn.schedulers.fair import FairScheduler
 
 from .helpers import cluster, conf, job, workload, write
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.engine.gc_policy import yarn_gc
-from mrsim.engine.kernel import EventSink, Kernel
-from mrsim.engine.yarn import YarnConf, create_yarn_scheduler
-from mrsim.engine.yarn.replay import collect_yarn_result, yarn_jobtracker
-from mrsim.engine.yarn.rm import ResourceManager
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload
+from mrsim.tracker.gc_policy import yarn_gc
+from mrsim.tracker.kernel import EventSink, Kernel
+from mrsim.tracker.yarn import YarnConf, create_yarn_scheduler
+from mrsim.tracker.yarn.replay import collect_yarn_result, yarn_jobtracker
+from mrsim.tracker.yarn.rm import ResourceManager
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.model.cluster import uniform_cluster
 
 

@@ -1,4 +1,4 @@
-"""NodeManager sizes inferred from a trace's peak concurrency (``mrsim.engine.yarn.config.infer_nm_resources``).
+"""NodeManager sizes inferred from a trace's peak concurrency (``mrsim.tracker.yarn.config.infer_nm_resources``).
 
 Every figure is worked out by hand in the comments: containers are normalised to multiples of 1024 MB, so the
 AM's default 1536 MB is a 2048 MB container, and maps and reduces default to 1024 MB.
@@ -12,9 +12,9 @@ import json
 import pytest
 
 from mrsim.cli import main
-from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
-from mrsim.engine.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources
-from mrsim.engine.yarn.engine import yarn_conf
+from mrsim.tracker.yarn import create_yarn_scheduler, replay_yarn
+from mrsim.tracker.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources
+from mrsim.tracker.yarn.engine import yarn_conf
 from mrsim.model.cluster import ClusterSpec, TrackerSpec, uniform_cluster
 from tests.yarn.helpers import SHARED_DATA, job, workload
 

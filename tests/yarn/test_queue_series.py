@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from mrsim import compiled_core
-from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
-from mrsim.engine.yarn import rm as rm_module
-from mrsim.engine.yarn.timeseries import QueueSeries
+from mrsim.tracker.yarn import create_yarn_scheduler, replay_yarn
+from mrsim.tracker.yarn import rm as rm_module
+from mrsim.tracker.yarn.timeseries import QueueSeries
 
 from .helpers import capacity_xml, cluster, conf, job, workload, write
 

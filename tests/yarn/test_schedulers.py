@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.engine.yarn import create_yarn_scheduler, replay_yarn
-from mrsim.engine.yarn.schedulers.base import PRIORITY_MAP, SchedulerApp
+from mrsim.tracker.yarn import create_yarn_scheduler, replay_yarn
+from mrsim.tracker.yarn.schedulers.base import PRIORITY_MAP, SchedulerApp
 from mrsim.errors import InputError
 from tests.yarn.helpers import StubRM, capacity_xml, cluster, conf, job, workload, write
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mrsim.engine.yarn import LaunchLag, create_yarn_scheduler, replay_yarn
+from mrsim.tracker.yarn import LaunchLag, create_yarn_scheduler, replay_yarn
 from tests.yarn.helpers import cluster, conf, job, workload
 
 

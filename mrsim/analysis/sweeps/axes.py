@@ -18,7 +18,7 @@ from mrsim.errors import InputError
 class Model(enum.Enum):
     """Which engine runs a cell."""
 
-    SLOTS = "slots"  # the heartbeat JobTracker/TaskTracker engine (mrsim.engine.replay)
+    SLOTS = "slots"  # the heartbeat JobTracker/TaskTracker engine (mrsim.tracker.replay)
     FLUID = "fluid"  # the one-server fluid model of size-based scheduling (mrsim.studies.fluid.run_fluid)
 
 

@@ -12,8 +12,8 @@ import multiprocessing
 
 #: Imported once by the fork server, so each worker starts with the engines loaded (saves ~0.4 s of CPU per
 #: worker). Not pandas: only the driver builds tables, and the workers' modules do not import it.
-PRELOAD = ["mrsim.analysis.sweeps.runner", "mrsim.engine.replay", "mrsim.studies.fluid", "mrsim.ingest.synth",
-           "mrsim.ingest.workloads"]
+PRELOAD = ["mrsim.analysis.sweeps.runner", "mrsim.tracker.replay", "mrsim.studies.fluid", "mrsim.profiler.synth",
+           "mrsim.profiler.workloads"]
 
 #: What a Dask LocalCluster's fork server imports: Dask's worker as well, and first :mod:`.quick_exit` (the server
 #: ends without the interpreter's teardown).

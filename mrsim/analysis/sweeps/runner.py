@@ -47,21 +47,21 @@ class CellOutcome:
 
 @functools.lru_cache(maxsize=4)
 def _trace_workload(path: str, fmt: str | None, digest: str | None) -> Workload:
-    from mrsim.ingest.workloads import load_workload
+    from mrsim.profiler.workloads import load_workload
 
     return load_workload(path, fmt)
 
 
 @functools.lru_cache(maxsize=8)
 def _generated_workload(source: WorkloadSource, seed: int, mean_interarrival_s: float | None) -> Workload:
-    from mrsim.ingest.synth import facebook_like_workload
+    from mrsim.profiler.synth import facebook_like_workload
 
     return facebook_like_workload(source.facebook_spec(seed, mean_interarrival_s))
 
 
 @functools.lru_cache(maxsize=4)
 def _swim_trace(path: str, digest: str | None) -> Any:
-    from mrsim.ingest.swim import read_swim
+    from mrsim.profiler.swim import read_swim
 
     return read_swim(path)
 
@@ -113,8 +113,8 @@ def flatten_metrics(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
 
 
 def _run_slots(cell: Cell) -> dict[str, Any]:
-    from mrsim.engine.replay import replay
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.replay import replay
+    from mrsim.tracker.scheduling import create_scheduler
 
     cluster, engine = cell.cluster, cell.engine
     assert cluster is not None and engine is not None
@@ -134,7 +134,7 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
         isolated = _isolated(cell.workload, cell.seed, mean, scale, cluster, engine)
         workload = with_deadlines(workload, cluster.cluster, conf, float(factor), cell.seed, options, isolated)
     if engine.engine == "yarn":
-        from mrsim.engine.yarn import YarnConf, create_yarn_scheduler, replay_yarn
+        from mrsim.tracker.yarn import YarnConf, create_yarn_scheduler, replay_yarn
 
         yarn_conf = YarnConf() if engine.slowstart is None else YarnConf(slowstart=engine.slowstart)
         result = replay_yarn(workload, cluster.cluster, yarn_conf,

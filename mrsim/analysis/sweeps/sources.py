@@ -17,13 +17,13 @@ from typing import Any, Mapping
 from mrsim.analysis.sweeps.axes import Model
 from mrsim.analysis.sweeps.checks import check_keys, integer, number, string
 from mrsim.errors import InputError
-from mrsim.ingest.synth import FacebookLikeSpec
+from mrsim.profiler.synth import FacebookLikeSpec
 
 
 class Generator(enum.Enum):
     """Synthetic workload generators a spec can name."""
 
-    FACEBOOK_LIKE = "facebook-like"  # mrsim.ingest.synth.facebook_like_workload (SimMR section V-C)
+    FACEBOOK_LIKE = "facebook-like"  # mrsim.profiler.synth.facebook_like_workload (SimMR section V-C)
 
 
 #: Generator parameters a spec may set (every FacebookLikeSpec field but the seed, which each cell derives).
@@ -99,7 +99,7 @@ def parse_workload(doc: Mapping[str, Any], index: int, model: Model, base: Path,
 
 
 def _trace_source(doc: Mapping[str, Any], model: Model, base: Path, where: str) -> WorkloadSource:
-    from mrsim.ingest.detect import Format, detect_format
+    from mrsim.profiler.detect import Format, detect_format
 
     check_keys(doc, ("label", "trace", "format"), where)
     path = Path(string(doc["trace"], where, "trace")).expanduser()

@@ -9,7 +9,7 @@ Format (see ``docs/sweeps.md`` and ``examples/sweeps/``)::
 
     [[workloads]]                # one or more; a trace ...
     trace = "traces/day1.json.gz"   # relative to this file; any format mrsim reads (fluid: SWIM .tsv)
-    # ... or a generator with its parameters (mrsim.ingest.synth.FacebookLikeSpec fields but seed)
+    # ... or a generator with its parameters (mrsim.profiler.synth.FacebookLikeSpec fields but seed)
     # generator = "facebook-like"
     # jobs = 50
 

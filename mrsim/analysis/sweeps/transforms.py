@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mrsim.engine.replay import ReplayOptions
+from mrsim.tracker.replay import ReplayOptions
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload

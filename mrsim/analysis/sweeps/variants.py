@@ -17,7 +17,7 @@ from mrsim.analysis.sweeps.axes import Model
 from mrsim.analysis.sweeps.checks import boolean, check_keys, integer, number, string, table
 from mrsim.analysis.sweeps.ids import canonical_json
 from mrsim.analysis.sweeps.sources import file_digest
-from mrsim.engine.replay import ReplayOptions
+from mrsim.tracker.replay import ReplayOptions
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec, load_cluster_file, uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion, validate_conf
@@ -73,7 +73,7 @@ def parse_scheduler(doc: Any, index: int, model: Model, base: Path, where: str) 
                 raise InputError(f"{where}.config: config_file {str(path)!r}: no such file")
             config["config_file"] = str(path.resolve())
             digest = file_digest(path)
-        from mrsim.engine.scheduling import create_scheduler
+        from mrsim.tracker.scheduling import create_scheduler
 
         try:
             create_scheduler(name, config)  # loads the plug-in and its config now, not in the middle of a sweep
@@ -178,7 +178,7 @@ class EngineOptions:
     aligned_heartbeats: bool = False
     contention: Contention = Contention.NONE
     calibration: str = "trace"
-    engine: str = "mr1"  # "yarn": mrsim.engine.yarn's ResourceManager emulation (docs/yarn.md)
+    engine: str = "mr1"  # "yarn": mrsim.tracker.yarn's ResourceManager emulation (docs/yarn.md)
 
     def conf(self) -> HadoopConf:
         conf = HadoopConf(version=self.hadoop_version).with_overrides(

@@ -15,7 +15,7 @@ import numpy as np
 from mrsim.calibration.background import BackgroundCollector
 
 if TYPE_CHECKING:
-    from mrsim.ingest.store import StoredBackground
+    from mrsim.profiler.store import StoredBackground
 
 
 class ColumnBackground(BackgroundCollector):
@@ -71,7 +71,7 @@ class ColumnBackground(BackgroundCollector):
                    stored.reduce_usage_delta)
 
     def stored(self) -> "StoredBackground":
-        from mrsim.ingest.store import StoredBackground
+        from mrsim.profiler.store import StoredBackground
 
         if self._usage is None and self._reduce_usage is None:  # untouched: the columns are the usage
             return StoredBackground(tuple(self.waits), self._times, self._deltas,

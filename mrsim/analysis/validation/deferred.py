@@ -7,7 +7,7 @@ benchmark trace those three collectors were about 0.65 s of a 4.9 s pass (docs/p
 round"). :class:`LaterCollectors` queues what they need of each job and runs them, in the pass's order, when
 something reads one of them: ``mrsim validate``, ``--background trace``, a cache miss saving its entry.
 
-Exactly the same values, warnings and errors: a job is queued only when it is plain (:mod:`mrsim.ingest.plain`)
+Exactly the same values, warnings and errors: a job is queued only when it is plain (:mod:`mrsim.profiler.plain`)
 and :func:`lite_job` proves that none of the three collectors can raise on it (their column paths read a few
 job-level fields, the ``otherTasks`` and a few conf keys, all checked here); the collectors add no warning. The
 first job that cannot be queued runs the queue through every collector and turns queueing off, so that job and
@@ -26,8 +26,8 @@ from typing import Any
 
 from mrsim.analysis.validation.observe import JobObservation, observe_plain
 from mrsim.calibration.background import BackgroundCollector
-from mrsim.ingest.plain import PlainJob
-from mrsim.ingest.topology_infer import SlotUsage
+from mrsim.profiler.plain import PlainJob
+from mrsim.profiler.topology_infer import SlotUsage
 from mrsim.model.hadoop_conf import KEY_SLOWSTART, KEY_SLOWSTART_NEW
 from mrsim.model.memory_slots import ALL_KEYS
 

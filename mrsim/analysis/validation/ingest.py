@@ -4,7 +4,7 @@
 and the background), and a second run read it all again. :func:`ingest` reads a log or trace file (or a directory
 of logs) **once** and keeps everything the commands derive from it:
 
-* the workload view of :func:`mrsim.ingest.workloads.load_workload` and :func:`mrsim.ingest.assumptions.load_with_hosts` (the same
+* the workload view of :func:`mrsim.profiler.workloads.load_workload` and :func:`mrsim.profiler.assumptions.load_with_hosts` (the same
   templates, warnings in their order, the hosts the cluster is inferred from, or ``mrsim synth``'s placeholder);
 * the :class:`~mrsim.analysis.validation.observe.Profiler` view that ``validate``, the calibration and the background read
   (observations, slot usage, the job confs' engine keys, the calibration measured with the trace's own
@@ -15,7 +15,7 @@ rule, the limits, :func:`~mrsim.analysis.validation.observe.observe_job`, the co
 equal to what those readers give; tests compare them on every real trace.
 
 The result is memoised for the process (keyed by the path as given and the file's identity) and saved in the trace
-cache (:mod:`mrsim.ingest.cache`) as a trace store plus ``entry.json`` (warnings, hosts, the input report); a hit
+cache (:mod:`mrsim.profiler.cache`) as a trace store plus ``entry.json`` (warnings, hosts, the input report); a hit
 rebuilds the same two views from it. Trace stores, job specs and SWIM files are not cached (a store is already
 one; the other two are cheap to read).
 """
@@ -39,15 +39,15 @@ from mrsim.calibration.background import BackgroundCollector
 from mrsim.calibration.extract import CalibrationCollector
 from mrsim.calibration.model import Calibration
 from mrsim.errors import InputError
-from mrsim.ingest.cache import CacheUse
-from mrsim.ingest.detect import Format, detect_format, iter_logged_jobs
+from mrsim.profiler.cache import CacheUse
+from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
 from mrsim.model.templates import JobTemplate, Workload
 
 if TYPE_CHECKING:
-    from mrsim.ingest.plain import PlainJob
-    from mrsim.ingest.store import StoredBackground
+    from mrsim.profiler.plain import PlainJob
+    from mrsim.profiler.store import StoredBackground
 
-#: The host every attempt of a ``mrsim synth`` trace names (kept equal to ``mrsim.ingest.assumptions.SYNTHETIC_HOST``).
+#: The host every attempt of a ``mrsim synth`` trace names (kept equal to ``mrsim.profiler.assumptions.SYNTHETIC_HOST``).
 SYNTHETIC_HOST = "synthetic-host"
 _STORE = "store"
 
@@ -80,7 +80,7 @@ class SingleInput:
     background_reduce_deltas: "np.ndarray" = field(default_factory=lambda: np.empty(0, dtype=np.int8))
 
     def workload(self) -> Workload:
-        """Exactly :func:`mrsim.ingest.builder.workload_from_logged_jobs` over the input, reader warnings first."""
+        """Exactly :func:`mrsim.profiler.builder.workload_from_logged_jobs` over the input, reader warnings first."""
         if not self.templates:
             raise InputError(f"{self.path}: no replayable job (every job failed or was killed before doing any work)")
         return Workload.of(self.templates, source=self.path, warnings=self.workload_warnings)
@@ -114,8 +114,8 @@ class SingleInput:
 def cacheable(path: str | os.PathLike[str], fmt: str | None) -> bool:
     """Whether :func:`ingest` handles ``path``: a log or trace with ``LoggedJob`` records (not a store, job spec
     or SWIM file)."""
-    from mrsim.ingest.jobspec import is_jobspec
-    from mrsim.ingest.store import is_store
+    from mrsim.profiler.jobspec import is_jobspec
+    from mrsim.profiler.store import is_store
 
     p = Path(path)
     kind = (fmt or "").strip().lower()
@@ -141,7 +141,7 @@ _uses: dict[str, CacheUse] = {}
 def ingest(path: str | os.PathLike[str], fmt: str | None = None) -> SingleInput:
     """The :class:`SingleInput` of ``path`` (call :func:`cacheable` first): from this process's memo, else the trace
     cache, else one pass over the input (then saved in the cache)."""
-    from mrsim.ingest import cache
+    from mrsim.profiler import cache
     from mrsim.io.safe_open import check_input_file
 
     p = Path(path)
@@ -204,10 +204,10 @@ def _format(p: Path, fmt: str | None) -> Format:
 
 def _from_cache(p: Path, format_: Format, key: str) -> SingleInput:
     """A hit's :class:`SingleInput`, else one pass over the input whose entry is then saved: by a forked child
-    while this process replays, where :func:`mrsim.ingest.cache.save_child_wanted` allows (the miss's
-    ``entry``, ``notes`` and ``evicted`` wait for it when first read, see :class:`~mrsim.ingest.cache.CacheUse`),
+    while this process replays, where :func:`mrsim.profiler.cache.save_child_wanted` allows (the miss's
+    ``entry``, ``notes`` and ``evicted`` wait for it when first read, see :class:`~mrsim.profiler.cache.CacheUse`),
     else here. The notes and ``spec.trace_cache`` are the same either way."""
-    from mrsim.ingest import cache
+    from mrsim.profiler import cache
 
     warning: list[str] = []
     cache.wait_for_save(key)  # this process's own child may still be saving this very entry
@@ -242,7 +242,7 @@ def _from_cache(p: Path, format_: Format, key: str) -> SingleInput:
 
 
 def _miss_use(key: str, warning: list[str], saved: Path | None, notes: list[str], evicted: int) -> CacheUse:
-    """A miss's :class:`CacheUse` from what :func:`mrsim.ingest.cache.publish` returned."""
+    """A miss's :class:`CacheUse` from what :func:`mrsim.profiler.cache.publish` returned."""
     where = f"saved as {saved}" if saved is not None and saved.exists() else "not saved"
     return CacheUse("miss", key, str(saved) if saved is not None else None,
                     [*warning, f"trace cache: miss {key[:12]}; {where}", *notes], evicted)
@@ -270,9 +270,9 @@ def _read(p: Path, format_: Format) -> SingleInput:
     the job being read): about a quarter of the parse's CPU on the 1148-job trace (docs/performance.md).
     Collection resumes, as it was, when the pass returns or raises, with what the pass kept (the templates, the
     calibration, the queued collectors) in the oldest generation: a first collection over it all, 8-10 ms right
-    before the replay on that trace, would only have promoted it there (:func:`~mrsim.engine.gc_policy
+    before the replay on that trace, would only have promoted it there (:func:`~mrsim.tracker.gc_policy
     .enable_after_pause`)."""
-    from mrsim.engine.gc_policy import enable_after_pause
+    from mrsim.tracker.gc_policy import enable_after_pause
 
     was_enabled = gc.isenabled()
     gc.disable()
@@ -287,14 +287,14 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     """One pass: the steps of ``load_with_hosts`` and of ``Profiler.logged_jobs``, per job, in their order."""
     from mrsim.analysis.validation.observe import observe_job, observe_plain
     from mrsim.analysis.validation.trace_conf import TraceConf
-    from mrsim.ingest.plain import plain_job
-    from mrsim.ingest.builder import template_from_logged_job
-    from mrsim.ingest.early_read import claim
-    from mrsim.ingest.logged_check import check_logged_job
-    from mrsim.ingest.store import merge_hosts
-    from mrsim.ingest.topology_infer import attempt_host, iter_attempt_windows
+    from mrsim.profiler.plain import plain_job
+    from mrsim.profiler.builder import template_from_logged_job
+    from mrsim.profiler.early_read import claim
+    from mrsim.profiler.logged_check import check_logged_job
+    from mrsim.profiler.store import merge_hosts
+    from mrsim.profiler.topology_infer import attempt_host, iter_attempt_windows
     from mrsim.io.limits import check_limit, limit
-    from mrsim.ingest.typed import TypedJob, full_job
+    from mrsim.profiler.typed import TypedJob, full_job
 
     source = str(p)
     reader_warnings: list[str] = []
@@ -316,14 +316,14 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     report = InputReport(source, format_.value)
     total_tasks = 0
     max_jobs = max_tasks = -1  # the limits, read at the first template (each is an environment look-up)
-    # The reader forked as the command started, when it reads this file (mrsim.ingest.early_read).
+    # The reader forked as the command started, when it reads this file (mrsim.profiler.early_read).
     started = claim(p) if format_ is Format.RUMEN else None
     for logged in iter_logged_jobs(p, format_, warnings=reader_warnings, typed=True, started=started):
         profiler_warnings.extend(reader_warnings[copied:])
         copied = len(reader_warnings)
         report.jobs_read += 1
-        # Columns when the job is plain: from the typed decoder (mrsim.ingest.typed), else one walk over its dicts
-        # (mrsim.ingest.plain); else the attempt windows, once per job, for every collector below, and each
+        # Columns when the job is plain: from the typed decoder (mrsim.profiler.typed), else one walk over its dicts
+        # (mrsim.profiler.plain); else the attempt windows, once per job, for every collector below, and each
         # collector's general path.
         plain = logged.columns if type(logged) is TypedJob else plain_job(logged)
         windows = None
@@ -456,7 +456,7 @@ def _add_lags(calibration: CalibrationCollector, background: BackgroundCollector
 
 def _add_usage(usage: Any, logged: dict[str, Any], source: str, windows: Any = None,
                plain: "PlainJob | None" = None) -> None:
-    from mrsim.ingest.logged_check import check_logged_job
+    from mrsim.profiler.logged_check import check_logged_job
 
     try:
         if plain is None:
@@ -506,7 +506,7 @@ def _lazy_input(fields: dict[str, Any], lazy: dict[str, Callable[[], dict[str, A
 
 def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
     """Write ``result`` into a new entry directory: a trace store plus what ``entry.json`` keeps."""
-    from mrsim.ingest.store import StoredBackground, add_to_store
+    from mrsim.profiler.store import StoredBackground, add_to_store
 
     kept = [t for i, t in enumerate(result.templates) if i not in result.profiler_skipped]
     # The background's columns as the pass keeps them (what BackgroundCollector.stored() would rebuild from a
@@ -550,8 +550,8 @@ class _EntryInput(SingleInput):
 
 def _load_entry(entry: Path, p: Path) -> SingleInput:
     """The :class:`SingleInput` an entry holds, named after ``p`` (the same bytes may have moved)."""
-    from mrsim.ingest import cache
-    from mrsim.ingest.store import load_store_contents
+    from mrsim.profiler import cache
+    from mrsim.profiler.store import load_store_contents
 
     meta = cache.read_meta(entry)
     store = entry / _STORE

@@ -1,14 +1,14 @@
 """One pass over profiled inputs: templates, per-job observations of the real run, and the cluster's slot usage.
 
 Both ``mrsim profile`` and ``mrsim validate`` read their inputs through :class:`Profiler`. For every Rumen
-``LoggedJob`` (from any reader in :mod:`mrsim.ingest.detect`) it
+``LoggedJob`` (from any reader in :mod:`mrsim.profiler.detect`) it
 
-* builds the :class:`~mrsim.model.templates.JobTemplate` with :func:`mrsim.ingest.builder.template_from_logged_job`
+* builds the :class:`~mrsim.model.templates.JobTemplate` with :func:`mrsim.profiler.builder.template_from_logged_job`
   (the SimMR rules), renaming a job id repeated *within one input* to ``<id>#2``, ``#3`` ... exactly as
-  :func:`~mrsim.ingest.builder.workload_from_logged_jobs` does, so a store equals ``load_workload`` of its input;
+  :func:`~mrsim.profiler.builder.workload_from_logged_jobs` does, so a store equals ``load_workload`` of its input;
 * records a :class:`JobObservation`: what the real run did that a template does not carry (time from submit to
   the first task, setup/cleanup tasks, the tail after the last task, wasted failed attempts, peak slots held);
-* feeds the attempts to :class:`~mrsim.ingest.topology_infer.SlotUsage` (the cluster's hosts and slots) and
+* feeds the attempts to :class:`~mrsim.profiler.topology_infer.SlotUsage` (the cluster's hosts and slots) and
   the job conf to :class:`~mrsim.analysis.validation.trace_conf.TraceConf` (the engine keys the trace recorded).
 
 A job id already taken by an earlier input is skipped (the first one is kept) and counted. SWIM files (no task
@@ -34,14 +34,14 @@ from mrsim.calibration.background import Background, BackgroundCollector
 from mrsim.calibration.extract import CalibrationCollector
 from mrsim.calibration.model import Calibration
 from mrsim.errors import InputError
-from mrsim.ingest.builder import template_from_logged_job
-from mrsim.ingest.detect import Format, detect_format, iter_logged_jobs
-from mrsim.ingest.topology_infer import HostSlots, SlotUsage, iter_attempt_windows, job_slot_peaks, plain_slot_peaks
+from mrsim.profiler.builder import template_from_logged_job
+from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
+from mrsim.profiler.topology_infer import HostSlots, SlotUsage, iter_attempt_windows, job_slot_peaks, plain_slot_peaks
 from mrsim.model.templates import JobTemplate
 
 if TYPE_CHECKING:
-    from mrsim.ingest.plain import PlainJob
-    from mrsim.ingest.store import StoredBackground
+    from mrsim.profiler.plain import PlainJob
+    from mrsim.profiler.store import StoredBackground
 
 _MS = 1000.0
 
@@ -113,7 +113,7 @@ def _task_durations(job: Mapping[str, Any], task_type: str) -> float | None:
 
 def observe_job(job: Mapping[str, Any], windows: Any = None) -> JobObservation:
     """The :class:`JobObservation` of one ``LoggedJob`` dict (``windows``: its
-    :func:`~mrsim.ingest.topology_infer.iter_attempt_windows` as a list, when the caller has them). Cost: linear
+    :func:`~mrsim.profiler.topology_infer.iter_attempt_windows` as a list, when the caller has them). Cost: linear
     in its attempts."""
     if windows is None:
         windows = list(iter_attempt_windows(job))
@@ -169,7 +169,7 @@ def observe_job(job: Mapping[str, Any], windows: Any = None) -> JobObservation:
 
 
 def observe_plain(job: Mapping[str, Any], plain: "PlainJob") -> JobObservation:
-    """:func:`observe_job` of a plain job (:mod:`mrsim.ingest.plain`), from its columns: every task time and attempt
+    """:func:`observe_job` of a plain job (:mod:`mrsim.profiler.plain`), from its columns: every task time and attempt
     time is a positive integer and every attempt succeeded, so the first start and last finish are plain minima and
     maxima, every attempt has both lags, and no attempt failed. The same values (integer sums, then one division)."""
     submit = _ms(job.get("submitTime"))
@@ -228,7 +228,7 @@ class Profiler:
     stored_hosts: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[InputReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    cache_use: Any = None  # mrsim.ingest.cache.CacheUse when built by mrsim.analysis.validation.ingest
+    cache_use: Any = None  # mrsim.profiler.cache.CacheUse when built by mrsim.analysis.validation.ingest
     _seen: set[str] = field(default_factory=set)
     _seen_without_work: set[str] = field(default_factory=set)
 
@@ -242,7 +242,7 @@ class Profiler:
 
     def input_format(self, path: str | os.PathLike[str]) -> str:
         """``store`` for a trace store, else the detected (or forced) :class:`Format` value."""
-        from mrsim.ingest.store import is_store
+        from mrsim.profiler.store import is_store
 
         if is_store(path):
             return "store"
@@ -324,7 +324,7 @@ class Profiler:
         # One read of the store (manifest, data files and their checksums once: it was five reads), and the
         # background's usage kept as its columns until read (a replay without --background trace never does).
         from mrsim.analysis.validation.column_background import ColumnBackground
-        from mrsim.ingest.store import load_store_contents
+        from mrsim.profiler.store import load_store_contents
         from mrsim.io.policy import verify_checksums
 
         contents = load_store_contents(p, checksums=verify_checksums())  # (--no-verify skips them, as before)
@@ -343,7 +343,7 @@ class Profiler:
                                  "trace again for an exact one")
 
     def _add_swim(self, p: Path, report: InputReport) -> None:
-        from mrsim.ingest.swim import swim_to_templates
+        from mrsim.profiler.swim import swim_to_templates
 
         workload = swim_to_templates(p)
         self._add_templates(list(workload.jobs), report)
@@ -378,7 +378,7 @@ class Profiler:
 
     def hosts(self) -> list[dict[str, Any]] | None:
         """The cluster's hosts inferred from the attempts read, merged with hosts saved in input stores."""
-        from mrsim.ingest.store import merge_hosts
+        from mrsim.profiler.store import merge_hosts
 
         inferred: list[HostSlots] = self.usage.hosts()
         if not inferred and not self.stored_hosts:

@@ -1,6 +1,6 @@
 """Validation results: per-job simulated vs actual completion, the error arithmetic, and the ``--json`` object.
 
-The JSON object extends the replay contract (:mod:`mrsim.engine.results`) and never breaks it::
+The JSON object extends the replay contract (:mod:`mrsim.tracker.results`) and never breaks it::
 
     {"scheduler", "mode": "shared" | "isolate",
      "jobs": [{<replay contract keys>, "outcome", "scored", "error_pct",

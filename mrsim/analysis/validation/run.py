@@ -3,7 +3,7 @@
 Two settings (``docs/validation.md`` has the figures and the error analysis):
 
 * :attr:`Mode.SHARED`: the whole trace is replayed together, with its submit times, under one scheduler on one
-  cluster (given, or inferred from the trace by :mod:`mrsim.ingest.topology_infer`). Every job sees the
+  cluster (given, or inferred from the trace by :mod:`mrsim.profiler.topology_infer`). Every job sees the
   contention of the other *traced* jobs, not of jobs missing from the trace.
 * :attr:`Mode.ISOLATE`, SimMR's validation setting: every job is replayed **alone**, on a cluster whose slot
   counts equal the job's observed peaks: ``peak_maps`` map slots and ``peak_reduces`` reduce slots (the most
@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from mrsim.analysis.validation.observe import JobObservation
-from mrsim.engine.replay import ReplayOptions, effective_interval, replay
-from mrsim.engine.scheduling import create_scheduler
+from mrsim.tracker.replay import ReplayOptions, effective_interval, replay
+from mrsim.tracker.scheduling import create_scheduler
 from mrsim.model.cluster import ClusterSpec, TrackerSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate, Workload

@@ -38,7 +38,7 @@ KEY_REDUCE_SPECULATIVE_NEW = "mapreduce.reduce.speculative"
 KEY_TASK_SCHEDULER_NEW = "mapreduce.jobtracker.taskscheduler"  # the 0.21/0.22 name of mapred.jobtracker.taskScheduler
 CAPACITY_CLASS = "org.apache.hadoop.mapred.CapacityTaskScheduler"
 
-#: Capacity Scheduler settings (Hadoop keys of ``mrsim.engine.schedconf.capacity_conf``) that give 0.21's
+#: Capacity Scheduler settings (Hadoop keys of ``mrsim.tracker.schedconf.capacity_conf``) that give 0.21's
 #: ``CapacityTaskScheduler.assignTasks``: at most one reduce and one map per heartbeat, the map found by
 #: ``JobInProgress.obtainNewMapTask`` at any locality level (no waiting for a local one).
 CAPACITY_021 = {"mapred.capacity-scheduler.maximum-tasks-per-heartbeat": "1",

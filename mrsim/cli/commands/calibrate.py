@@ -47,7 +47,7 @@ def _measure(inputs: list[str]) -> Calibration:
     if len(inputs) == 1 and inputs[0].lower().endswith(".toml"):
         return Calibration.load(inputs[0])
     from mrsim.analysis.validation.observe import Profiler
-    from mrsim.ingest.topology_infer import cluster_from_hosts
+    from mrsim.profiler.topology_infer import cluster_from_hosts
 
     profiler = Profiler()
     for path in inputs:

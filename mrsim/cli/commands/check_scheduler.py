@@ -85,7 +85,7 @@ def _file_stem(failure: Failure, index: int) -> str:
 
 
 def _write_failures(report: CheckReport, out: str, scheduler: str) -> dict[int, tuple[str, str]]:
-    from mrsim.ingest.rumen_writer import write_rumen_trace
+    from mrsim.profiler.rumen_writer import write_rumen_trace
 
     directory = Path(out)
     written = {}

@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    from mrsim.engine.engine_choice import add_engine_choice
+    from mrsim.tracker.engine_choice import add_engine_choice
 
     add_engine_choice(p)
     p.add_argument("--plot", metavar="FILE.png", help="write a comparison figure (PNG, atomically)")
@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
     """The input this command's pass will parse, to start reading it as the command starts
-    (:mod:`mrsim.ingest.early_read`): ``(TRACE, --format)``, or None without a TRACE (the bundled default trace
+    (:mod:`mrsim.profiler.early_read`): ``(TRACE, --format)``, or None without a TRACE (the bundled default trace
     is small enough to read in this process)."""
     if not args.trace:
         return None

@@ -190,11 +190,11 @@ def _scenarios(args: argparse.Namespace) -> list[Scenario]:
 def _trace_workload(args: argparse.Namespace) -> GeoWorkload:
     try:
         if args.trace_format == "rumen":
-            from mrsim.ingest.builder import load_rumen_workload
+            from mrsim.profiler.builder import load_rumen_workload
 
             templates = load_rumen_workload(args.trace)
         else:
-            from mrsim.ingest.swim import swim_to_templates
+            from mrsim.profiler.swim import swim_to_templates
 
             templates = swim_to_templates(args.trace)
     except (ImportError, AttributeError) as exc:

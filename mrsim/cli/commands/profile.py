@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import orjson
 
 from mrsim.errors import InputError
-from mrsim.ingest.detect import Format
+from mrsim.profiler.detect import Format
 from mrsim.io.policy import enforce
 
 NAME = "profile"
@@ -84,13 +84,13 @@ def _run_profile(args: argparse.Namespace) -> int:
             if kind in ("store", Format.SWIM.value):
                 raise InputError(f"{path}: a {'trace store' if kind == 'store' else 'SWIM file'} holds no task logs; "
                                  "it cannot be written as a Rumen trace")
-        from mrsim.ingest.rumen_writer import write_rumen_trace
+        from mrsim.profiler.rumen_writer import write_rumen_trace
 
         written = write_rumen_trace(_all_logged(profiler, args.inputs), args.output, pretty=args.pretty)
         summary.update(kind="rumen", jobs_written=written)
     else:
         if args.output:
-            from mrsim.ingest.store import stored_job_ids
+            from mrsim.profiler.store import stored_job_ids
 
             profiler.exclude(stored_job_ids(args.output))  # so each input reports the ids it repeats
         for path in args.inputs:
@@ -102,7 +102,7 @@ def _run_profile(args: argparse.Namespace) -> int:
     summary["duplicates_skipped"] = profiler.duplicates_skipped
     summary["warnings"] = len(profiler.warnings)
     if args.output and not _is_rumen_target(args.output):
-        from mrsim.ingest.store import add_to_store
+        from mrsim.profiler.store import add_to_store
 
         if not profiler.templates and not profiler.duplicates_skipped:
             raise InputError(f"{', '.join(args.inputs)}: no replayable job to store")
@@ -139,7 +139,7 @@ def _all_logged(profiler: Any, inputs: list[str]) -> Iterator[dict[str, Any]]:
 
 
 def _write_topology(profiler: Any, args: argparse.Namespace) -> dict[str, Any]:
-    from mrsim.ingest.topology_infer import write_cluster
+    from mrsim.profiler.topology_infer import write_cluster
 
     hosts = profiler.hosts()
     if not hosts:
@@ -172,8 +172,8 @@ def _print_summary(s: dict[str, Any]) -> None:
 
 
 def _load_side(path: str) -> list:
-    from mrsim.ingest.store import is_store, load_store
-    from mrsim.ingest.workloads import load_workload
+    from mrsim.profiler.store import is_store, load_store
+    from mrsim.profiler.workloads import load_workload
 
     if not Path(path).exists():
         raise InputError(f"{path}: no such file or directory")
@@ -190,7 +190,7 @@ def _select(jobs: list, job_id: str | None, path: str) -> list:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from mrsim.ingest.kl import DEFAULT_EPSILON, compare_phases
+    from mrsim.profiler.kl import DEFAULT_EPSILON, compare_phases
 
     if len(args.job) > 2:
         raise InputError("--job takes at most two values (A's job, then B's)")

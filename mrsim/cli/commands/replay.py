@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    from mrsim.engine.engine_choice import add_engine_choice
+    from mrsim.tracker.engine_choice import add_engine_choice
 
     add_engine_choice(p)
     add_output_arguments(p, out="write jobs.csv, tasks.csv, attempts.csv, timeseries.csv and, in YARN mode, queues.csv "
@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
     """The input this command's pass will parse, to start reading it as the command starts
-    (:mod:`mrsim.ingest.early_read`): ``(TRACE, --format)``, or None without a TRACE (the bundled default trace
+    (:mod:`mrsim.profiler.early_read`): ``(TRACE, --format)``, or None without a TRACE (the bundled default trace
     is small enough to read in this process)."""
     if args.stream or args.model != "slots" or not args.trace:
         return None
@@ -61,7 +61,7 @@ def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mrsim.ingest.workloads import default_trace_path  # (numpy: not for --help)
+    from mrsim.profiler.workloads import default_trace_path  # (numpy: not for --help)
 
     trace = args.trace or str(default_trace_path())
     if args.stream:
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         print_replay_table(result, out_dir=args.out)
         print_federation(result.summary)
         if result.spec.get("engine") == "yarn":
-            from mrsim.engine.yarn.engine import print_queue_summary
+            from mrsim.tracker.yarn.engine import print_queue_summary
 
             print_queue_summary(result)
         if args.report:

@@ -8,7 +8,7 @@ import sys
 
 import orjson
 
-from mrsim.engine.scheduling import NarrowPolicy, TaskScheduler, scheduler_targets
+from mrsim.tracker.scheduling import NarrowPolicy, TaskScheduler, scheduler_targets
 
 NAME = "schedulers"
 HELP = "list registered scheduler plug-ins (entry-point group mrsim.schedulers) and whether each loads"

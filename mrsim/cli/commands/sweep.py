@@ -70,7 +70,7 @@ def _exit_now(code: int) -> None:
     import logging
 
     from mrsim.cli.process_exit import end_process
-    from mrsim.ingest.cache import wait_for_saves
+    from mrsim.profiler.cache import wait_for_saves
 
     wait_for_saves()  # a trace cache entry being saved by a child process (os._exit runs no exit handler)
     logging.shutdown()

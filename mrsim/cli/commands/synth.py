@@ -1,4 +1,4 @@
-"""``mrsim synth``: write a synthetic Facebook-like Rumen trace (SimMR section V-C; defaults in mrsim.ingest.synth)."""
+"""``mrsim synth``: write a synthetic Facebook-like Rumen trace (SimMR section V-C; defaults in mrsim.profiler.synth)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from mrsim.cli.flags import add_renamed
 import argparse
 
 from mrsim.errors import InputError
-from mrsim.ingest.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
 
 NAME = "synth"
 HELP = "generate a synthetic Facebook-like workload as a Rumen trace"
@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mrsim.ingest.rumen_writer import write_rumen_trace
+    from mrsim.profiler.rumen_writer import write_rumen_trace
 
     if not (args.output.endswith(".json") or args.output.endswith(".json.gz")):
         raise InputError(f"{args.output}: the output name must end in .json or .json.gz")
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _lotes_google(args: argparse.Namespace) -> int:
     """``--lotes-google``: the Table 3 workload at a fraction of the cluster's lambda* (mrsim.studies.lotes.bridge)."""
-    from mrsim.ingest.rumen_writer import write_rumen_trace
+    from mrsim.profiler.rumen_writer import write_rumen_trace
     from mrsim.model.cluster import load_cluster_file
     from mrsim.studies.lotes.bridge import GoogleTraceSpec, google_workload, to_logged_job
 

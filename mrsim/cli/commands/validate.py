@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_cluster_arguments(p)
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="trace")
-    from mrsim.engine.engine_choice import add_engine_choice
+    from mrsim.tracker.engine_choice import add_engine_choice
 
     add_engine_choice(p)
     p.add_argument("--ignore-trace-conf", action="store_true",
@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
     """The input this command's pass will parse, to start reading it as the command starts
-    (:mod:`mrsim.ingest.early_read`): ``(TRACE, --format)``, or None without a TRACE."""
+    (:mod:`mrsim.profiler.early_read`): ``(TRACE, --format)``, or None without a TRACE."""
     if not args.trace:
         return None
     return args.trace, args.format

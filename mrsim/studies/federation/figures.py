@@ -96,8 +96,8 @@ def quick_plan() -> EnginePlan:
 
 def run_cell(args: tuple[Scenario, str]) -> list[dict[str, Any]]:
     """Every policy on one scenario in one engine mode: one row per policy (the shape ``mrsim.studies.geo.plots`` reads)."""
-    from mrsim.engine.replay import ReplayOptions, replay
-    from mrsim.engine.scheduling import create_scheduler
+    from mrsim.tracker.replay import ReplayOptions, replay
+    from mrsim.tracker.scheduling import create_scheduler
     from mrsim.model.hadoop_conf import HadoopConf
     from mrsim.studies.federation.workloads import engine_inputs
     from mrsim.studies.geo.run import simulate

@@ -28,8 +28,8 @@ from mrsim.model.templates import ISOLATED_KEY  # where mrsim compare stores eac
 from mrsim.studies.geo.workloads import SIZE_CLASSES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.engine.jobtracker import JobTracker
-    from mrsim.engine.state import JobState
+    from mrsim.tracker.jobtracker import JobTracker
+    from mrsim.tracker.state import JobState
 
 
 

@@ -1,7 +1,7 @@
 """Task-to-datacenter placement for replays on a federated cluster (Hung, Golubchik, Yu, SoCC'15, sec. 2 and 6).
 
 The engine runs a job's task only in the datacenter it is placed in (``extra["map_datacenters"]`` /
-``["reduce_datacenters"]``, see ``mrsim/engine/features/federation.py``). Traces do not say where a job's input lives, so
+``["reduce_datacenters"]``, see ``mrsim/tracker/features/federation.py``). Traces do not say where a job's input lives, so
 placement is a modelling choice, made here once per workload, before the replay, with the seeded stream
 ``mrsim.rng.stream(seed, "placement")``. **A job that already carries a placement (a job spec with
 ``map_datacenters``) always keeps it**; the policy places the others:

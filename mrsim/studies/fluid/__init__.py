@@ -1,7 +1,7 @@
 """The fluid model of size-based scheduling under estimation errors (Dell'Amico, EURECOM RR-13-282, 2013).
 
 The whole cluster is one server of capacity 1 shared between jobs; a job is an (arrival, size) pair with sizes from
-SWIM bytes (:mod:`mrsim.ingest.swim`); size-based disciplines see ``size * LogNormal(0, sigma^2)`` estimates.
+SWIM bytes (:mod:`mrsim.profiler.swim`); size-based disciplines see ``size * LogNormal(0, sigma^2)`` estimates.
 Every discipline is event-driven and exact up to floating point, with O(log n) work per event.
 
 Modules: :mod:`~mrsim.studies.fluid.policy` (names), :mod:`~mrsim.studies.fluid.workload` (input), :mod:`~mrsim.studies.fluid.estimation`

@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from mrsim.errors import InputError
-from mrsim.ingest.swim import SwimTrace
+from mrsim.profiler.swim import SwimTrace
 from mrsim.studies.fluid.estimation import estimate_sizes
 from mrsim.studies.fluid.fifo import simulate_fifo
 from mrsim.studies.fluid.fsp import LateTreatment, simulate_fsp
@@ -77,7 +77,7 @@ def run_fluid(path_or_sizes: str | os.PathLike[str] | SwimTrace | FluidWorkload 
     (not parsing). Extra keys: ``model``, ``sigma``, ``seed``, ``load``, ``dn`` (null for explicit sizes),
     ``source``; per job ``size_s`` and ``estimate_s``; ``summary.mean_slowdown`` (sojourn / size over jobs of
     positive size). ``maps``/``reduces`` are counts derived from SWIM bytes by the default
-    :class:`mrsim.ingest.swim.SwimTaskModel` (0 for explicit sizes); they do not affect the fluid model.
+    :class:`mrsim.profiler.swim.SwimTaskModel` (0 for explicit sizes); they do not affect the fluid model.
     Unknown ``scheduler`` names raise :class:`InputError` listing the valid ones.
     """
     policy = FluidPolicy.parse(scheduler)

@@ -2,7 +2,7 @@
 
 Times are seconds from the first submission (the first job arrives at 0); sizes are seconds of service on the
 whole cluster (a server of capacity 1). Built from a SWIM file (study section 2.2, see
-:func:`mrsim.ingest.swim.swim_job_sizes`) or from explicit sizes.
+:func:`mrsim.profiler.swim.swim_job_sizes`) or from explicit sizes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from mrsim.errors import InputError
-from mrsim.ingest.swim import SwimTaskModel, SwimTrace, read_swim, swim_job_sizes, swim_task_counts
+from mrsim.profiler.swim import SwimTaskModel, SwimTrace, read_swim, swim_job_sizes, swim_task_counts
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -32,7 +32,7 @@ class FluidWorkload:
         job_ids: one id per job.
         submit_s: arrival times (s) from the first submission; non-decreasing, ``submit_s[0] == 0``.
         size_s: service demand (s at full cluster capacity), >= 0.
-        maps / reduces: task counts derived from bytes (:func:`mrsim.ingest.swim.swim_task_counts`), or zeros.
+        maps / reduces: task counts derived from bytes (:func:`mrsim.profiler.swim.swim_task_counts`), or zeros.
         source: where the jobs came from.
         load / dn: the SWIM scaling parameters used, or None for explicit sizes.
     """

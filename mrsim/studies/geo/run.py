@@ -4,7 +4,7 @@ Hung, Golubchik and Yu (SoCC'15, section 2) define their results on a push model
 slot of its datacenter frees, after one controller decision per batch of same-instant events holding an arrival
 or a departure. The engine runs exactly that in task-completion mode (``--heartbeat-interval off``): each
 datacenter is one TaskTracker with the datacenter's slots (:func:`mrsim.studies.geo.engine_inputs.engine_inputs`),
-the federation feature (``mrsim/engine/features/federation.py``) runs each task in its datacenter, and the geo
+the federation feature (``mrsim/tracker/features/federation.py``) runs each task in its datacenter, and the geo
 controller (``schedulers/geo_controller.py``) decides once at the end of every instant with a change, then the
 trackers launch in datacenter order. ``tests/oracles/geo_simulator.py`` is the paper's model written directly
 (a kernel configuration without a JobTracker); the tests pin this run against it on the paper's worked example
@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mrsim.engine.features.federation import FederationFeature
-from mrsim.engine.jobtracker import JobTracker
-from mrsim.engine.scheduling import create_scheduler
-from mrsim.engine.state import TASK_MASK, JobState, TrackerState
+from mrsim.tracker.features.federation import FederationFeature
+from mrsim.tracker.jobtracker import JobTracker
+from mrsim.tracker.scheduling import create_scheduler
+from mrsim.tracker.state import TASK_MASK, JobState, TrackerState
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload

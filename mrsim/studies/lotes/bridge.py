@@ -30,7 +30,7 @@ from typing import Mapping
 import numpy as np
 
 from mrsim.errors import InputError
-from mrsim.ingest.synth import EPOCH_MS, template_to_logged_job
+from mrsim.profiler.synth import EPOCH_MS, template_to_logged_job
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import JobTemplate
 from mrsim.model.templates import Workload as JobWorkload

@@ -1,6 +1,6 @@
 """The LoTES experiments (Tran & Beck, sections 5-7) as a configuration of mrsim's JobTracker engine.
 
-One replication is a replay on the one engine (:class:`mrsim.engine.jobtracker.JobTracker` on the kernel), set up
+One replication is a replay on the one engine (:class:`mrsim.tracker.jobtracker.JobTracker` on the kernel), set up
 as the paper's push model (:mod:`mrsim.studies.lotes.push`):
 
 * one TaskTracker per machine, in the cluster's configuration order (machine ``i`` is tracker ``i``), whose slots
@@ -10,7 +10,7 @@ as the paper's push model (:mod:`mrsim.studies.lotes.push`):
   instant they happen (Hadoop's out-of-band heartbeats, for dispatches too);
 * the scheduler plug-in :class:`~mrsim.studies.lotes.push.PushDispatch` with the LoTES or greedy dispatcher;
 * jobs from the seeded random source (:class:`mrsim.studies.lotes.workload.JobSource`) added to the engine as
-  they arrive and dropped when done (:mod:`mrsim.engine.arrivals`), so memory grows with the jobs in flight;
+  they arrive and dropped when done (:mod:`mrsim.tracker.arrivals`), so memory grows with the jobs in flight;
 * :class:`LotesRun`, attached to the engine's hooks, which feeds the source and measures.
 
 The engine's clock runs in **hours** here (the study's unit): in task mode without features the engine reads no
@@ -58,10 +58,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from mrsim.engine.arrivals import add_job, forget_job, hold_open
-from mrsim.engine.events import EV_TASK_DONE, ORDER_HEARTBEAT, ORDER_TIMER
-from mrsim.engine.jobtracker import JobTracker
-from mrsim.engine.state import JOB_SHIFT, REDUCE_BIT, JobState
+from mrsim.tracker.arrivals import add_job, forget_job, hold_open
+from mrsim.tracker.events import EV_TASK_DONE, ORDER_HEARTBEAT, ORDER_TIMER
+from mrsim.tracker.jobtracker import JobTracker
+from mrsim.tracker.state import JOB_SHIFT, REDUCE_BIT, JobState
 from mrsim.model.cluster import ClusterSpec, TrackerSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate
@@ -177,7 +177,7 @@ class LotesRun:
         self.sample_kind = jt.register_event(self.sample)
         self.stop_kind = jt.register_event(self.stop)
         # The first job is added by an event of its own: jt.run schedules the arrivals of the jobs it holds when
-        # it starts, and add_job schedules its job's arrival itself (mrsim/engine/arrivals.py).
+        # it starts, and add_job schedules its job's arrival itself (mrsim/tracker/arrivals.py).
         jt.schedule(0.0, ORDER_TIMER - 1, jt.register_event(self.first_job))
         jt.schedule(0.0, ORDER_TIMER, self.sample_kind)
         jt.schedule(self.horizon, self.arrival_order + 1, self.stop_kind)

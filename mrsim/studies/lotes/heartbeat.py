@@ -44,9 +44,9 @@ from __future__ import annotations
 
 from collections import deque
 
-from mrsim.engine.placement import task_request
-from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.engine.state import JobState, TrackerState
+from mrsim.tracker.placement import task_request
+from mrsim.tracker.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.tracker.state import JobState, TrackerState
 from mrsim.errors import InputError
 from mrsim.rng import stream
 from mrsim.studies.lotes.assignment import LotesPlan, build_plan

@@ -40,8 +40,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Callable, Sequence
 
-from mrsim.engine.scheduling import Locality, TaskScheduler
-from mrsim.engine.state import JobState, TrackerState
+from mrsim.tracker.scheduling import Locality, TaskScheduler
+from mrsim.tracker.state import JobState, TrackerState
 from mrsim.studies.lotes.policies import GreedyDispatcher, LotesDispatcher
 from mrsim.studies.lotes.state import ClusterState
 

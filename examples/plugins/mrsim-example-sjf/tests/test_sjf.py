@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mrsim.analysis.checker import check_scheduler
-from mrsim.engine.replay import ReplayOptions, replay
+from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import JobTemplate, Workload

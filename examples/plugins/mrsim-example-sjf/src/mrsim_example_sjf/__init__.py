@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from sortedcontainers import SortedKeyList
 
-from mrsim.engine.scheduling import JobChange, Locality, TaskScheduler
-from mrsim.engine.state import JobState, TrackerState
+from mrsim.tracker.scheduling import JobChange, Locality, TaskScheduler
+from mrsim.tracker.state import JobState, TrackerState
 
 
 def size_order(job: JobState) -> tuple[int, int]:

@@ -1,0 +1,26 @@
+"""YARN schedulers, one module each: FIFO, Capacity and Fair (each names the Hadoop class it follows)."""
+
+from __future__ import annotations
+
+from mrsim.tracker.yarn.schedulers.base import YarnScheduler
+from mrsim.errors import InputError
+
+YARN_SCHEDULERS = ("fifo", "capacity", "fair")
+
+
+def create_yarn_scheduler(name: str, config: dict | None = None) -> YarnScheduler:
+    """The YARN scheduler ``name`` (fifo, capacity or fair) built from ``config`` (``config_file``: its XML)."""
+    key = (name or "").strip().lower()
+    if key == "fifo":
+        from mrsim.tracker.yarn.schedulers.fifo import FifoScheduler
+
+        return FifoScheduler(config)
+    if key == "capacity":
+        from mrsim.tracker.yarn.schedulers.capacity import CapacityScheduler
+
+        return CapacityScheduler(config)
+    if key == "fair":
+        from mrsim.tracker.yarn.schedulers.fair import FairScheduler
+
+        return FairScheduler(config)
+    raise InputError(f"--engine yarn: unknown YARN scheduler {name!r} (expected one of {', '.join(YARN_SCHEDULERS)})")

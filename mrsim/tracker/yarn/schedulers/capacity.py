@@ -1,0 +1,452 @@
+"""YARN's Capacity Scheduler (``org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler``
+with ``ParentQueue`` and ``LeafQueue``), container by container. Memory only (``DefaultResourceCalculator``).
+
+Configuration: ``capacity-scheduler.xml`` (``--scheduler-config``), keys under ``yarn.scheduler.capacity.``:
+
+* ``root.queues`` and ``<path>.queues`` (the tree), ``<path>.capacity`` (% of the parent; siblings sum to 100),
+  ``<path>.maximum-capacity`` (% of the parent, -1 = 100), ``<path>.user-limit-factor`` (1),
+  ``<path>.minimum-user-limit-percent`` (100), ``<path>.maximum-am-resource-percent`` and the global
+  ``maximum-am-resource-percent`` (0.1), ``<path>.maximum-applications`` / ``maximum-applications`` (10000),
+  ``<path>.state`` (RUNNING; STOPPED rejects submissions), ``node-locality-delay`` (Hadoop 2.x code default -1 =
+  no delay; the shipped file and Hadoop 3 use 40), ``queue-mappings`` (``u:user:queue``, ``g:group:queue``,
+  ``%user``, ``%primary_group``; mrsim has no group data, so a user's primary group is taken to be the user's
+  name) and ``queue-mappings-override.enable`` (false: a mapping applies only to apps submitted to ``default``).
+  Other keys are reported as ignored.
+
+Behaviour per NodeManager heartbeat (Hadoop 2.x): from ``root``, children are tried in ascending order of used
+capacity (used / guaranteed, ties by path), skipping a queue that would exceed its maximum capacity; a leaf serves
+its *active* applications in submission order, one container per call, at the first priority that has asks and
+passes: the user limit (``computeUserLimit``, rounded up to the minimum allocation; a user is stopped once its
+consumption *exceeds* it, so it may pass it by one container), the locality rules (rack-local only after ``min(node-locality-delay,
+nodes)`` missed opportunities, off-switch only after ``asks x min(hosts asked / nodes, 1)`` of them when the app
+asked for locations), and the queue's maximum capacity. ``root`` keeps assigning until nothing fits or an off-switch
+container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
+the AMs of the active applications fit in ``maximum-am-resource-percent`` of the queue's guaranteed capacity
+(``LeafQueue.activateApplications``, Hadoop 2.6+: at least one application is always active); the others wait.
+Not modelled: preemption (``ProportionalCapacityPreemptionPolicy``), reservations, node labels, priorities,
+absolute-resource and weight capacities of Hadoop 3.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING
+
+from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
+from mrsim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.tracker.yarn.nodemanager import NodeManager
+
+P = "yarn.scheduler.capacity."
+_QUEUE_KEYS = {"queues", "capacity", "maximum-capacity", "user-limit-factor", "minimum-user-limit-percent",
+               "maximum-am-resource-percent", "maximum-applications", "state"}
+_GLOBAL_KEYS = {P + "maximum-am-resource-percent", P + "maximum-applications", P + "node-locality-delay",
+                P + "queue-mappings", P + "queue-mappings-override.enable", P + "resource-calculator"}
+
+
+class UserUsage:
+    """Memory (MB) one user's containers hold in one leaf queue (``LeafQueue``'s per-user consumption)."""
+
+    __slots__ = ("mem",)
+
+    def __init__(self) -> None:
+        self.mem = 0.0
+
+
+class CSQueue:
+    """A queue of the tree; fractions are of the parent (``capacity``) or of the cluster (``abs_*``)."""
+
+    def __init__(self, path: str, parent: "CSQueue | None") -> None:
+        self.path = path
+        self.name = path.rsplit(".", 1)[-1]
+        self.parent = parent
+        self.children: list[CSQueue] = []
+        self.capacity = 1.0
+        self.max_capacity = 1.0
+        self.abs_capacity = 1.0
+        self.abs_max = 1.0
+        self.user_limit_factor = 1.0
+        self.min_user_limit = 100.0
+        self.max_am_pct = 0.1
+        self.max_apps = 10000
+        self.running = True
+        self.used_mem = 0.0
+        self.am_used = 0.0
+        self.active: dict[int, SchedulerApp] = {}  # insertion = submission order
+        # the same apps in the same order as a list, which the heartbeat's walk reads (_assign_leaf): compiled code
+        # walks a list by index, a dict's values through the generic iterator (about 110 instructions an app)
+        self.active_list: list[SchedulerApp] = []
+        self.pending: dict[int, SchedulerApp] = {}
+        self.users: dict[str, UserUsage] = {}
+        self.active_users: dict[str, int] = {}  # user -> active apps (Hadoop counts users with pending asks)
+        # computeUserLimit's last result and its inputs (request MB, queue used MB, active users), one memo for the
+        # headroom's (request 0) and one for a container request's
+        self.limit_required = -1.0
+        self.limit_used = -1.0
+        self.limit_users = -1
+        self.limit_value = 0.0
+        self.headroom_limit_used = -1.0
+        self.headroom_limit_users = -1
+        self.headroom_limit_value = 0.0
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+
+class CapacityScheduler(YarnScheduler):
+    name = "capacity"
+    hadoop_class = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+    memory_only = True
+
+    def __init__(self, config: dict | None = None) -> None:
+        super().__init__()
+        config = dict(config or {})
+        path = config.get("config_file")
+        props = {k: (p.value, p.line) for k, p in read_properties(path).items()} if path else {}
+        for key, value in config.items():
+            if key != "config_file" and key.startswith(P):
+                props[key] = (str(value), 0)
+        self.source = str(path) if path else "defaults"
+        self.props = props
+        self.root = CSQueue("root", None)
+        self.leaves: dict[str, CSQueue] = {}
+        self._shares: list[tuple[str, float]] | None = None  # queue_shares(), built at first use
+        self._paths: set[str] = set()
+        self._unknown_queues: dict[str, int] = {}
+        self.node_locality_delay = int(self._num(P + "node-locality-delay", -1, None))
+        self.mappings = self._mappings()
+        self.override = self._text(P + "queue-mappings-override.enable", "false").lower() == "true"
+        default_am = self._num(P + "maximum-am-resource-percent", 0.1, None)
+        default_apps = self._num(P + "maximum-applications", 10000, None)
+        self._build(self.root, default_am, default_apps)
+        used = {P + "root.queues"}
+        for key in sorted(props):
+            if key in _GLOBAL_KEYS or key in used:
+                continue
+            m = re.fullmatch(re.escape(P) + r"(root(?:\.[^.]+)*)\.([a-z-]+)", key)
+            if m and m.group(2) in _QUEUE_KEYS and (m.group(1) == "root" or m.group(1) in self._paths):
+                continue
+            line = props[key][1]
+            self.warnings.append(f"{self.source}{':' + str(line) if line else ''}: {key} is not modelled (ignored)")
+        if self.props.get(P + "resource-calculator", ("", 0))[0].endswith("DominantResourceCalculator"):
+            self.warnings.append(f"{self.source}: {P}resource-calculator DominantResourceCalculator is not modelled "
+                                 "(memory only)")
+
+    # ------------------------------------------------------------------------------------------ configuration
+
+    def _where(self, key: str) -> str:
+        line = self.props.get(key, ("", 0))[1]
+        return f"{self.source}:{line}" if line else self.source
+
+    def _text(self, key: str, default: str) -> str:
+        return self.props.get(key, (default, 0))[0].strip()
+
+    def _num(self, key: str, default: float, queue: str | None) -> float:
+        if key not in self.props:
+            return default
+        text = self.props[key][0]
+        try:
+            value = float(text)
+        except ValueError:
+            raise InputError(f"{self._where(key)}: queue {queue or '(global)'}: {key} = {text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise InputError(f"{self._where(key)}: queue {queue or '(global)'}: {key} is not finite")
+        return value
+
+    def _mappings(self) -> list[tuple[str, str, str]]:
+        text = self._text(P + "queue-mappings", "")
+        out = []
+        for part in filter(None, (x.strip() for x in text.split(","))):
+            bits = part.split(":")
+            if len(bits) != 3 or bits[0] not in ("u", "g"):
+                raise InputError(f"{self._where(P + 'queue-mappings')}: {P}queue-mappings entry {part!r} is not "
+                                 "u:user:queue or g:group:queue")
+            out.append((bits[0], bits[1], bits[2]))
+        return out
+
+    def _build(self, queue: CSQueue, default_am: float, default_apps: float) -> None:
+        self._paths.add(queue.path)
+        kids = [k.strip() for k in self._text(P + queue.path + ".queues", "").split(",") if k.strip()]
+        if queue.path == "root" and not kids:
+            kids = ["default"]
+        total = 0.0
+        for kid in kids:
+            child = CSQueue(f"{queue.path}.{kid}", queue)
+            key = f"{P}{child.path}.capacity"
+            if key not in self.props and len(kids) > 1:
+                raise InputError(f"{self.source}: queue {child.path}: {key} is missing")
+            cap = self._num(key, 100.0, child.path)
+            if not 0.0 <= cap <= 100.0:
+                raise InputError(f"{self._where(key)}: queue {child.path}: {key} = {cap:g} is outside [0, 100]")
+            mkey = f"{P}{child.path}.maximum-capacity"
+            mx = self._num(mkey, -1.0, child.path)
+            if mx < 0 or mx > 100.0:
+                if mx > 100.0:
+                    raise InputError(f"{self._where(mkey)}: queue {child.path}: {mkey} = {mx:g} is above 100")
+                mx = 100.0
+            if mx < cap:
+                raise InputError(f"{self._where(mkey)}: queue {child.path}: {mkey} = {mx:g} is below its capacity "
+                                 f"{cap:g}")
+            child.capacity, child.max_capacity = cap / 100.0, mx / 100.0
+            child.abs_capacity = queue.abs_capacity * child.capacity
+            child.abs_max = queue.abs_max * child.max_capacity
+            ukey = f"{P}{child.path}.user-limit-factor"
+            child.user_limit_factor = self._num(ukey, 1.0, child.path)
+            if not child.user_limit_factor > 0:
+                raise InputError(f"{self._where(ukey)}: queue {child.path}: {ukey} must be positive")
+            lkey = f"{P}{child.path}.minimum-user-limit-percent"
+            child.min_user_limit = self._num(lkey, 100.0, child.path)
+            if not 0 < child.min_user_limit <= 100:
+                raise InputError(f"{self._where(lkey)}: queue {child.path}: {lkey} must be in (0, 100]")
+            akey = f"{P}{child.path}.maximum-am-resource-percent"
+            child.max_am_pct = self._num(akey, default_am, child.path)
+            if not 0 < child.max_am_pct <= 1:
+                raise InputError(f"{self._where(akey)}: queue {child.path}: {akey} must be in (0, 1]")
+            child.max_apps = int(self._num(f"{P}{child.path}.maximum-applications",
+                                           default_apps * child.abs_capacity, child.path))
+            child.running = self._text(f"{P}{child.path}.state", "RUNNING").upper() != "STOPPED"
+            total += cap
+            queue.children.append(child)
+            self._build(child, default_am, default_apps)
+        if kids and abs(total - 100.0) > 1e-6:
+            raise InputError(f"{self.source}: queue {queue.path}: the capacities of its children "
+                             f"({', '.join(kids)}) sum to {total:g}, not 100")
+        if queue.is_leaf:
+            if queue.name in self.leaves:
+                raise InputError(f"{self.source}: leaf queue name {queue.name!r} is used twice")
+            self.leaves[queue.name] = queue
+            self.leaves[queue.path] = queue
+
+    # ------------------------------------------------------------------------------------------ apps
+
+    def place(self, app: SchedulerApp) -> CSQueue:
+        """``UserGroupMappingPlacementRule``: queue mappings, then the submitted queue."""
+        requested = app.queue_name or "default"
+        if self.mappings and (self.override or requested == "default"):
+            for kind, who, target in self.mappings:
+                if who in (app.user, "%user") or (kind == "g" and who == app.user):
+                    name = target.replace("%user", app.user).replace("%primary_group", app.user)
+                    requested = name
+                    break
+        queue = self.leaves.get(requested) or self.leaves.get(requested.rsplit(".", 1)[-1])
+        if queue is None and self.source == "defaults":
+            # No capacity-scheduler.xml: Hadoop would reject the app; a trace's queue names mean nothing here.
+            self._unknown_queues[requested] = self._unknown_queues.get(requested, 0) + 1
+            queue = self.leaves["default"]
+        if queue is None:
+            raise InputError(f"job {app.app_id}: submitted to queue {requested!r}, which is not a leaf queue of "
+                             f"{self.source} (leaves: {', '.join(sorted(q for q in self.leaves if '.' not in q))})")
+        if not queue.running:
+            raise InputError(f"job {app.app_id}: queue {queue.path} is STOPPED in {self.source}")
+        return queue
+
+    def add_app(self, app: SchedulerApp) -> None:
+        queue = self.place(app)
+        app.queue = queue.path
+        app.sched = queue
+        usage = queue.users.get(app.user)
+        if usage is None:
+            usage = queue.users[app.user] = UserUsage()
+        # the app's user's usage in its queue (the queue's ``users`` entry), looked up once per app: an attribute of
+        # the app, where a dict keyed by app index cost a lookup at every charge (about 140 instructions)
+        app.usage = usage
+        queue.pending[app.index] = app
+        app.runnable = False  # until activated (no RM bookkeeping yet: the app has no asks)
+        self._activate(queue)
+
+    def _am_limit(self, queue: CSQueue) -> float:
+        assert self.rm is not None
+        return self.cluster_mem * queue.abs_capacity * queue.max_am_pct
+
+    def _activate(self, queue: CSQueue) -> None:
+        """``LeafQueue.activateApplications``: AMs of active apps within the AM limit; at least one active."""
+        limit = self._am_limit(queue)
+        for index in list(queue.pending):
+            app = queue.pending[index]
+            if queue.active and queue.am_used + app.am_mem > limit:
+                break
+            del queue.pending[index]
+            queue.active[index] = app
+            queue.active_list.append(app)
+            queue.active_users[app.user] = queue.active_users.get(app.user, 0) + 1
+            queue.am_used += app.am_mem
+            self.set_runnable(app, True)
+
+    def remove_app(self, app: SchedulerApp) -> None:
+        queue: CSQueue = app.sched  # type: ignore[assignment]
+        if queue.active.pop(app.index, None) is not None:
+            active = queue.active_list
+            for j in range(len(active)):  # O(active apps), once per app
+                if active[j] is app:
+                    del active[j]
+                    break
+            queue.am_used -= app.am_mem
+            left = queue.active_users[app.user] - 1
+            if left:
+                queue.active_users[app.user] = left
+            else:
+                del queue.active_users[app.user]
+        queue.pending.pop(app.index, None)
+        self._activate(queue)
+
+    def charge(self, app: SchedulerApp, mem: float, vcores: float, am: bool) -> None:
+        q: CSQueue | None = app.sched  # type: ignore[assignment]
+        queue = q
+        assert queue is not None
+        usage: UserUsage = app.usage  # type: ignore[assignment]
+        usage.mem += mem
+        while q is not None:
+            q.used_mem += mem
+            q = q.parent
+
+    # ------------------------------------------------------------------------------------------ limits
+
+    def _user_limit(self, queue: CSQueue, required: float) -> float:
+        """``LeafQueue.computeUserLimit`` (memory): max(current / active users, current x MULP%), capped at
+        queue capacity x user-limit-factor (and the queue's maximum)."""
+        used = queue.used_mem
+        n_users = len(queue.active_users)
+        # the last result for this request, while its inputs hold
+        if required == 0.0:
+            if queue.headroom_limit_used == used and queue.headroom_limit_users == n_users:
+                return queue.headroom_limit_value
+        elif queue.limit_required == required and queue.limit_used == used and queue.limit_users == n_users:
+            return queue.limit_value
+        cluster = self.cluster_mem
+        capacity = queue.abs_capacity * cluster
+        current = capacity if used < capacity else used + required
+        users = max(1, n_users)
+        limit = max(current / users, current * queue.min_user_limit / 100.0)
+        cap = min(capacity * queue.user_limit_factor, queue.abs_max * cluster)
+        step = self.min_mem
+        value = math.ceil(min(limit, cap) / step - 1e-9) * step  # Resources.roundUp to the minimum allocation
+        if required == 0.0:
+            queue.headroom_limit_used, queue.headroom_limit_users, queue.headroom_limit_value = used, n_users, value
+        else:
+            queue.limit_required, queue.limit_used, queue.limit_users, queue.limit_value = required, used, n_users, value
+        return value
+
+    def _queue_fits(self, queue: CSQueue, required: float) -> bool:
+        return queue.used_mem + required <= queue.abs_max * self.cluster_mem + 1e-6
+
+    def headroom(self, app: SchedulerApp) -> float:
+        assert self.rm is not None
+        queue: CSQueue = app.sched  # type: ignore[assignment]
+        usage: UserUsage = app.usage  # type: ignore[assignment]
+        user_room = self._user_limit(queue, 0.0) - usage.mem
+        q: CSQueue | None = queue
+        native = self.native_rm  # typed: a read through ``rm`` (Any) is a generic attribute lookup
+        room: float = native.free_mem if native is not None else self.rm.free_mem
+        cluster = self.cluster_mem
+        while q is not None:
+            left = q.abs_max * cluster - q.used_mem
+            if left < room:  # min(room, left), as the builtin picks: the first of equals
+                room = left
+            q = q.parent
+        if user_room < room:
+            room = user_room
+        return room if room > 0.0 else 0.0
+
+    # ------------------------------------------------------------------------------------------ assignment
+
+    def node_update(self, node: "NodeManager") -> None:
+        assert self.rm is not None
+        while node.free_mem >= self.min_mem:
+            loc = self._assign(self.root, node)
+            if not loc or loc == OFF_SWITCH:
+                return
+
+    def _assign(self, queue: CSQueue, node: "NodeManager") -> int:
+        if queue.is_leaf:
+            return self._assign_leaf(queue, node)
+        kids = queue.children
+        if len(kids) > 1:
+            kids = sorted(kids, key=lambda q: (q.used_mem / q.abs_capacity if q.abs_capacity > 0 else math.inf, q.path))
+        for child in kids:
+            loc = self._assign(child, node)
+            if loc:
+                return loc
+        return 0
+
+    def _assign_leaf(self, queue: CSQueue, node: "NodeManager") -> int:
+        n_nodes = self.n_nodes
+        rack_after = min(n_nodes, self.node_locality_delay)
+        free = node.free_mem + 1e-9
+        host, rack = node.name, node.rack
+        limited = len(queue.active_users) > 1 or queue.user_limit_factor < 1.0 or queue.abs_capacity < 1.0
+        # The queue-fit test and the user limit of the last request size (nothing changes within this call, and
+        # the requests of one call are nearly always of one size): a one-entry memo each
+        fit_mem, fit_ok = -1.0, False
+        limit_mem, limit = -1.0, 0.0
+        skip_idle = self.pending_known
+        for app in queue.active_list:  # the loop ends at the first allocation: the list does not change under it
+            if skip_idle and app.pending_mb <= 0.0:
+                continue  # nothing asked: the loop below would find nothing
+            for ask in app.asks:
+                mem = ask.mem
+                if ask.total <= 0 or mem > free:
+                    continue
+                if mem != fit_mem:
+                    fit_mem, fit_ok = mem, self._queue_fits_chain(queue, mem)
+                if not fit_ok:
+                    return 0
+                # LeafQueue.assignToUser: consumed > limit (not consumed + request: a user may pass its limit by
+                # one container, as Hadoop's comment there says)
+                if limited:
+                    if mem != limit_mem:
+                        limit_mem, limit = mem, self._user_limit(queue, mem) + 1e-6
+                    user_usage: UserUsage = app.usage  # type: ignore[assignment]
+                    if user_usage.mem > limit:
+                        break  # this user is at its limit: next app
+                missed = ask.missed + 1
+                ask.missed = missed
+                loc = ask.locality_on(host, rack)
+                if loc == RACK_LOCAL and not (rack_after < missed):
+                    loc = OFF_SWITCH  # rack-local not yet allowed: try off-switch (assignContainersOnNode)
+                if loc == OFF_SWITCH and ask.has_locality:
+                    hosts = sum(1 for v in ask.by_host.values() if v > 0)
+                    factor = min(hosts / n_nodes, 1.0) if n_nodes else 1.0
+                    if not missed > ask.total * factor:
+                        continue
+                self.give(app, ask, node, loc)
+                if loc != OFF_SWITCH:
+                    ask.missed = 0
+                return loc
+        return 0
+
+    def _queue_fits_chain(self, queue: CSQueue, required: float) -> bool:
+        q: CSQueue | None = queue
+        while q is not None:
+            if not self._queue_fits(q, required):
+                return False
+            q = q.parent
+        return True
+
+    def queue_shares(self) -> list:
+        """Guaranteed capacity per leaf queue: fixed for a replay, so built once."""
+        assert self.rm is not None
+        if self._shares is None:
+            self._shares = [(q.path, q.abs_capacity * self.rm.cluster_mem) for name, q in self.leaves.items()
+                            if "." in name]
+        return self._shares
+
+    def describe(self) -> dict:
+        for name, n in sorted(self._unknown_queues.items()):
+            text = (f"capacity scheduler without a configuration file: {n} job(s) submitted to queue {name!r} "
+                    "run in root.default")
+            if text not in self.warnings:
+                self.warnings.append(text)
+        out = super().describe()
+        out["queues"] = {q.path: {"capacity": round(q.abs_capacity * 100, 6), "maximum-capacity": round(q.abs_max * 100, 6),
+                                  "user-limit-factor": q.user_limit_factor,
+                                  "minimum-user-limit-percent": q.min_user_limit,
+                                  "maximum-am-resource-percent": q.max_am_pct}
+                         for name, q in self.leaves.items() if "." in name}
+        out["node_locality_delay"] = self.node_locality_delay
+        out["queue_mappings"] = [":".join(m) for m in self.mappings]
+        out["source"] = self.source
+        return out

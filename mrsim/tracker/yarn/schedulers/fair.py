@@ -1,0 +1,740 @@
+"""YARN's Fair Scheduler (``org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler``, with
+``FSParentQueue``, ``FSLeafQueue``, ``FSAppAttempt``, ``QueuePlacementPolicy`` and the ``fair``, ``drf`` and ``fifo``
+``SchedulingPolicy`` classes), container by container.
+
+Configuration: the allocation file (``--scheduler-config fair-scheduler.xml``, root ``<allocations>``) and the
+``yarn.scheduler.fair.*`` keys (a ``<configuration>`` file given as ``--scheduler-config``, or the config dict).
+Honoured: nested ``<queue name>`` (or ``<pool>``) with ``weight``, ``minResources``, ``maxResources`` ("X mb, Y
+vcores" or "memory-mb=X, vcores=Y"), ``maxRunningApps``, ``maxAMShare`` (default 0.5 as in Hadoop 2.6+ and 3.x;
+-1 turns the check off; Hadoop 2.5 had no such key), ``schedulingPolicy`` (fair, drf, fifo); top-level
+``queueMaxAMShareDefault``, ``queueMaxAppsDefault``, ``userMaxAppsDefault``, ``<user name><maxRunningApps>``,
+``defaultQueueSchedulingPolicy`` and ``queuePlacementPolicy`` (rules specified, user, primaryGroup (the user's name:
+mrsim has no group data), default (with ``queue``), reject; ``create``). yarn-site keys: ``user-as-default-queue``
+(true), ``allow-undeclared-pools`` (true), ``assignmultiple`` (false) and ``max.assign`` (-1). Everything else is
+reported as ignored, including preemption (``yarn.scheduler.fair.preemption`` and the preemption timeouts: not
+modelled), locality thresholds (no delay scheduling: YARN's default) and ``sizebasedweight``.
+
+Per NodeManager heartbeat (``FairScheduler.attemptScheduling``): one container (several with assignmultiple), found
+by walking from ``root``: at each parent the children are sorted by the parent's policy and the first that can take a
+container gets it; a leaf sorts its runnable apps by its policy; an app gets its highest-priority ask that fits,
+node-local before rack-local before off-switch. A queue never exceeds ``maxResources``; an app's AM container is
+given only while the queue's AM usage plus it stays within ``maxAMShare`` x the queue's fair share
+(``FSLeafQueue.canRunAppAM``). Fair shares (``ComputeFairShares``): among the active children of each parent (those
+with apps), weight x R clamped to [minResources, maxResources], R found by bisection so the shares fill the parent's
+share (memory; ``drf`` queues use the same memory shares for ``maxAMShare``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from typing import TYPE_CHECKING, Final, Iterable, Iterator
+
+from mrsim.tracker.schedconf.xmlfile import Node, parse_xml, read_properties
+from mrsim.tracker.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
+from mrsim.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrsim.tracker.yarn.nodemanager import NodeManager
+    from mrsim.tracker.yarn.timeseries import QueueStats
+
+Y = "yarn.scheduler.fair."
+_SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-undeclared-pools", Y + "assignmultiple",
+              Y + "max.assign"}
+POLICIES = ("fair", "drf", "fifo")
+#: Children a parent queue under the fair policy tries by one pass each before sorting the rest (_assign_fair_children)
+_SCANS: Final = 3
+INF: Final = math.inf
+
+
+class FSQueue:
+    """A queue of the tree (memory in MB)."""
+
+    def __init__(self, path: str, parent: "FSQueue | None") -> None:
+        self.path = path
+        self.parent = parent
+        self.children: list[FSQueue] = []
+        self.parent_type = False
+        self.weight = 1.0
+        self.min_mem = 0.0
+        self.min_vcores = 0.0
+        self.max_mem = INF
+        self.max_vcores = INF
+        self.max_apps = -1
+        self.max_am_share = 0.5
+        # whether maxAMShare / maxRunningApps take the allocation file's defaults (no value of the queue's own)
+        self.am_share_default = True
+        self.max_apps_default = True
+        self.policy = "fair"
+        self.used_mem = 0.0
+        self.used_vcores = 0.0
+        self.am_used = 0.0
+        self.fair_share = 0.0
+        # derived from the configuration (set by FairScheduler._derive): a child has a min share; this queue or an
+        # ancestor has a finite maxResources
+        self.kids_min = False
+        self.share_memo: tuple = ()  # (own fair share, active children) the children's shares were computed for
+        self.capped: bool = parent.capped if parent is not None else False
+        # the position of this queue's path among its siblings' paths (FairScheduler._rank_children): the walk
+        # breaks ties of usage / weight by comparing two ints instead of two strings (the same order)
+        self.rank = 0
+        self.n_apps = 0  # runnable apps in this queue's subtree (kept on every change: "active" is n_apps > 0)
+        self.apps: dict[int, SchedulerApp] = {}  # runnable, submission order
+        self.waiting: dict[int, SchedulerApp] = {}  # not runnable (maxRunningApps)
+        # the runnable apps split by whether their AM container is allocated, so a heartbeat looks only at apps that
+        # can take something: AM-less apps ask for their AM alone, and are all held back when the smallest of them
+        # would pass maxAMShare (am_sizes: AM memory -> number of such apps)
+        self.am_waiting: dict[int, SchedulerApp] = {}
+        self.am_sizes: dict[float, int] = {}
+        # a list, in no particular order (every walk over it orders by keys that end in the app's unique submission
+        # order): compiled code iterates a list natively, a dict's values through the generic iterator (about 100
+        # instructions per app, and the heartbeat's leaf scans them all)
+        self.am_holders: list[SchedulerApp] = []
+        # a leaf's totals as the ResourceManager keeps them (its apps' ``SchedulerApp.stats``, taken at the first
+        # charge; None before, and for parents and under a stand-in RM): a leaf with no container asked for by
+        # any of its apps cannot take one, and the walk skips it (:meth:`FairScheduler._may_take`)
+        self.stats: "QueueStats | None" = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children and not self.parent_type
+
+    def active(self) -> bool:
+        return self.n_apps > 0
+
+    def demand(self) -> float:
+        if self.is_leaf:
+            return sum(a.used_mem + a.pending_mem for a in self.apps.values())
+        return sum(c.demand() for c in self.children)
+
+
+def _min_first(keyed: list[tuple]) -> Iterator:
+    """The last items of ``keyed`` in ascending key order, found lazily: the least by one ``min`` (O(k)), the rest
+    sorted only if the caller asks for more. A heartbeat's first choice nearly always takes the container, so
+    this saves the sort. The keys are unique (they end in a name or a submission order before the object)."""
+    if not keyed:
+        return
+    best = min(keyed)
+    yield best[-1]
+    if len(keyed) > 1:
+        keyed.sort()
+        for k in keyed:
+            if k is not best:
+                yield k[-1]
+
+
+def _discard(apps: list[SchedulerApp], app: SchedulerApp) -> None:
+    """Remove ``app`` from ``apps`` if it is there (by identity; the last one takes its place: the list's order is
+    never read). O(len(apps))."""
+    for i in range(len(apps)):
+        if apps[i] is app:
+            apps[i] = apps[-1]
+            apps.pop()
+            return
+
+
+def _resources(text: str, where: str, queue: str, key: str) -> tuple[float, float]:
+    t = text.strip().lower()
+    mem = re.search(r"(\d+(?:\.\d+)?)\s*mb", t) or re.search(r"memory(?:-mb)?\s*=\s*(\d+(?:\.\d+)?)", t)
+    vc = re.search(r"(\d+(?:\.\d+)?)\s*vcores", t) or re.search(r"vcores\s*=\s*(\d+(?:\.\d+)?)", t)
+    if mem is None or vc is None:
+        raise InputError(f"{where}: queue {queue}: {key} = {text!r} is not 'X mb, Y vcores'")
+    return float(mem.group(1)), float(vc.group(1))
+
+
+class FairScheduler(YarnScheduler):
+    name = "fair"
+    hadoop_class = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+
+    def __init__(self, config: dict | None = None) -> None:
+        super().__init__()
+        config = dict(config or {})
+        site: dict[str, tuple[str, str]] = {}
+        alloc_path = None
+        cfg = config.get("config_file")
+        if cfg:
+            root = parse_xml(str(cfg))
+            if root.tag == "allocations":
+                alloc_path = str(cfg)
+            elif root.tag == "configuration":
+                for k, p in read_properties(str(cfg)).items():
+                    site[k] = (p.value, f"{cfg}:{p.line}")
+            else:
+                raise InputError(f"{cfg}:{root.line}: expected <allocations> or <configuration>, found <{root.tag}>")
+        for k, v in config.items():
+            if k.startswith(Y):
+                site[k] = (str(v).lower() if isinstance(v, bool) else str(v), "scheduler config")
+        for k, (v, where) in sorted(site.items()):
+            if k.startswith(Y) and k not in _SITE_KEYS:
+                self.warnings.append(f"{where}: {k} is not modelled (ignored)")
+        if alloc_path is None and Y + "allocation.file" in site:
+            alloc_path = site[Y + "allocation.file"][0]
+
+        def flag(key: str, default: bool) -> bool:
+            if key not in site:
+                return default
+            text = site[key][0].strip().lower()
+            if text not in ("true", "false"):
+                raise InputError(f"{site[key][1]}: {key} = {text!r} is not true or false")
+            return text == "true"
+
+        self.user_as_default = flag(Y + "user-as-default-queue", True)
+        self.allow_undeclared = flag(Y + "allow-undeclared-pools", True)
+        self.assignmultiple = flag(Y + "assignmultiple", False)
+        self.max_assign = int(float(site.get(Y + "max.assign", ("-1", ""))[0]))
+        self.source = alloc_path or "defaults"
+        self.root = FSQueue("root", None)
+        self.root.parent_type = True
+        self.queues: dict[str, FSQueue] = {"root": self.root}
+        self._shares: list[tuple[str, float]] | None = None  # queue_shares(), until the shares change
+        self.default_max_am_share = 0.5
+        self.default_max_apps = -1
+        self.user_max_default = -1
+        self.user_max: dict[str, int] = {}
+        self.default_policy = "fair"
+        self.rules: list[tuple[str, bool, str]] = []
+        if alloc_path:
+            self._load(parse_xml(alloc_path))
+        if not any(q.is_leaf for q in self.queues.values()) or "root.default" not in self.queues:
+            self._leaf("root.default", create=True)
+        self.user_running: dict[str, int] = {}
+        self._derive(self.root)
+
+    # ------------------------------------------------------------------------------------------ allocation file
+
+    def _at(self, node: Node) -> str:
+        return f"{self.source}:{node.line}"
+
+    def _load(self, root: Node) -> None:
+        if root.tag != "allocations":
+            raise InputError(f"{self._at(root)}: expected <allocations>, found <{root.tag}>")
+        for el in root.children:
+            if el.tag == "defaultQueueSchedulingPolicy" or el.tag == "defaultQueueSchedulingMode":
+                self.default_policy = self._policy(el, "root")
+        self.root.policy = self.default_policy  # root is a queue like any other (an explicit <queue name="root"> wins)
+        for el in root.children:
+            tag = el.tag
+            if tag in ("queue", "pool"):
+                self._queue(el, self.root)
+            elif tag == "queueMaxAMShareDefault":
+                self.default_max_am_share = self._number(el, "root", tag)
+            elif tag == "queueMaxAppsDefault":
+                self.default_max_apps = int(self._number(el, "root", tag))
+            elif tag == "userMaxAppsDefault":
+                self.user_max_default = int(self._number(el, "root", tag))
+            elif tag == "user":
+                for c in el.children:
+                    if c.tag == "maxRunningApps":
+                        self.user_max[el.attrs.get("name", "")] = int(self._number(c, "root", c.tag))
+            elif tag == "queuePlacementPolicy":
+                for rule in el.children:
+                    if rule.tag != "rule":
+                        continue
+                    kind = rule.attrs.get("name", "")
+                    if kind not in ("specified", "user", "primaryGroup", "default", "reject"):
+                        self.warnings.append(f"{self._at(rule)}: placement rule {kind!r} is not modelled (skipped)")
+                        continue
+                    create = rule.attrs.get("create", "true").lower() != "false"
+                    self.rules.append((kind, create, rule.attrs.get("queue", "default")))
+            elif tag in ("defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode"):
+                pass
+            else:
+                self.warnings.append(f"{self._at(el)}: <{tag}> is not modelled (ignored)")
+        for q in self.queues.values():  # defaults that apply to queues without their own value
+            if q.am_share_default:
+                q.max_am_share = self.default_max_am_share
+            if q.max_apps_default:
+                q.max_apps = self.default_max_apps
+
+    def _number(self, el: Node, queue: str, key: str) -> float:
+        try:
+            value = float(el.text)
+        except ValueError:
+            raise InputError(f"{self._at(el)}: queue {queue}: {key} = {el.text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise InputError(f"{self._at(el)}: queue {queue}: {key} is not finite")
+        return value
+
+    def _policy(self, el: Node, queue: str) -> str:
+        text = el.text.strip().lower()
+        if text not in POLICIES:
+            raise InputError(f"{self._at(el)}: queue {queue}: {el.tag} = {el.text!r} is not one of "
+                             f"{', '.join(POLICIES)}")
+        return text
+
+    def _queue(self, el: Node, parent: FSQueue) -> None:
+        name = el.attrs.get("name", "").strip()
+        if not name:
+            raise InputError(f"{self._at(el)}: a <{el.tag}> has no name")
+        if name == "root" and parent is self.root:
+            path = "root"
+        else:
+            path = name if name.startswith("root.") else f"{parent.path}.{name}"
+        q = self.queues.get(path) or FSQueue(path, parent)
+        if path not in self.queues:
+            self.queues[path] = q
+            parent.children.append(q)
+            self._rank_children(parent)
+        q.policy = self.default_policy
+        q.parent_type = el.attrs.get("type", "") == "parent" or path == "root"
+        q.am_share_default = True
+        q.max_apps_default = True
+        for c in el.children:
+            tag = c.tag
+            if tag in ("queue", "pool"):
+                self._queue(c, q)
+            elif tag == "weight":
+                q.weight = self._number(c, path, tag)
+                if q.weight < 0:
+                    raise InputError(f"{self._at(c)}: queue {path}: weight = {c.text!r} must not be negative")
+            elif tag == "minResources":
+                q.min_mem, q.min_vcores = _resources(c.text, self._at(c), path, tag)
+            elif tag == "maxResources":
+                q.max_mem, q.max_vcores = _resources(c.text, self._at(c), path, tag)
+            elif tag == "maxRunningApps":
+                q.max_apps = int(self._number(c, path, tag))
+                q.max_apps_default = False
+            elif tag == "maxAMShare":
+                q.max_am_share = self._number(c, path, tag)
+                if q.max_am_share > 1 or (q.max_am_share < 0 and q.max_am_share != -1):
+                    raise InputError(f"{self._at(c)}: queue {path}: maxAMShare = {c.text!r} must be in [0, 1] or -1")
+                q.am_share_default = False
+            elif tag in ("schedulingPolicy", "schedulingMode"):
+                q.policy = self._policy(c, path)
+            else:
+                self.warnings.append(f"{self._at(c)}: queue {path}: <{tag}> is not modelled (ignored)")
+        if q.min_mem > q.max_mem:
+            raise InputError(f"{self._at(el)}: queue {path}: minResources exceed maxResources")
+        if q.children and q.policy == "fifo":
+            raise InputError(f"{self._at(el)}: queue {path}: schedulingPolicy fifo is allowed on leaf queues only")
+
+    def _leaf(self, path: str, create: bool) -> FSQueue | None:
+        if not path.startswith("root."):
+            path = "root." + path
+        q = self.queues.get(path)
+        if q is not None:
+            return q if q.is_leaf else None
+        if not create:
+            return None
+        parent = self.root
+        parts = path.split(".")
+        for i in range(1, len(parts)):
+            sub = ".".join(parts[: i + 1])
+            q = self.queues.get(sub)
+            if q is None:
+                q = FSQueue(sub, parent)
+                q.policy = self.default_policy
+                q.max_am_share = self.default_max_am_share
+                q.max_apps = self.default_max_apps
+                self.queues[sub] = q
+                parent.children.append(q)
+                self._rank_children(parent)
+                self._shares = None
+            parent = q
+        return q
+
+    # ------------------------------------------------------------------------------------------ apps
+
+    def place(self, app: SchedulerApp) -> FSQueue:
+        """``QueuePlacementPolicy.assignAppToQueue`` (default policy: specified, then user, then default)."""
+        requested = app.queue_name or "default"
+        rules = self.rules or ([("specified", self.allow_undeclared, "")]
+                               + ([("user", self.allow_undeclared, "")] if self.user_as_default else [])
+                               + [("default", True, "default")])
+        for kind, create, target in rules:
+            if kind == "specified":
+                if requested == "default" or requested == "root.default":
+                    continue
+                q = self._leaf(requested, create)
+            elif kind in ("user", "primaryGroup"):
+                q = self._leaf(app.user, create)
+            elif kind == "default":
+                q = self._leaf(target or "default", True)
+            else:  # reject
+                raise InputError(f"job {app.app_id}: rejected by the placement policy of {self.source} "
+                                 f"(queue {requested!r}, user {app.user!r})")
+            if q is not None:
+                return q
+        q = self._leaf("default", True)
+        assert q is not None
+        return q
+
+    def add_app(self, app: SchedulerApp) -> None:
+        queue = self.place(app)
+        app.queue = queue.path
+        app.sched = queue
+        if self._can_run(queue, app.user):
+            self._make_runnable(queue, app)
+        else:
+            app.runnable = False
+            queue.waiting[app.index] = app
+        self._update_shares()
+
+    def _queue_running(self, queue: FSQueue) -> int:
+        return queue.n_apps
+
+    @staticmethod
+    def _count(queue: FSQueue, delta: int) -> None:
+        q: FSQueue | None = queue
+        while q is not None:
+            q.n_apps += delta
+            q = q.parent
+
+    def _can_run(self, queue: FSQueue, user: str) -> bool:
+        limit = self.user_max.get(user, self.user_max_default)
+        if limit >= 0 and self.user_running.get(user, 0) >= limit:
+            return False
+        q: FSQueue | None = queue
+        while q is not None:
+            if q.max_apps >= 0 and self._queue_running(q) >= q.max_apps:
+                return False
+            q = q.parent
+        return True
+
+    def _make_runnable(self, queue: FSQueue, app: SchedulerApp) -> None:
+        self.set_runnable(app, True)
+        queue.apps[app.index] = app
+        if app.am_allocated:
+            queue.am_holders.append(app)
+        else:
+            queue.am_waiting[app.index] = app
+            queue.am_sizes[app.am_mem] = queue.am_sizes.get(app.am_mem, 0) + 1
+        self._count(queue, 1)
+        self.user_running[app.user] = self.user_running.get(app.user, 0) + 1
+
+    def remove_app(self, app: SchedulerApp) -> None:
+        queue: FSQueue = app.sched  # type: ignore[assignment]
+        if queue.apps.pop(app.index, None) is not None:
+            self.user_running[app.user] -= 1
+            self._count(queue, -1)
+            _discard(queue.am_holders, app)
+            if queue.am_waiting.pop(app.index, None) is not None:
+                self._forget_am_size(queue, app.am_mem)
+        queue.waiting.pop(app.index, None)
+        # MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval: earliest waiting apps first
+        waiting = sorted((a for q in self.queues.values() for a in q.waiting.values()), key=lambda a: a.order)
+        for other in waiting:
+            oq: FSQueue = other.sched  # type: ignore[assignment]
+            if self._can_run(oq, other.user):
+                del oq.waiting[other.index]
+                self._make_runnable(oq, other)
+        self._update_shares()
+
+    def charge(self, app: SchedulerApp, mem: float, vcores: float, am: bool) -> None:
+        q: FSQueue | None = app.sched  # type: ignore[assignment]
+        if am and q is not None:
+            if q.stats is None:
+                q.stats = app.stats  # the leaf's totals (FSQueue.stats); None under a stand-in RM
+            q.am_used += mem
+            if mem > 0 and q.am_waiting.pop(app.index, None) is not None:  # its AM container was just allocated
+                self._forget_am_size(q, app.am_mem)
+                q.am_holders.append(app)
+        while q is not None:
+            q.used_mem += mem
+            q.used_vcores += vcores
+            q = q.parent
+
+    def _derive(self, queue: FSQueue) -> None:
+        """``kids_min`` and ``capped`` of ``queue``'s subtree, once the configuration is read (queues created later
+        by placement have neither a min share nor a maximum of their own, and inherit ``capped``)."""
+        parent = queue.parent
+        queue.capped = queue.max_mem != INF or queue.max_vcores != INF or (parent is not None and parent.capped)
+        queue.kids_min = any(c.min_mem > 0 for c in queue.children)
+        for c in queue.children:
+            self._derive(c)
+
+    @staticmethod
+    def _rank_children(parent: FSQueue) -> None:
+        """Number ``parent``'s children in the order of their paths (:attr:`FSQueue.rank`); called when one is added."""
+        for rank, child in enumerate(sorted(parent.children, key=lambda c: c.path)):
+            child.rank = rank
+
+    @staticmethod
+    def _forget_am_size(queue: FSQueue, mem: float) -> None:
+        left = queue.am_sizes[mem] - 1
+        if left:
+            queue.am_sizes[mem] = left
+        else:
+            del queue.am_sizes[mem]
+
+    # ------------------------------------------------------------------------------------------ shares
+
+    def _update_shares(self) -> None:
+        assert self.rm is not None
+        self.root.fair_share = self.rm.cluster_mem
+        self._share_children(self.root)
+
+    def _share_children(self, parent: FSQueue) -> None:
+        """``ComputeFairShares.computeShares`` over the active children (memory)."""
+        kids = [c for c in parent.children if c.active()]
+        total = parent.fair_share
+        memo = (total, tuple(id(c) for c in kids))
+        if memo == parent.share_memo:  # same parent share and active children: the same shares as last time
+            for c in parent.children:
+                if c.children:
+                    self._share_children(c)
+            return
+        parent.share_memo = memo
+        self._shares = None
+        for c in parent.children:
+            c.fair_share = 0.0
+        if kids:
+            def filled(r: float) -> float:
+                return sum(min(max(c.weight * r, c.min_mem), c.max_mem) for c in kids)
+
+            cap = sum(min(c.max_mem, 1e18) for c in kids)
+            if cap <= total:
+                for c in kids:
+                    c.fair_share = c.max_mem
+            else:
+                hi = 1.0
+                while filled(hi) < total and hi < 1e18:
+                    hi *= 2.0
+                lo = 0.0
+                for _ in range(60):
+                    mid = (lo + hi) / 2.0
+                    if filled(mid) < total:
+                        lo = mid
+                    else:
+                        hi = mid
+                for c in kids:
+                    c.fair_share = min(max(c.weight * hi, c.min_mem), c.max_mem)
+        for c in parent.children:
+            if c.children:
+                self._share_children(c)
+
+    # ------------------------------------------------------------------------------------------ ordering
+
+    def _key(self, policy: str, used_mem: float, used_vc: float, weight: float, min_mem: float, min_vc: float,
+             demand: float, start: float, name: object) -> tuple:
+        assert self.rm is not None
+        if policy == "fifo":
+            return (start, name)
+        if policy == "drf":
+            share = max(used_mem / self.rm.cluster_mem, used_vc / self.rm.cluster_vcores)
+            needy = used_mem < min_mem or used_vc < min_vc
+            return (0 if needy else 1, share / weight if weight > 0 else INF, start, name)
+        min_share = min(min_mem, demand) if min_mem > 0 else 0.0
+        needy = used_mem < min_share
+        if needy:
+            return (0, used_mem / max(min_share, 1.0), start, name)
+        return (1, used_mem / weight if weight > 0 else INF, start, name)
+
+    def _queue_key(self, parent: FSQueue, q: FSQueue) -> tuple:
+        demand = q.demand() if q.min_mem > 0 or q.min_vcores > 0 else 0.0  # only a min share needs the demand
+        return self._key(parent.policy, q.used_mem, q.used_vcores, q.weight, q.min_mem, q.min_vcores, demand, 0.0,
+                         q.path)
+
+    def _app_key(self, queue: FSQueue, app: SchedulerApp) -> tuple:
+        return self._key(queue.policy, app.used_mem, app.used_vcores, 1.0, 0.0, 0.0, 0.0, app.submit, app.order)
+
+    # ------------------------------------------------------------------------------------------ assignment
+
+    def node_update(self, node: "NodeManager") -> None:
+        rm = self.rm
+        assert rm is not None
+        native = self.native_rm  # typed: ``rm.has_room`` through ``rm`` (Any) is a generic method call
+        assigned = 0
+        while native.has_room(node) if native is not None else rm.has_room(node):
+            if not self._assign(self.root, node):
+                return
+            assigned += 1
+            if not self.assignmultiple or (self.max_assign > 0 and assigned >= self.max_assign):
+                return
+
+    def _within_max(self, queue: FSQueue, mem: float, vcores: float) -> bool:
+        q: FSQueue | None = queue
+        while q is not None:
+            if q.used_mem + mem > q.max_mem + 1e-6 or q.used_vcores + vcores > q.max_vcores + 1e-6:
+                return False
+            q = q.parent
+        return True
+
+    def _assign(self, queue: FSQueue, node: "NodeManager") -> bool:
+        if not queue.children and not queue.parent_type:  # FSQueue.is_leaf, inlined
+            return self._assign_leaf(queue, node)
+        if queue.policy == "fair" and not queue.kids_min:
+            return self._assign_fair_children(queue, node)
+        return self._assign_sorted_children(queue, node)
+
+    def _assign_fair_children(self, queue: FSQueue, node: "NodeManager") -> bool:
+        """FairShareComparator without min shares: (1, usage / weight, name) for every child, so the order is
+        (usage / weight, name). The children are tried in that order, each found by one pass over plain attributes
+        without building keys: the least, then the least after it, and so on (a child that cannot take the
+        container allocated nothing, so the keys do not change between passes; names are unique). This runs at
+        every heartbeat and the first or second choice nearly always takes the container; after
+        :data:`_SCANS` passes the children left are sorted instead. Names are compared by their rank among the
+        siblings (:attr:`FSQueue.rank`: the same order, an int comparison). Cost O(k) per child tried."""
+        has_prev = False
+        prev_key, prev_rank = 0.0, 0
+        for _ in range(_SCANS):
+            best: FSQueue | None = None
+            best_key = 0.0
+            best_rank = 0
+            for c in queue.children:
+                if c.n_apps > 0:
+                    stats = c.stats  # _may_take, inlined
+                    if stats is not None and stats.pending_containers <= 0:
+                        continue
+                    key = c.used_mem / c.weight if c.weight > 0 else INF
+                    rank = c.rank
+                    if has_prev and (key < prev_key or (key == prev_key and rank <= prev_rank)):
+                        continue  # tried already: at or before the previous choice in (key, name) order
+                    if best is None or key < best_key or (key == best_key and rank < best_rank):
+                        best, best_key, best_rank = c, key, rank
+            if best is None:
+                return False
+            if self._assign(best, node):
+                return True
+            has_prev, prev_key, prev_rank = True, best_key, best_rank
+        kids = sorted((key, c.rank, c) for key, c in
+                      ((c.used_mem / c.weight if c.weight > 0 else INF, c) for c in queue.children
+                       if c.n_apps > 0 and self._may_take(c))
+                      if key > prev_key or (key == prev_key and c.rank > prev_rank))
+        for _key, _rank, child in kids:
+            if self._assign(child, node):
+                return True
+        return False
+
+    @staticmethod
+    def _may_take(queue: FSQueue) -> bool:
+        """False when ``queue`` is a leaf none of whose apps has a container asked for (the RM's count of its
+        pending containers, :attr:`FSQueue.stats`): it cannot take one, so trying it would allocate nothing and
+        change nothing, and skipping it leaves the walk's choice as it was. True otherwise (parents, and leaves
+        whose totals are not known). Cost O(1)."""
+        stats = queue.stats
+        return stats is None or stats.pending_containers > 0
+
+    def _assign_sorted_children(self, queue: FSQueue, node: "NodeManager") -> bool:
+        """The parent's policy in general (min shares, drf): its active children sorted by the policy's key."""
+        for child in sorted((c for c in queue.children if c.active() and self._may_take(c)),
+                            key=lambda c: self._queue_key(queue, c)):
+            if self._assign(child, node):
+                return True
+        return False
+
+    def _assign_leaf(self, queue: FSQueue, node: "NodeManager") -> bool:
+        """``FSLeafQueue.assignContainer``: the queue's runnable apps in its policy's order, the first that takes a
+        container wins. Only apps that can take one are looked at (the result is the same as trying every app):
+        apps holding their AM with asks outstanding, and the AM-less apps unless even the smallest AM among them
+        would pass ``maxAMShare``. Cost O(k log k) for k such apps (the AM-less ones only when an AM may start)."""
+        share = queue.max_am_share
+        am_room = False
+        if queue.am_waiting:
+            smallest = INF  # min(queue.am_sizes), written out: the builtin is a generic call in compiled code
+            for size in queue.am_sizes:
+                if size < smallest:
+                    smallest = size
+            am_room = share < 0 or queue.am_used + smallest <= share * queue.fair_share + 1e-6
+
+        if queue.policy == "fair" and self.pending_known:
+            # FairShareComparator for apps (weight 1, no min share): (1, usage, submit, order), over the AM holders
+            # with asks outstanding (the only ones that can take a container) and, with room for an AM, the AM-less
+            # apps (no usage: key (0, submit, order)). The least app is found in one pass without building keys;
+            # the others are sorted only if it cannot take the container (orders are unique).
+            first: SchedulerApp | None = None
+            used, submit, order = 0.0, 0.0, 0
+            for a in queue.am_holders:
+                if a.pending_mb > 0.0 and (first is None or a.used_mem < used or (a.used_mem == used and (
+                        a.submit < submit or (a.submit == submit and a.order < order)))):
+                    first, used, submit, order = a, a.used_mem, a.submit, a.order
+            if am_room:
+                for a in queue.am_waiting.values():
+                    if first is None or 0.0 < used or (0.0 == used and (
+                            a.submit < submit or (a.submit == submit and a.order < order))):
+                        first, used, submit, order = a, 0.0, a.submit, a.order
+            if first is None:
+                return False
+            if self._try_app(queue, node, first):
+                return True
+            keyed = [(a.used_mem, a.submit, a.order, a) for a in queue.am_holders
+                     if a.pending_mb > 0.0 and a is not first]
+            if am_room:
+                keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values() if a is not first]
+            keyed.sort()
+            return self._try_apps(queue, node, [k[-1] for k in keyed])
+        return self._assign_leaf_sorted(queue, node, am_room)
+
+    def _assign_leaf_sorted(self, queue: FSQueue, node: "NodeManager", am_room: bool) -> bool:
+        """:meth:`_assign_leaf` for the fifo and drf policies (and without the RM's pending totals): the apps
+        sorted by the policy's key."""
+        holders: Iterable[SchedulerApp] = queue.am_holders
+        if self.pending_known:  # only AM holders with asks outstanding can take a container
+            holders = [a for a in holders if a.pending_mb > 0.0]
+            if not holders and not am_room:
+                return False
+        apps: Iterable[SchedulerApp]
+        if queue.policy == "fifo":  # submission order is the dict's order
+            apps = [a for a in queue.apps.values() if (am_room and not a.am_allocated)
+                    or (a.am_allocated and (a.pending_mb > 0.0 or not self.pending_known))]
+        elif queue.policy == "fair":
+            # FairShareComparator for apps (weight 1, no min share): (1, usage, submit, order)
+            keyed = [(a.used_mem, a.submit, a.order, a) for a in holders]
+            if am_room:  # AM-less apps have no usage: they come first, by (submit, order)
+                keyed += [(0.0, a.submit, a.order, a) for a in queue.am_waiting.values()]
+            apps = _min_first(keyed)
+        else:
+            apps = sorted(holders, key=lambda a: self._app_key(queue, a))
+            if am_room:  # AM-less apps order among themselves by (submit time, submission order) in every policy
+                apps = heapq.merge(apps, sorted(queue.am_waiting.values(), key=lambda a: (a.submit, a.order)),
+                                   key=lambda a: self._app_key(queue, a))
+        return self._try_apps(queue, node, apps)
+
+    def _try_apps(self, queue: FSQueue, node: "NodeManager", apps: Iterable[SchedulerApp]) -> bool:
+        """The first of ``apps`` (in the leaf's order) that can take a container on ``node`` gets it."""
+        for app in apps:
+            if self._try_app(queue, node, app):
+                return True
+        return False
+
+    def _try_app(self, queue: FSQueue, node: "NodeManager", app: SchedulerApp) -> bool:
+        """``assign_one`` with the queue's limits: ``app``'s highest-priority ask that fits on ``node``, within
+        maxResources and, for the AM, within maxAMShare, gets a container. Cost O(priorities)."""
+        share = queue.max_am_share
+        limit = share * queue.fair_share + 1e-6 if share >= 0 else INF
+        memory_only = self.memory_only
+        free_mem, free_vcores = node.free_mem + 1e-9, node.free_vcores + 1e-9  # base.fits, inlined
+        for ask in app.asks:
+            if ask.total <= 0 or free_mem < ask.mem or not (memory_only or free_vcores >= ask.vcores):
+                continue
+            if queue.capped and not self._within_max(queue, ask.mem, ask.vcores):
+                continue
+            if ask.priority == PRIORITY_AM and queue.am_used + ask.mem > limit:
+                continue
+            self.give(app, ask, node, ask.locality_on(node.name, node.rack))
+            return True
+        return False
+
+    def headroom(self, app: SchedulerApp) -> float:
+        """``FSAppAttempt.getHeadroom``: min(queue fair share - usage, cluster free, queue max - usage)."""
+        assert self.rm is not None
+        q: FSQueue = app.sched  # type: ignore[assignment]
+        # min() and max() of the builtins written out (the first of equal values, as they pick): no generic call
+        room = q.fair_share - q.used_mem
+        native = self.native_rm  # typed: a read through ``rm`` (Any) is a generic attribute lookup
+        free: float = native.free_mem if native is not None else self.rm.free_mem
+        if free < room:
+            room = free
+        left = q.max_mem - q.used_mem
+        if left < room:
+            room = left
+        return room if room > 0.0 else 0.0
+
+    def queue_shares(self) -> list:
+        """Cached between share updates (the time series reads it every second that changes)."""
+        if self._shares is None:
+            self._shares = [(q.path, q.fair_share) for q in self.queues.values() if q.is_leaf]
+        return self._shares
+
+    def describe(self) -> dict:
+        out = super().describe()
+        out["queues"] = {q.path: {"weight": q.weight, "policy": q.policy, "minResources": [q.min_mem, q.min_vcores],
+                                  "maxResources": [q.max_mem if q.max_mem != INF else None,
+                                                   q.max_vcores if q.max_vcores != INF else None],
+                                  "maxRunningApps": q.max_apps, "maxAMShare": q.max_am_share}
+                         for q in self.queues.values() if q.path != "root"}
+        out["placement"] = [r[0] for r in self.rules] or ["specified", "user" if self.user_as_default else "", "default"]
+        out["assignmultiple"] = self.assignmultiple
+        out["source"] = self.source
+        return out
