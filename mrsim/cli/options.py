@@ -84,6 +84,10 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="scheduler configuration file (fair: allocation XML; capacity: capacity-scheduler.xml)")
     g.add_argument("--threshold", metavar="RES=U,...",
                    help="CA-FIFO utilization thresholds, e.g. cpu=0.7,disk=0.75")
+    g.add_argument("--cafifo-admission", choices=["current", "predicted"], default=None,
+                   help="CA-FIFO's admission test (Algorithm 9): current = admit while the node's current "
+                        "utilization is below the threshold (default, the literal reading); predicted = while "
+                        "its utilization with the task added stays below it")
 
 
 def build_conf(args: argparse.Namespace) -> HadoopConf:
@@ -172,6 +176,8 @@ def scheduler_config(args: argparse.Namespace) -> dict:
             if not 0 < thresholds[name.strip()] <= 1.5:
                 raise InputError(f"--threshold {name.strip()}={value}: expected a utilization in (0, 1.5]")
         config["thresholds"] = thresholds
+    if getattr(args, "cafifo_admission", None):
+        config["admission"] = args.cafifo_admission
     return config
 
 
