@@ -65,7 +65,8 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="emulate every heartbeat (slow; results are identical to the default)")
     g.add_argument("--seed", type=int, default=0, help="master random seed (default 0)")
     g.add_argument("--locality", choices=["auto", "on", "off"], default="auto",
-                   help="honour map split locations: auto (when they name cluster hosts; default), on, off")
+                   help="honour map split locations: auto (when they name cluster hosts; default), on (also: maps "
+                        "without locations are off-switch, as Hadoop's nonLocalMaps), off")
     g.add_argument("--rack-local-slowdown", type=float, default=1.0, metavar="X",
                    help="multiply rack-local map durations by X (default 1: trace durations)")
     g.add_argument("--off-switch-slowdown", type=float, default=1.0, metavar="X",
