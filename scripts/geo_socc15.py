@@ -49,7 +49,8 @@ def gains(rows: list[dict]) -> dict[tuple[str, float], dict[str, float]]:
     """(trace, utilisation) -> SWAG's mean-JCT reduction against each other policy, averaged over seeds."""
     by = {(r["trace"], r["utilization"], r["seed"], r["policy"]): r["mean_completion_s"] for r in rows}
     out: dict[tuple[str, float], dict[str, float]] = {}
-    for trace, util in sorted({(t, u) for t, u, _, _ in by}):
+    order = list(PAPER_UP_TO)  # the paper's order of traces
+    for trace, util in sorted({(t, u) for t, u, _, _ in by}, key=lambda tu: (order.index(tu[0]), tu[1])):
         seeds = sorted({s for t, u, s, _ in by if (t, u) == (trace, util)})
         out[trace, util] = {p.value: mean(1 - by[trace, util, s, "swag"] / by[trace, util, s, p.value] for s in seeds)
                             for p in POLICIES if p is not Policy.SWAG}
