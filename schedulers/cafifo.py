@@ -1,34 +1,44 @@
 """CA-FIFO: the contention-aware FIFO scheduler (dissertation section 6.7, Algorithm 9).
 
 Hadoop's FIFO (:class:`mrsim.schedulers.fifo.FifoScheduler`: job order, per-tracker load cap, padding, one reduce per
-heartbeat) with admission control from the TDAM node model: on a heartbeat, a task is launched on the tracker only
-if the node's **predicted utilization** of every resource, for its current mix plus that task, stays **below** the
-resource's threshold (Algorithm 9 lines 30-31 and 40-41, ``maxUtilizedResourceValue(task.demands) <
-THRESHOLD_UTIL``, applied per resource). Otherwise the task waits for a later heartbeat. As in Algorithm 9:
+heartbeat) with admission control from the TDAM node model. Algorithm 9's test at lines 30-31 and 40-41 is
+``maxUtilizedResourceValue(task.demands) < THRESHOLD_UTIL``; the scheduler's ``admission`` setting chooses how
+that function reads (docs/tdam.md, "CA-FIFO's admission test", gives the argument from the text):
+
+* ``"current"`` (default, the literal reading): the task's demands choose *which* resources are looked at (those
+  it uses); the test compares the node's **current** utilization of each of them with its threshold. A task is
+  admitted while the node is below the threshold, so the last one admitted may take it above;
+* ``"predicted"``: the test compares the node's utilization **predicted with the candidate added** (its current
+  mix plus that task) with the threshold, for every resource; the node stays below the threshold.
+
+A task that fails the test waits for a later heartbeat. As in Algorithm 9, in both readings:
 
 * if the node's current utilization already reaches a threshold, no map is considered (line 19, whose printed
   ``!=`` is read as the evident ``<`` test);
 * a job whose next map does not fit is skipped and the walk goes on to the next job in FIFO order (lines 23-47),
   so a smaller task of a later job may run first ("possibly schedule a task which would not be normally
   scheduled");
-* after a launch the model is updated at once (lines 50-55): the engine adds the task to the node's mix, so the
+* the model is updated at each launch (lines 50-55): the engine adds the task to the node's mix at once, so the
   next candidate in the same heartbeat sees it.
 
 Reduces: Algorithm 9 shows maps only ("we concentrate on the map tasks here"; extending to other resources and
 task kinds is "trivial"). Here the FIFO reduce choice is gated the same way by default, with the reduce's
 post-shuffle demand (``config["gate_reduces"] = False`` reproduces the maps-only algorithm).
 
-Configuration (the scheduler's config dict; the CLI's ``--threshold cpu=0.7,disk=0.75`` fills ``thresholds``):
+Configuration (the scheduler's config dict; the CLI's ``--threshold cpu=0.7,disk=0.75`` fills ``thresholds`` and
+``--cafifo-admission`` fills ``admission``):
 
 * ``thresholds``: resource → utilization in (0, inf). Defaults :data:`DEFAULT_THRESHOLDS` = cpu 0.7, disk 0.75,
   the example of section 6.7.2 ("CPU utilization is under 70% and the disk utilization under 75%"); given keys
   replace the defaults one by one. ``disk`` applies to every disk of a node. The test is strict (``<``), so
-  ``cpu=1.0`` still refuses a task that would saturate the CPU, and a value above 1 disables a resource's test.
+  ``cpu=1.0`` under ``predicted`` still refuses a task that would saturate the CPU, and a value above 1 disables
+  a resource's test.
+* ``admission``: ``"current"`` (default) or ``"predicted"`` (:data:`ADMISSION_MODES`).
 * ``gate_reduces``: bool, default True.
 
 Progress guarantee (not in the dissertation): a task is always admitted to a node with no task in its model;
-otherwise a task that alone exceeds a threshold (any CPU-bound task on a one-core node with ``cpu < 1``) would
-never run.
+otherwise a task that alone exceeds a threshold (any CPU-bound task on a one-core node with ``cpu < 1`` under
+``predicted``) would never run.
 
 Waiting for a later heartbeat: a declined tracker is parked (the contention feature's ``park_until_mix_change``) instead of polling
 every heartbeat. Its answer can change only when its node's mix changes (a task there ends, is killed, or a
@@ -42,7 +52,8 @@ Needs the contention-aware engine (``--contention tdam``): the scheduler reads e
 demand vectors from it. Without it, :meth:`CaFifoScheduler.start` raises :class:`~mrsim.errors.InputError`
 (a separate utilization tally would disagree with the trace durations the plain engine replays).
 
-Cost per heartbeat: FIFO's, plus one mix lookup per distinct demand shape considered (O(shapes log shapes) on a
+Cost per heartbeat: FIFO's, plus per distinct demand shape considered one read of the node's utilization
+(``current``: O(resources) once the mix is solved) or one mix lookup (``predicted``: O(shapes log shapes) on a
 cache hit, an AMVA solve on a miss).
 """
 
@@ -58,6 +69,9 @@ from mrsim.schedulers.fifo import FifoScheduler
 
 #: Section 6.7.2's example thresholds.
 DEFAULT_THRESHOLDS: dict[str, float] = {"cpu": 0.7, "disk": 0.75}
+
+#: The readings of Algorithm 9's ``maxUtilizedResourceValue(task.demands)``; the first is the default.
+ADMISSION_MODES: tuple[str, ...] = ("current", "predicted")
 
 
 def parse_thresholds(value: object) -> dict[str, float]:
@@ -84,12 +98,24 @@ def parse_thresholds(value: object) -> dict[str, float]:
     return out
 
 
+def parse_admission(value: object) -> str:
+    """The admission reading named by ``value`` (None: the default, ``"current"``); an :class:`InputError` for
+    anything but one of :data:`ADMISSION_MODES`."""
+    if value is None:
+        return ADMISSION_MODES[0]
+    mode = str(value).strip().lower() if isinstance(value, str) else None
+    if mode not in ADMISSION_MODES:
+        raise InputError(f"cafifo: admission must be one of {', '.join(ADMISSION_MODES)}, got {value!r}")
+    return mode
+
+
 class CaFifoScheduler(TaskScheduler):
     """FIFO with TDAM admission control per node (Algorithm 9): holds a :class:`FifoScheduler` and is its
     admission gate (:attr:`FifoScheduler.admission`), so the walk, the load cap and padding are FIFO's own."""
 
     name = "cafifo"
-    summary = "contention-aware FIFO (dissertation Alg. 9): admit while predicted node utilization < thresholds; needs --contention tdam"
+    summary = ("contention-aware FIFO (dissertation Alg. 9): admit while node utilization < thresholds (current, or "
+               "predicted with the task); needs --contention tdam")
     reads_task_predictions = False  # as FIFO's
 
     def __init__(self, config: dict | None = None) -> None:
@@ -104,6 +130,7 @@ class CaFifoScheduler(TaskScheduler):
         if not isinstance(gate, bool):
             raise InputError(f"cafifo: gate_reduces must be true or false, got {gate!r}")
         self.gate_reduces = gate
+        self.admission_mode = parse_admission(self.config.get("admission"))
         self.declined_count = 0  # admissions refused (a task that did not fit on a node at a heartbeat)
         self.declined = False  # some admission was refused in the current heartbeat
         self._verdicts: dict[int, bool] = {}
@@ -123,8 +150,8 @@ class CaFifoScheduler(TaskScheduler):
 
     def describe(self) -> dict:
         out = self.fifo.describe()
-        out.update(name=self.name, thresholds=dict(self.thresholds), gate_reduces=self.gate_reduces,
-                   declined_admissions=self.declined_count)
+        out.update(name=self.name, thresholds=dict(self.thresholds), admission=self.admission_mode,
+                   gate_reduces=self.gate_reduces, declined_admissions=self.declined_count)
         return out
 
     # --------------------------------------------------------------------------------- FIFO, composed
@@ -179,11 +206,28 @@ class CaFifoScheduler(TaskScheduler):
         self.model.park_until_mix_change(tracker)
 
     def _fits(self, tracker: TrackerState, demand: tuple[float, ...]) -> bool:
-        """Algorithm 9's test: every resource's predicted utilization with the candidate stays below its limit."""
+        """Algorithm 9's test in the configured reading (module docstring): ``current``, the node's utilization of
+        each resource the task uses is below its limit; ``predicted``, every resource's utilization predicted
+        with the candidate added stays below its limit."""
         node = self.model.node_model(tracker)
         if len(node) == 0:
             return True  # an idle node (progress guarantee)
-        for u, limit in zip(node.predicted_utilization(demand), self.limits[tracker.index]):
+        limits = self.limits[tracker.index]
+        if self.admission_mode == "current":
+            for u, used, limit in zip(node.utilization(), self._resources_used(demand, len(limits)), limits):
+                if used and u >= limit:
+                    return False
+            return True
+        for u, limit in zip(node.predicted_utilization(demand), limits):
             if u >= limit:
                 return False
         return True
+
+    @staticmethod
+    def _resources_used(demand: tuple[float, ...], resources: int) -> list[bool]:
+        """Which utilization entries (the CPU, then each disk) a demand vector uses. The disks are the vector's
+        last ``resources - 1`` entries on every node model; the entries before them (CPU, or Core-I and memory
+        with chapter 4's memory layer) are time on the cores."""
+        disks = resources - 1
+        cores = demand[:len(demand) - disks]
+        return [any(d > 0 for d in cores)] + [d > 0 for d in demand[len(demand) - disks:]]

@@ -65,7 +65,8 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="emulate every heartbeat (slow; results are identical to the default)")
     g.add_argument("--seed", type=int, default=0, help="master random seed (default 0)")
     g.add_argument("--locality", choices=["auto", "on", "off"], default="auto",
-                   help="honour map split locations: auto (when they name cluster hosts; default), on, off")
+                   help="honour map split locations: auto (when they name cluster hosts; default), on (also: maps "
+                        "without locations are off-switch, as Hadoop's nonLocalMaps), off")
     g.add_argument("--rack-local-slowdown", type=float, default=1.0, metavar="X",
                    help="multiply rack-local map durations by X (default 1: trace durations)")
     g.add_argument("--off-switch-slowdown", type=float, default=1.0, metavar="X",
@@ -84,6 +85,10 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                    help="scheduler configuration file (fair: allocation XML; capacity: capacity-scheduler.xml)")
     g.add_argument("--threshold", metavar="RES=U,...",
                    help="CA-FIFO utilization thresholds, e.g. cpu=0.7,disk=0.75")
+    g.add_argument("--cafifo-admission", choices=["current", "predicted"], default=None,
+                   help="CA-FIFO's admission test (Algorithm 9): current = admit while the node's current "
+                        "utilization is below the threshold (default, the literal reading); predicted = while "
+                        "its utilization with the task added stays below it")
 
 
 def build_conf(args: argparse.Namespace) -> HadoopConf:
@@ -172,6 +177,8 @@ def scheduler_config(args: argparse.Namespace) -> dict:
             if not 0 < thresholds[name.strip()] <= 1.5:
                 raise InputError(f"--threshold {name.strip()}={value}: expected a utilization in (0, 1.5]")
         config["thresholds"] = thresholds
+    if getattr(args, "cafifo_admission", None):
+        config["admission"] = args.cafifo_admission
     return config
 
 

@@ -33,12 +33,15 @@ class HadoopVersion(enum.Enum):
 
     @classmethod
     def parse(cls, text: str) -> "HadoopVersion":
+        # 0.21 and 0.22 compute the interval as 1.0.x does (docs/hadoop-behaviour.md §1.3), under their own key
+        # names, which the mapred-site reader accepts for any version.
         aliases = {"0.20": cls.V0_20, "0.20.2": cls.V0_20, "1.0": cls.V1_0, "0.20.203": cls.V1_0, "0.20.205": cls.V1_0,
-                   "1.0.4": cls.V1_0, "1.1": cls.V1_2, "1.2": cls.V1_2, "1.2.1": cls.V1_2, "1.x": cls.V1_2}
+                   "1.0.4": cls.V1_0, "0.21": cls.V1_0, "0.22": cls.V1_0, "1.1": cls.V1_2, "1.2": cls.V1_2,
+                   "1.2.1": cls.V1_2, "1.x": cls.V1_2}
         try:
             return aliases[text.strip().lower()]
         except KeyError:
-            raise InputError(f"unknown --hadoop-version {text!r} (expected 0.20, 1.0, 1.2 or 1.x)") from None
+            raise InputError(f"unknown --hadoop-version {text!r} (expected 0.20, 0.22, 1.0, 1.2 or 1.x)") from None
 
 
 # Hadoop key names and their defaults (docs/hadoop-behaviour.md §1, §2, §5).

@@ -25,7 +25,9 @@ class LocalityMode(enum.Enum):
 
     AUTO: for jobs whose split locations name at least one host of the cluster (e.g. a Rumen topology or a
     cluster inferred from the trace); other jobs' maps are rack-local everywhere. ON: always (maps on unknown
-    hosts are then off-switch everywhere). OFF: never (every map rack-local everywhere, SimMR's behaviour).
+    hosts are then off-switch everywhere, and so are maps without split locations, which Hadoop keeps in
+    ``JobInProgress.nonLocalMaps``: only the non-local call hands them out). OFF: never (every map rack-local
+    everywhere, SimMR's behaviour).
     """
 
     AUTO = "auto"
@@ -71,10 +73,16 @@ def pick_local_map(job: JobState, tracker: TrackerState, locality: Locality) -> 
 
 
 def setup_locality(jt: "JobTracker", job: JobState) -> None:
-    """Build the job's host and rack caches when its split locations name hosts of this cluster."""
+    """Build the job's host and rack caches when its split locations name hosts of this cluster, or always under
+    ``--locality on``: there a job without split locations gets empty caches, so every one of its maps is
+    off-switch (Hadoop's ``createCache`` puts a split without locations in ``nonLocalMaps``)."""
     locations = job.template.map_locations
-    if locations is None or jt.locality_mode is LocalityMode.OFF:
+    if jt.locality_mode is LocalityMode.OFF:
         return
+    if locations is None:
+        if jt.locality_mode is LocalityMode.AUTO:
+            return
+        locations = ((),) * job.n_maps
     hosts = jt.host_racks
     known = any(loc.rsplit("/", 1)[-1] in hosts for locs in locations for loc in locs)
     if not known and jt.locality_mode is LocalityMode.AUTO:

@@ -38,7 +38,7 @@ def job_arrived(jt: "JobTracker", job: JobState, now: float) -> None:
     if jt.on_job_arrival:
         for hook in jt.on_job_arrival:
             hook(job)
-    if job.map_dc is None and job.template.map_locations is not None:  # placed in a datacenter: no locality
+    if job.map_dc is None:  # placed in a datacenter: no locality
         setup_locality(jt, job)
     if jt.on_job_setup:
         for setup_hook in jt.on_job_setup:

@@ -91,11 +91,15 @@ def test_ten_slot_figure_comes_from_the_load_cap_not_the_cpu_model():
         assert run_30(2, 10, 0.0, model).summary["makespan_s"] == pytest.approx(without, abs=0.005)
 
 
-def test_job_spec_maps_are_never_off_switch():
-    # FIFO's "one off-switch map per heartbeat" cannot be the cause: spec jobs carry no split locations, so every
-    # map is rack-local everywhere (docs/engine.md); switching locality off changes nothing.
+def test_job_spec_maps_are_rack_local_by_default_and_off_switch_under_locality_on():
+    # Spec jobs carry no split locations: by default every map is rack-local everywhere (SimMR's choice,
+    # docs/engine.md), so FIFO's one-off-switch-map-per-heartbeat rule never applies and --locality off changes
+    # nothing. Under --locality on they are what Hadoop makes of them (nonLocalMaps): off-switch everywhere.
     r = run_30(2, 4, None)
     assert (r.tasks.locality != 3).all()
+    on = replay(load_jobspec(JOB30), uniform_cluster(2, 4, 1, 4), HadoopConf(), create_scheduler("fifo"),
+                ReplayOptions(contention="tdam", locality="on", check_invariants=True))
+    assert (on.tasks.locality == 3).all()
 
 
 def test_cpu_model_flag_and_cluster_key(capsys, tmp_path):

@@ -28,6 +28,7 @@ from mrsim.studies.geo.experiments import improvements, run_workload
 from mrsim.studies.geo.model import Federation, GeoWorkload
 from mrsim.studies.geo.placement import Placement, PlacementKind, from_templates
 from mrsim.studies.geo.policies import Policy
+from mrsim.studies.geo.presets import PRESETS, preset as preset_settings
 from mrsim.studies.geo.result import SizeMeasure
 from mrsim.studies.geo.spec import load_spec
 from mrsim.studies.geo.workloads import DurationModel, Scenario, TraceType, synthesize
@@ -66,6 +67,9 @@ def _positive_int(text: str) -> int:
 
 def _add_workload_args(p: argparse.ArgumentParser, *, many_utils: bool) -> None:
     g = p.add_argument_group("workload (synthetic unless --spec or --trace)")
+    g.add_argument("--preset", choices=sorted(PRESETS), metavar="NAME",
+                   help="the paper's evaluation set-up for one trace (" + ", ".join(sorted(PRESETS)) + "): fills "
+                        "every workload flag not given; stderr and --json say which values the paper states")
     g.add_argument("--workload", choices=[t.value for t in TraceType], help="trace type to mimic (default facebook)")
     g.add_argument("--spec", metavar="FILE", help="job spec (JSON or TOML) with datacenters and per-datacenter tasks")
     g.add_argument("--trace", metavar="FILE", help="job trace to place on the federation (see --trace-format)")
@@ -203,6 +207,33 @@ def _trace_workload(args: argparse.Namespace) -> GeoWorkload:
     return from_templates(templates, fed, _placement(args), seed=args.seed, include_reduces=args.include_reduces)
 
 
+def _apply_preset(args: argparse.Namespace, *, one_utilization: bool) -> dict[str, Any] | None:
+    """Fill the workload flags the user did not give from ``--preset`` (in place), announce the values used on
+    stderr, and return the record ``--json`` carries (None without a preset). ``run`` takes one utilisation: the
+    preset's highest, the "higher utilization" at which the paper reports its gains."""
+    name = getattr(args, "preset", None)
+    if not name:
+        return None
+    if args.spec or args.trace:
+        raise InputError("--preset describes a synthetic workload; drop --spec/--trace or the preset")
+    settings = preset_settings(name)
+    applied: dict[str, Any] = {}
+    for dest, setting in settings.items():
+        if getattr(args, dest) is not None or dest == "skew" and args.placement != "zipf":
+            continue  # given by the user, or a skew without Zipf placement
+        value = setting.value
+        if dest == "utilization" and one_utilization:
+            value = str(value).split(",")[-1]
+        setattr(args, dest, value)
+        applied[dest] = value
+    if applied:
+        stated = [f"{k} {v}" for k, v in applied.items() if settings[k].stated]
+        unstated = [f"{k} {v}" for k, v in applied.items() if not settings[k].stated]
+        print(f"mrsim geo: preset {name}: from the paper: {', '.join(stated) or 'none'}; not stated in the "
+              f"available text, mrsim's defaults: {', '.join(unstated) or 'none'}", file=sys.stderr)
+    return {"name": name, "applied": applied, "settings": {k: v.describe() for k, v in settings.items()}}
+
+
 def _workloads(args: argparse.Namespace) -> list[GeoWorkload]:
     """Every workload the command runs: one per utilisation for synthetic input, else exactly one."""
     if args.spec and args.trace:
@@ -277,8 +308,11 @@ def _describe_workload(w: GeoWorkload) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.utilization is not None and "," in args.utilization:
         raise InputError("--utilization takes one value for 'run' (use 'compare' to sweep)")
+    preset = _apply_preset(args, one_utilization=True)
     (w,) = _workloads(args)
     (row,) = run_workload(w, [Policy.parse(args.policy)], SizeMeasure.parse(args.measure))
+    if preset is not None:
+        row["preset"] = preset
     _write_out(args.out, row)
     if args.json:
         sys.stdout.buffer.write(_dump(row) + b"\n")
@@ -299,6 +333,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if not policies:
         raise InputError("--policies: no policy given")
     measure = SizeMeasure.parse(args.measure)
+    preset = _apply_preset(args, one_utilization=False)
     workloads = _workloads(args)
     rows: list[dict[str, Any]] = []
     for i, w in enumerate(workloads):
@@ -306,7 +341,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         _progress(i + 1, len(workloads))
     keys = ("trace", "utilization") if workloads[0].spec.get("kind") == "synthetic" else ("kind",)
     imp = improvements(rows, keys)
-    result = {"rows": rows, "improvements": imp}
+    result: dict[str, Any] = {"rows": rows, "improvements": imp}
+    if preset is not None:
+        result["preset"] = preset
     _write_out(args.out, result)
     if args.plot:
         from mrsim.studies.geo import plots
