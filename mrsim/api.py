@@ -371,7 +371,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
         notes.extend(f"mrsim: warning: {line}" for line in result.spec.get("site_ignored_keys", []))
     else:
         options, conf, calibration_notes = calibrate_run(args, trace, cluster, conf, options,
-                                                            same_cluster=choice.inferred)
+                                                            same_cluster=choice.inferred,
+                                                            trace_cluster=choice.trace_cluster)
         notes.extend(calibration_notes)
         workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
         if getattr(args, "deadline_factor", None) is not None:
@@ -451,7 +452,8 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     else:
         names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
         options, conf, calibration_notes = calibrate_run(args, trace, cluster, conf, options,
-                                                            same_cluster=choice.inferred)
+                                                            same_cluster=choice.inferred,
+                                                            trace_cluster=choice.trace_cluster)
         notes.extend(calibration_notes)
         workload, placement = apply_placement(args, workload, cluster)  # one placement for every scheduler
         edf = [n for n in names if n.lower() in DEADLINE_SCHEDULERS]
@@ -592,13 +594,16 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     background = None
     if runner is None:  # calibration and outside work are modelled in the MR1 engine (docs/calibration.md)
         calibration = resolve_calibration(args, profiler.measured_calibration(), len(cluster),
-                                          yarn=is_yarn_trace(profiler), same_cluster=choice.inferred, conf=conf)
+                                          yarn=is_yarn_trace(profiler), same_cluster=choice.inferred, conf=conf,
+                                          trace_trackers=choice.trace_trackers,
+                                          trace_keys=None if args.mapred_site else conf)
         conf = calibration.conf(conf)
         run_notes = trace_sched_notes + list(calibration.notes)
         options = replace(options, calibration=calibration.calibration, calibration_parts=calibration.parts)
         if not args.isolate:  # an isolated job runs alone: nothing outside it
-            interval = effective_interval(options, conf, len(cluster))
-            estimate = profiler.measured_background(cluster.map_slots, interval, cluster.reduce_slots)
+            source = choice.trace_cluster or cluster  # outside work keeps the trace's cluster's slots
+            interval = effective_interval(options, conf, len(source))
+            estimate = profiler.measured_background(source.map_slots, interval, source.reduce_slots)
             background, note = resolve_background(args, estimate)
             if note:
                 run_notes.append(note)

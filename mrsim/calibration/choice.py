@@ -41,7 +41,7 @@ class CalibrationChoice:
 
     def conf(self, conf: HadoopConf) -> HadoopConf:
         """``conf`` with the chosen line's heartbeat formula."""
-        if self.hadoop_version is None or self.hadoop_version is conf.version:
+        if self.hadoop_version is None:
             return conf
         return replace(conf, version=self.hadoop_version, version_origin=self.version_origin or "")
 
@@ -72,12 +72,13 @@ def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = 
            given: Calibration | None = None, given_source: str | None = None, yarn: bool = False,
            same_cluster: bool = False, what: str = "trace", forced_interval: bool = False,
            conf: HadoopConf | None = None, version_given: bool = False,
-           trace_keys: HadoopConf | None = None) -> CalibrationChoice:
+           trace_keys: HadoopConf | None = None, trace_trackers: int | None = None) -> CalibrationChoice:
     """The calibration to replay: ``given`` (from ``--calibration-from``) else ``measured`` (the replayed trace's).
     ``forced_interval``: ``--heartbeat-interval`` was given (it wins; the given interval is not tested, and nothing
     is said of the measured one). ``conf``: the run's Hadoop settings (default: Hadoop's); ``version_given``: the
     user chose its version. The heartbeat interval on a cluster of ``trackers`` follows
-    :func:`mrsim.whatif.heartbeat.whatif_heartbeat`; ``same_cluster``: the cluster is the one the trace ran on."""
+    :func:`mrsim.whatif.heartbeat.whatif_heartbeat`; ``same_cluster``: the cluster is the one the trace ran on;
+    ``trace_trackers``: that cluster's size when known (else the hosts the calibration saw launch attempts)."""
     if yarn and given is None:
         return CalibrationChoice(None, parts, (YARN_NOTE,))
     calibration = given if given is not None else measured
@@ -109,7 +110,13 @@ def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = 
                 measured_on = measured
     # On the replayed trace's own cluster its own measurement needs no carrying (hosts may count a host without a
     # launch differently from the inferred cluster).
-    hosts = trackers if same_cluster and (given is None or measured_on is measured) else measured_on.hosts or trackers
+    own = given is None or measured_on is measured
+    if same_cluster and own:
+        hosts = trackers
+    elif trace_trackers is not None and own:
+        hosts = trace_trackers
+    else:
+        hosts = measured_on.hosts or trackers
     return _whatif_heartbeat(calibration, measured_on, hosts, trackers, notes, conf or HadoopConf(), version_given,
                              trace_keys, parts)
 
@@ -127,8 +134,9 @@ def _whatif_heartbeat(calibration: Calibration, measured_on: Calibration, hosts:
                             measured_on=hosts, measured_source=calibration.heartbeat_source, trace_keys=trace_keys)
     if rule.rederived:  # said once, by the run's assumption line (mrsim.profiler.assumptions.heartbeat_origin)
         calibration = replace(calibration, heartbeat_interval_s=rule.interval_s, heartbeat_source=rule.source)
-    version = None if version_given else rule.version
-    return CalibrationChoice(calibration, parts, tuple(notes), version, rule.version_origin)
+    if version_given:
+        return CalibrationChoice(calibration, parts, tuple(notes))
+    return CalibrationChoice(calibration, parts, tuple(notes), rule.version, rule.version_origin)
 
 
 def _other_line(calibration: Calibration, measured: Calibration, what: str, notes: list[str]) -> Calibration:

@@ -41,6 +41,16 @@ class ClusterChoice:
     origin: str
     inferred: bool = False
     notes: tuple[str, ...] = ()
+    #: the cluster the trace ran on, when the run knows it (inferred, or the one ``cluster`` was resized from)
+    trace_cluster: ClusterSpec | None = None
+
+    def __post_init__(self) -> None:
+        if self.inferred and self.trace_cluster is None:
+            object.__setattr__(self, "trace_cluster", self.cluster)
+
+    @property
+    def trace_trackers(self) -> int | None:
+        return None if self.trace_cluster is None else len(self.trace_cluster.trackers)
 
 
 @dataclass
@@ -174,7 +184,7 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
         if getattr(args, "cpu_model", None) is not None:
             cluster = build_cluster_cpu_model(cluster, args.cpu_model)
         return ClusterChoice(cluster, f"--nodes {args.nodes}: {describe(inferred, cluster)}", inferred=same,
-                             notes=zero_slot_notes(cluster) if same else ())
+                             notes=zero_slot_notes(cluster) if same else (), trace_cluster=inferred)
     if args.nodes is not None:
         return ClusterChoice(build_cluster(args, conf), "--nodes and slot flags")
     if hosts and not is_synthetic(hosts):

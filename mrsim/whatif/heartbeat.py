@@ -14,7 +14,8 @@ interval is
 
     interval(N) = f_whatif(N) * measured / f_trace(N0)
 
-``f_trace``: the trace's line at N0 with the trace's heartbeat keys. ``f_whatif``: the what-if's line
+``f_trace``: the trace's line at N0 with the trace's heartbeat keys (``validate``: those its job confs record;
+otherwise Hadoop's defaults). ``f_whatif``: the what-if's line
 (``--hadoop-version`` when given, else the trace's, else 1.2) with the run's keys (``--mapred-site``).
 ``measured / f_trace(N0)`` is how far the real period exceeded the formula (the heartbeat's RPC and the
 TaskTracker's work between heartbeats: 3.009 s against 3 s on the Gridmix traces), and it is kept. On the trace's
@@ -94,8 +95,8 @@ def whatif_heartbeat(conf: HadoopConf, trackers: int, line: TraceLine, *, versio
                      measured_s: float | None, measured_on: int, measured_source: str,
                      trace_keys: HadoopConf | None = None) -> HeartbeatRule:
     """The module docstring's rule. ``conf``: the run's Hadoop settings (its version is the user's when
-    ``version_given``, else a default that the trace's line replaces); ``trace_keys``: the trace's heartbeat keys
-    (None: the run's, i.e. the trace recorded none or the user set none)."""
+    ``version_given``, else a default that the trace's line replaces); ``trace_keys``: the heartbeat keys the
+    trace's JobTracker ran with (None: Hadoop's defaults)."""
     if version_given or line.version is None:
         version = conf.version
         origin = "--hadoop-version" if version_given else "default --hadoop-version, the trace does not tell its line"
@@ -105,11 +106,15 @@ def whatif_heartbeat(conf: HadoopConf, trackers: int, line: TraceLine, *, versio
         version=version, heartbeats_in_second=conf.heartbeats_in_second,
         heartbeat_scaling_factor=conf.heartbeat_scaling_factor)
     formula = whatif.heartbeat_interval_s(trackers)
-    if measured_s is None or measured_on <= 0:
-        return HeartbeatRule(None, version, origin, "formula")
-    keys = trace_keys if trace_keys is not None else whatif
+    keys = trace_keys if trace_keys is not None else HadoopConf()
     traced = HadoopConf(version=line.version or version, heartbeats_in_second=keys.heartbeats_in_second,
                         heartbeat_scaling_factor=keys.heartbeat_scaling_factor).heartbeat_interval_s(measured_on)
+    slower = ""
+    if measured_on > 0 and trackers > measured_on and formula > traced:
+        slower = (f"; on {trackers} trackers it is longer than the {traced:g} s of the trace's {measured_on}, as "
+                  "Hadoop's JobTracker slows heartbeats when the cluster grows")
+    if measured_s is None or measured_on <= 0:
+        return HeartbeatRule(None, version, origin + slower, "formula")
     if trackers == measured_on and math.isclose(formula, traced, rel_tol=0, abs_tol=1e-12):
         return HeartbeatRule(measured_s, version, origin, measured_source)
     interval = round(formula * measured_s / traced, 6)
@@ -120,5 +125,5 @@ def whatif_heartbeat(conf: HadoopConf, trackers: int, line: TraceLine, *, versio
     else:
         how = (f"against {traced:g} s for the {measured_on} the trace ran on; the {measured_s:g} s measured there "
                f"scales with it")
-    source = f"{where}, {how} ({origin}; measured: {measured_source}; docs/what-if.md)"
+    source = f"{where}, {how}{slower} ({origin}; measured: {measured_source}; docs/what-if.md)"
     return HeartbeatRule(interval, version, origin, source, rederived=True)
