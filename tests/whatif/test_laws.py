@@ -83,6 +83,15 @@ def test_the_published_result_is_the_rendering_of_the_result_file():
     assert result["violations"] == 0 and result["traces"] >= 32
 
 
+def test_the_published_cost_is_the_rendering_of_its_result_file():
+    doc = (REPO / "docs" / "what-if.md").read_text()
+    section = doc.split("<!-- whatif-cost:begin -->\n")[1].split("<!-- whatif-cost:end -->")[0]
+    rendered = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_whatif.py"), "--render",
+                               str(REPO / "benchmarks" / "results" / "whatif_cost.json")],
+                              capture_output=True, text=True, check=True).stdout
+    assert section == rendered
+
+
 def test_explicit_nodes_equal_to_the_inferred_count_is_the_plain_replay():
     plain = mrsim.replay(str(GRIDMIX / "trace_3m.json.gz"), quiet=True)
     same = mrsim.replay(str(GRIDMIX / "trace_3m.json.gz"), quiet=True, nodes=len(plain.cluster.trackers))
