@@ -138,5 +138,73 @@ class OptionalBuildExt(build_ext):
                     shared.unlink()
 
 
+#: A finder an editable install puts first on ``sys.meta_path``. From the directory that holds a clone named
+#: ``mrsim``, Python's path finder sees that clone as a namespace package ``mrsim`` (a directory without
+#: ``__init__.py``) and answers before setuptools' editable finder, so ``import mrsim`` gave an empty package. This
+#: finder asks the path finder first and hands only such a namespace answer to the editable finder: a regular
+#: ``mrsim`` package on the path (another checkout's) still wins, as it does without an editable install.
+GUARD_MODULE = "__editable___mrsim_namespace_guard"
+GUARD_SOURCE = '''"""mrsim's editable install: ``import mrsim`` from the parent of a clone named mrsim (setup.py)."""
+import sys
+from importlib.machinery import PathFinder
+
+
+class NamespaceGuard:
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname != "mrsim":
+            return None
+        found = PathFinder.find_spec(fullname, path)
+        if found is not None and found.origin is not None:
+            return None  # a regular package on the path: the path finder's answer stands
+        for finder in sys.meta_path:
+            module = getattr(finder, "__module__", "")
+            if module.startswith("__editable___mrsim_") and module.endswith("_finder"):
+                return finder.find_spec(fullname, path, target)
+        return None
+
+
+def install():
+    if NamespaceGuard not in sys.meta_path:
+        sys.meta_path.insert(0, NamespaceGuard)
+'''
+
+
+class _GuardedStrategy:
+    """setuptools' editable strategy, plus the guard module and the ``.pth`` line that installs it (named to sort
+    after setuptools' own ``.pth``, which installs the editable finder)."""
+
+    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+        self.inner = inner
+
+    def __call__(self, wheel, files, mapping) -> None:  # type: ignore[no-untyped-def]
+        self.inner(wheel, files, mapping)
+        wheel.writestr(f"{GUARD_MODULE}.py", GUARD_SOURCE.encode())
+        wheel.writestr("__editable__.zz-mrsim-namespace-guard.pth",
+                       f"import {GUARD_MODULE}; {GUARD_MODULE}.install()\n".encode())
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        self.inner.__enter__()
+        return self
+
+    def __exit__(self, *exc):  # type: ignore[no-untyped-def]
+        return self.inner.__exit__(*exc)
+
+
+def _cmdclass() -> dict:
+    commands: dict = {"build_ext": OptionalBuildExt}
+    try:
+        from setuptools.command.editable_wheel import editable_wheel
+    except ImportError:  # a setuptools without PEP 660 editable wheels: nothing to guard
+        return commands
+
+    class GuardedEditableWheel(editable_wheel):
+        def _select_strategy(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            return _GuardedStrategy(super()._select_strategy(*args, **kwargs))
+
+    commands["editable_wheel"] = GuardedEditableWheel
+    return commands
+
+
 # A placeholder: it makes setuptools run build_ext, which replaces it with mypyc's extensions (or none).
-setup(ext_modules=[Extension(core.GROUP_NAME + "__mypyc", sources=[])], cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=[Extension(core.GROUP_NAME + "__mypyc", sources=[])], cmdclass=_cmdclass())

@@ -110,3 +110,37 @@ def test_old_package_names_import_the_same_modules_with_a_deprecation_warning():
     lines = done.stdout.splitlines()
     assert lines[0].startswith("mrsim.engine is now mrsim.tracker")
     assert lines[-1] == "True True True"
+
+
+def _guard_namespace() -> dict:
+    """The finder setup.py writes into an editable install (its ``GUARD_SOURCE``), loaded without running setup()."""
+    import ast
+
+    tree = ast.parse((REPO / "setup.py").read_text())
+    source = next(node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                  and any(getattr(t, "id", "") == "GUARD_SOURCE" for t in node.targets))
+    namespace: dict = {}
+    exec(compile(source, "guard", "exec"), namespace)
+    return namespace
+
+
+def test_an_editable_install_wins_over_a_clone_seen_as_a_namespace_package(tmp_path, monkeypatch):
+    import sys
+    from importlib.machinery import ModuleSpec
+
+    guard = _guard_namespace()["NamespaceGuard"]
+    (tmp_path / "mrsim").mkdir()  # the parent of a clone named mrsim: a directory without __init__.py
+
+    class EditableFinder:  # stands for setuptools' __editable___mrsim_<version>_finder
+        @classmethod
+        def find_spec(cls, fullname, path=None, target=None):
+            return ModuleSpec(fullname, None, origin="/installed/mrsim/__init__.py")
+
+    EditableFinder.__module__ = "__editable___mrsim_0_1_0_finder"
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])  # as seen from that parent, without this checkout
+    others = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable___mrsim_")]
+    monkeypatch.setattr(sys, "meta_path", [*others, EditableFinder])
+    assert guard.find_spec("mrsim").origin == "/installed/mrsim/__init__.py"  # the namespace answer is handed over
+    assert guard.find_spec("mrsim.model") is None and guard.find_spec("numpy") is None
+    (tmp_path / "mrsim" / "__init__.py").write_text("")  # a regular package on the path (another checkout)
+    assert guard.find_spec("mrsim") is None  # the path finder's answer stands
