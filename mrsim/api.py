@@ -403,7 +403,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     cluster_text, origin = _cluster_text(result.spec, choice)
     line = assumption_line("replay", cluster_text, origin, result.spec, hb)
     result.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
-    result.spec["whatif"] = whatif_spec(conf, origin, hb, choice.inferred, getattr(args, "hadoop_version", None) is not None)
+    result.spec["whatif"] = whatif_spec(conf, origin, hb, choice.trace_cluster is not None and not choice.inferred,
+                                       getattr(args, "hadoop_version", None) is not None)
     return Run(result, workload, cluster, [line], notes)
 
 
@@ -485,7 +486,8 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     for run in result.runs.values():
         for r in run.results:
             r.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
-            r.spec["whatif"] = whatif_spec(conf, origin, hb, choice.inferred, getattr(args, "hadoop_version", None) is not None)
+            r.spec["whatif"] = whatif_spec(conf, origin, hb, choice.trace_cluster is not None and not choice.inferred,
+                                       getattr(args, "hadoop_version", None) is not None)
             r.spec["trace_cache"] = dict(cache_spec)
     return ComparisonRun(result, cluster, workload, [line], notes)
 
@@ -620,7 +622,8 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
                           engine=report.spec["engine"])
     cluster_text, origin = _cluster_text(report.spec, choice, choice.cluster.describe())
     report.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
-    report.spec["whatif"] = whatif_spec(conf, origin, hb, choice.inferred, getattr(args, "hadoop_version", None) is not None)
+    report.spec["whatif"] = whatif_spec(conf, origin, hb, choice.trace_cluster is not None and not choice.inferred,
+                                       getattr(args, "hadoop_version", None) is not None)
     cache_spec, cache_notes = _cache_use(args.trace)
     report.spec["trace_cache"] = cache_spec
     line = assumption_line("validate", cluster_text, origin, report.spec, hb)

@@ -109,4 +109,7 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     hb = heartbeat_origin(args, conf, len(cluster.trackers))
     line = assumption_line("replay", cluster_line(result.spec.get("cluster", {})), choice.origin, result.spec, hb)
     result.spec["assumed"] = {"cluster": choice.origin, "heartbeat": hb}
+    from mrsim.whatif.announce import whatif_spec
+
+    result.spec["whatif"] = whatif_spec(conf, choice.origin, hb, False, getattr(args, "hadoop_version", None) is not None)
     return Run(result, workload, cluster, [line], notes)

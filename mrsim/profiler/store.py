@@ -842,7 +842,7 @@ def _observations(cols: _Columns) -> dict[str, dict[str, float | None]]:
 
 def load_hosts(path: str | os.PathLike[str]) -> list[dict[str, Any]] | None:
     """The stored cluster hosts (rack, host, map_slots, reduce_slots, attempts), or None when none was stored."""
-    _, _, hosts, _ = _current(Path(path))
+    _, _, hosts, _ = _current(Path(path), job_table_json=True)  # the JSON job table when written: no pyarrow
     return _hosts_rows(hosts)
 
 

@@ -22,14 +22,14 @@ def heartbeat_label(spec: dict[str, Any]) -> str:
     return f"Hadoop {spec.get('hadoop_version')} formula"
 
 
-def whatif_spec(conf: HadoopConf, cluster_origin: str, heartbeat_origin: str, same_cluster: bool,
+def whatif_spec(conf: HadoopConf, cluster_origin: str, heartbeat_origin: str, resized: bool,
                 version_given: bool) -> dict[str, Any]:
     """``spec.whatif``: per thing the trace taught that this run may have re-derived, its origin and whether it was
     re-derived (``rederived``: the run's cluster or line differs from the trace's, and the rule of
-    docs/what-if.md chose the value)."""
+    docs/what-if.md chose the value; ``resized``: the cluster is the trace's own hosts, resized by ``--nodes``)."""
     carried = heartbeat_origin.startswith("calibration: Hadoop")
     return {
-        "cluster": {"origin": cluster_origin, "rederived": cluster_origin.startswith("--nodes") and not same_cluster},
+        "cluster": {"origin": cluster_origin, "rederived": resized},
         "heartbeat": {"origin": heartbeat_origin, "rederived": carried},
         "hadoop_version": {"value": conf.version.value,
                            "origin": "--hadoop-version" if version_given else conf.version_origin or "default",

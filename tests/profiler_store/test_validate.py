@@ -13,7 +13,7 @@ from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.tracker.scheduling import create_scheduler
 from mrsim.profiler.rumen_writer import write_rumen_trace
 from mrsim.profiler.workloads import default_trace_path, load_workload
-from mrsim.model.hadoop_conf import HadoopConf
+from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion
 from mrsim.model.templates import Workload
 from tests.profiler_store.helpers import DISPATCH_GOLD, GRIDMIX, assert_one_line_error, run_cli
 
@@ -117,7 +117,8 @@ def test_isolate_on_a_real_trace_uses_each_jobs_peaks(capsys):
     assert slots == {"0002": (9, 1), "0003": (2, 1), "0004": (125, 50)}
     # Each row is what replaying that job alone on its isolate cluster gives, at the full cluster's heartbeat.
     interval = doc["spec"]["heartbeat_interval_s"]
-    assert interval == HadoopConf().heartbeat_interval_s(253)
+    # the 0.20 JobTracker's max(3 s, ceil(N/100) s): the job ids name one started in 2009 (docs/what-if.md)
+    assert interval == HadoopConf(version=HadoopVersion.V0_20).heartbeat_interval_s(253) == 3.0
     workload = load_workload(DISPATCH_GOLD)
     calibration = measure_from(DISPATCH_GOLD)  # validate's default: the trace's own calibration
     assert calibration is not None and calibration.heartbeat_interval_s is None  # 0.20 clocks: the formula
