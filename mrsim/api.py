@@ -336,6 +336,7 @@ def _needs_inference(args: argparse.Namespace, given: Any) -> bool:
 def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> Run:
     """Everything ``mrsim replay`` does short of printing (CLI and :func:`replay`)."""
     from mrsim.cli.calibration_options import calibrate_run
+    from mrsim.cli.load_options import apply_load_flags
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import progress_bar
     from mrsim.tracker.replay import replay as run_replay
@@ -353,6 +354,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
 
     yarn = use_yarn(args, trace, loaded.workload)
     workload, notes = _checked(loaded.workload, choice, yarn)
+    workload, load_spec, load_notes = apply_load_flags(args, workload)
+    notes.extend(load_notes)
     placement = None
     if yarn:
         from mrsim.cli.yarn_calibration import resolve_yarn_calibration
@@ -387,6 +390,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     if placement is not None:
         result.spec["placement"] = placement.to_json()
         notes.append(placement.describe())
+    if load_spec is not None:
+        result.spec["load"] = load_spec
     note = result.summary.get("scheduler_stats", {}).get("note")
     if note:
         notes.append(note)
@@ -406,6 +411,7 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     from mrsim.analysis.comparison import compare as run_compare
     from mrsim.analysis.comparison import load_schedulers
     from mrsim.cli.calibration_options import calibrate_run
+    from mrsim.cli.load_options import apply_load_flags
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import progress_bar
     from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
@@ -425,6 +431,8 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
 
     yarn = use_yarn(args, trace, loaded.workload)
     workload, notes = _checked(loaded.workload, choice, yarn)
+    workload, load_spec, load_notes = apply_load_flags(args, workload)
+    notes.extend(load_notes)
     placement = None
     if yarn:
         from mrsim.tracker.yarn import engine as yarn_engine
@@ -463,6 +471,9 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
         if placement is not None:
             for r in run.results:
                 r.spec["placement"] = placement.to_json()
+        if load_spec is not None:
+            for r in run.results:
+                r.spec["load"] = dict(load_spec)
         notes.extend(_scheduler_warnings(run.results[0].spec, seen))
     if placement is not None:
         notes.append(placement.describe())

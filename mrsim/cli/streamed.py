@@ -59,11 +59,14 @@ def _synth(trace: str) -> StreamedWorkload:
 
 def refuse_unstreamable_flags(args: argparse.Namespace) -> None:
     """One line for a flag a streamed replay cannot honour."""
+    from mrsim.cli.load_options import given_load_flags
+
     for flag, given in (("--out", getattr(args, "out", None)), ("--report", getattr(args, "report", None)),
                         ("--deadline-factor", getattr(args, "deadline_factor", None) is not None),
                         ("--demands", getattr(args, "demands", None)),
                         ("--engine yarn", getattr(args, "engine", None) == "yarn"),
-                        ("--model fluid", getattr(args, "model", "slots") != "slots")):
+                        ("--model fluid", getattr(args, "model", "slots") != "slots"),
+                        *((flag, True) for flag in given_load_flags(args))):
         if given:
             raise InputError(f"--stream keeps no per-task results and reads each job once: {flag} is not supported "
                              f"with it (replay without --stream)")
