@@ -69,11 +69,15 @@ def test_streamed_replays_refuse_the_load_flags(capsys: pytest.CaptureFixture[st
 
 @pytest.mark.parametrize("trace", [TRACE_3M, TRACE_10M], ids=["trace_3m", "trace_10m"])
 def test_more_load_never_lowers_mean_completion_under_fifo(trace: Path) -> None:
-    """Metamorphic: F x the load (F > 1) never gives a lower FIFO mean completion than the trace's own load.
-    (Between two scaled loads it need not rise: trace_3m gives 55.2 s at x4 and 52.6 s at x8, all jobs then
-    arriving within a few heartbeats of each other.)"""
-    base = mrsim.replay(trace, "fifo", quiet=True).summary["mean_completion_s"]
+    """Metamorphic: F x the load (F > 1) never gives a FIFO mean completion below the trace's own load's, up to one
+    heartbeat interval. Tasks launch at heartbeats, so moving a submission moves its job's phase against the
+    heartbeats and its completion by up to an interval with no change in contention: trace_10m at x1.5 gives
+    102.51 s against 102.61 s (heartbeat 3.01 s). Between two scaled loads the mean need not rise either: trace_3m
+    gives 55.2 s at x4 and 52.6 s at x8, its jobs then all arriving within a few heartbeats."""
+    base = mrsim.replay(trace, "fifo", quiet=True)
+    interval = base.spec["heartbeat_interval_s"]
+    assert interval > 0
     for factor in (1.5, 2.0, 4.0, 8.0):
         run = mrsim.replay(trace, "fifo", quiet=True, load_scale=factor)
         assert run.spec["load"]["load_scale"] == factor
-        assert run.summary["mean_completion_s"] >= base, factor
+        assert run.summary["mean_completion_s"] >= base.summary["mean_completion_s"] - interval, factor
