@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -88,8 +88,10 @@ class Comparison:
                          "seed": self.seed}}
 
 
-def load_schedulers(names: Sequence[str], config: dict | None = None) -> list[str]:
-    """Validate scheduler names by instantiating each once (a plug-in that fails to load is an InputError)."""
+def load_schedulers(names: Sequence[str], config: dict | None = None,
+                    configs: Mapping[str, dict] | None = None) -> list[str]:
+    """Validate scheduler names by instantiating each once (a plug-in that fails to load is an InputError), with
+    ``configs[name]`` when given, else ``config``."""
     cleaned = []
     for raw in names:
         name = raw.strip()
@@ -100,7 +102,7 @@ def load_schedulers(names: Sequence[str], config: dict | None = None) -> list[st
         if name in cleaned:
             raise InputError(f"--schedulers lists {name!r} twice")
         try:
-            create_scheduler(name, config)
+            create_scheduler(name, configs.get(name, config) if configs is not None else config)
         except InputError:
             raise
         except Exception as exc:  # a plug-in whose constructor fails is the user's setup problem, not a crash

@@ -79,6 +79,7 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import cluster_line, progress_bar
     from mrsim.tracker.replay import replay as run_replay
+    from mrsim.tracker.routing import routing_note
     from mrsim.tracker.scheduling import scheduler_from
     from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
@@ -98,9 +99,11 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     options, calibration_notes = calibrate_run(calibrate_args, trace, cluster, conf, options)
     notes.extend(calibration_notes)
     _, placement = apply_placement(args, workload, cluster)  # only checks the flags: streamed runs are one site
-    scheduler = scheduler_from(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
+    chosen = args.scheduler or conf.scheduler or "fifo"
+    scheduler = scheduler_from(chosen, scheduler_config(args, chosen))
     with progress_bar(len(workload), "jobs") as progress:
         result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
+    notes.append(routing_note(result.scheduler, scheduler, result.summary["jobs"]))
     result.spec["engine"] = "mr1"
     result.spec["notes"] = list(calibration_notes)
     if placement is not None:  # pragma: no cover - federations are refused by the engine first

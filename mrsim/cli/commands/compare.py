@@ -31,8 +31,9 @@ DESCRIPTION = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("trace", nargs="?", help="trace file or log directory (default: the bundled default trace)")
     p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls, swim")
-    p.add_argument("--schedulers", default="fifo,maxedf,minedf",
-                   help="comma-separated scheduler plug-ins (default fifo,maxedf,minedf; see mrsim schedulers)")
+    p.add_argument("--schedulers", default="fifo,fair,capacity",
+                   help="comma-separated scheduler plug-ins (default fifo,fair,capacity: Hadoop's three; see mrsim "
+                        "schedulers); --scheduler-config fair=F.xml,capacity=C.xml gives each its own file")
     p.add_argument("--deadline-factor", type=float, metavar="DF",
                    help="give every job a deadline drawn uniformly in [T_J, DF x T_J] (SimMR V-B; DF >= 1)")
     p.add_argument("--replications", type=int, default=1, metavar="N", help="replications (seeds SEED..SEED+N-1)")

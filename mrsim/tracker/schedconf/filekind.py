@@ -14,7 +14,6 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from mrsim.errors import InputError
 from mrsim.tracker.schedconf.xmlfile import Node, parse_xml
@@ -39,8 +38,8 @@ OWNER = {FileKind.FAIR_ALLOCATIONS: "fair", FileKind.FAIR_SITE: "fair", FileKind
 #: What each XML-reading scheduler takes (a plain <configuration> carries e.g. mapred.queue.names for both).
 ACCEPTS = {"fair": frozenset({FileKind.FAIR_ALLOCATIONS, FileKind.FAIR_SITE, FileKind.CONFIGURATION}),
            "capacity": frozenset({FileKind.CAPACITY, FileKind.CONFIGURATION})}
-_READS = {"fair": "a fair scheduler allocation file (<allocations>) or a Hadoop <configuration> file",
-          "capacity": "a capacity-scheduler.xml <configuration> file"}
+_READS = {"fair": "an allocation file (<allocations>) or a <configuration> of mapred.fairscheduler.* keys",
+          "capacity": "a capacity-scheduler.xml (<configuration> of mapred.capacity-scheduler.* keys)"}
 
 
 @dataclass(frozen=True)
@@ -110,6 +109,5 @@ def check_scheduler_file(scheduler: str, path: str | os.PathLike[str]) -> FileLo
     owner = OWNER.get(look.kind)
     if owner is not None and owner != name:
         raise InputError(f"{path}: looks like {look.describe()}, a file for the {owner} scheduler; the {name} "
-                         f"scheduler takes no such file (give it to --schedulers {owner}, e.g. "
-                         f"--scheduler-config {owner}={Path(path).name})")
+                         f"scheduler takes no such file")
     return look

@@ -138,11 +138,12 @@ def print_queue_summary(result: ReplayResult, file=None) -> None:
 
 def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec, names: list[str],
                  replications: int, config: dict, progress=None, calibration: YarnCalibration | None = None,
-                 inferred_cluster: bool = False):
+                 inferred_cluster: bool = False, configs: dict[str, dict] | None = None):
     """``mrsim compare`` in YARN mode: every YARN scheduler in ``names`` on the same workload, seeds SEED..SEED+N-1.
 
     Slot shares count containers: the cluster's memory in map-container units is the "slot" total. Slowdowns (which
-    need isolated MR1 replays) and deadlines are not computed in YARN mode.
+    need isolated MR1 replays) and deadlines are not computed in YARN mode. ``configs[name]``, when given, is
+    scheduler ``name``'s config (its own ``--scheduler-config`` file), else ``config``.
     """
     from dataclasses import replace as dc_replace
 
@@ -160,7 +161,7 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
     for r in range(replications):
         seed = getattr(args, "seed", 0) + r
         for name in names:
-            scheduler = create_yarn_scheduler(name, config)
+            scheduler = create_yarn_scheduler(name, (configs or {}).get(name, config))
             result = replay_yarn(workload, cluster, dc_replace(conf), scheduler, seed=seed,
                                  job_overheads=not getattr(args, "no_job_overheads", False),
                                  locality=getattr(args, "locality", "auto"), queue_series=False,
