@@ -460,8 +460,11 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
         notes.append(calibration_note)
         with progress_bar(args.replications * len(names), "replays") as progress:
+            routing: list[str] = []
             result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress,
-                                              calibration, inferred_cluster=choice.inferred, configs=configs)
+                                              calibration, inferred_cluster=choice.inferred, configs=configs,
+                                              routing=routing)
+            notes.extend(routing)
             notes.extend(yarn_engine.yarn_conf(args, workload, cluster, choice.inferred)[1])
     else:
         listed = [normalise_name(n) for n in str(args.schedulers).split(",") if n.strip()]

@@ -37,9 +37,23 @@ def ordered(counts: dict[str, int]) -> list[tuple[str, int]]:
 
 
 def routing_note(name: str, scheduler: object, jobs: int) -> str:
-    """The ``mrsim: note:`` line for one run of scheduler ``name`` over ``jobs`` jobs."""
+    """The ``mrsim: note:`` line for one run of the MR1 scheduler ``name`` over ``jobs`` jobs."""
     routes = getattr(scheduler, "routes", None)
-    found = routes() if callable(routes) else None
+    return note_for(name, routes() if callable(routes) else None, jobs)
+
+
+def yarn_routing_note(name: str, scheduler: object, result: object) -> str:
+    """The line for one YARN replay: jobs per leaf queue from the result's ``queue`` column (the queue each app was
+    placed in), with the scheduler's settings for it."""
+    counts: dict[str, int] = {}
+    for queue in result.job_columns["queue"]:  # type: ignore[attr-defined]
+        counts[str(queue)] = counts.get(str(queue), 0) + 1
+    routes = getattr(scheduler, "routes", None)
+    return note_for(name, routes(counts) if callable(routes) else None, sum(counts.values()))
+
+
+def note_for(name: str, found: Sequence[tuple[str, int]] | None, jobs: int) -> str:
+    """The line from a scheduler's routes (None: it has no queues or pools)."""
     if found is None:
         return f"mrsim: note: {name}: {_jobs(jobs)} -> one job queue (the scheduler has no queues or pools)"
     if not found:

@@ -13,6 +13,7 @@ from mrsim.cli import build_parser, main
 from mrsim.errors import InputError
 from mrsim.model.templates import JobTemplate, Workload
 from mrsim.tracker.schedconf.filekind import FileKind, check_scheduler_file, look_at
+from tests.data import SHARED_DATA
 
 FAIR_XML = """<?xml version="1.0"?>
 <allocations>
@@ -156,3 +157,17 @@ def test_the_default_set_is_hadoops_three(capsys: pytest.CaptureFixture[str]) ->
     doc = orjson.loads(capsys.readouterr().out)
     assert list(doc["schedulers"]) == ["fifo", "fair", "capacity"]
     assert [row["scheduler"] for row in doc["table"]] == ["fifo", "fair", "capacity"]
+
+
+SLS = SHARED_DATA / "sls" / "test-resources" / "inputsls.json"
+
+
+def test_yarn_runs_say_where_jobs_went(capsys: pytest.CaptureFixture[str]) -> None:
+    # Hadoop's SLS sample: two jobs in queues sls_queue_1 and sls_queue_2; YARN mode (an SLS input) by default.
+    assert main(["compare", str(SLS), "--no-cache"]) == 0
+    err = capsys.readouterr().err
+    assert _notes(err, "fifo") == ["mrsim: note: fifo: 2 jobs -> one job queue (the scheduler has no queues or pools)"]
+    assert _notes(err, "capacity") == ["mrsim: note: capacity: 2 jobs -> root.default (capacity 100 %, "
+                                       "user-limit-factor 1)"]
+    assert _notes(err, "fair") == ["mrsim: note: fair: 1 job -> queue root.sls_queue_1 (weight 1, minResources 0 MB), "
+                                   "1 -> queue root.sls_queue_2 (weight 1, minResources 0 MB)"]
