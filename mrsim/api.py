@@ -346,6 +346,7 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     from mrsim.cli.render import progress_bar
     from mrsim.tracker.replay import replay as run_replay
     from mrsim.tracker.routing import routing_note
+    from mrsim.tracker.schedconf.filekind import check_plugin_config
     from mrsim.tracker.scheduling import scheduler_from
     from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
@@ -384,7 +385,9 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
 
             workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
         chosen = args.scheduler or conf.scheduler or "fifo"
-        scheduler = scheduler_from(chosen, scheduler_config(args, chosen))
+        sched_config = scheduler_config(args, chosen)
+        check_plugin_config(chosen, sched_config)  # a fair or capacity file given to another scheduler
+        scheduler = scheduler_from(chosen, sched_config)
         with progress_bar(len(workload), "jobs") as progress:
             result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
         notes.append(routing_note(result.scheduler, scheduler, len(workload)))
@@ -639,6 +642,10 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
             background, note = resolve_background(args, estimate)
             if note:
                 run_notes.append(note)
+    if runner is None:
+        from mrsim.tracker.schedconf.filekind import check_plugin_config
+
+        check_plugin_config(scheduler_name, sched_config)  # a fair or capacity file given to another scheduler
     setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
                             profiler.observations, sched_config, runner)
     report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)

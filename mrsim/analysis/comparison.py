@@ -29,6 +29,7 @@ import numpy as np
 
 from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.tracker.results import ReplayResult
+from mrsim.tracker.schedconf.filekind import check_plugin_config
 from mrsim.tracker.scheduling import TaskScheduler, create_scheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
@@ -101,8 +102,10 @@ def load_schedulers(names: Sequence[str], config: dict | None = None,
             continue
         if name in cleaned:
             raise InputError(f"--schedulers lists {name!r} twice")
+        chosen = configs.get(name, config) if configs is not None else config
+        check_plugin_config(name, chosen)  # a fair or capacity file given to another scheduler
         try:
-            create_scheduler(name, configs.get(name, config) if configs is not None else config)
+            create_scheduler(name, chosen)
         except InputError:
             raise
         except Exception as exc:  # a plug-in whose constructor fails is the user's setup problem, not a crash

@@ -80,6 +80,7 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     from mrsim.cli.render import cluster_line, progress_bar
     from mrsim.tracker.replay import replay as run_replay
     from mrsim.tracker.routing import routing_note
+    from mrsim.tracker.schedconf.filekind import check_plugin_config
     from mrsim.tracker.scheduling import scheduler_from
     from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
@@ -100,7 +101,9 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     notes.extend(calibration_notes)
     _, placement = apply_placement(args, workload, cluster)  # only checks the flags: streamed runs are one site
     chosen = args.scheduler or conf.scheduler or "fifo"
-    scheduler = scheduler_from(chosen, scheduler_config(args, chosen))
+    sched_config = scheduler_config(args, chosen)
+    check_plugin_config(chosen, sched_config)  # a fair or capacity file given to another scheduler
+    scheduler = scheduler_from(chosen, sched_config)
     with progress_bar(len(workload), "jobs") as progress:
         result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
     notes.append(routing_note(result.scheduler, scheduler, result.summary["jobs"]))

@@ -262,11 +262,6 @@ def create_scheduler(name: str, config: dict | None = None) -> TaskScheduler:
     if key not in targets:
         raise UsageError(f"unknown scheduler {name!r} (available: {', '.join(sorted(available_schedulers()))}; "
                          "or give module:Class)")
-    path = (config or {}).get("config_file")
-    if path and ":" not in key and key not in ("fair", "capacity"):  # those two check their own files on load
-        from mrsim.tracker.schedconf.filekind import check_scheduler_file
-
-        check_scheduler_file(key, str(path))  # a fair or capacity file given to another scheduler
     try:
         obj = _load_target(targets[key])
     except Exception as exc:

@@ -111,3 +111,15 @@ def check_scheduler_file(scheduler: str, path: str | os.PathLike[str]) -> FileLo
         raise InputError(f"{path}: looks like {look.describe()}, a file for the {owner} scheduler; the {name} "
                          f"scheduler takes no such file")
     return look
+
+
+def check_plugin_config(scheduler: object, config: dict | None) -> None:
+    """For a registered scheduler other than fair and capacity (which check their files as they load them):
+    refuse ``config["config_file"]`` when it is a fair or capacity file. Called where a run builds its scheduler
+    (replay, compare, validate, sweep specs), not by the engine core."""
+    path = (config or {}).get("config_file")
+    if not path or not isinstance(scheduler, str) or ":" in scheduler:
+        return
+    name = scheduler.strip().lower()
+    if name not in ACCEPTS:
+        check_scheduler_file(name, str(path))
