@@ -335,11 +335,14 @@ def _cache_use(trace: Any) -> tuple[dict, list[str]]:
 
 
 def _needs_inference(args: argparse.Namespace, given: Any) -> bool:
-    return given is None and not (args.cluster or args.topology or args.nodes is not None)
+    """Whether the run needs the trace's hosts: to infer its cluster, or to resize it (``--nodes`` on a real
+    trace, :mod:`mrsim.whatif.cluster`)."""
+    return given is None and not (args.cluster or args.topology)
 
 
 def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> Run:
     """Everything ``mrsim replay`` does short of printing (CLI and :func:`replay`)."""
+    from mrsim.whatif.announce import whatif_spec
     from mrsim.cli.calibration_options import calibrate_run
     from mrsim.cli.load_options import apply_load_flags
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
@@ -377,7 +380,9 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
         notes.extend(yarn_notes)
         notes.extend(f"mrsim: warning: {line}" for line in result.spec.get("site_ignored_keys", []))
     else:
-        options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
+        options, conf, calibration_notes = calibrate_run(args, trace, cluster, conf, options,
+                                                            same_cluster=choice.inferred,
+                                                            trace_cluster=choice.trace_cluster)
         notes.extend(calibration_notes)
         workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
         if getattr(args, "deadline_factor", None) is not None:
@@ -414,11 +419,13 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     cluster_text, origin = _cluster_text(result.spec, choice)
     line = assumption_line("replay", cluster_text, origin, result.spec, hb)
     result.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
+    result.spec["whatif"] = whatif_spec(conf, origin, hb, choice.inferred, getattr(args, "hadoop_version", None) is not None)
     return Run(result, workload, cluster, [line], notes)
 
 
 def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> ComparisonRun:
     """Everything ``mrsim compare`` does short of printing (CLI and :func:`compare`)."""
+    from mrsim.whatif.announce import whatif_spec
     from mrsim.analysis.comparison import compare as run_compare
     from mrsim.analysis.comparison import load_schedulers
     from mrsim.cli.calibration_options import calibrate_run
@@ -474,7 +481,9 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
         configs, file_notes = scheduler_configs(args, listed, config)
         notes.extend(file_notes)
         names = load_schedulers(listed, config, configs=configs)  # fail before any replay
-        options, calibration_notes = calibrate_run(args, trace, cluster, conf, options)
+        options, conf, calibration_notes = calibrate_run(args, trace, cluster, conf, options,
+                                                            same_cluster=choice.inferred,
+                                                            trace_cluster=choice.trace_cluster)
         notes.extend(calibration_notes)
         workload, placement = apply_placement(args, workload, cluster)  # one placement for every scheduler
         edf = [n for n in names if n.lower() in DEADLINE_SCHEDULERS]
@@ -518,6 +527,7 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     for run in result.runs.values():
         for r in run.results:
             r.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
+            r.spec["whatif"] = whatif_spec(conf, origin, hb, choice.inferred, getattr(args, "hadoop_version", None) is not None)
             r.spec["trace_cache"] = dict(cache_spec)
     return ComparisonRun(result, cluster, workload, [line], notes)
 
@@ -560,6 +570,7 @@ def _validate_format(args: argparse.Namespace):
 
 def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> ValidationRun:
     """Everything ``mrsim validate`` does short of printing (CLI and :func:`validate`)."""
+    from mrsim.whatif.announce import whatif_spec
     from mrsim.analysis.validation.ingest import profile_input
     from mrsim.analysis.validation.observe import require_templates
     from mrsim.analysis.validation.report import Mode
@@ -588,7 +599,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     workload = attach_demands(args, workload, args.trace)
     if not any(t.actual_completion_s is not None for t in workload.jobs):
         raise InputError(f"{args.trace}: no job has an actual completion time (finish - submit); nothing to validate")
-    if _needs_inference(args, given_cluster):
+    if _needs_inference(args, given_cluster) and args.nodes is None:
         hosts = profiler.hosts()
         if not hosts:
             raise InputError(f"{args.trace}: the trace names no hosts to infer the cluster from; "
@@ -599,7 +610,8 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         choice = ClusterChoice(cluster, f"inferred from the trace's task attempts: {len(cluster.trackers)} hosts, "
                                "slots = peak concurrent attempts per host", True, zero_slot_notes(cluster))
     else:
-        choice = choose_cluster(args, conf, args.trace, None, given_cluster)
+        hosts = profiler.hosts() if _needs_inference(args, given_cluster) else None
+        choice = choose_cluster(args, conf, args.trace, hosts, given_cluster)
     cluster = choice.cluster
     from mrsim.tracker.engine_choice import use_yarn
 
@@ -633,12 +645,16 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     background = None
     if runner is None:  # calibration and outside work are modelled in the MR1 engine (docs/calibration.md)
         calibration = resolve_calibration(args, profiler.measured_calibration(), len(cluster),
-                                          yarn=is_yarn_trace(profiler), same_cluster=choice.inferred)
+                                          yarn=is_yarn_trace(profiler), same_cluster=choice.inferred, conf=conf,
+                                          trace_trackers=choice.trace_trackers,
+                                          trace_keys=None if args.mapred_site else conf)
+        conf = calibration.conf(conf)
         run_notes = trace_sched_notes + list(calibration.notes)
         options = replace(options, calibration=calibration.calibration, calibration_parts=calibration.parts)
         if not args.isolate:  # an isolated job runs alone: nothing outside it
-            interval = effective_interval(options, conf, len(cluster))
-            estimate = profiler.measured_background(cluster.map_slots, interval, cluster.reduce_slots)
+            source = choice.trace_cluster or cluster  # outside work keeps the trace's cluster's slots
+            interval = effective_interval(options, conf, len(source))
+            estimate = profiler.measured_background(source.map_slots, interval, source.reduce_slots)
             background, note = resolve_background(args, estimate)
             if note:
                 run_notes.append(note)
@@ -659,6 +675,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
                           engine=report.spec["engine"])
     cluster_text, origin = _cluster_text(report.spec, choice, choice.cluster.describe())
     report.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
+    report.spec["whatif"] = whatif_spec(conf, origin, hb, choice.inferred, getattr(args, "hadoop_version", None) is not None)
     cache_spec, cache_notes = _cache_use(args.trace)
     report.spec["trace_cache"] = cache_spec
     line = assumption_line("validate", cluster_text, origin, report.spec, hb)

@@ -1,8 +1,8 @@
 """Which calibration a run uses, and why: one decision shared by the CLI commands and sweeps.
 
 Rules (``docs/calibration.md``, "Defaults"): a YARN trace is not calibrated in the Hadoop 1 engine; a trace that
-records no lags (synthetic) gets none; a measured heartbeat interval is dropped on a cluster whose size differs
-from the measured one by more than 25 % (unless the cluster was inferred from the same trace); a heartbeat interval
+records no lags (synthetic) gets none; a measured heartbeat interval is carried to a cluster of another size or
+line by the formula of the trace's Hadoop line (:mod:`mrsim.whatif.heartbeat`, ``docs/what-if.md``); a heartbeat interval
 *given* with ``--calibration-from`` that was measured on another Hadoop line than the replayed trace's job confs
 name (``JobTracker.getNextHeartbeatInterval`` differs between lines) gives way to the replayed trace's own
 heartbeat; one that the replayed trace's own first assignments disprove
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mrsim.calibration.heartbeat_check import check_interval
+from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion
 
 if TYPE_CHECKING:
     from mrsim.analysis.validation.observe import Profiler
@@ -29,9 +30,20 @@ YARN_NOTE = ("calibration: not applied (a YARN trace: its task lags are mostly w
 
 @dataclass(frozen=True)
 class CalibrationChoice:
+    """``hadoop_version``: the Hadoop line whose heartbeat formula the run uses when the user named none (the
+    trace's, :func:`mrsim.whatif.heartbeat.trace_line`; None: the run's own); ``version_origin``: why."""
+
     calibration: Calibration | None
     parts: frozenset[str]
     notes: tuple[str, ...]
+    hadoop_version: HadoopVersion | None = None
+    version_origin: str | None = None
+
+    def conf(self, conf: HadoopConf) -> HadoopConf:
+        """``conf`` with the chosen line's heartbeat formula."""
+        if self.hadoop_version is None:
+            return conf
+        return replace(conf, version=self.hadoop_version, version_origin=self.version_origin or "")
 
 
 def is_yarn_trace(profiler: "Profiler") -> bool:
@@ -58,9 +70,15 @@ def measure(path: str, fmt=None) -> tuple[Calibration | None, bool]:  # type: ig
 
 def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = frozenset(PARTS), *,
            given: Calibration | None = None, given_source: str | None = None, yarn: bool = False,
-           same_cluster: bool = False, what: str = "trace", forced_interval: bool = False) -> CalibrationChoice:
+           same_cluster: bool = False, what: str = "trace", forced_interval: bool = False,
+           conf: HadoopConf | None = None, version_given: bool = False,
+           trace_keys: HadoopConf | None = None, trace_trackers: int | None = None) -> CalibrationChoice:
     """The calibration to replay: ``given`` (from ``--calibration-from``) else ``measured`` (the replayed trace's).
-    ``forced_interval``: ``--heartbeat-interval`` was given (it wins; the given interval is not tested)."""
+    ``forced_interval``: ``--heartbeat-interval`` was given (it wins; the given interval is not tested, and nothing
+    is said of the measured one). ``conf``: the run's Hadoop settings (default: Hadoop's); ``version_given``: the
+    user chose its version. The heartbeat interval on a cluster of ``trackers`` follows
+    :func:`mrsim.whatif.heartbeat.whatif_heartbeat`; ``same_cluster``: the cluster is the one the trace ran on;
+    ``trace_trackers``: that cluster's size when known (else the hosts the calibration saw launch attempts)."""
     if yarn and given is None:
         return CalibrationChoice(None, parts, (YARN_NOTE,))
     calibration = given if given is not None else measured
@@ -78,19 +96,47 @@ def choose(measured: Calibration | None, trackers: int, parts: frozenset[str] = 
     if stall_hosts:
         notes.append(f"calibration: the stall windows of {', '.join(stall_hosts)} come from the replayed {what} (a "
                      "stall is an event of the run replayed, in its clock; docs/calibration.md)")
-    if (calibration.heartbeat_interval_s is not None and "heartbeat" in parts and calibration.hosts
-            and not same_cluster and abs(trackers - calibration.hosts) > 0.25 * calibration.hosts):
-        notes.append(f"calibration: heartbeat interval {calibration.heartbeat_interval_s:g} s was measured on "
-                     f"{calibration.hosts} hosts; this cluster has {trackers}, so Hadoop's formula is used")
-        calibration = replace(calibration, heartbeat_interval_s=None)
-    if (given is not None and measured is not None and calibration.heartbeat_interval_s is not None
-            and "heartbeat" in parts and not forced_interval):
+    if "heartbeat" not in parts or forced_interval:
+        return CalibrationChoice(calibration, parts, tuple(notes))
+    measured_on = calibration  # whose cluster (hosts, line) the interval was measured on
+    if given is not None and measured is not None and calibration.heartbeat_interval_s is not None:
         if given.hadoop_line is not None and measured.hadoop_line is not None \
                 and given.hadoop_line != measured.hadoop_line:
             calibration = _other_line(calibration, measured, what, notes)
+            measured_on = measured
         else:
             calibration = _tested_heartbeat(calibration, measured, what, notes)
-    return CalibrationChoice(calibration, parts, tuple(notes))
+            if calibration.heartbeat_check is not None and calibration.heartbeat_check.rejected:
+                measured_on = measured
+    # On the replayed trace's own cluster its own measurement needs no carrying (hosts may count a host without a
+    # launch differently from the inferred cluster).
+    own = given is None or measured_on is measured
+    if same_cluster and own:
+        hosts = trackers
+    elif trace_trackers is not None and own:
+        hosts = trace_trackers
+    else:
+        hosts = measured_on.hosts or trackers
+    return _whatif_heartbeat(calibration, measured_on, hosts, trackers, notes, conf or HadoopConf(), version_given,
+                             trace_keys, parts)
+
+
+def _whatif_heartbeat(calibration: Calibration, measured_on: Calibration, hosts: int, trackers: int,
+                      notes: list[str], conf: HadoopConf, version_given: bool, trace_keys: HadoopConf | None,
+                      parts: frozenset[str]) -> CalibrationChoice:
+    """``calibration`` with its heartbeat interval, measured on ``hosts`` trackers, carried to a cluster of
+    ``trackers`` (:mod:`mrsim.whatif.heartbeat`), and the line whose formula the run uses."""
+    from mrsim.whatif.heartbeat import trace_line, whatif_heartbeat
+
+    interval = calibration.heartbeat_interval_s
+    line = trace_line(measured_on.hadoop_line, measured_on.jobtracker_started, interval, hosts)
+    rule = whatif_heartbeat(conf, trackers, line, version_given=version_given, measured_s=interval,
+                            measured_on=hosts, measured_source=calibration.heartbeat_source, trace_keys=trace_keys)
+    if rule.rederived:  # said once, by the run's assumption line (mrsim.profiler.assumptions.heartbeat_origin)
+        calibration = replace(calibration, heartbeat_interval_s=rule.interval_s, heartbeat_source=rule.source)
+    if version_given:
+        return CalibrationChoice(calibration, parts, tuple(notes))
+    return CalibrationChoice(calibration, parts, tuple(notes), rule.version, rule.version_origin)
 
 
 def _other_line(calibration: Calibration, measured: Calibration, what: str, notes: list[str]) -> Calibration:

@@ -70,10 +70,11 @@ attempt (a launch's eight columns, an end's three, a report lag's two), until th
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from itertools import repeat
 from operator import getitem
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -441,6 +442,20 @@ class _Launches(NamedTuple):
     rows: dict[str, np.ndarray]
 
 
+_JOBTRACKER_ID = re.compile(r"job_(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})_\d+")
+
+
+def jobtracker_started(job_ids: Sequence[str]) -> str | None:
+    """The earliest JobTracker start the Hadoop 0.20/1.x job ids name (``job_<yyyyMMddHHmm>_<n>``: the JobTracker's
+    identifier is its start time, ``JobTracker.getDateFormat``), as ``YYYY-MM-DD HH:MM``; None when no id has that
+    form (YARN ids hold the RM's start in milliseconds, 13 digits). Cost O(jobs)."""
+    found = [m.groups() for i in job_ids if (m := _JOBTRACKER_ID.match(i))]
+    if not found:
+        return None
+    y, mo, d, h, mi = min(found)
+    return f"{y}-{mo}-{d} {h}:{mi}"
+
+
 class CalibrationCollector:
     """Accumulates lag samples over ``LoggedJob`` dicts (:meth:`add_job`, or :meth:`add_plain` from a plain job's
     columns), then builds a :class:`Calibration` (:meth:`result`).
@@ -740,7 +755,8 @@ class CalibrationCollector:
         return Calibration(
             launch_lag=launch, report_lag=report, cold_launch_lag=by_phase[0], warm_launch_lag=by_phase[1],
             job_init_delay=Distribution.of(self.init_delays) if self.init_delays else None,
-            heartbeat_interval_s=interval, heartbeat_source=hb_source, hadoop_line=hadoop_line, jvm_reuse=reuse,
+            heartbeat_interval_s=interval, heartbeat_source=hb_source, hadoop_line=hadoop_line,
+            jobtracker_started=jobtracker_started(self.job_ids), jvm_reuse=reuse,
             map_slots=slots[0], reduce_slots=slots[1], outliers=outliers, stall_threshold_s=stall_threshold,
             stalled_tasks=stalled_tasks, assignment_bursts=self._assignment_bursts(launches), source=source,
             jobs=self.jobs, attempts=self.attempts, hosts=int(np.count_nonzero(launched)), notes=tuple(notes))

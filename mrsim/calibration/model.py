@@ -11,6 +11,7 @@ Task kinds are Hadoop's task types: ``map``, ``reduce``, ``setup``, ``cleanup`` 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
 QUANTILES = 101
 #: Tables of per-kind laws in a calibration TOML (``[launch_lag.map]`` ...).
 LAW_TABLES = ("launch_lag", "cold_launch_lag", "warm_launch_lag", "report_lag")
+_STARTED = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
 OUTLIER_KEYS = ("host", "reason", "stalls", "map_stalls", "reduce_stalls")
 STALLED_TASK_KEYS = ("job", "kind", "task", "host", "reduce_slot", "assigned", "lag_s")
 
@@ -178,6 +180,10 @@ class Calibration:
             (:func:`mrsim.model.hadoop_conf.heartbeat_line`: ``"0.20/1.x"`` or ``"0.21/0.22"``; None unknown). A
             heartbeat interval given with ``--calibration-from`` is not applied to a trace of the other line
             (:func:`mrsim.calibration.choice.choose`).
+        jobtracker_started: when the earliest JobTracker the job ids name was started (``YYYY-MM-DD HH:MM``: a
+            Hadoop 0.20/1.x job id is ``job_<yyyyMMddHHmm>_<n>``, the JobTracker's start, ``JobTracker.getDateFormat``);
+            None when no job id has that form (YARN's ids hold the RM's start in ms). Evidence of the Hadoop line
+            (:mod:`mrsim.whatif.heartbeat`): no JobTracker started before Hadoop 1.1.0 ran its 0.3-s formula.
         jvm_reuse: ``mapred.job.reuse.jvm.num.tasks`` most jobs ran with (1: a new JVM per task; -1: unlimited);
             a job's own conf value wins.
         map_slots / reduce_slots: the most common slots per TaskTracker (informative; the cluster comes from the
@@ -209,6 +215,7 @@ class Calibration:
     heartbeat_interval_s: float | None = None
     heartbeat_source: str = "formula"
     hadoop_line: str | None = None
+    jobtracker_started: str | None = None
     jvm_reuse: int = 1
     map_slots: int | None = None
     reduce_slots: int | None = None
@@ -255,6 +262,7 @@ class Calibration:
             warm_launch_lag=mix_all(self.warm_launch_lag, other.warm_launch_lag),
             job_init_delay=mix(self.job_init_delay, other.job_init_delay), heartbeat_interval_s=interval,
             heartbeat_source=source, hadoop_line=self.hadoop_line if self.hadoop_line == other.hadoop_line else None,
+            jobtracker_started=min((d for d in (self.jobtracker_started, other.jobtracker_started) if d), default=None),
             jvm_reuse=big.jvm_reuse, map_slots=big.map_slots, reduce_slots=big.reduce_slots,
             outliers={**small.outliers, **big.outliers}, stall_threshold_s=big.stall_threshold_s,
             stalled_tasks=tuple(dict.fromkeys(self.stalled_tasks + other.stalled_tasks)),
@@ -310,6 +318,8 @@ class Calibration:
         lines.append(f"  heartbeat interval {hb} ({self.heartbeat_source})")
         if self.hadoop_line is not None:
             lines.append(f"  Hadoop line        {self.hadoop_line} (the job confs' heartbeat-rate key)")
+        if self.jobtracker_started is not None:
+            lines.append(f"  JobTracker started {self.jobtracker_started} (the earliest job id)")
         lines.append(f"  JVM reuse          {self.jvm_reuse} task(s) per JVM" if self.jvm_reuse != -1
                      else "  JVM reuse          unlimited")
         if self.map_slots is not None:
@@ -340,6 +350,8 @@ class Calibration:
             out.append(f"heartbeat_interval_s = {self.heartbeat_interval_s!r}")
         if self.hadoop_line is not None:
             out.append(f"hadoop_line = {_toml_str(self.hadoop_line)}")
+        if self.jobtracker_started is not None:
+            out.append(f"jobtracker_started = {_toml_str(self.jobtracker_started)}")
         if self.map_slots is not None:
             out.append(f"map_slots = {self.map_slots}")
         if self.stall_threshold_s is not None:
@@ -385,7 +397,7 @@ class Calibration:
     def from_mapping(cls, doc: Mapping[str, Any], source: str) -> "Calibration":
         known = {"source", "jobs", "attempts", "hosts", "heartbeat_source", "jvm_reuse", "heartbeat_interval_s", "map_slots",
                  "reduce_slots", "notes", *LAW_TABLES, "stall_threshold_s", "job_init_delay", "outliers",
-                 "stalled_tasks", "assignment_bursts", "hadoop_line"}
+                 "stalled_tasks", "assignment_bursts", "hadoop_line", "jobtracker_started"}
         for key in doc:
             if key not in known:
                 raise InputError(f"{source}: unknown calibration key {key!r} (known: {', '.join(sorted(known))})")
@@ -424,6 +436,9 @@ class Calibration:
         line = doc.get("hadoop_line")
         if line is not None and line not in HADOOP_LINES:
             raise InputError(f"{source}: hadoop_line: expected one of {', '.join(map(repr, HADOOP_LINES))}, got {line!r}")
+        started = doc.get("jobtracker_started")
+        if started is not None and (not isinstance(started, str) or not _STARTED.fullmatch(started)):
+            raise InputError(f"{source}: jobtracker_started: expected \"YYYY-MM-DD HH:MM\", got {started!r}")
         reuse = doc.get("jvm_reuse", 1)
         if isinstance(reuse, bool) or not isinstance(reuse, int) or reuse == 0 or reuse < -1:
             raise InputError(f"{source}: jvm_reuse: expected -1 (unlimited) or a positive number of tasks, got {reuse!r}")
@@ -440,7 +455,7 @@ class Calibration:
                    cold_launch_lag=dists["cold_launch_lag"], warm_launch_lag=dists["warm_launch_lag"],
                    job_init_delay=None if init is None else _dist_from(init, f"{source}: job_init_delay"),
                    heartbeat_interval_s=interval, heartbeat_source=str(doc.get("heartbeat_source", "file")),
-                   hadoop_line=line,
+                   hadoop_line=line, jobtracker_started=started,
                    jvm_reuse=reuse, map_slots=slots["map_slots"], reduce_slots=slots["reduce_slots"],
                    outliers=outliers, stall_threshold_s=threshold, stalled_tasks=stalled, assignment_bursts=bursts,
                    source=str(doc.get("source", source)), jobs=slots["jobs"] or 0,

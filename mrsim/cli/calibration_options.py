@@ -18,6 +18,7 @@ from mrsim.errors import InputError
 if TYPE_CHECKING:  # (numpy and the calibration's extractor: imported by what measures, not by every parser)
     from mrsim.calibration.background import Background
     from mrsim.calibration.model import Calibration
+    from mrsim.model.hadoop_conf import HadoopConf
 
 __all__ = ["PARTS", "CalibrationChoice", "add_calibration_arguments", "calibrate_run", "is_yarn_trace",
            "measure_from", "resolve_background", "resolve_calibration"]
@@ -51,9 +52,12 @@ def measure_from(path: str, fmt=None) -> Calibration | None:  # type: ignore[no-
 
 
 def resolve_calibration(args: argparse.Namespace, measured: Calibration | None, trackers: int,
-                        trace_kind: str = "trace", yarn: bool = False, same_cluster: bool = False) -> CalibrationChoice:
+                        trace_kind: str = "trace", yarn: bool = False, same_cluster: bool = False,
+                        conf: "HadoopConf | None" = None, trace_trackers: int | None = None,
+                        trace_keys: "HadoopConf | None" = None) -> CalibrationChoice:
     """Which calibration the run uses and why (``measured``: the replayed trace's own, or None); see
-    :func:`mrsim.calibration.choice.choose`."""
+    :func:`mrsim.calibration.choice.choose` (``conf``: the run's Hadoop settings, its version the user's when
+    ``--hadoop-version`` was given)."""
     parts = _parts(getattr(args, "calibration_parts", ",".join(PARTS)))
     if getattr(args, "no_calibration", False):
         if getattr(args, "calibration_from", None):
@@ -64,7 +68,9 @@ def resolve_calibration(args: argparse.Namespace, measured: Calibration | None, 
     if source and given is None:
         return CalibrationChoice(None, parts, (f"calibration: none ({source} records no launch or report lags)",))
     return choose(measured, trackers, parts, given=given, given_source=source, yarn=yarn, same_cluster=same_cluster,
-                  what=trace_kind, forced_interval=getattr(args, "heartbeat_interval", None) is not None)
+                  what=trace_kind, forced_interval=getattr(args, "heartbeat_interval", None) is not None,
+                  conf=conf, version_given=getattr(args, "hadoop_version", None) is not None,
+                  trace_trackers=trace_trackers, trace_keys=trace_keys)
 
 
 def resolve_background(args: argparse.Namespace, estimate: "Background | None") -> tuple[Background | None, str | None]:
@@ -91,9 +97,11 @@ def _calibration_input(trace: str) -> tuple[Calibration | None, bool] | None:
     return single.calibration, is_yarn_trace(SimpleNamespace(inputs=[single.report], templates=kept))  # type: ignore[arg-type]
 
 
-def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):  # type: ignore[no-untyped-def]
-    """``(options, notes)`` for replay and compare: the calibration (measured from ``trace`` unless a flag says
-    otherwise) and the background (``--background trace``) added to ``options``."""
+def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options, same_cluster: bool = False,  # type: ignore[no-untyped-def]
+                  trace_cluster=None):
+    """``(options, conf, notes)`` for replay and compare: the calibration (measured from ``trace`` unless a flag says
+    otherwise) and the background (``--background trace``) added to ``options``, and ``conf`` with the heartbeat
+    formula of the trace's Hadoop line when the user named none (:mod:`mrsim.whatif.heartbeat`)."""
     measured: Calibration | None = None
     profiler = None
     yarn = False
@@ -122,7 +130,9 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
                 yarn = is_yarn_trace(profiler)
         else:
             profiler = None
-    choice = resolve_calibration(args, measured, len(cluster), yarn=yarn)
+    choice = resolve_calibration(args, measured, len(cluster), yarn=yarn, same_cluster=same_cluster, conf=conf,
+                                 trace_trackers=None if trace_cluster is None else len(trace_cluster))
+    conf = choice.conf(conf)
     notes = list(choice.notes)
     options = replace(options, calibration=choice.calibration, calibration_parts=choice.parts)
     if wants_background:
@@ -130,10 +140,13 @@ def calibrate_run(args: argparse.Namespace, trace: str, cluster, conf, options):
         if profiler is not None:
             from mrsim.tracker.replay import effective_interval
 
-            estimate = profiler.measured_background(cluster.map_slots, effective_interval(options, conf, len(cluster)),
-                                                    cluster.reduce_slots)
+            # Outside work is other jobs' demand: estimated on the cluster the trace ran on, it holds the same slots
+            # on a what-if cluster (capped by its slots in the replay; docs/what-if.md).
+            source = trace_cluster if trace_cluster is not None else cluster
+            estimate = profiler.measured_background(source.map_slots, effective_interval(options, conf, len(source)),
+                                                    source.reduce_slots)
         background, note = resolve_background(args, estimate)
         options = replace(options, background=background)
         if note:
             notes.append(note)
-    return options, notes
+    return options, conf, notes

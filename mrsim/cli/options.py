@@ -31,11 +31,15 @@ def command_defaults(command: str) -> dict[str, object]:
 
 def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("cluster (flags, or a file; flags override file defaults)")
-    g.add_argument("--nodes", type=int, help="number of TaskTrackers (default 64)")
+    g.add_argument("--nodes", type=int,
+                   help="number of TaskTrackers (default: the trace's inferred hosts; 64 for a synthetic trace). "
+                        "On a real trace: the first N of its hosts, or copies of them, with their slots "
+                        "(docs/what-if.md)")
     g.add_argument("--map-slots", type=int, help="map slots per TaskTracker (default 2, or mapred-site.xml)")
     g.add_argument("--reduce-slots", type=int, help="reduce slots per TaskTracker (default 2, or mapred-site.xml)")
     g.add_argument("--cores", type=int, help="cores per TaskTracker (default 4)")
-    g.add_argument("--racks", type=int, default=1, help="racks for --nodes (default 1: /default-rack)")
+    g.add_argument("--racks", type=int, help="racks for --nodes (default 1: /default-rack; on a real trace: its "
+                                                "racks)")
     g.add_argument("--cluster", metavar="FILE", help="cluster file (TOML or JSON, see docs/cluster.md)")
     g.add_argument("--topology", metavar="FILE", help="Rumen topology JSON: one TaskTracker per host")
     g.add_argument("--mapred-site", metavar="FILE", help="mapred-site.xml: slots, slow start, heartbeat keys")
@@ -111,10 +115,13 @@ def build_conf(args: argparse.Namespace) -> HadoopConf:
 def build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
     cluster = _build_cluster(args, conf)
     cpu_model = getattr(args, "cpu_model", None)
-    if cpu_model is not None:  # the flag overrides every node's cpu_model (TrackerSpec validates the combination)
-        cluster = dataclasses.replace(
-            cluster, trackers=tuple(dataclasses.replace(t, cpu_model=cpu_model) for t in cluster.trackers))
-    return cluster
+    return cluster if cpu_model is None else build_cluster_cpu_model(cluster, cpu_model)
+
+
+def build_cluster_cpu_model(cluster: ClusterSpec, cpu_model: str) -> ClusterSpec:
+    """``--cpu-model`` overrides every node's cpu_model (TrackerSpec validates the combination)."""
+    return dataclasses.replace(
+        cluster, trackers=tuple(dataclasses.replace(t, cpu_model=cpu_model) for t in cluster.trackers))
 
 
 def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
@@ -134,7 +141,7 @@ def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
             raise InputError("--nodes cannot be combined with --topology (the topology lists the hosts)")
         return cluster_from_rumen_topology(read_rumen_topology(args.topology), args.topology, overrides)
     return uniform_cluster(args.nodes if args.nodes is not None else 64, conf.map_slots, conf.reduce_slots,
-                           args.cores if args.cores is not None else 4, args.racks)
+                           args.cores if args.cores is not None else 4, args.racks or 1)
 
 
 def build_options(args: argparse.Namespace) -> ReplayOptions:

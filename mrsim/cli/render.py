@@ -90,7 +90,9 @@ def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_row
     print(f"mrsim replay: {spec.get('trace')}")
     hb = spec.get("heartbeat_interval_s")
     mode = spec.get("mode")
-    mode_text = "task-completion driven (no heartbeats)" if mode == "task" else f"heartbeat {hb:g} s (Hadoop {spec.get('hadoop_version')})"
+    from mrsim.whatif.announce import heartbeat_label
+
+    mode_text = "task-completion driven (no heartbeats)" if mode == "task" else f"heartbeat {hb:g} s ({heartbeat_label(spec)})"
     print(f"scheduler {result.scheduler} | {cluster_line(c)} | {mode_text} | seed {spec.get('seed')}")
     print()
     header = f"{'job':<28} {'maps':>6} {'reduces':>7} {'submit s':>10} {'start s':>10} {'finish s':>10} {'completion s':>12} {'actual s':>10}"

@@ -97,7 +97,7 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     # SWIM and synthetic jobs record no launch or report lags: the calibration is never measured from the input
     # (``format`` swim skips reading it), and a --calibration-from file is refused by the engine's check.
     calibrate_args = argparse.Namespace(**{**vars(args), "format": "swim"})
-    options, calibration_notes = calibrate_run(calibrate_args, trace, cluster, conf, options)
+    options, conf, calibration_notes = calibrate_run(calibrate_args, trace, cluster, conf, options)
     notes.extend(calibration_notes)
     _, placement = apply_placement(args, workload, cluster)  # only checks the flags: streamed runs are one site
     chosen = args.scheduler or conf.scheduler or "fifo"

@@ -6,7 +6,7 @@ model are listed by :attr:`HadoopConf.ignored_keys` rather than silently dropped
 Heartbeat interval (``JobTracker.getNextHeartbeatInterval``, see ``docs/hadoop-behaviour.md`` §1.3), N = trackers:
 
 * 0.20.2: ``max(3000, 1000 * ceil(N / 100))`` ms;
-* 0.20.203 - 1.0.x: ``max(3000, trunc(1000 * s * ceil(N / h)))`` ms;
+* 0.20.203 - 1.0.x, and 0.21 / 0.22 (under their own key names): ``max(3000, trunc(1000 * s * ceil(N / h)))`` ms;
 * 1.1.x / 1.2.x (MAPREDUCE-1906): ``max(300, trunc(1000 * s * N / h))`` ms;
 
 with h = ``mapred.heartbeats.in.second`` (100) and s = ``mapreduce.jobtracker.heartbeats.scaling.factor`` (1.0).
@@ -29,19 +29,35 @@ class HadoopVersion(enum.Enum):
 
     V0_20 = "0.20"
     V1_0 = "1.0"
+    #: 0.21 and 0.22 compute the interval as 1.0.x does (docs/hadoop-behaviour.md §1.3), under their own key
+    #: names, which the mapred-site reader accepts for any version.
+    V0_21 = "0.21"
     V1_2 = "1.2"
 
     @classmethod
     def parse(cls, text: str) -> "HadoopVersion":
-        # 0.21 and 0.22 compute the interval as 1.0.x does (docs/hadoop-behaviour.md §1.3), under their own key
-        # names, which the mapred-site reader accepts for any version.
         aliases = {"0.20": cls.V0_20, "0.20.2": cls.V0_20, "1.0": cls.V1_0, "0.20.203": cls.V1_0, "0.20.205": cls.V1_0,
-                   "1.0.4": cls.V1_0, "0.21": cls.V1_0, "0.22": cls.V1_0, "1.1": cls.V1_2, "1.2": cls.V1_2,
+                   "1.0.4": cls.V1_0, "0.21": cls.V0_21, "0.22": cls.V0_21, "1.1": cls.V1_2, "1.2": cls.V1_2,
                    "1.2.1": cls.V1_2, "1.x": cls.V1_2}
         try:
             return aliases[text.strip().lower()]
         except KeyError:
             raise InputError(f"unknown --hadoop-version {text!r} (expected 0.20, 0.22, 1.0, 1.2 or 1.x)") from None
+
+    @property
+    def formula(self) -> str:
+        """``JobTracker.getNextHeartbeatInterval`` of this version, as printed to users (N trackers, h =
+        ``mapred.heartbeats.in.second``, s = the scaling factor)."""
+        if self is HadoopVersion.V0_20:
+            return "max(3 s, ceil(N/100) s)"
+        if self is HadoopVersion.V1_2:
+            return "max(0.3 s, s*N/h s)"
+        return "max(3 s, s*ceil(N/h) s)"
+
+    @property
+    def minimum_s(self) -> float:
+        """The interval's floor (``HEARTBEAT_INTERVAL_MIN``): 3 s before Hadoop 1.1, 0.3 s from 1.1 (MAPREDUCE-1906)."""
+        return 0.3 if self is HadoopVersion.V1_2 else 3.0
 
 
 # Hadoop key names and their defaults (docs/hadoop-behaviour.md §1, §2, §5).
@@ -108,6 +124,8 @@ class HadoopConf:
     reducer_preempt_delay_s: float = 300.0
     source: str = ""
     ignored_keys: tuple[str, ...] = field(default=(), compare=False)
+    #: why ``version`` is what it is when the trace's evidence chose it (``mrsim.whatif.heartbeat.trace_line``)
+    version_origin: str = field(default="", compare=False)
 
     def heartbeat_interval_s(self, n_trackers: int) -> float:
         """The JobTracker's heartbeat interval for a cluster of ``n_trackers`` TaskTrackers (seconds)."""
@@ -116,7 +134,7 @@ class HadoopConf:
         n = max(1, n_trackers)
         if self.version is HadoopVersion.V0_20:
             ms = max(3000, 1000 * math.ceil(n / 100))
-        elif self.version is HadoopVersion.V1_0:
+        elif self.version in (HadoopVersion.V1_0, HadoopVersion.V0_21):
             ms = max(3000, int(1000 * s * math.ceil(n / h)))
         else:
             ms = max(300, int(1000 * s * n / h))

@@ -41,6 +41,16 @@ class ClusterChoice:
     origin: str
     inferred: bool = False
     notes: tuple[str, ...] = ()
+    #: the cluster the trace ran on, when the run knows it (inferred, or the one ``cluster`` was resized from)
+    trace_cluster: ClusterSpec | None = None
+
+    def __post_init__(self) -> None:
+        if self.inferred and self.trace_cluster is None:
+            object.__setattr__(self, "trace_cluster", self.cluster)
+
+    @property
+    def trace_trackers(self) -> int | None:
+        return None if self.trace_cluster is None else len(self.trace_cluster.trackers)
 
 
 @dataclass
@@ -154,7 +164,7 @@ def zero_slot_notes(cluster: ClusterSpec) -> tuple[str, ...]:
 def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts: list[dict[str, Any]] | None,
                    given: ClusterSpec | None = None) -> ClusterChoice:
     """The cluster by the module docstring's rule. ``args`` carries the cluster flags of ``add_cluster_arguments``."""
-    from mrsim.cli.options import build_cluster
+    from mrsim.cli.options import build_cluster, build_cluster_cpu_model
     from mrsim.profiler.topology_infer import cluster_from_hosts
 
     if given is not None:
@@ -163,6 +173,18 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
         return ClusterChoice(build_cluster(args, conf), f"--cluster {args.cluster}")
     if args.topology:
         return ClusterChoice(build_cluster(args, conf), f"--topology {args.topology}")
+    if args.nodes is not None and hosts and not is_synthetic(hosts):
+        from mrsim.whatif.cluster import describe, resized
+
+        inferred = cluster_from_hosts(hosts, source=f"inferred from {trace}",
+                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots,
+                                      memory_slots=getattr(args, "memory_slots", "on") != "off")
+        cluster = resized(inferred, args.nodes, args.racks, args.cores)
+        same = cluster == inferred
+        if getattr(args, "cpu_model", None) is not None:
+            cluster = build_cluster_cpu_model(cluster, args.cpu_model)
+        return ClusterChoice(cluster, f"--nodes {args.nodes}: {describe(inferred, cluster)}", inferred=same,
+                             notes=zero_slot_notes(cluster) if same else (), trace_cluster=inferred)
     if args.nodes is not None:
         return ClusterChoice(build_cluster(args, conf), "--nodes and slot flags")
     if hosts and not is_synthetic(hosts):
@@ -193,15 +215,16 @@ def heartbeat_origin(args: argparse.Namespace, conf: HadoopConf, n_trackers: int
         if requested_interval(options) is not None:
             return f"calibration: {options.calibration.heartbeat_source}"
     version = conf.version.value
-    formula = {"0.20": "max(3 s, ceil(N/100) s)", "1.0": "max(3 s, s*ceil(N/h) s)"}.get(version, "max(0.3 s, N/h s)")
+    formula = conf.version.formula
     by = "--hadoop-version" if getattr(args, "hadoop_version", None) else "default --hadoop-version"
+    why = conf.version_origin or f"{by} {version}"
     keys = ""
     hb_keys = [k for k in (conf_from_trace or {}) if "heartbeat" in k]
     if hb_keys:
         keys = ", heartbeat keys from the trace's job conf"
     elif getattr(args, "mapred_site", None):
         keys = f", keys of {args.mapred_site}"
-    return f"Hadoop {version} formula {formula} for N={n_trackers} trackers ({by} {version}{keys})"
+    return f"Hadoop {version} formula {formula} for N={n_trackers} trackers ({why}{keys})"
 
 
 def assumption_line(command: str, cluster_text: str, cluster_origin: str, spec: dict, heartbeat_from: str) -> str:

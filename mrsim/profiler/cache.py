@@ -48,7 +48,7 @@ import orjson
 from mrsim.errors import UsageError
 
 #: Bump when the profiling pass changes what it derives from the same bytes (templates, observations, warnings).
-INGEST_VERSION = 10  # 3: memory-based scheduling: conf keys kept, inferred slots weighted by slots per attempt; 4: cold/warm launch lags; 5: the scheduler key counted in the trace conf; 6: the reduce-slot background inputs; 7: the stalled tasks in the calibration (part carry); 8: the first-assignment bursts in the calibration (heartbeat_check); 9: entries keep the job table as JSON too (a hit imports no pyarrow); 10: the Hadoop line of the job confs in the calibration (hadoop_line)
+INGEST_VERSION = 11  # 3: memory-based scheduling: conf keys kept, inferred slots weighted by slots per attempt; 4: cold/warm launch lags; 5: the scheduler key counted in the trace conf; 6: the reduce-slot background inputs; 7: the stalled tasks in the calibration (part carry); 8: the first-assignment bursts in the calibration (heartbeat_check); 9: entries keep the job table as JSON too (a hit imports no pyarrow); 10: the Hadoop line of the job confs in the calibration (hadoop_line); 11: the JobTracker's start from the job ids (jobtracker_started)
 DEFAULT_MAX_BYTES = 2 << 30
 ENTRY_META = "entry.json"
 _TMP_PREFIX = ".tmp-"

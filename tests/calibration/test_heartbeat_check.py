@@ -50,7 +50,7 @@ def _logged(offsets_s: list[float]) -> dict:
                  {"attemptID": "attempt_201101010000_0001_m_000009_0", "result": "SUCCESS", "startTime": T + 2_100,
                   "finishTime": T + 4_990, "hostName": "/r1/h0"}]}
     end = max(m["finishTime"] for m in maps) + 1_000
-    return {"jobID": "job_201101010000_0001", "user": "u", "queue": "default", "priority": "NORMAL",
+    return {"jobID": "job_201301010000_0001", "user": "u", "queue": "default", "priority": "NORMAL",
             "outcome": "SUCCESS", "submitTime": T, "launchTime": T + 1_000, "finishTime": end,
             "totalMaps": len(maps), "totalReduces": 0, "mapTasks": maps, "reduceTasks": [], "otherTasks": [setup]}
 
@@ -70,7 +70,7 @@ def test_the_bursts_are_measured_from_the_jobtracker_clock():
     cal = _measured(TIGHT)
     # h0 ran the SETUP task before the maps were assignable: not fresh; h1..h8 are (8 trackers whose first traced
     # assignment is at or after T + 5 s), and their offsets are the maps' assignments minus T + 5 s.
-    assert cal.assignment_bursts == (AssignmentBurst("job_201101010000_0001", "map", 8, 0.01,
+    assert cal.assignment_bursts == (AssignmentBurst("job_201301010000_0001", "map", 8, 0.01,
                                                      (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4)),)
     again = Calibration.from_toml(cal.to_toml(), "t.toml")
     assert again.assignment_bursts == cal.assignment_bursts
@@ -125,7 +125,7 @@ def test_the_replay_uses_the_replayed_traces_own_heartbeat_when_the_given_one_is
     note = [n for n in choice.notes if "disproved" in n]
     assert len(note) == 1
     assert "given heartbeat interval 3 s is disproved by the replayed trace" in note[0]
-    assert "the first maps of job_201101010000_0001 reached 8 distinct heartbeat phase(s) of 8 fresh" in note[0]
+    assert "the first maps of job_201301010000_0001 reached 8 distinct heartbeat phase(s) of 8 fresh" in note[0]
     assert "within 0.400 s" in note[0] and "P = 8e-07 < 0.001" in note[0]
     assert "--heartbeat-interval 3 forces the given one" in note[0]
     # Consistent: kept, with the test's figures; --heartbeat-interval: not tested at all.
@@ -155,7 +155,7 @@ def test_validate_announces_the_override_and_an_explicit_interval_wins(tmp_path,
     check = doc["spec"]["calibration"]["heartbeat_check"]
     assert check["given_interval_s"] == 3.0 and check["rejected"] is True and check["significance"] == 0.001
     assert check["p_value"] == pytest.approx(_p_value(TIGHT, 8, 3.0), rel=1e-2) and check["tests"] == 8
-    assert check["burst"] == {"job": "job_201101010000_0001", "kind": "map", "phases": 8, "fresh_trackers": 8,
+    assert check["burst"] == {"job": "job_201301010000_0001", "kind": "map", "phases": 8, "fresh_trackers": 8,
                               "within_s": 0.4}
     assert sum("disproved" in line for line in err.splitlines()) == 1
     assert any("disproved" in n for n in doc["spec"]["notes"])

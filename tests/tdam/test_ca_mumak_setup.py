@@ -31,7 +31,9 @@ def test_hadoop_0_21_and_0_22_heartbeat_as_1_0_does():
     # JobTracker.getNextHeartbeatInterval in 0.21/0.22: max(3000 ms, 1000 x s x ceil(N / h)), the 1.0.x formula.
     for text in ("0.21", "0.22"):
         conf = HadoopConf(version=HadoopVersion.parse(text))
-        assert conf.version is HadoopVersion.V1_0
+        assert conf.version is HadoopVersion.V0_21
+        one_zero = HadoopConf(version=HadoopVersion.V1_0)
+        assert all(conf.heartbeat_interval_s(n) == one_zero.heartbeat_interval_s(n) for n in (1, 5, 99, 100, 101, 250, 301, 5000))
         assert conf.heartbeat_interval_s(5) == 3.0 and conf.heartbeat_interval_s(250) == 3.0
         assert conf.heartbeat_interval_s(301) == 4.0
 

@@ -29,7 +29,8 @@ TIMING_METRICS = ("wall_s", "events_per_s", "cell_wall_s", "cell_cpu_s")
 
 
 if TYPE_CHECKING:
-    from mrsim.calibration.model import Calibration
+    from mrsim.calibration.choice import CalibrationChoice
+    from mrsim.model.hadoop_conf import HadoopConf
 
 @dataclass(frozen=True)
 class CellOutcome:
@@ -88,14 +89,16 @@ def _point_workload(source: WorkloadSource, seed: int, mean_interarrival_s: floa
 
 
 @functools.lru_cache(maxsize=8)
-def _calibration(setting: str, trace: str, fmt: str | None, digest: str | None, trackers: int) -> "Calibration | None":
-    """The calibration a trace cell replays (``EngineOptions.calibration``; the CLI's rules, docs/calibration.md)."""
+def _calibration(setting: str, trace: str, fmt: str | None, digest: str | None, trackers: int,
+                 conf: HadoopConf, version_given: bool) -> "CalibrationChoice":
+    """The calibration a trace cell replays (``EngineOptions.calibration``; the CLI's rules, docs/calibration.md),
+    its heartbeat carried to the cell's cluster (docs/what-if.md)."""
     from mrsim.calibration.choice import choose, measure
 
     measured, yarn = measure(trace, fmt)
     given = measure(setting)[0] if setting != "trace" else None
     return choose(measured, trackers, given=given, given_source=None if setting == "trace" else setting,
-                  yarn=yarn).calibration
+                  yarn=yarn, conf=conf, version_given=version_given)
 
 
 def _base_workload(source: WorkloadSource, seed: int, mean_interarrival_s: float | None) -> Workload:
@@ -126,7 +129,7 @@ def flatten_metrics(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
 
 
 def _run_slots(cell: Cell) -> dict[str, Any]:
-    from mrsim.tracker.replay import replay
+    from mrsim.tracker.replay import replay, requested_interval
     from mrsim.tracker.scheduling import create_scheduler
 
     cluster, engine = cell.cluster, cell.engine
@@ -137,12 +140,18 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     workload = _point_workload(cell.workload, cell.seed, mean, scale, load)
     conf = engine.conf()
     options = engine.replay_options(cell.seed)
+    rule: str | None = None
     if (cell.workload.trace is not None and engine.calibration != "none" and options.contention is None
             and engine.engine != "yarn"):
-        calibration = _calibration(engine.calibration, cell.workload.trace, cell.workload.format,
-                                   cell.workload.digest, len(cluster.cluster))
-        if calibration is not None:
-            options = replace(options, calibration=calibration)
+        choice = _calibration(engine.calibration, cell.workload.trace, cell.workload.format,
+                              cell.workload.digest, len(cluster.cluster), conf, engine.hadoop_version is not None)
+        if choice.calibration is not None:
+            options = replace(options, calibration=choice.calibration)
+            conf = choice.conf(conf)
+            if "docs/what-if.md" in choice.calibration.heartbeat_source:
+                rule = choice.calibration.heartbeat_source
+            elif conf.version_origin and choice.calibration.heartbeat_interval_s is None:
+                rule = f"Hadoop {conf.version.value} formula ({conf.version_origin})"
     factor = cell.value(Param.DEADLINE_FACTOR)
     if factor is not None:
         isolated = _isolated(cell.workload, cell.seed, mean, scale, load, cluster, engine)
@@ -159,7 +168,13 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
         return flatten_metrics(summary)
     scheduler = create_scheduler(cell.scheduler.name, cell.scheduler.config)
     result = replay(workload, cluster.cluster, conf, scheduler, options)
-    return flatten_metrics(result.summary)
+    metrics = flatten_metrics(result.summary)
+    # What the cell's heartbeat was and why (a what-if of the trace's cluster re-derives it; docs/what-if.md).
+    metrics["heartbeat_interval_s"] = result.spec.get("heartbeat_interval_s")
+    metrics["heartbeat_rule"] = rule if rule is not None else f"Hadoop {conf.version.value} formula" \
+        if requested_interval(options) is None else f"calibration: {options.calibration.heartbeat_source}" \
+        if options.heartbeat_interval_s is None else "heartbeat_interval_s"
+    return metrics
 
 
 def _run_fluid(cell: Cell) -> dict[str, Any]:

@@ -172,7 +172,8 @@ class EngineOptions:
     or the path of a calibration TOML / trace / store to measure it from.
     """
 
-    hadoop_version: HadoopVersion = HadoopVersion.V1_2
+    #: None: the trace's Hadoop line when it tells (docs/what-if.md), else 1.2
+    hadoop_version: HadoopVersion | None = None
     heartbeat_interval_s: float | None = None
     slowstart: float | None = None
     oob_heartbeat: bool = False
@@ -183,7 +184,7 @@ class EngineOptions:
     engine: str = "mr1"  # "yarn": mrsim.tracker.yarn's ResourceManager emulation (docs/yarn.md)
 
     def conf(self) -> HadoopConf:
-        conf = HadoopConf(version=self.hadoop_version).with_overrides(
+        conf = HadoopConf(version=self.hadoop_version or HadoopVersion.V1_2).with_overrides(
             slowstart_completed_maps=self.slowstart, outofband_heartbeat=True if self.oob_heartbeat else None)
         return conf
 
@@ -193,7 +194,7 @@ class EngineOptions:
                              contention=None if self.contention is Contention.NONE else self.contention.value)
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"hadoop_version": self.hadoop_version.value, "heartbeat_interval_s": self.heartbeat_interval_s,
+        return {"hadoop_version": (self.hadoop_version or HadoopVersion.V1_2).value, "heartbeat_interval_s": self.heartbeat_interval_s,
                 "slowstart": self.slowstart, "oob_heartbeat": self.oob_heartbeat,
                 "naive_heartbeats": self.naive_heartbeats, "aligned_heartbeats": self.aligned_heartbeats,
                 "contention": self.contention.value,
@@ -213,7 +214,7 @@ def parse_engine(doc: Mapping[str, Any], where: str) -> EngineOptions:
             kw["hadoop_version"] = HadoopVersion.parse(str(doc["hadoop_version"]))
         except InputError:
             raise InputError(f"{where}: hadoop_version {doc['hadoop_version']!r} is unknown "
-                             "(expected 0.20, 1.0, 1.2)") from None
+                             "(expected 0.20, 0.21, 0.22, 1.0, 1.2)") from None
     if "heartbeat_interval_s" in doc:
         raw = doc["heartbeat_interval_s"]
         kw["heartbeat_interval_s"] = 0.0 if raw == "off" else number(raw, where, "heartbeat_interval_s (or \"off\")",
