@@ -290,7 +290,7 @@ def load_capacity_conf(config: Mapping[str, object] | None = None,
         sources.append(str(mapred_site))
     cfg = config.get("config_file")
     if cfg:
-        check_scheduler_file("capacity", str(cfg))  # not a fair file, nor another XML (mrsim.tracker.schedconf.filekind)
+        check_scheduler_file("capacity", str(cfg))  # not a fair file nor another XML (schedconf.filekind)
         layer_list.append(file_layer(str(cfg)))
         sources.append(str(cfg))
     layer_list.append(dict_layer(config))

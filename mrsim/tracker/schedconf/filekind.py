@@ -27,7 +27,8 @@ class FileKind(enum.Enum):
 
     FAIR_ALLOCATIONS = "a fair scheduler allocation file (<allocations>)"
     FAIR_SITE = "a fair scheduler site file (<configuration> with mapred.fairscheduler.* / yarn.scheduler.fair.* keys)"
-    CAPACITY = "a capacity-scheduler.xml (<configuration> with mapred.capacity-scheduler.* / yarn.scheduler.capacity.* keys)"
+    CAPACITY = ("a capacity-scheduler.xml (<configuration> with mapred.capacity-scheduler.* / "
+                "yarn.scheduler.capacity.* keys)")
     CONFIGURATION = "a Hadoop <configuration> file without scheduler keys"
     OTHER_XML = "an XML file"
     NOT_XML = "a file that is not XML"
