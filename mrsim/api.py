@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Scheduler names that order jobs by deadline and so need deadlines (``--deadline-factor``) to differ from FIFO.
 DEADLINE_SCHEDULERS = frozenset({"maxedf", "minedf"})
+#: ``mrsim compare``'s and :func:`compare`'s schedulers when none are named: Hadoop's three (docs/what-if-load.md).
+DEFAULT_COMPARE = "fifo,fair,capacity"
 
 
 # ------------------------------------------------------------------------------------------------ results
@@ -192,9 +194,12 @@ def validate(trace: "str | os.PathLike[str]", *, quiet: bool = False, **options:
 
 
 def compare(trace: "str | os.PathLike[str] | Workload | None" = None,
-            schedulers: Sequence[str] | str = ("fifo", "fair"), *, quiet: bool = False,
+            schedulers: Sequence[str] | str = ("fifo", "fair", "capacity"), *, quiet: bool = False,
             **options: Any) -> ComparisonRun:
-    """Replay ``trace`` under each scheduler (``mrsim compare``'s flags as keywords); ``.table`` has one row each."""
+    """Replay ``trace`` under each scheduler (``mrsim compare``'s flags as keywords); ``.table`` has one row each.
+
+    ``schedulers`` defaults to Hadoop's three, FIFO, Fair and Capacity (as ``mrsim compare``);
+    ``scheduler_config`` is a file, ``"fair=F.xml,capacity=C.xml"`` or a mapping ``{"fair": "F.xml"}``."""
     cluster = options.pop("cluster", None)
     text = schedulers if isinstance(schedulers, str) else ",".join(schedulers)
     args, given = _namespace("compare", trace, cluster, schedulers=text, quiet=quiet, **options)
@@ -339,9 +344,12 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     """Everything ``mrsim replay`` does short of printing (CLI and :func:`replay`)."""
     from mrsim.whatif.announce import whatif_spec
     from mrsim.cli.calibration_options import calibrate_run
+    from mrsim.cli.load_options import apply_load_flags
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import progress_bar
     from mrsim.tracker.replay import replay as run_replay
+    from mrsim.tracker.routing import routing_note
+    from mrsim.tracker.schedconf.filekind import check_plugin_config
     from mrsim.tracker.scheduling import scheduler_from
     from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
@@ -356,6 +364,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
 
     yarn = use_yarn(args, trace, loaded.workload)
     workload, notes = _checked(loaded.workload, choice, yarn)
+    workload, load_spec, load_notes = apply_load_flags(args, workload)
+    notes.extend(load_notes)
     placement = None
     if yarn:
         from mrsim.cli.yarn_calibration import resolve_yarn_calibration
@@ -379,9 +389,13 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
             from mrsim.studies.deadlines import assign_deadlines
 
             workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
-        scheduler = scheduler_from(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
+        chosen = args.scheduler or conf.scheduler or "fifo"
+        sched_config = scheduler_config(args, chosen)
+        check_plugin_config(chosen, sched_config)  # a fair or capacity file given to another scheduler
+        scheduler = scheduler_from(chosen, sched_config)
         with progress_bar(len(workload), "jobs") as progress:
             result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
+        notes.append(routing_note(result.scheduler, scheduler, len(workload)))
         result.spec["engine"] = "mr1"
         result.spec["notes"] = list(calibration_notes)
         memory = result.spec.get("memory_slots")
@@ -392,6 +406,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
     if placement is not None:
         result.spec["placement"] = placement.to_json()
         notes.append(placement.describe())
+    if load_spec is not None:
+        result.spec["load"] = load_spec
     note = result.summary.get("scheduler_stats", {}).get("note")
     if note:
         notes.append(note)
@@ -414,6 +430,10 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
     from mrsim.analysis.comparison import compare as run_compare
     from mrsim.analysis.comparison import load_schedulers
     from mrsim.cli.calibration_options import calibrate_run
+    from mrsim.cli.scheduler_files import normalise_name
+    from mrsim.tracker.routing import routing_note
+    from mrsim.tracker.scheduling import create_scheduler
+    from mrsim.cli.load_options import apply_load_flags
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import progress_bar
     from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
@@ -425,7 +445,7 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
         check_deadline_factor(args.deadline_factor)
     conf = build_conf(args)
     options = build_options(args)
-    config = scheduler_config(args)
+    config = scheduler_config(args, with_file=False)
     loaded, trace = _load(args, _needs_inference(args, given_cluster))
     choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
     cluster = choice.cluster
@@ -433,25 +453,35 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
 
     yarn = use_yarn(args, trace, loaded.workload)
     workload, notes = _checked(loaded.workload, choice, yarn)
+    workload, load_spec, load_notes = apply_load_flags(args, workload)
+    notes.extend(load_notes)
     placement = None
     if yarn:
         from mrsim.tracker.yarn import engine as yarn_engine
 
         if args.deadline_factor is not None:
             raise InputError("--deadline-factor is not supported in YARN mode (use --engine mr1)")
-        names = [n.strip() for n in str(args.schedulers).split(",") if n.strip()]
-        if args.schedulers == "fifo,maxedf,minedf":  # the MR1 default list: compare YARN's three instead
-            names = ["fifo", "capacity", "fair"]
+        names = [normalise_name(n) for n in str(args.schedulers).split(",") if n.strip()]
+        if args.schedulers in ("fifo,maxedf,minedf", DEFAULT_COMPARE):  # YARN's three, in the order YARN mode
+            names = ["fifo", "capacity", "fair"]                         # has always run them
+        configs, file_notes = scheduler_configs(args, names, config)
+        notes.extend(file_notes)
         from mrsim.cli.yarn_calibration import resolve_yarn_calibration
 
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
         notes.append(calibration_note)
         with progress_bar(args.replications * len(names), "replays") as progress:
+            routing: list[str] = []
             result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress,
-                                              calibration, inferred_cluster=choice.inferred)
+                                              calibration, inferred_cluster=choice.inferred, configs=configs,
+                                              routing=routing)
+            notes.extend(routing)
             notes.extend(yarn_engine.yarn_conf(args, workload, cluster, choice.inferred)[1])
     else:
-        names = load_schedulers(str(args.schedulers).split(","), config)  # fail before any replay
+        listed = [normalise_name(n) for n in str(args.schedulers).split(",") if n.strip()]
+        configs, file_notes = scheduler_configs(args, listed, config)
+        notes.extend(file_notes)
+        names = load_schedulers(listed, config, configs=configs)  # fail before any replay
         options, conf, calibration_notes = calibrate_run(args, trace, cluster, conf, options,
                                                             same_cluster=choice.inferred,
                                                             trace_cluster=choice.trace_cluster)
@@ -462,17 +492,29 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
             notes.append(f"mrsim: warning: {', '.join(edf)} order jobs by deadline, but no job has one, so they run "
                          "as FIFO here; give --deadline-factor DF (e.g. 2: deadlines drawn in [T, 2T], T = the "
                          "job's completion alone, SimMR section V-B)")
+        first_instances: dict[str, Any] = {}
+
+        def factory(name: str, _config: dict | None) -> Any:  # each scheduler with its own file
+            instance = create_scheduler(name, configs[name])
+            first_instances.setdefault(name, instance)  # replication 0's, for the routing line
+            return instance
+
         with progress_bar(args.replications * len(names), "replays") as progress:
             result = run_compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
-                                 replications=args.replications, config=config, progress=progress)
-        for run in result.runs.values():
+                                 replications=args.replications, config=config, factory=factory,
+                                 progress=progress)
+        for name, run in result.runs.items():
             for r in run.results:
                 r.spec["notes"] = list(calibration_notes)
+            notes.append(routing_note(name, first_instances[name], len(workload)))
     seen: set[str] = set()
     for run in result.runs.values():
         if placement is not None:
             for r in run.results:
                 r.spec["placement"] = placement.to_json()
+        if load_spec is not None:
+            for r in run.results:
+                r.spec["load"] = dict(load_spec)
         notes.extend(_scheduler_warnings(run.results[0].spec, seen))
     if placement is not None:
         notes.append(placement.describe())
@@ -490,6 +532,15 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
                                        getattr(args, "hadoop_version", None) is not None)
             r.spec["trace_cache"] = dict(cache_spec)
     return ComparisonRun(result, cluster, workload, [line], notes)
+
+
+def scheduler_configs(args: argparse.Namespace, names: Sequence[str], base: dict) -> tuple[dict[str, dict], list[str]]:
+    """Each compared scheduler's constructor config: ``base`` plus its ``--scheduler-config`` file, if any
+    (:mod:`mrsim.cli.scheduler_files`); and the notes saying where a single file went."""
+    from mrsim.cli.scheduler_files import config_files
+
+    files, notes = config_files(getattr(args, "scheduler_config", None), list(names))
+    return {n: {**base, **({"config_file": files[n]} if n in files else {})} for n in names}, notes
 
 
 def _user_set_fields(args: argparse.Namespace) -> set[str]:
@@ -609,6 +660,10 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
             background, note = resolve_background(args, estimate)
             if note:
                 run_notes.append(note)
+    if runner is None:
+        from mrsim.tracker.schedconf.filekind import check_plugin_config
+
+        check_plugin_config(scheduler_name, sched_config)  # a fair or capacity file given to another scheduler
     setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
                             profiler.observations, sched_config, runner)
     report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)

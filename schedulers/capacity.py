@@ -155,6 +155,7 @@ class CapacityScheduler(TaskScheduler):
         self.waiting = False  # a job was refused an off-switch map for want of missed opportunities
         self.off_switch_refused = False
         self.memory_scheduling = conf.memory.enabled
+        self.routed: dict[str, int] = {}  # queue -> jobs submitted to it (routes())
 
     def describe(self) -> dict:
         out = {"name": self.name, **self.cconf.describe(), "warnings": list(self.cconf.warnings)}
@@ -166,6 +167,14 @@ class CapacityScheduler(TaskScheduler):
             "YARN files: leaf queues with absolute capacities, flat",
         ]
         return out
+
+    def routes(self) -> list[tuple[str, int]]:
+        """Jobs per queue with the queue's capacity and user-limit-factor."""
+        from mrsim.tracker.routing import ordered
+
+        by_name = {q.name: q.conf for q in getattr(self, "queues", ())}
+        return [(f"{name} (capacity {by_name[name].capacity_pct:g} %, user-limit-factor "
+                 f"{by_name[name].user_limit_factor:g})", n) for name, n in ordered(getattr(self, "routed", {}))]
 
     # ------------------------------------------------------------------------------------------- jobs
 
@@ -195,6 +204,8 @@ class CapacityScheduler(TaskScheduler):
             names = ", ".join(q.name for q in self.cconf.queues)
             raise InputError(f"job {job.job_id}: queue {job.queue!r} is not one of the configured queues ({names}); "
                              f"Hadoop rejects the submission")
+        name = self.queues[pos].name
+        self.routed[name] = self.routed.get(name, 0) + 1
         cj = CapJob(job, self.queues[pos], self._slots_per_task(job))
         job.sched = cj
         self.live.add(cj)

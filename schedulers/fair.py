@@ -232,6 +232,7 @@ class FairScheduler(TaskScheduler):
         self.preemption_rounds = 0
         self.preempted = 0
         self.should_preempt = 0
+        self.routed: dict[str, int] = {}  # pool -> jobs added to it (routes())
         for p in alloc.pools:  # PoolManager creates every configured pool at load time
             self._pool(p.name, 0.0)
         self._pool("root.default" if conf.dialect is Dialect.YARN else "default", 0.0)
@@ -262,6 +263,17 @@ class FairScheduler(TaskScheduler):
             "the allocation file is read once (no periodic reload)",
             "YARN files: resources become slot counts, nested queues become flat pools",
         ]
+        return out
+
+    def routes(self) -> list[tuple[str, int]]:
+        """Jobs per pool with the pool's weight and map min share (``undeclared``: not in the allocation file)."""
+        from mrsim.tracker.routing import ordered
+
+        out = []
+        for name, n in ordered(getattr(self, "routed", {})):
+            pool = self.pools[name]
+            settings = f"weight {pool.weight:g}, minMaps {pool.min_share[MAP]}"
+            out.append((f"pool {name} ({settings})" if pool.declared else f"pool {name} (undeclared: {settings})", n))
         return out
 
     # ------------------------------------------------------------------------------------------- pools of jobs
@@ -397,6 +409,7 @@ class FairScheduler(TaskScheduler):
         now = self.jt.now
         self._catch_up(now)
         pool = self._pool(self.pool_name(job), now)
+        self.routed[pool.name] = self.routed.get(pool.name, 0) + 1
         fj = FairJob(job, pool)
         job.sched = fj
         pool.jobs[fj] = None

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.tracker.results import ReplayResult
+from mrsim.tracker.schedconf.filekind import check_plugin_config
 from mrsim.tracker.scheduling import TaskScheduler, create_scheduler
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec
@@ -88,8 +89,10 @@ class Comparison:
                          "seed": self.seed}}
 
 
-def load_schedulers(names: Sequence[str], config: dict | None = None) -> list[str]:
-    """Validate scheduler names by instantiating each once (a plug-in that fails to load is an InputError)."""
+def load_schedulers(names: Sequence[str], config: dict | None = None,
+                    configs: Mapping[str, dict] | None = None) -> list[str]:
+    """Validate scheduler names by instantiating each once (a plug-in that fails to load is an InputError), with
+    ``configs[name]`` when given, else ``config``."""
     cleaned = []
     for raw in names:
         name = raw.strip()
@@ -99,8 +102,10 @@ def load_schedulers(names: Sequence[str], config: dict | None = None) -> list[st
             continue
         if name in cleaned:
             raise InputError(f"--schedulers lists {name!r} twice")
+        chosen = configs.get(name, config) if configs is not None else config
+        check_plugin_config(name, chosen)  # a fair or capacity file given to another scheduler
         try:
-            create_scheduler(name, config)
+            create_scheduler(name, chosen)
         except InputError:
             raise
         except Exception as exc:  # a plug-in whose constructor fails is the user's setup problem, not a crash

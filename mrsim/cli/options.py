@@ -85,8 +85,9 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                         "counters) and/or a demand table FILE (TOML or CSV, job name -> demands); repeatable")
     g.add_argument("--disk-mb-s", type=float, default=None, metavar="MB/S",
                    help="disk bandwidth turning counter bytes into disk demand (default 100 MB/s)")
-    g.add_argument("--scheduler-config", metavar="FILE",
-                   help="scheduler configuration file (fair: allocation XML; capacity: capacity-scheduler.xml)")
+    g.add_argument("--scheduler-config", metavar="FILE|NAME=FILE,...",
+                   help="scheduler configuration file (fair: allocation XML; capacity: capacity-scheduler.xml), or "
+                        "one per scheduler: fair=F.xml,capacity=C.xml")
     g.add_argument("--threshold", metavar="RES=U,...",
                    help="CA-FIFO utilization thresholds, e.g. cpu=0.7,disk=0.75")
     g.add_argument("--cafifo-admission", choices=["current", "predicted"], default=None,
@@ -168,11 +169,19 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
                          task_results=getattr(args, "task_results", True))
 
 
-def scheduler_config(args: argparse.Namespace) -> dict:
-    """The config dict handed to the scheduler plug-in's constructor."""
+def scheduler_config(args: argparse.Namespace, scheduler: str | None = None, *, with_file: bool = True) -> dict:
+    """The config dict handed to the constructor of the run's scheduler ``scheduler`` (default ``--scheduler`` or
+    fifo). ``--scheduler-config NAME=FILE,...`` gives it its own entry's file (:mod:`mrsim.cli.scheduler_files`);
+    ``with_file=False`` leaves ``config_file`` out (``mrsim compare`` adds one per scheduler)."""
     config: dict = {}
-    if getattr(args, "scheduler_config", None):
-        config["config_file"] = args.scheduler_config
+    if with_file and getattr(args, "scheduler_config", None):
+        from mrsim.cli.scheduler_files import config_files, normalise_name
+
+        chosen = scheduler or getattr(args, "scheduler", None) or "fifo"
+        name = normalise_name(chosen if isinstance(chosen, str) else str(getattr(chosen, "name", chosen)))
+        files, _notes = config_files(args.scheduler_config, [name])
+        if name in files:
+            config["config_file"] = files[name]
     if getattr(args, "threshold", None):
         thresholds = {}
         for part in str(args.threshold).split(","):

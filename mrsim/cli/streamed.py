@@ -59,11 +59,14 @@ def _synth(trace: str) -> StreamedWorkload:
 
 def refuse_unstreamable_flags(args: argparse.Namespace) -> None:
     """One line for a flag a streamed replay cannot honour."""
+    from mrsim.cli.load_options import given_load_flags
+
     for flag, given in (("--out", getattr(args, "out", None)), ("--report", getattr(args, "report", None)),
                         ("--deadline-factor", getattr(args, "deadline_factor", None) is not None),
                         ("--demands", getattr(args, "demands", None)),
                         ("--engine yarn", getattr(args, "engine", None) == "yarn"),
-                        ("--model fluid", getattr(args, "model", "slots") != "slots")):
+                        ("--model fluid", getattr(args, "model", "slots") != "slots"),
+                        *((flag, True) for flag in given_load_flags(args))):
         if given:
             raise InputError(f"--stream keeps no per-task results and reads each job once: {flag} is not supported "
                              f"with it (replay without --stream)")
@@ -76,6 +79,8 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.cli.render import cluster_line, progress_bar
     from mrsim.tracker.replay import replay as run_replay
+    from mrsim.tracker.routing import routing_note
+    from mrsim.tracker.schedconf.filekind import check_plugin_config
     from mrsim.tracker.scheduling import scheduler_from
     from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
@@ -95,9 +100,13 @@ def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untype
     options, conf, calibration_notes = calibrate_run(calibrate_args, trace, cluster, conf, options)
     notes.extend(calibration_notes)
     _, placement = apply_placement(args, workload, cluster)  # only checks the flags: streamed runs are one site
-    scheduler = scheduler_from(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
+    chosen = args.scheduler or conf.scheduler or "fifo"
+    sched_config = scheduler_config(args, chosen)
+    check_plugin_config(chosen, sched_config)  # a fair or capacity file given to another scheduler
+    scheduler = scheduler_from(chosen, sched_config)
     with progress_bar(len(workload), "jobs") as progress:
         result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
+    notes.append(routing_note(result.scheduler, scheduler, result.summary["jobs"]))
     result.spec["engine"] = "mr1"
     result.spec["notes"] = list(calibration_notes)
     if placement is not None:  # pragma: no cover - federations are refused by the engine first

@@ -106,6 +106,11 @@ class TaskScheduler:
         """Effective configuration, recorded beside every run's results."""
         return {"name": self.name, **self.config}
 
+    def routes(self) -> "list[tuple[str, int]] | None":
+        """Where the jobs so far went: ``(destination text, jobs)`` per queue or pool, most jobs first, or None
+        for a scheduler without queues or pools (:mod:`mrsim.tracker.routing`)."""
+        return None
+
 
 class NarrowPolicy:
     """SimMR's policy interface: pick the job whose map (reduce) task runs next, or None."""

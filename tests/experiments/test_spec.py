@@ -107,7 +107,7 @@ def test_explicit_seeds(tmp_path: Path) -> None:
 def test_cluster_files_and_scheduler_config_files_are_content(tmp_path: Path) -> None:
     (tmp_path / "racks.toml").write_text('[defaults]\nmap_slots = 1\nreduce_slots = 1\n[[racks]]\nname = "r1"\ncount = 3\n')
     (tmp_path / "sched.xml").write_text("<allocations/>\n")
-    text = ('schedulers = [{name = "fifo", config = {config_file = "sched.xml"}}]\n' + GEN +
+    text = ('schedulers = [{name = "fair", config = {config_file = "sched.xml"}}]\n' + GEN +
             '[[clusters]]\nfile = "racks.toml"\nmap_slots = 4\n')
     spec = load_spec(write_spec(tmp_path, text))
     (cell,) = plan_cells(spec)

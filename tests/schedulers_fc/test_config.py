@@ -148,7 +148,8 @@ def test_capacities_not_summing_to_100_name_the_file(tmp_path):
 
 @pytest.mark.parametrize("text,pattern", [
     ("<allocations><pool name='a'>", r"bad\.xml:1: not well-formed XML"),
-    ("<fairscheduler/>", r"bad\.xml:1: expected a fair scheduler allocation file"),
+    ("<fairscheduler/>", r"bad\.xml:1: looks like an XML file with root <fairscheduler>; the fair scheduler reads an "
+                          r"allocation file \(<allocations>\)"),
     ("<allocations><pool name='a'><weight>0</weight></pool></allocations>", r"bad\.xml:1: <weight> must be positive"),
     ("<allocations>\n<pool name='a'>\n<minMaps>x</minMaps></pool></allocations>", r"bad\.xml:3: <minMaps> = 'x'"),
     ("<allocations><pool><minMaps>1</minMaps></pool></allocations>", r"bad\.xml:1: <pool> needs a name"),

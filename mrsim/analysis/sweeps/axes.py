@@ -32,6 +32,11 @@ class Param(enum.Enum):
     DN = "dn"  # fluid: disk/network speed ratio d/n in the job size
     SIGMA = "sigma"  # fluid: size-estimation error, estimate = size * LogNormal(0, sigma^2)
     SEED = "seed"  # explicit master seeds for the cells (instead of derived ones)
+    # The load what-ifs of mrsim.model.load (mrsim replay's --load-scale, --duration, --input-cycle, --concentration)
+    LOAD_SCALE = "load_scale"  # F x the load: every inter-arrival gap x 1/F
+    DURATION_S = "duration_s"  # Rumen Folder's -output-duration (s)
+    INPUT_CYCLE_S = "input_cycle_s"  # Rumen Folder's -input-cycle (s)
+    CONCENTRATION = "concentration"  # Rumen Folder's -concentration
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,9 @@ class AxisRule:
     strict: bool = False  # value must be > minimum rather than >=
     whole: bool = False  # whole numbers only
     doc: str = ""
+    #: False for axes added after sweeps had journals: at its default the axis stays out of the cell id, so the
+    #: ids of those sweeps (and their journals) do not change.
+    id_at_default: bool = True
 
 
 AXES: dict[Param, AxisRule] = {
@@ -58,7 +66,23 @@ AXES: dict[Param, AxisRule] = {
     Param.SIGMA: AxisRule(frozenset({Model.FLUID}), 0.0, 0.0, doc="size-estimation error sigma"),
     Param.SEED: AxisRule(frozenset({Model.SLOTS, Model.FLUID}), None, 0.0, whole=True,
                          doc="explicit seeds (exclusive with replications > 1)"),
+    Param.LOAD_SCALE: AxisRule(frozenset({Model.SLOTS}), 1.0, 0.0, strict=True, id_at_default=False,
+                               doc="F x the load (inter-arrival gaps x 1/F), after the fold"),
+    Param.DURATION_S: AxisRule(frozenset({Model.SLOTS}), None, 0.0, strict=True, id_at_default=False,
+                               doc="Folder's output duration (s; needs input_cycle_s)"),
+    Param.INPUT_CYCLE_S: AxisRule(frozenset({Model.SLOTS}), None, 0.0, strict=True, id_at_default=False,
+                                  doc="Folder's input cycle (s)"),
+    Param.CONCENTRATION: AxisRule(frozenset({Model.SLOTS}), None, 0.0, strict=True, id_at_default=False,
+                                  doc="Folder's concentration (jobs skipped or duplicated, seeded by the cell)"),
 }
+
+#: The load what-if axes, in :class:`mrsim.model.load.LoadWhatIf` field order.
+LOAD_AXES = (Param.LOAD_SCALE, Param.DURATION_S, Param.INPUT_CYCLE_S, Param.CONCENTRATION)
+
+
+def identity_params(params: tuple[tuple[Param, Any], ...]) -> dict[str, Any]:
+    """The axis values that enter a cell's id: all, except later axes left at their default."""
+    return {p.value: v for p, v in params if AXES[p].id_at_default or v != AXES[p].default}
 
 
 def model_params(model: Model) -> tuple[Param, ...]:

@@ -19,7 +19,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from mrsim.analysis.sweeps.axes import AXES, Model, Param, model_params
+from mrsim.analysis.sweeps.axes import AXES, Model, Param, identity_params, model_params
 from mrsim.analysis.sweeps.ids import content_id, derive_seed
 from mrsim.analysis.sweeps.sources import WorkloadSource
 from mrsim.analysis.sweeps.spec import SweepSpec
@@ -114,7 +114,7 @@ def plan_cells(spec: SweepSpec) -> tuple[Cell, ...]:
                             "format": CELL_FORMAT, "model": spec.model.value, "workload": workload.fingerprint(),
                             "cluster": cluster.fingerprint() if cluster else None,
                             "engine": spec.engine.fingerprint() if spec.engine else None,
-                            "scheduler": scheduler.fingerprint(), "params": {p.value: v for p, v in params},
+                            "scheduler": scheduler.fingerprint(), "params": identity_params(params),
                             "replication": replication, "seed": seed,
                         }
                         cells.append(Cell(content_id(identity), seed, replication, spec.model, workload, scheduler,

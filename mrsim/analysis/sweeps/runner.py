@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from mrsim.analysis.sweeps.axes import Model, Param
+from mrsim.analysis.sweeps.axes import LOAD_AXES, Model, Param
 from mrsim.analysis.sweeps.cells import Cell
 from mrsim.analysis.sweeps.sources import WorkloadSource
 from mrsim.analysis.sweeps.transforms import isolated_times, scale_interarrival, with_deadlines
@@ -69,10 +69,23 @@ def _swim_trace(path: str, digest: str | None) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _isolated(source: WorkloadSource, seed: int, mean_interarrival_s: float | None, scale: float,
-              cluster: ClusterVariant, engine: EngineOptions) -> np.ndarray:
+              load: tuple[float | None, ...], cluster: ClusterVariant, engine: EngineOptions) -> np.ndarray:
     """T_J for the cell's workload; shared by every deadline factor and scheduler at this point (same key)."""
-    workload = scale_interarrival(_base_workload(source, seed, mean_interarrival_s), scale)
+    workload = _point_workload(source, seed, mean_interarrival_s, scale, load)
     return isolated_times(workload, cluster.cluster, engine.conf(), engine.replay_options(seed))
+
+
+def _point_workload(source: WorkloadSource, seed: int, mean_interarrival_s: float | None, scale: float,
+                    load: tuple[float | None, ...]) -> Workload:
+    """The base workload with ``interarrival_scale``, then the load what-if (``load``: the :data:`LOAD_AXES`
+    values; fold first, then ``load_scale``, :mod:`mrsim.model.load`) seeded by the cell's seed."""
+    from mrsim.model.load import LoadWhatIf, apply_load_what_if
+
+    workload = scale_interarrival(_base_workload(source, seed, mean_interarrival_s), scale)
+    load_scale, duration, cycle, concentration = load
+    what = LoadWhatIf(load_scale=None if load_scale in (None, 1.0) else load_scale, duration_s=duration,
+                      input_cycle_s=cycle, concentration=concentration, seed=seed)
+    return apply_load_what_if(workload, what)[0]
 
 
 @functools.lru_cache(maxsize=8)
@@ -123,7 +136,8 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     assert cluster is not None and engine is not None
     mean = cell.value(Param.MEAN_INTERARRIVAL_S)
     scale = float(cell.value(Param.INTERARRIVAL_SCALE))
-    workload = scale_interarrival(_base_workload(cell.workload, cell.seed, mean), scale)
+    load = tuple(None if cell.value(p) is None else float(cell.value(p)) for p in LOAD_AXES)
+    workload = _point_workload(cell.workload, cell.seed, mean, scale, load)
     conf = engine.conf()
     options = engine.replay_options(cell.seed)
     rule: str | None = None
@@ -140,7 +154,7 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
                 rule = f"Hadoop {conf.version.value} formula ({conf.version_origin})"
     factor = cell.value(Param.DEADLINE_FACTOR)
     if factor is not None:
-        isolated = _isolated(cell.workload, cell.seed, mean, scale, cluster, engine)
+        isolated = _isolated(cell.workload, cell.seed, mean, scale, load, cluster, engine)
         workload = with_deadlines(workload, cluster.cluster, conf, float(factor), cell.seed, options, isolated)
     if engine.engine == "yarn":
         from mrsim.tracker.yarn import YarnConf, create_yarn_scheduler, replay_yarn

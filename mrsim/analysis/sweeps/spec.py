@@ -174,6 +174,9 @@ def _check_consistency(spec: SweepSpec) -> None:
         if trace is not None:
             raise InputError(f"{src}: grid.mean_interarrival_s applies to generators only, workload "
                              f"{trace.label!r} is a trace (use interarrival_scale)")
+    if spec.axis(Param.DURATION_S) is not None and spec.axis(Param.INPUT_CYCLE_S) is None:
+        raise InputError(f"{src}: grid.duration_s folds each workload into that many seconds by cycles of "
+                         "grid.input_cycle_s: give input_cycle_s too (Rumen's Folder has no default cycle)")
     if spec.axis(Param.DEADLINE_FACTOR) is not None:
         try:
             from mrsim.studies.deadlines import assign_deadlines  # noqa: F401  (checked now, used by the workers)

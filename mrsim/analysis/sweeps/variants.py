@@ -73,9 +73,11 @@ def parse_scheduler(doc: Any, index: int, model: Model, base: Path, where: str) 
                 raise InputError(f"{where}.config: config_file {str(path)!r}: no such file")
             config["config_file"] = str(path.resolve())
             digest = file_digest(path)
+        from mrsim.tracker.schedconf.filekind import check_plugin_config
         from mrsim.tracker.scheduling import create_scheduler
 
         try:
+            check_plugin_config(name, config)  # a fair or capacity file given to another scheduler
             create_scheduler(name, config)  # loads the plug-in and its config now, not in the middle of a sweep
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None

@@ -10,6 +10,7 @@ import orjson
 
 from mrsim.api import ComparisonRun, announce, execute_compare
 from mrsim.cli.calibration_options import add_calibration_arguments
+from mrsim.cli.load_options import add_load_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_placement_arguments, check_report_path, stderr_level)
 from mrsim.errors import InputError
@@ -30,11 +31,13 @@ DESCRIPTION = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("trace", nargs="?", help="trace file or log directory (default: the bundled default trace)")
     p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls, swim")
-    p.add_argument("--schedulers", default="fifo,maxedf,minedf",
-                   help="comma-separated scheduler plug-ins (default fifo,maxedf,minedf; see mrsim schedulers)")
+    p.add_argument("--schedulers", default="fifo,fair,capacity",
+                   help="comma-separated scheduler plug-ins (default fifo,fair,capacity: Hadoop's three; see mrsim "
+                        "schedulers); --scheduler-config fair=F.xml,capacity=C.xml gives each its own file")
     p.add_argument("--deadline-factor", type=float, metavar="DF",
                    help="give every job a deadline drawn uniformly in [T_J, DF x T_J] (SimMR V-B; DF >= 1)")
     p.add_argument("--replications", type=int, default=1, metavar="N", help="replications (seeds SEED..SEED+N-1)")
+    add_load_arguments(p)
     add_cluster_arguments(p)
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
@@ -78,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
                 row.update(classes[row["scheduler"]])
         if placement is not None:
             doc["spec"]["placement"] = placement
+        load = next(iter(result.runs.values())).results[0].spec.get("load")
+        if load is not None:
+            doc["spec"]["load"] = load
         doc["spec"]["notes"] = [n.removeprefix("mrsim: note: ") for n in compared.notes if n.startswith("calibration")
                                 or n.startswith("background")]
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")

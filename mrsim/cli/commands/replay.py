@@ -9,6 +9,7 @@ import orjson
 
 from mrsim.api import announce, announce_warnings, execute_replay
 from mrsim.cli.calibration_options import add_calibration_arguments
+from mrsim.cli.load_options import add_load_arguments, given_load_flags
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_placement_arguments, add_scheduler_argument, check_report_path, stderr_level)
 from mrsim.cli.render import print_replay_table
@@ -40,6 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--load", type=float, default=0.9, help="offered load (default 0.9)")
     g.add_argument("--dn", type=float, default=4.0, help="shuffle weight d/n in the job size (default 4)")
     g.add_argument("--sigma", type=float, default=0.0, help="size-estimation error: LogNormal(0, sigma^2) (default 0)")
+    add_load_arguments(p)
     add_cluster_arguments(p)
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
@@ -127,6 +129,9 @@ def _run_fluid(args: argparse.Namespace, trace: str) -> int:
 
     if args.out or args.report:
         raise InputError("--out and --report are not supported with --model fluid (use --json)")
+    if given_load_flags(args):
+        raise InputError(f"{given_load_flags(args)[0]} is not supported with --model fluid (use --load, the "
+                         "offered load the SWIM sizes are scaled to)")
     result = run_fluid(trace, args.scheduler or "fifo", load=args.load, dn=args.dn, sigma=args.sigma, seed=args.seed)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(result) + b"\n")

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from mrsim.tracker.schedconf.fair_alloc import Dialect
+from mrsim.tracker.schedconf.filekind import check_scheduler_file
 from mrsim.tracker.schedconf.properties import Layers, dict_layer, file_layer
-from mrsim.tracker.schedconf.xmlfile import parse_xml
 from mrsim.errors import InputError
 
 KEY_QUEUE_NAMES = "mapred.queue.names"  # "default"
@@ -290,10 +290,7 @@ def load_capacity_conf(config: Mapping[str, object] | None = None,
         sources.append(str(mapred_site))
     cfg = config.get("config_file")
     if cfg:
-        root = parse_xml(str(cfg))
-        if root.tag != "configuration":
-            raise InputError(f"{cfg}:{root.line}: expected a capacity-scheduler.xml <configuration> file, "
-                             f"found <{root.tag}>")
+        check_scheduler_file("capacity", str(cfg))  # not a fair file nor another XML (schedconf.filekind)
         layer_list.append(file_layer(str(cfg)))
         sources.append(str(cfg))
     layer_list.append(dict_layer(config))

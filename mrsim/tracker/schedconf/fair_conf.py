@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Mapping
 
 from mrsim.tracker.schedconf.fair_alloc import ContainerSize, Dialect, FairAllocations, load_allocations
+from mrsim.tracker.schedconf.filekind import FileKind, check_scheduler_file
 from mrsim.tracker.schedconf.properties import Layers, dict_layer, file_layer
-from mrsim.tracker.schedconf.xmlfile import parse_xml
 from mrsim.errors import InputError
 
 P = "mapred.fairscheduler."
@@ -146,14 +146,11 @@ def load_fair_conf(config: Mapping[str, object] | None = None,
     alloc_path: Path | None = None
     cfg = config.get("config_file")
     if cfg:
-        root = parse_xml(str(cfg))
-        if root.tag == "allocations":
+        look = check_scheduler_file("fair", str(cfg))  # not a capacity file (mrsim.tracker.schedconf.filekind)
+        if look.kind is FileKind.FAIR_ALLOCATIONS:
             alloc_path = Path(str(cfg))
-        elif root.tag == "configuration":
-            layer_list.append(file_layer(str(cfg)))
         else:
-            raise InputError(f"{cfg}:{root.line}: expected a fair scheduler allocation file (<allocations>) or a "
-                             f"Hadoop <configuration> file, found <{root.tag}>")
+            layer_list.append(file_layer(str(cfg)))
         sources.append(str(cfg))
     layer_list.append(dict_layer(config))
     layers = Layers(layer_list)

@@ -15,6 +15,7 @@ import sys
 
 from mrsim.tracker.engine_choice import add_engine_choice, is_yarn_input, use_yarn  # noqa: F401 - re-exported
 from mrsim.tracker.results import ReplayResult
+from mrsim.tracker.routing import yarn_routing_note
 from mrsim.tracker.yarn.calibration import YarnCalibration
 from mrsim.tracker.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources, trace_values, unmodelled_keys
 from mrsim.tracker.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
@@ -118,7 +119,7 @@ def run_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec,
     # (printed once by the command, one line per key) and both are listed in spec.ignored_keys.
     result.spec["ignored_keys"] = list(ignored) + [w for w in scheduler.warnings if "not modelled" in w]
     result.spec["site_ignored_keys"] = list(ignored)
-    notes = ([note] if note else []) + conf_notes
+    notes = ([note] if note else []) + conf_notes + [yarn_routing_note(name, scheduler, result)]
     return result, notes
 
 
@@ -138,11 +139,14 @@ def print_queue_summary(result: ReplayResult, file=None) -> None:
 
 def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec, names: list[str],
                  replications: int, config: dict, progress=None, calibration: YarnCalibration | None = None,
-                 inferred_cluster: bool = False):
+                 inferred_cluster: bool = False, configs: dict[str, dict] | None = None,
+                 routing: list[str] | None = None):
     """``mrsim compare`` in YARN mode: every YARN scheduler in ``names`` on the same workload, seeds SEED..SEED+N-1.
 
     Slot shares count containers: the cluster's memory in map-container units is the "slot" total. Slowdowns (which
-    need isolated MR1 replays) and deadlines are not computed in YARN mode.
+    need isolated MR1 replays) and deadlines are not computed in YARN mode. ``configs[name]``, when given, is
+    scheduler ``name``'s config (its own ``--scheduler-config`` file), else ``config``. ``routing``, when given,
+    receives each scheduler's line saying where replication 0's jobs went (:mod:`mrsim.tracker.routing`).
     """
     from dataclasses import replace as dc_replace
 
@@ -160,12 +164,14 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
     for r in range(replications):
         seed = getattr(args, "seed", 0) + r
         for name in names:
-            scheduler = create_yarn_scheduler(name, config)
+            scheduler = create_yarn_scheduler(name, (configs or {}).get(name, config))
             result = replay_yarn(workload, cluster, dc_replace(conf), scheduler, seed=seed,
                                  job_overheads=not getattr(args, "no_job_overheads", False),
                                  locality=getattr(args, "locality", "auto"), queue_series=False,
                                  calibration=calibration)
             result.spec["engine"] = "yarn"
+            if r == 0 and routing is not None:
+                routing.append(yarn_routing_note(name, scheduler, result))
             runs[name].results.append(result)
             runs[name].metrics.append(result_metrics(result, None, total))
             runs[name].seeds.append(seed)

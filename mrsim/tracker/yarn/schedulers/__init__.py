@@ -11,6 +11,11 @@ YARN_SCHEDULERS = ("fifo", "capacity", "fair")
 def create_yarn_scheduler(name: str, config: dict | None = None) -> YarnScheduler:
     """The YARN scheduler ``name`` (fifo, capacity or fair) built from ``config`` (``config_file``: its XML)."""
     key = (name or "").strip().lower()
+    path = (config or {}).get("config_file")
+    if path and key in YARN_SCHEDULERS:
+        from mrsim.tracker.schedconf.filekind import check_scheduler_file
+
+        check_scheduler_file(key, str(path))  # the shared check: a file of another scheduler is refused
     if key == "fifo":
         from mrsim.tracker.yarn.schedulers.fifo import FifoScheduler
 

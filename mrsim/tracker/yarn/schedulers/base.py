@@ -207,6 +207,11 @@ class YarnScheduler:
     def describe(self) -> dict:
         return {"name": self.name, "hadoop_class": self.hadoop_class, "warnings": list(self.warnings)}
 
+    def routes(self, counts: dict[str, int]) -> list[tuple[str, int]] | None:
+        """``counts`` (jobs per leaf queue path, from a finished replay) with each queue's settings, most jobs
+        first, or None for a scheduler without queues (:mod:`mrsim.tracker.routing`)."""
+        return None
+
 
 def assign_one(rm: Any, app: SchedulerApp, node: "NodeManager", allow_rack: bool = True,
                allow_off: bool = True, memory_only: bool = False, ask_filter=None) -> int:

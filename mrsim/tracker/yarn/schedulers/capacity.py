@@ -244,6 +244,18 @@ class CapacityScheduler(YarnScheduler):
             raise InputError(f"job {app.app_id}: queue {queue.path} is STOPPED in {self.source}")
         return queue
 
+    def routes(self, counts: dict[str, int]) -> list[tuple[str, int]]:
+        """Jobs per leaf queue with its absolute capacity and user-limit-factor."""
+        from mrsim.tracker.routing import ordered
+
+        out = []
+        for path, n in ordered(counts):
+            q = self.leaves.get(path)
+            settings = (f" (capacity {100 * q.abs_capacity:g} %, user-limit-factor {q.user_limit_factor:g})"
+                        if q is not None else "")
+            out.append((f"{path}{settings}", n))
+        return out
+
     def add_app(self, app: SchedulerApp) -> None:
         queue = self.place(app)
         app.queue = queue.path

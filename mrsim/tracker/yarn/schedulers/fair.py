@@ -360,6 +360,17 @@ class FairScheduler(YarnScheduler):
         assert q is not None
         return q
 
+    def routes(self, counts: dict[str, int]) -> list[tuple[str, int]]:
+        """Jobs per leaf queue with its weight and minimum memory."""
+        from mrsim.tracker.routing import ordered
+
+        out = []
+        for path, n in ordered(counts):
+            q = self.queues.get(path)
+            settings = f" (weight {q.weight:g}, minResources {q.min_mem:g} MB)" if q is not None else ""
+            out.append((f"queue {path}{settings}", n))
+        return out
+
     def add_app(self, app: SchedulerApp) -> None:
         queue = self.place(app)
         app.queue = queue.path
