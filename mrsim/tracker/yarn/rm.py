@@ -120,8 +120,9 @@ class ResourceManager(EventSink):
                 if not any(nd.mem >= mem and nd.vcores >= vc for nd in self.nodes):
                     raise InputError(f"job {tmpl.job_id}: its {kind} container needs {mem:g} MB and {vc:g} vcores, "
                                      f"which no NodeManager has")
-            app = SchedulerApp(i, tmpl.job_id, tmpl.user or "default", tmpl.queue or "default",
-                               tmpl.submit_s - origin, sizes["am"])
+            # an empty queue name is kept: the Fair Scheduler rejects it (Capacity and FIFO read it as "default")
+            queue = tmpl.queue if tmpl.queue is not None else "default"
+            app = SchedulerApp(i, tmpl.job_id, tmpl.user or "default", queue, tmpl.submit_s - origin, sizes["am"])
             if locality == "off":
                 tmpl_hosts: set[str] = set()
             elif locality == "on":

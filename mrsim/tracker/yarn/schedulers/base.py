@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from mrsim.tracker.yarn.version import DEFAULT as DEFAULT_VERSION, YarnVersion
+
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.yarn.nodemanager import NodeManager
     from mrsim.tracker.yarn.rm import ResourceManager
@@ -151,6 +153,8 @@ class YarnScheduler:
         self.cluster_mem = self.cluster_vcores = 0.0  # the RM's, from start()
         self.min_mem = self.min_vcores = 0.0
         self.n_nodes = 0
+        # the Hadoop line followed where 2.x and 3.x differ (--hadoop-version; mrsim.tracker.yarn.version)
+        self.version: YarnVersion = DEFAULT_VERSION
 
     def start(self, rm: Any) -> None:
         self.rm = rm
