@@ -18,7 +18,7 @@ from mrsim.tracker.results import ReplayResult
 from mrsim.tracker.yarn.calibration import YarnCalibration
 from mrsim.tracker.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources, trace_values, unmodelled_keys
 from mrsim.tracker.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
-from mrsim.tracker.yarn.version import DEFAULT as DEFAULT_VERSION, YarnVersion, parse_yarn_version, yarn_version
+from mrsim.model.yarn_version import DEFAULT as DEFAULT_VERSION, YarnVersion, parse_yarn_version, yarn_version
 from mrsim.errors import InputError
 from mrsim.tracker.schedconf.xmlfile import read_properties
 from mrsim.model.cluster import ClusterSpec
@@ -31,7 +31,7 @@ def _props(workload: Workload) -> list[dict]:
 
 def _mr1_version(text: str | None) -> bool:
     """True when ``--hadoop-version`` names an MR1 line (0.20, 1.0, ...) other than the engine default 1.2; a 2.x or
-    3.x value chooses YARN mode's behaviour where the two lines differ (:mod:`mrsim.tracker.yarn.version`)."""
+    3.x value chooses YARN mode's behaviour where the two lines differ (:mod:`mrsim.model.yarn_version`)."""
     return text not in (None, "1.2") and parse_yarn_version(text) is None
 
 

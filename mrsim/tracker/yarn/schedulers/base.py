@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from mrsim.tracker.yarn.version import DEFAULT as DEFAULT_VERSION, YarnVersion
+from mrsim.model.yarn_version import DEFAULT as DEFAULT_VERSION, YarnVersion
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.yarn.nodemanager import NodeManager
@@ -153,7 +153,7 @@ class YarnScheduler:
         self.cluster_mem = self.cluster_vcores = 0.0  # the RM's, from start()
         self.min_mem = self.min_vcores = 0.0
         self.n_nodes = 0
-        # the Hadoop line followed where 2.x and 3.x differ (--hadoop-version; mrsim.tracker.yarn.version)
+        # the Hadoop line followed where 2.x and 3.x differ (--hadoop-version; mrsim.model.yarn_version)
         self.version: YarnVersion = DEFAULT_VERSION
 
     def start(self, rm: Any) -> None:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from mrsim.tracker.schedconf.xmlfile import read_properties
 from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
-from mrsim.tracker.yarn.version import from_config
+from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Final, Iterable, Iterator
 
 from mrsim.tracker.schedconf.xmlfile import Node, parse_xml, read_properties
 from mrsim.tracker.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
-from mrsim.tracker.yarn.version import from_config
+from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrsim.tracker.yarn.schedulers.base import SchedulerApp, YarnScheduler, assign_one
-from mrsim.tracker.yarn.version import from_config
+from mrsim.model.yarn_version import from_config
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.yarn.nodemanager import NodeManager
