@@ -7,8 +7,8 @@ Configuration: ``capacity-scheduler.xml`` (``--scheduler-config``), keys under `
   ``<path>.maximum-capacity`` (% of the parent, -1 = 100), ``<path>.user-limit-factor`` (1),
   ``<path>.minimum-user-limit-percent`` (100), ``<path>.maximum-am-resource-percent`` and the global
   ``maximum-am-resource-percent`` (0.1), ``<path>.maximum-applications`` / ``maximum-applications`` (10000),
-  ``<path>.state`` (RUNNING; STOPPED rejects submissions), ``node-locality-delay`` (Hadoop 2.x code default -1 =
-  no delay; the shipped file and Hadoop 3 use 40), ``queue-mappings`` (``u:user:queue``, ``g:group:queue``,
+  ``<path>.state`` (RUNNING; STOPPED rejects submissions), ``node-locality-delay`` (-1 = no delay before 2.8; 40
+  from 2.8 on, chosen by ``--hadoop-version``), ``queue-mappings`` (checked at load) (``u:user:queue``, ``g:group:queue``,
   ``%user``, ``%primary_group``; mrsim has no group data, so a user's primary group is taken to be the user's
   name) and ``queue-mappings-override.enable`` (false: a mapping applies only to apps submitted to ``default``).
   Other keys are reported as ignored.
@@ -16,10 +16,12 @@ Configuration: ``capacity-scheduler.xml`` (``--scheduler-config``), keys under `
 Behaviour per NodeManager heartbeat (Hadoop 2.x): from ``root``, children are tried in ascending order of used
 capacity (used / guaranteed, ties by path), skipping a queue that would exceed its maximum capacity; a leaf serves
 its *active* applications in submission order, one container per call, at the first priority that has asks and
-passes: the user limit (``computeUserLimit``, rounded up to the minimum allocation; a user is stopped once its
-consumption *exceeds* it, so it may pass it by one container), the locality rules (rack-local only after ``min(node-locality-delay,
-nodes)`` missed opportunities, off-switch only after ``asks x min(hosts asked / nodes, 1)`` of them when the app
-asked for locations), and the queue's maximum capacity. ``root`` keeps assigning until nothing fits or an off-switch
+passes: the user limit (``computeUserLimit`` over the *active* users, those with containers asked for; rounded up
+to the minimum allocation; a user is stopped once its consumption *exceeds* it, so it may pass it by one
+container), the locality rules (rack-local only after ``min(node-locality-delay, nodes)`` missed opportunities,
+off-switch only after ``min(nodes, asks x getLocalityWaitFactor)`` of them when the app asked for locations, the
+factor counting the hosts and racks asked; a priority waiting for locality keeps the app's lower priorities
+waiting too), and the queue's maximum capacity. Headroom is rounded down to the minimum allocation. ``root`` keeps assigning until nothing fits or an off-switch
 container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
 the AMs of the active applications fit in ``maximum-am-resource-percent`` of the queue's guaranteed capacity
 (``LeafQueue.activateApplications``, Hadoop 2.6+: at least one application is always active); the others wait.

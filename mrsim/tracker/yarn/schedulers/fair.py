@@ -9,7 +9,8 @@ vcores" or "memory-mb=X, vcores=Y"), ``maxRunningApps``, ``maxAMShare`` (default
 -1 turns the check off; Hadoop 2.5 had no such key), ``schedulingPolicy`` (fair, drf, fifo); top-level
 ``queueMaxAMShareDefault``, ``queueMaxAppsDefault``, ``userMaxAppsDefault``, ``<user name><maxRunningApps>``,
 ``defaultQueueSchedulingPolicy`` and ``queuePlacementPolicy`` (rules specified, user, primaryGroup (the user's name:
-mrsim has no group data), default (with ``queue``), reject; ``create``). yarn-site keys: ``user-as-default-queue``
+mrsim has no group data), default (with ``queue``), reject; ``create``; checked for terminal rules at load, as
+``QueuePlacementPolicy`` does). yarn-site keys (from ``--yarn-site`` and a ``<configuration>`` file): ``user-as-default-queue``
 (true), ``allow-undeclared-pools`` (true), ``assignmultiple`` (false) and ``max.assign`` (-1). Everything else is
 reported as ignored, including preemption (``yarn.scheduler.fair.preemption`` and the preemption timeouts: not
 modelled), locality thresholds (no delay scheduling: YARN's default) and ``sizebasedweight``.
