@@ -199,6 +199,11 @@ class YarnScheduler:
     def charge(self, app: SchedulerApp, mem: float, vcores: float, am: bool) -> None:
         """A container of ``app`` was allocated (positive) or released (negative amounts)."""
 
+    def container_limit(self, app: SchedulerApp) -> tuple[float, float, str] | None:
+        """The largest container (MB, vcores) ``app``'s queue allows and that queue's name, or None (no limit beyond
+        the RM's maximum allocation). Asked once per app, after :meth:`add_app`."""
+        return None
+
     def headroom(self, app: SchedulerApp) -> float:
         """Memory (MB) reported to ``app``'s AM as headroom; by default the cluster's free memory."""
         assert self.rm is not None

@@ -47,6 +47,8 @@ _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-und
 POLICIES = ("fair", "drf", "fifo")
 #: Placement rules modelled, and the ones Hadoop has that mrsim skips (with a warning)
 _RULES: Final = ("specified", "user", "primaryGroup", "default", "reject")
+#: Allocation-file queue elements of later Hadoop releases: the release that honours each
+_LATER: Final = {"maxChildResources": "2.9", "maxContainerAllocation": "3.2"}
 _UNMODELLED_RULES: Final = ("nestedUserQueue", "secondaryGroupExistingQueue")
 #: Children a parent queue under the fair policy tries by one pass each before sorting the rest (_assign_fair_children)
 _SCANS: Final = 3
@@ -68,6 +70,10 @@ class FSQueue:
         self.max_vcores = INF
         self.max_apps = -1
         self.max_am_share = 0.5
+        # maxChildResources (2.9+): the maxResources of the ad hoc queues placement creates as direct children;
+        # maxContainerAllocation (3.2+): the largest container an app of this queue (or of its subtree) may ask for
+        self.max_child: tuple[float, float] | None = None
+        self.max_container: tuple[float, float] | None = None
         # whether maxAMShare / maxRunningApps take the allocation file's defaults (no value of the queue's own)
         self.am_share_default = True
         self.max_apps_default = True
@@ -372,6 +378,14 @@ class FairScheduler(YarnScheduler):
                 q.am_share_default = False
             elif tag in ("schedulingPolicy", "schedulingMode"):
                 q.policy = self._policy(c, path)
+            elif tag == "maxChildResources" and self.version.at_least(2, 9):
+                q.max_child = _resources(c.text, self._at(c), path, tag)
+            elif tag == "maxContainerAllocation" and self.version.at_least(3, 2):
+                q.max_container = _resources(c.text, self._at(c), path, tag)
+            elif tag in _LATER:
+                since = _LATER[tag]
+                self.warnings.append(f"{self._at(c)}: queue {path}: <{tag}> is Hadoop {since}+ and the run follows "
+                                     f"{self.version.text} (--hadoop-version {since} or later honours it; ignored)")
             else:
                 self.warnings.append(f"{self._at(c)}: queue {path}: <{tag}> is not modelled (ignored)")
         if q.min_mem > q.max_mem:
@@ -394,6 +408,9 @@ class FairScheduler(YarnScheduler):
             q = self.queues.get(sub)
             if q is None:
                 q = FSQueue(sub, parent)
+                if parent.max_child is not None:  # an ad hoc child of a queue with maxChildResources
+                    q.max_mem, q.max_vcores = parent.max_child
+                    q.capped = True
                 q.policy = self.default_policy
                 q.max_am_share = self.default_max_am_share
                 q.max_apps = self.default_max_apps
@@ -445,6 +462,16 @@ class FairScheduler(YarnScheduler):
                                  f"in {self.source} and may not be created (create=false): rejected")
         raise InputError(f"job {app.app_id}: no placement rule of {self.source} placed it (queue {requested!r}, user "
                          f"{app.user!r}): rejected")
+
+    def container_limit(self, app: SchedulerApp) -> tuple[float, float, str] | None:
+        """``FSQueue.getMaximumContainerAllocation``: the ``maxContainerAllocation`` of the app's queue, else of its
+        nearest ancestor that has one (MB, vcores, that queue's path); None when none has."""
+        q: FSQueue | None = app.sched  # type: ignore[assignment]
+        while q is not None:
+            if q.max_container is not None:
+                return q.max_container[0], q.max_container[1], q.path
+            q = q.parent
+        return None
 
     def add_app(self, app: SchedulerApp) -> None:
         queue = self.place(app)
