@@ -70,3 +70,14 @@ def test_hadoop_version_chooses_the_yarn_line(tmp_path: Path, capsys) -> None:
     assert main(["replay", str(spec), "--engine", "yarn", "--nodes", "2", "--hadoop-version", "0.20"]) != 0
     err = capsys.readouterr().err
     assert "--hadoop-version is a Hadoop 1 engine option" in err and len(err.strip().splitlines()) == 1
+
+
+def test_static_group_mapping_of_a_site_file_places_by_primary_group(tmp_path: Path, capsys) -> None:
+    core = write(tmp_path, "core-site.xml", capacity_xml({"hadoop.user.group.static.mapping.overrides":
+                                                          "default=analysts,staff"}))
+    alloc = write(tmp_path, "fair-scheduler.xml", "<?xml version=\"1.0\"?>\n<allocations><queuePlacementPolicy>"
+                                                  "<rule name=\"primaryGroup\"/></queuePlacementPolicy></allocations>\n")
+    doc, _ = _replay(tmp_path, capsys, "--scheduler", "fair", "--scheduler-config", str(alloc),
+                     "--yarn-site", str(core))
+    queues = doc["summary"]["yarn"]["queues"]
+    assert queues["root.analysts"]["peak_running_apps"] == 1 and queues["root.default"]["peak_running_apps"] == 0

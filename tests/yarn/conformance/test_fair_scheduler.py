@@ -74,3 +74,21 @@ def test_fair_share_with_min_alloc(tmp_path: Path) -> None:
     assert fair.queues["root.queueA"].fair_share == pytest.approx(1024, abs=1e-6)
     assert fair.queues["root.queueB"].fair_share == pytest.approx(2048, abs=1e-6)
     assert sum(1 for q in fair.queues.values() if q.is_leaf) == 3  # and root.default
+
+
+@hadoop("TestFairScheduler", "testQueuePlacementWithPolicy", V)
+def test_queue_placement_with_policy_and_groups(tmp_path: Path) -> None:
+    # SimpleGroupsMapping gives user U the groups Ugroup, Usubgroup1, Usubgroup2; here as the static mapping
+    groups = {u: [f"{u}group", f"{u}subgroup1", f"{u}subgroup2"] for u in ("user1", "user3", "user4", "otheruser")}
+    groups["user5"] = ["user5group", "user5subgroup1", "user5subgroup2"]
+    queues = "".join(f'<queue name="{q}"/>' for q in ("user1", "user3group", "user4subgroup1", "user4subgroup2",
+                                                      "user5subgroup2"))
+    policy = ('<queuePlacementPolicy><rule name="specified" create="true"/><rule name="user" create="false"/>'
+              '<rule name="primaryGroup" create="false"/><rule name="secondaryGroupExistingQueue" create="false"/>'
+              '<rule name="default" create="true"/></queuePlacementPolicy>')
+    fair = FairScheduler({"config_file": str(allocation_file(tmp_path, queues + policy)), "user_groups": groups})
+    placed = [fair.place(app(i, user, queue)).path for i, (queue, user) in enumerate(
+        [("somequeue", "user1"), ("default", "user1"), ("default", "user3"), ("default", "user4"),
+         ("default", "user5"), ("default", "otheruser")])]
+    assert placed == ["root.somequeue", "root.user1", "root.user3group", "root.user4subgroup1",
+                      "root.user5subgroup2", "root.default"]

@@ -62,3 +62,14 @@ def test_queue_mapping_override(tmp_path: Path) -> None:
     # %user: the queue named after the user
     cs = _cs(tmp_path, "u:%user:%user", override=True)
     assert cs.place(app(3, "q2", "default")).path == "root.q2"
+
+
+@hadoop("TestQueueMappings", "testQueueMapping", V)
+def test_group_mappings(tmp_path: Path) -> None:
+    # SimpleGroupsMapping: user "a" is in "agroup"; g:agroup:q1 maps it, u:%user:%primary_group names its group
+    props = {P + "root.queues": "q1,q2,agroup", P + "root.q1.capacity": "10", P + "root.q2.capacity": "80",
+             P + "root.agroup.capacity": "10", P + "queue-mappings-override.enable": "true"}
+    for mapping, expected in (("g:agroup:q1", "root.q1"), ("u:%user:%primary_group", "root.agroup")):
+        cs = CapacityScheduler({"config_file": str(capacity_file(tmp_path, {**props, P + "queue-mappings": mapping})),
+                                "user_groups": {"a": ["agroup"]}})
+        assert cs.place(app(0, "a", "default")).path == expected

@@ -75,7 +75,6 @@ def test_terminals_2x(tmp_path: Path) -> None:
     # rejected when it is submitted
     fair = _fair(tmp_path, "<rule name='secondaryGroupExistingQueue' create='true'/>"
                            "<rule name='default' queue='otherdefault' create='false'/>")
-    assert any("secondaryGroupExistingQueue" in w and "not modelled" in w for w in fair.warnings)
     with pytest.raises(InputError, match="root.otherdefault, which does not exist"):
         _place(fair, "root.otherdefault", "user1")
 
@@ -109,3 +108,16 @@ def test_broken_rules(tmp_path: Path) -> None:
 def test_user_contains_period(tmp_path: Path) -> None:
     fair = _fair(tmp_path, "<rule name='user'/>")
     assert _place(fair, "default", "first.last") == "root.first_dot_last"
+
+
+@hadoop("TestQueuePlacementPolicy", "testEmptyGroupsPrimaryGroupRule", V3)
+def test_empty_groups_primary_group_rule(tmp_path: Path) -> None:
+    # a static mapping with no group for the user: the primaryGroup rule cannot place it, the app is rejected
+    site = tmp_path / "core-site.xml"
+    site.write_text("<?xml version=\"1.0\"?>\n<configuration>\n<property><name>hadoop.user.group.static.mapping."
+                    "overrides</name><value>emptygroupuser=</value></property>\n</configuration>\n")
+    body = ("<queuePlacementPolicy><rule name='primaryGroup' create='false'/><rule name='default'/>"
+            "</queuePlacementPolicy>")
+    fair = FairScheduler({"config_file": str(allocation_file(tmp_path, body)), "site_files": [str(site)]})
+    with pytest.raises(InputError, match="user 'emptygroupuser' has no groups"):
+        _place(fair, "root.fake", "emptygroupuser")

@@ -36,6 +36,7 @@ import re
 from typing import TYPE_CHECKING
 
 from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.yarn.groups import UserGroups
 from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
 from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
@@ -121,6 +122,7 @@ class CapacityScheduler(YarnScheduler):
         self._paths: set[str] = set()
         self._unknown_queues: dict[str, int] = {}
         self.version = from_config(config)
+        self.user_groups = UserGroups.from_config(config, config.get("site_files", ()) or ())
         # CapacitySchedulerConfiguration.DEFAULT_NODE_LOCALITY_DELAY: -1 before 2.8, 40 from 2.8 on
         default_delay = 40 if self.version.at_least(2, 8) and self.version.given else -1
         self.node_locality_delay = int(self._num(P + "node-locality-delay", default_delay, None))
@@ -248,9 +250,12 @@ class CapacityScheduler(YarnScheduler):
         """``UserGroupMappingPlacementRule``: queue mappings, then the submitted queue."""
         requested = app.queue_name or "default"
         if self.mappings and (self.override or requested == "default"):
+            groups = self.user_groups
             for kind, who, target in self.mappings:
-                if who in (app.user, "%user") or (kind == "g" and who == app.user):
-                    name = target.replace("%user", app.user).replace("%primary_group", app.user)
+                if (kind == "u" and who in (app.user, "%user")) or (kind == "g" and who in groups.groups(app.user)):
+                    name = target.replace("%user", app.user)
+                    if "%primary_group" in name:
+                        name = name.replace("%primary_group", groups.primary(app.user, app.app_id))
                     requested = name
                     break
         queue = self.leaves.get(requested) or self.leaves.get(requested.rsplit(".", 1)[-1])

@@ -33,6 +33,7 @@ import re
 from typing import TYPE_CHECKING, Final, Iterable, Iterator
 
 from mrsim.tracker.schedconf.xmlfile import Node, parse_xml, read_properties
+from mrsim.tracker.yarn.groups import UserGroups
 from mrsim.tracker.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
 from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
@@ -46,10 +47,10 @@ _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-und
               Y + "max.assign"}
 POLICIES = ("fair", "drf", "fifo")
 #: Placement rules modelled, and the ones Hadoop has that mrsim skips (with a warning)
-_RULES: Final = ("specified", "user", "primaryGroup", "default", "reject")
+_RULES: Final = ("specified", "user", "primaryGroup", "secondaryGroupExistingQueue", "default", "reject")
 #: Allocation-file queue elements of later Hadoop releases: the release that honours each
 _LATER: Final = {"maxChildResources": "2.9", "maxContainerAllocation": "3.2"}
-_UNMODELLED_RULES: Final = ("nestedUserQueue", "secondaryGroupExistingQueue")
+_UNMODELLED_RULES: Final = ("nestedUserQueue",)
 #: Children a parent queue under the fair policy tries by one pass each before sorting the rest (_assign_fair_children)
 _SCANS: Final = 3
 INF: Final = math.inf
@@ -145,6 +146,11 @@ def _discard(apps: list[SchedulerApp], app: SchedulerApp) -> None:
             return
 
 
+def _clean(name: str) -> str:
+    """``QueuePlacementRule.cleanName``: a period in a user or group name would make a nested queue."""
+    return name.strip().replace(".", "_dot_")
+
+
 def compute_shares(weights: list[float], mins: list[float], maxs: list[float], total: float) -> list[float]:
     """``ComputeFairShares.computeShares`` for one resource: each share is ``weight x R`` clamped to [min, max], with
     R found by bisection (60 halvings, from an upper bound found by doubling) so the shares fill ``total``; every
@@ -189,6 +195,7 @@ class FairScheduler(YarnScheduler):
         super().__init__()
         config = dict(config or {})
         self.version = from_config(config)
+        self.user_groups = UserGroups.from_config(config, config.get("site_files", ()) or ())
         site: dict[str, tuple[str, str]] = {}
         # yarn-site.xml files first (--yarn-site, in order): the RM reads the yarn.scheduler.fair.* keys from there;
         # a --scheduler-config <configuration> file and the config dict override them
@@ -287,8 +294,8 @@ class FairScheduler(YarnScheduler):
     def _placement_policy(self, el: Node) -> None:
         """``QueuePlacementPolicy.fromXml``: the rules in order. As Hadoop does, a policy whose last rule is not
         terminal (an app could pass every rule unplaced), or with a rule after a terminal one (never reached), is a
-        configuration error; so is a rule Hadoop does not know. The rules mrsim does not model
-        (``nestedUserQueue``, ``secondaryGroupExistingQueue``) are skipped with a warning but count in the check."""
+        configuration error; so is a rule Hadoop does not know. ``nestedUserQueue``, which mrsim does not model, is
+        skipped with a warning but counts in the check."""
         seen: list[tuple[str, bool, Node]] = []
         for rule in el.children:
             if rule.tag != "rule":
@@ -440,9 +447,17 @@ class FairScheduler(YarnScheduler):
                 if requested == "default":
                     continue
                 name = requested
-            elif kind in ("user", "primaryGroup"):
-                # QueuePlacementRule.cleanName: a period would make a nested queue
-                name = app.user.strip().replace(".", "_dot_")
+            elif kind == "user":
+                name = _clean(app.user)
+            elif kind == "primaryGroup":
+                name = _clean(self.user_groups.primary(app.user, app.app_id))
+            elif kind == "secondaryGroupExistingQueue":
+                # the first of the user's other groups that names an existing queue (the rule never creates one)
+                found = [g for g in (_clean(g) for g in self.user_groups.groups(app.user)[1:])
+                         if "root." + g in self.queues]
+                if not found:
+                    continue
+                name, create = found[0], False
             elif kind == "default":
                 name = target or "default"
             else:  # reject
