@@ -8,9 +8,9 @@ Configuration: ``capacity-scheduler.xml`` (``--scheduler-config``), keys under `
   ``<path>.minimum-user-limit-percent`` (100), ``<path>.maximum-am-resource-percent`` and the global
   ``maximum-am-resource-percent`` (0.1), ``<path>.maximum-applications`` / ``maximum-applications`` (10000),
   ``<path>.state`` (RUNNING; STOPPED rejects submissions), ``node-locality-delay`` (-1 = no delay before 2.8; 40
-  from 2.8 on, chosen by ``--hadoop-version``), ``queue-mappings`` (checked at load) (``u:user:queue``, ``g:group:queue``,
-  ``%user``, ``%primary_group``; mrsim has no group data, so a user's primary group is taken to be the user's
-  name) and ``queue-mappings-override.enable`` (false: a mapping applies only to apps submitted to ``default``).
+  from 2.8 on, chosen by ``--hadoop-version``), ``queue-mappings`` (``u:user:queue``, ``g:group:queue``,
+  ``%user``, ``%primary_group``; checked at load; groups from :mod:`mrsim.tracker.yarn.groups`, a user without
+  a mapping being in one group, its own name) and ``queue-mappings-override.enable`` (false: a mapping applies only to apps submitted to ``default``).
   Other keys are reported as ignored.
 
 Behaviour per NodeManager heartbeat (Hadoop 2.x): from ``root``, children are tried in ascending order of used
@@ -21,8 +21,8 @@ to the minimum allocation; a user is stopped once its consumption *exceeds* it, 
 container), the locality rules (rack-local only after ``min(node-locality-delay, nodes)`` missed opportunities,
 off-switch only after ``min(nodes, asks x getLocalityWaitFactor)`` of them when the app asked for locations, the
 factor counting the hosts and racks asked; a priority waiting for locality keeps the app's lower priorities
-waiting too), and the queue's maximum capacity. Headroom is rounded down to the minimum allocation. ``root`` keeps assigning until nothing fits or an off-switch
-container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
+waiting too), and the queue's maximum capacity. Headroom is rounded down to the minimum allocation. ``root``
+keeps assigning until nothing fits or an off-switch container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
 the AMs of the active applications fit in ``maximum-am-resource-percent`` of the queue's guaranteed capacity
 (``LeafQueue.activateApplications``, Hadoop 2.6+: at least one application is always active); the others wait.
 Not modelled: preemption (``ProportionalCapacityPreemptionPolicy``), reservations, node labels, priorities,

@@ -8,10 +8,12 @@ Honoured: nested ``<queue name>`` (or ``<pool>``) with ``weight``, ``minResource
 vcores" or "memory-mb=X, vcores=Y"), ``maxRunningApps``, ``maxAMShare`` (default 0.5 as in Hadoop 2.6+ and 3.x;
 -1 turns the check off; Hadoop 2.5 had no such key), ``schedulingPolicy`` (fair, drf, fifo); top-level
 ``queueMaxAMShareDefault``, ``queueMaxAppsDefault``, ``userMaxAppsDefault``, ``<user name><maxRunningApps>``,
-``defaultQueueSchedulingPolicy`` and ``queuePlacementPolicy`` (rules specified, user, primaryGroup (the user's name:
-mrsim has no group data), default (with ``queue``), reject; ``create``; checked for terminal rules at load, as
-``QueuePlacementPolicy`` does). yarn-site keys (from ``--yarn-site`` and a ``<configuration>`` file): ``user-as-default-queue``
-(true), ``allow-undeclared-pools`` (true), ``assignmultiple`` (false) and ``max.assign`` (-1). Everything else is
+``defaultQueueSchedulingPolicy`` and ``queuePlacementPolicy`` (rules specified, user, primaryGroup,
+secondaryGroupExistingQueue (groups: :mod:`mrsim.tracker.yarn.groups`), default (with ``queue``), reject;
+``create``; checked for terminal rules at load, as ``QueuePlacementPolicy`` does); with ``--hadoop-version`` 2.9+
+``maxChildResources`` and 3.2+ ``maxContainerAllocation``. yarn-site keys (from ``--yarn-site`` and a
+``<configuration>`` file): ``user-as-default-queue`` (true), ``allow-undeclared-pools`` (true), ``assignmultiple``
+(false) and ``max.assign`` (-1). Everything else is
 reported as ignored, including preemption (``yarn.scheduler.fair.preemption`` and the preemption timeouts: not
 modelled), locality thresholds (no delay scheduling: YARN's default) and ``sizebasedweight``.
 
@@ -48,9 +50,9 @@ _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-und
 POLICIES = ("fair", "drf", "fifo")
 #: Placement rules modelled, and the ones Hadoop has that mrsim skips (with a warning)
 _RULES: Final = ("specified", "user", "primaryGroup", "secondaryGroupExistingQueue", "default", "reject")
+_UNMODELLED_RULES: Final = ("nestedUserQueue",)
 #: Allocation-file queue elements of later Hadoop releases: the release that honours each
 _LATER: Final = {"maxChildResources": "2.9", "maxContainerAllocation": "3.2"}
-_UNMODELLED_RULES: Final = ("nestedUserQueue",)
 #: Children a parent queue under the fair policy tries by one pass each before sorting the rest (_assign_fair_children)
 _SCANS: Final = 3
 INF: Final = math.inf
