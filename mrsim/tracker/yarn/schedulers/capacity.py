@@ -463,7 +463,7 @@ class CapacityScheduler(YarnScheduler):
                     factor = min(names / n_nodes, 1.0) if n_nodes else 1.0
                     wait = ask.total * factor
                     if wait > n_nodes:
-                        wait = n_nodes
+                        wait = float(n_nodes)
                     if not missed > wait:
                         break  # "do not assign out of order w.r.t. priorities": no lower priority, next app
                 self.give(app, ask, node, loc)
