@@ -48,7 +48,8 @@ def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("engine")
     g.add_argument("--hadoop-version", default=None,
-                   help="heartbeat formula: 0.20 (max(3 s, ceil(N/100) s)), 1.0, or 1.2/1.x (max(0.3 s, 10 ms x N)); default 1.2")
+                   help="heartbeat formula: 0.20 (max(3 s, ceil(N/100) s)), 1.0, or 1.2/1.x (max(0.3 s, 10 ms x N)); default 1.2. "
+                        "In YARN mode: 2.x or 3.x (e.g. 2.7, 3.3), where their schedulers differ (docs/yarn.md)")
     g.add_argument("--heartbeat-interval", metavar="S|off",
                    help="override the heartbeat interval (seconds), or 'off' for SimMR's task-completion-driven mode")
     g.add_argument("--oob-heartbeat", action="store_true",
@@ -99,7 +100,11 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
 def build_conf(args: argparse.Namespace) -> HadoopConf:
     from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site, validate_conf
 
-    conf = HadoopConf(version=HadoopVersion.parse(args.hadoop_version or "1.2"))
+    from mrsim.model.yarn_version import parse_yarn_version
+
+    # a 2.x/3.x value is YARN mode's (mrsim.model.yarn_version); the MR1 engine refuses it (engine_choice.use_yarn)
+    text = args.hadoop_version if parse_yarn_version(args.hadoop_version) is None else None
+    conf = HadoopConf(version=HadoopVersion.parse(text or "1.2"))
     if args.mapred_site:
         conf = conf_from_mapred_site(args.mapred_site, conf)
     conf = conf.with_overrides(

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from mrsim.errors import InputError
+
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.model.templates import Workload
 
@@ -40,6 +42,12 @@ def use_yarn(args: argparse.Namespace, trace: str | None, workload: "Workload") 
     engine = getattr(args, "engine", "auto") or "auto"
     if engine == "yarn":
         return True
-    if engine == "mr1":
-        return False
-    return is_yarn_input(trace, workload, getattr(args, "format", None))
+    yarn = False if engine == "mr1" else is_yarn_input(trace, workload, getattr(args, "format", None))
+    if not yarn:
+        from mrsim.model.yarn_version import parse_yarn_version  # not the YARN engine: no YARN module loads
+
+        text = getattr(args, "hadoop_version", None)
+        if parse_yarn_version(text) is not None:
+            raise InputError(f"--hadoop-version {text} names a Hadoop 2.x/3.x line, which YARN mode follows; this "
+                             "input runs on the Hadoop 1 engine (0.20, 0.22, 1.0, 1.2 or 1.x; or --engine yarn)")
+    return yarn

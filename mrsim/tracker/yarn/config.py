@@ -128,7 +128,9 @@ class YarnConf:
         return min(m, self.max_mb), min(v, self.max_vcores)
 
     def job_sizes(self, properties: Mapping[str, str] | None, extra: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
-        """Normalised (MB, vcores) of the job's AM, map and reduce containers: its own conf first, then this conf."""
+        """Normalised (MB, vcores) of the job's AM, map and reduce containers: the job's ``map_request`` /
+        ``reduce_request`` table (job specs), then its own conf, then Rumen's ``jobMapMB`` / ``jobReduceMB``, then
+        this conf; each resource on its own."""
         props = properties or {}
 
         def num(key: str, fallback: float) -> float:
@@ -138,12 +140,30 @@ class YarnConf:
                 return fallback
             return value if value > 0 else fallback
 
+        def requested(kind: str, resource: str, fallback: float) -> float:
+            # a job spec's (or generator's) per-task request table, e.g. map_request = { memory_mb = 2048 }: it
+            # comes first, as it does for resource-vector clusters (mrsim.tracker.placement.task_request)
+            table = extra.get(f"{kind}_request")
+            if isinstance(table, Mapping):
+                value = table.get(resource)
+            elif isinstance(table, (tuple, list)):
+                value = dict(table).get(resource)
+            else:
+                return fallback
+            try:
+                number = float(value) if value is not None else 0.0
+            except (TypeError, ValueError):
+                return fallback
+            return number if number > 0 else fallback
+
         map_mb = num(MAP_MB, num("mapred.job.map.memory.mb", float(extra.get("map_mb", 0) or 0) or self.map_mb))
         reduce_mb = num(REDUCE_MB, num("mapred.job.reduce.memory.mb", float(extra.get("reduce_mb", 0) or 0) or self.reduce_mb))
         return {
             "am": self.normalise(num(AM_MB, self.am_mb), num(AM_VCORES, self.am_vcores)),
-            "map": self.normalise(map_mb, num(MAP_VCORES, self.map_vcores)),
-            "reduce": self.normalise(reduce_mb, num(REDUCE_VCORES, self.reduce_vcores)),
+            "map": self.normalise(requested("map", "memory_mb", map_mb),
+                                  requested("map", "vcores", num(MAP_VCORES, self.map_vcores))),
+            "reduce": self.normalise(requested("reduce", "memory_mb", reduce_mb),
+                                     requested("reduce", "vcores", num(REDUCE_VCORES, self.reduce_vcores))),
         }
 
     def job_slowstart(self, properties: Mapping[str, str] | None) -> float:

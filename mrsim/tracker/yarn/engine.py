@@ -19,13 +19,38 @@ from mrsim.tracker.routing import yarn_routing_note
 from mrsim.tracker.yarn.calibration import YarnCalibration
 from mrsim.tracker.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources, trace_values, unmodelled_keys
 from mrsim.tracker.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
+from mrsim.model.yarn_version import DEFAULT as DEFAULT_VERSION, YarnVersion, parse_yarn_version, yarn_version
 from mrsim.errors import InputError
+from mrsim.tracker.schedconf.xmlfile import read_properties
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 
 
 def _props(workload: Workload) -> list[dict]:
     return [t.extra["properties"] for t in workload.jobs if isinstance(t.extra.get("properties"), dict)]
+
+
+def _mr1_version(text: str | None) -> bool:
+    """True when ``--hadoop-version`` names an MR1 line (0.20, 1.0, ...) other than the engine default 1.2; a 2.x or
+    3.x value chooses YARN mode's behaviour where the two lines differ (:mod:`mrsim.model.yarn_version`)."""
+    return text not in (None, "1.2") and parse_yarn_version(text) is None
+
+
+def hadoop_version(args: argparse.Namespace) -> YarnVersion:
+    """The Hadoop line of a YARN-mode run: ``--hadoop-version`` when it names 2.x or 3.x, else the default."""
+    text = getattr(args, "hadoop_version", None)
+    return yarn_version(text) if parse_yarn_version(text) is not None else DEFAULT_VERSION
+
+
+def scheduler_settings(args: argparse.Namespace, config: dict) -> dict:
+    """The scheduler's config dict with the run's Hadoop line and the ``--yarn-site`` files (the Fair Scheduler
+    reads its ``yarn.scheduler.fair.*`` keys from them, as the RM reads them from yarn-site.xml)."""
+    out = dict(config or {})
+    out["hadoop_version"] = hadoop_version(args)
+    files = tuple(getattr(args, "yarn_site", None) or ())
+    if files:
+        out["site_files"] = files
+    return out
 
 
 def check_flags(args: argparse.Namespace) -> dict:
@@ -35,7 +60,7 @@ def check_flags(args: argparse.Namespace) -> dict:
                         ("--speculative", getattr(args, "speculative", False)),
                         ("--naive-heartbeats", getattr(args, "naive_heartbeats", False)),
                         ("--oob-heartbeat", getattr(args, "oob_heartbeat", False)),
-                        ("--hadoop-version", getattr(args, "hadoop_version", "1.2") not in (None, "1.2"))):
+                        ("--hadoop-version", _mr1_version(getattr(args, "hadoop_version", None)))):
         if given:
             raise InputError(f"{flag} is a Hadoop 1 engine option, not supported in YARN mode (use --engine mr1)")
     overrides: dict = {}
@@ -92,8 +117,18 @@ def ignored_keys(args: argparse.Namespace, scheduler: str) -> list[str]:
         keys = set(capacity._GLOBAL_KEYS) | {fair.Y + k for k in ("allocation.file", "user-as-default-queue",
                                                                  "allow-undeclared-pools", "assignmultiple",
                                                                  "max.assign")}
-        out.extend(w for w in unmodelled_keys(path, honoured | keys)
-                   if not w.split(": ", 1)[1].startswith(("yarn.scheduler.capacity.root", "yarn.scheduler.fair.")))
+        for w in unmodelled_keys(path, honoured | keys):
+            key = w.split(": ", 1)[1]
+            if key.startswith("yarn.scheduler.capacity.root"):
+                continue
+            if key.startswith(fair.Y):
+                continue  # the Fair Scheduler reads them (scheduler_settings) and reports the ones it ignores
+            out.append(w)
+        if scheduler != "fair":
+            # the honoured Fair keys mean nothing to FIFO or Capacity: said, not silently dropped
+            props = read_properties(path)
+            out.extend(f"{path}:{props[k].line}: {k} is a Fair Scheduler key and the scheduler is {scheduler} "
+                       "(ignored)" for k in sorted(props) if k.startswith(fair.Y))
     return out
 
 
@@ -107,7 +142,7 @@ def run_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec,
 
     conf, conf_notes = yarn_conf(args, workload, cluster, inferred_cluster)
     name, note = scheduler_name(args, conf)
-    scheduler = create_yarn_scheduler(name, scheduler_config)
+    scheduler = create_yarn_scheduler(name, scheduler_settings(args, scheduler_config))
     ignored = ignored_keys(args, name)
     result = replay_yarn(workload, cluster, conf, scheduler, seed=getattr(args, "seed", 0),
                          job_overheads=not getattr(args, "no_job_overheads", False),
@@ -164,7 +199,7 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
     for r in range(replications):
         seed = getattr(args, "seed", 0) + r
         for name in names:
-            scheduler = create_yarn_scheduler(name, (configs or {}).get(name, config))
+            scheduler = create_yarn_scheduler(name, scheduler_settings(args, (configs or {}).get(name, config)))
             result = replay_yarn(workload, cluster, dc_replace(conf), scheduler, seed=seed,
                                  job_overheads=not getattr(args, "no_job_overheads", False),
                                  locality=getattr(args, "locality", "auto"), queue_series=False,

@@ -186,7 +186,8 @@ def collect_yarn_result(rm: ResourceManager, wall_s: float, seed: int, locality:
         "mode": "heartbeat",
         "heartbeat_interval_s": rm.conf.nm_heartbeat_s,
         "am_heartbeat_interval_s": rm.conf.am_heartbeat_s,
-        "hadoop_version": "2.x/3.x (YARN)",
+        "hadoop_version": (f"{rm.scheduler.version.text} (YARN)" if rm.scheduler.version.given
+                           else rm.scheduler.version.text),
         "slowstart_completed_maps": rm.conf.slowstart,
         "seed": seed,
         "locality": locality,

@@ -120,8 +120,9 @@ class ResourceManager(EventSink):
                 if not any(nd.mem >= mem and nd.vcores >= vc for nd in self.nodes):
                     raise InputError(f"job {tmpl.job_id}: its {kind} container needs {mem:g} MB and {vc:g} vcores, "
                                      f"which no NodeManager has")
-            app = SchedulerApp(i, tmpl.job_id, tmpl.user or "default", tmpl.queue or "default",
-                               tmpl.submit_s - origin, sizes["am"])
+            # an empty queue name is kept: the Fair Scheduler rejects it (Capacity and FIFO read it as "default")
+            queue = tmpl.queue if tmpl.queue is not None else "default"
+            app = SchedulerApp(i, tmpl.job_id, tmpl.user or "default", queue, tmpl.submit_s - origin, sizes["am"])
             if locality == "off":
                 tmpl_hosts: set[str] = set()
             elif locality == "on":
@@ -304,6 +305,9 @@ class ResourceManager(EventSink):
         if self.series is not None:
             self.series.touch(now)
         self.scheduler.add_app(app)
+        limit = self.scheduler.container_limit(app)
+        if limit is not None:
+            self._check_container_limit(am, limit)
         found = self.qstats.get(str(app.queue))
         if found is None:
             q = app.stats = self.qstats[str(app.queue)] = QueueSeries.new_stats(str(app.queue))
@@ -325,6 +329,20 @@ class ResourceManager(EventSink):
             if self.outstanding == 1:
                 self.wake_nodes_with_room()
         return True
+
+    @staticmethod
+    def _check_container_limit(am: MRAppMaster, limit: tuple[float, float, str]) -> None:
+        """A container larger than its queue allows is refused (``SchedulerUtils.normalizeAndValidateRequest``
+        against the queue's maximum): the app is rejected at submission (its AM) or its AM fails (a task's)."""
+        mem, vcores, queue = limit
+        app = am.app
+        tmpl = am.template
+        for kind, (need_mem, need_vc), n in (("AM", (app.am_mem, app.am_vcores), 1), ("map", am.map_size, tmpl.n_maps),
+                                             ("reduce", am.reduce_size, tmpl.n_reduces)):
+            if n and (need_mem > mem + 1e-9 or need_vc > vcores + 1e-9):
+                raise InputError(f"job {app.app_id}: its {kind} container of {need_mem:g} MB and {need_vc:g} vcores "
+                                 f"exceeds the maxContainerAllocation of queue {queue} ({mem:g} MB, {vcores:g} "
+                                 "vcores): rejected")
 
     def runnable_changed(self, app: SchedulerApp) -> None:
         """The scheduler may now (no longer) serve ``app``: its asks count (no longer count) as outstanding."""

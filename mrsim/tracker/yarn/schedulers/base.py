@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from mrsim.model.yarn_version import DEFAULT as DEFAULT_VERSION, YarnVersion
+
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.yarn.nodemanager import NodeManager
     from mrsim.tracker.yarn.rm import ResourceManager
@@ -151,6 +153,8 @@ class YarnScheduler:
         self.cluster_mem = self.cluster_vcores = 0.0  # the RM's, from start()
         self.min_mem = self.min_vcores = 0.0
         self.n_nodes = 0
+        # the Hadoop line followed where 2.x and 3.x differ (--hadoop-version; mrsim.model.yarn_version)
+        self.version: YarnVersion = DEFAULT_VERSION
 
     def start(self, rm: Any) -> None:
         self.rm = rm
@@ -194,6 +198,11 @@ class YarnScheduler:
 
     def charge(self, app: SchedulerApp, mem: float, vcores: float, am: bool) -> None:
         """A container of ``app`` was allocated (positive) or released (negative amounts)."""
+
+    def container_limit(self, app: SchedulerApp) -> tuple[float, float, str] | None:
+        """The largest container (MB, vcores) ``app``'s queue allows and that queue's name, or None (no limit beyond
+        the RM's maximum allocation). Asked once per app, after :meth:`add_app`."""
+        return None
 
     def headroom(self, app: SchedulerApp) -> float:
         """Memory (MB) reported to ``app``'s AM as headroom; by default the cluster's free memory."""

@@ -7,20 +7,22 @@ Configuration: ``capacity-scheduler.xml`` (``--scheduler-config``), keys under `
   ``<path>.maximum-capacity`` (% of the parent, -1 = 100), ``<path>.user-limit-factor`` (1),
   ``<path>.minimum-user-limit-percent`` (100), ``<path>.maximum-am-resource-percent`` and the global
   ``maximum-am-resource-percent`` (0.1), ``<path>.maximum-applications`` / ``maximum-applications`` (10000),
-  ``<path>.state`` (RUNNING; STOPPED rejects submissions), ``node-locality-delay`` (Hadoop 2.x code default -1 =
-  no delay; the shipped file and Hadoop 3 use 40), ``queue-mappings`` (``u:user:queue``, ``g:group:queue``,
-  ``%user``, ``%primary_group``; mrsim has no group data, so a user's primary group is taken to be the user's
-  name) and ``queue-mappings-override.enable`` (false: a mapping applies only to apps submitted to ``default``).
+  ``<path>.state`` (RUNNING; STOPPED rejects submissions), ``node-locality-delay`` (-1 = no delay before 2.8; 40
+  from 2.8 on, chosen by ``--hadoop-version``), ``queue-mappings`` (``u:user:queue``, ``g:group:queue``,
+  ``%user``, ``%primary_group``; checked at load; groups from :mod:`mrsim.tracker.yarn.groups`, a user without
+  a mapping being in one group, its own name) and ``queue-mappings-override.enable`` (false: a mapping applies only to apps submitted to ``default``).
   Other keys are reported as ignored.
 
 Behaviour per NodeManager heartbeat (Hadoop 2.x): from ``root``, children are tried in ascending order of used
 capacity (used / guaranteed, ties by path), skipping a queue that would exceed its maximum capacity; a leaf serves
 its *active* applications in submission order, one container per call, at the first priority that has asks and
-passes: the user limit (``computeUserLimit``, rounded up to the minimum allocation; a user is stopped once its
-consumption *exceeds* it, so it may pass it by one container), the locality rules (rack-local only after ``min(node-locality-delay,
-nodes)`` missed opportunities, off-switch only after ``asks x min(hosts asked / nodes, 1)`` of them when the app
-asked for locations), and the queue's maximum capacity. ``root`` keeps assigning until nothing fits or an off-switch
-container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
+passes: the user limit (``computeUserLimit`` over the *active* users, those with containers asked for; rounded up
+to the minimum allocation; a user is stopped once its consumption *exceeds* it, so it may pass it by one
+container), the locality rules (rack-local only after ``min(node-locality-delay, nodes)`` missed opportunities,
+off-switch only after ``min(nodes, asks x getLocalityWaitFactor)`` of them when the app asked for locations, the
+factor counting the hosts and racks asked; a priority waiting for locality keeps the app's lower priorities
+waiting too), and the queue's maximum capacity. Headroom is rounded down to the minimum allocation. ``root``
+keeps assigning until nothing fits or an off-switch container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
 the AMs of the active applications fit in ``maximum-am-resource-percent`` of the queue's guaranteed capacity
 (``LeafQueue.activateApplications``, Hadoop 2.6+: at least one application is always active); the others wait.
 Not modelled: preemption (``ProportionalCapacityPreemptionPolicy``), reservations, node labels, priorities,
@@ -34,7 +36,9 @@ import re
 from typing import TYPE_CHECKING
 
 from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.yarn.groups import UserGroups
 from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
+from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,12 +121,17 @@ class CapacityScheduler(YarnScheduler):
         self._shares: list[tuple[str, float]] | None = None  # queue_shares(), built at first use
         self._paths: set[str] = set()
         self._unknown_queues: dict[str, int] = {}
-        self.node_locality_delay = int(self._num(P + "node-locality-delay", -1, None))
+        self.version = from_config(config)
+        self.user_groups = UserGroups.from_config(config, config.get("site_files", ()) or ())
+        # CapacitySchedulerConfiguration.DEFAULT_NODE_LOCALITY_DELAY: -1 before 2.8, 40 from 2.8 on
+        default_delay = 40 if self.version.at_least(2, 8) and self.version.given else -1
+        self.node_locality_delay = int(self._num(P + "node-locality-delay", default_delay, None))
         self.mappings = self._mappings()
         self.override = self._text(P + "queue-mappings-override.enable", "false").lower() == "true"
         default_am = self._num(P + "maximum-am-resource-percent", 0.1, None)
         default_apps = self._num(P + "maximum-applications", 10000, None)
         self._build(self.root, default_am, default_apps)
+        self._check_mappings()
         used = {P + "root.queues"}
         for key in sorted(props):
             if key in _GLOBAL_KEYS or key in used:
@@ -158,15 +167,29 @@ class CapacityScheduler(YarnScheduler):
         return value
 
     def _mappings(self) -> list[tuple[str, str, str]]:
+        """``CapacitySchedulerConfiguration.getQueueMappings``: comma-separated ``u:user:queue`` / ``g:group:queue``
+        entries, each part trimmed; an entry with another kind, another number of parts or an empty part is a
+        configuration error (Hadoop's IllegalArgumentException at load)."""
         text = self._text(P + "queue-mappings", "")
         out = []
         for part in filter(None, (x.strip() for x in text.split(","))):
-            bits = part.split(":")
-            if len(bits) != 3 or bits[0] not in ("u", "g"):
+            bits = [b.strip() for b in part.split(":")]
+            if len(bits) != 3 or bits[0] not in ("u", "g") or not bits[1] or not bits[2]:
                 raise InputError(f"{self._where(P + 'queue-mappings')}: {P}queue-mappings entry {part!r} is not "
                                  "u:user:queue or g:group:queue")
             out.append((bits[0], bits[1], bits[2]))
         return out
+
+    def _check_mappings(self) -> None:
+        """A mapping to a fixed queue must name a leaf queue (``CapacityScheduler.initializeQueueMappings``: an
+        error at load, not at the first submission); ``%user`` and ``%primary_group`` targets are resolved and
+        checked when an app is placed."""
+        for kind, who, target in self.mappings:
+            if "%" in target:
+                continue
+            if self.leaves.get(target) is None and self.leaves.get(target.rsplit(".", 1)[-1]) is None:
+                raise InputError(f"{self._where(P + 'queue-mappings')}: {P}queue-mappings entry {kind}:{who}:{target} "
+                                 f"maps to {target!r}, which is not a leaf queue")
 
     def _build(self, queue: CSQueue, default_am: float, default_apps: float) -> None:
         self._paths.add(queue.path)
@@ -227,9 +250,12 @@ class CapacityScheduler(YarnScheduler):
         """``UserGroupMappingPlacementRule``: queue mappings, then the submitted queue."""
         requested = app.queue_name or "default"
         if self.mappings and (self.override or requested == "default"):
+            groups = self.user_groups
             for kind, who, target in self.mappings:
-                if who in (app.user, "%user") or (kind == "g" and who == app.user):
-                    name = target.replace("%user", app.user).replace("%primary_group", app.user)
+                if (kind == "u" and who in (app.user, "%user")) or (kind == "g" and who in groups.groups(app.user)):
+                    name = target.replace("%user", app.user)
+                    if "%primary_group" in name:
+                        name = name.replace("%primary_group", groups.primary(app.user, app.app_id))
                     requested = name
                     break
         queue = self.leaves.get(requested) or self.leaves.get(requested.rsplit(".", 1)[-1])
@@ -317,24 +343,41 @@ class CapacityScheduler(YarnScheduler):
 
     # ------------------------------------------------------------------------------------------ limits
 
+    def _active_users(self, queue: CSQueue) -> int:
+        """``ActiveUsersManager.getNumActiveUsers``: the users of ``queue`` with an app that has containers asked
+        for (``AppSchedulingInfo`` activates a user at its first outstanding ask and deactivates it when none is
+        left), admitted or not. Cost O(apps in the queue)."""
+        known = self.pending_known
+        users: set[str] = set()
+        for group in (queue.active_list, queue.pending.values()):
+            for a in group:
+                if (a.pending_mb > 0.0) if known else a.wants():
+                    users.add(a.user)
+        return len(users)
+
     def _user_limit(self, queue: CSQueue, required: float) -> float:
-        """``LeafQueue.computeUserLimit`` (memory): max(current / active users, current x MULP%), capped at
-        queue capacity x user-limit-factor (and the queue's maximum)."""
+        """``LeafQueue.computeUserLimit`` (memory, Hadoop 2.x): the queue's guaranteed capacity normalised up to the
+        minimum allocation (and at least ``required``); the current capacity is that while the queue is below it,
+        else its usage plus ``required``; the limit is max(ceil(current / active users) (0 without active users),
+        ceil(current x MULP / 100)),
+        at most capacity x user-limit-factor, rounded up to the minimum allocation."""
         used = queue.used_mem
-        n_users = len(queue.active_users)
+        n_users = self._active_users(queue)
         # the last result for this request, while its inputs hold
         if required == 0.0:
             if queue.headroom_limit_used == used and queue.headroom_limit_users == n_users:
                 return queue.headroom_limit_value
         elif queue.limit_required == required and queue.limit_used == used and queue.limit_users == n_users:
             return queue.limit_value
-        cluster = self.cluster_mem
-        capacity = queue.abs_capacity * cluster
-        current = capacity if used < capacity else used + required
-        users = max(1, n_users)
-        limit = max(current / users, current * queue.min_user_limit / 100.0)
-        cap = min(capacity * queue.user_limit_factor, queue.abs_max * cluster)
         step = self.min_mem
+        capacity = math.ceil(queue.abs_capacity * self.cluster_mem / step - 1e-9) * step  # multiplyAndNormalizeUp
+        if capacity < required:
+            capacity = required  # queues with a minuscule capacity make progress
+        current = capacity if used < capacity else used + required
+        # Resources.divideAndCeil by 0 active users is 0 (an app with nothing asked reads its headroom so)
+        per_user = math.ceil(current / n_users - 1e-9) if n_users > 0 else 0
+        limit = max(per_user, math.ceil(math.floor(current * queue.min_user_limit) / 100.0))
+        cap = math.floor(capacity * queue.user_limit_factor + 1e-9)
         value = math.ceil(min(limit, cap) / step - 1e-9) * step  # Resources.roundUp to the minimum allocation
         if required == 0.0:
             queue.headroom_limit_used, queue.headroom_limit_users, queue.headroom_limit_value = used, n_users, value
@@ -361,6 +404,11 @@ class CapacityScheduler(YarnScheduler):
             q = q.parent
         if user_room < room:
             room = user_room
+        # LeafQueue.getHeadroom: min(min(user limit, queue limit) - user usage, queue limit - queue usage), rounded
+        # down to the minimum allocation (the queue limit: its and its parents' maximum capacity, the cluster's
+        # free memory)
+        step = self.min_mem
+        room = math.floor(room / step + 1e-9) * step
         return room if room > 0.0 else 0.0
 
     # ------------------------------------------------------------------------------------------ assignment
@@ -420,10 +468,16 @@ class CapacityScheduler(YarnScheduler):
                 if loc == RACK_LOCAL and not (rack_after < missed):
                     loc = OFF_SWITCH  # rack-local not yet allowed: try off-switch (assignContainersOnNode)
                 if loc == OFF_SWITCH and ask.has_locality:
-                    hosts = sum(1 for v in ask.by_host.values() if v > 0)
-                    factor = min(hosts / n_nodes, 1.0) if n_nodes else 1.0
-                    if not missed > ask.total * factor:
-                        continue
+                    # canAssign(OFF_SWITCH): wait for min(nodes, asks x getLocalityWaitFactor) missed opportunities;
+                    # the factor counts the hosts and racks ever asked at this priority (AppSchedulingInfo keeps a
+                    # request whose count fell to 0) over the cluster's nodes, at most 1
+                    names = len(ask.by_host) + len(ask.by_rack)
+                    factor = min(names / n_nodes, 1.0) if n_nodes else 1.0
+                    wait = ask.total * factor
+                    if wait > n_nodes:
+                        wait = float(n_nodes)
+                    if not missed > wait:
+                        break  # "do not assign out of order w.r.t. priorities": no lower priority, next app
                 self.give(app, ask, node, loc)
                 if loc != OFF_SWITCH:
                     ask.missed = 0

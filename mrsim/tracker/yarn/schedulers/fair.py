@@ -8,9 +8,12 @@ Honoured: nested ``<queue name>`` (or ``<pool>``) with ``weight``, ``minResource
 vcores" or "memory-mb=X, vcores=Y"), ``maxRunningApps``, ``maxAMShare`` (default 0.5 as in Hadoop 2.6+ and 3.x;
 -1 turns the check off; Hadoop 2.5 had no such key), ``schedulingPolicy`` (fair, drf, fifo); top-level
 ``queueMaxAMShareDefault``, ``queueMaxAppsDefault``, ``userMaxAppsDefault``, ``<user name><maxRunningApps>``,
-``defaultQueueSchedulingPolicy`` and ``queuePlacementPolicy`` (rules specified, user, primaryGroup (the user's name:
-mrsim has no group data), default (with ``queue``), reject; ``create``). yarn-site keys: ``user-as-default-queue``
-(true), ``allow-undeclared-pools`` (true), ``assignmultiple`` (false) and ``max.assign`` (-1). Everything else is
+``defaultQueueSchedulingPolicy`` and ``queuePlacementPolicy`` (rules specified, user, primaryGroup,
+secondaryGroupExistingQueue (groups: :mod:`mrsim.tracker.yarn.groups`), default (with ``queue``), reject;
+``create``; checked for terminal rules at load, as ``QueuePlacementPolicy`` does); with ``--hadoop-version`` 2.9+
+``maxChildResources`` and 3.2+ ``maxContainerAllocation``. yarn-site keys (from ``--yarn-site`` and a
+``<configuration>`` file): ``user-as-default-queue`` (true), ``allow-undeclared-pools`` (true), ``assignmultiple``
+(false) and ``max.assign`` (-1). Everything else is
 reported as ignored, including preemption (``yarn.scheduler.fair.preemption`` and the preemption timeouts: not
 modelled), locality thresholds (no delay scheduling: YARN's default) and ``sizebasedweight``.
 
@@ -32,7 +35,9 @@ import re
 from typing import TYPE_CHECKING, Final, Iterable, Iterator
 
 from mrsim.tracker.schedconf.xmlfile import Node, parse_xml, read_properties
+from mrsim.tracker.yarn.groups import UserGroups
 from mrsim.tracker.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
+from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,6 +48,11 @@ Y = "yarn.scheduler.fair."
 _SITE_KEYS = {Y + "allocation.file", Y + "user-as-default-queue", Y + "allow-undeclared-pools", Y + "assignmultiple",
               Y + "max.assign"}
 POLICIES = ("fair", "drf", "fifo")
+#: Placement rules modelled, and the ones Hadoop has that mrsim skips (with a warning)
+_RULES: Final = ("specified", "user", "primaryGroup", "secondaryGroupExistingQueue", "default", "reject")
+_UNMODELLED_RULES: Final = ("nestedUserQueue",)
+#: Allocation-file queue elements of later Hadoop releases: the release that honours each
+_LATER: Final = {"maxChildResources": "2.9", "maxContainerAllocation": "3.2"}
 #: Children a parent queue under the fair policy tries by one pass each before sorting the rest (_assign_fair_children)
 _SCANS: Final = 3
 INF: Final = math.inf
@@ -63,6 +73,10 @@ class FSQueue:
         self.max_vcores = INF
         self.max_apps = -1
         self.max_am_share = 0.5
+        # maxChildResources (2.9+): the maxResources of the ad hoc queues placement creates as direct children;
+        # maxContainerAllocation (3.2+): the largest container an app of this queue (or of its subtree) may ask for
+        self.max_child: tuple[float, float] | None = None
+        self.max_container: tuple[float, float] | None = None
         # whether maxAMShare / maxRunningApps take the allocation file's defaults (no value of the queue's own)
         self.am_share_default = True
         self.max_apps_default = True
@@ -134,6 +148,38 @@ def _discard(apps: list[SchedulerApp], app: SchedulerApp) -> None:
             return
 
 
+def _clean(name: str) -> str:
+    """``QueuePlacementRule.cleanName``: a period in a user or group name would make a nested queue."""
+    return name.strip().replace(".", "_dot_")
+
+
+def compute_shares(weights: list[float], mins: list[float], maxs: list[float], total: float) -> list[float]:
+    """``ComputeFairShares.computeShares`` for one resource: each share is ``weight x R`` clamped to [min, max], with
+    R found by bisection (60 halvings, from an upper bound found by doubling) so the shares fill ``total``; every
+    share is its max when the maxima sum to no more than ``total``. Hadoop truncates each share to an integer
+    after 25 halvings; mrsim keeps the float (within 1e-6 of Hadoop's value when that is exact). Cost
+    O(60 x len(weights))."""
+    n = len(weights)
+
+    def filled(r: float) -> float:
+        return sum(min(max(weights[i] * r, mins[i]), maxs[i]) for i in range(n))
+
+    cap = sum(min(m, 1e18) for m in maxs)
+    if cap <= total:
+        return list(maxs)
+    hi = 1.0
+    while filled(hi) < total and hi < 1e18:
+        hi *= 2.0
+    lo = 0.0
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        if filled(mid) < total:
+            lo = mid
+        else:
+            hi = mid
+    return [min(max(weights[i] * hi, mins[i]), maxs[i]) for i in range(n)]
+
+
 def _resources(text: str, where: str, queue: str, key: str) -> tuple[float, float]:
     t = text.strip().lower()
     mem = re.search(r"(\d+(?:\.\d+)?)\s*mb", t) or re.search(r"memory(?:-mb)?\s*=\s*(\d+(?:\.\d+)?)", t)
@@ -150,7 +196,15 @@ class FairScheduler(YarnScheduler):
     def __init__(self, config: dict | None = None) -> None:
         super().__init__()
         config = dict(config or {})
+        self.version = from_config(config)
+        self.user_groups = UserGroups.from_config(config, config.get("site_files", ()) or ())
         site: dict[str, tuple[str, str]] = {}
+        # yarn-site.xml files first (--yarn-site, in order): the RM reads the yarn.scheduler.fair.* keys from there;
+        # a --scheduler-config <configuration> file and the config dict override them
+        for path in config.get("site_files", ()) or ():
+            for k, p in read_properties(str(path)).items():
+                if k.startswith(Y):
+                    site[k] = (p.value, f"{path}:{p.line}")
         alloc_path = None
         cfg = config.get("config_file")
         if cfg:
@@ -193,7 +247,7 @@ class FairScheduler(YarnScheduler):
         self.user_max_default = -1
         self.user_max: dict[str, int] = {}
         self.default_policy = "fair"
-        self.rules: list[tuple[str, bool, str]] = []
+        self.rules: list[tuple[str, bool, str]] = []  # (rule, create, queue of a default rule)
         if alloc_path:
             self._load(parse_xml(alloc_path))
         if not any(q.is_leaf for q in self.queues.values()) or "root.default" not in self.queues:
@@ -228,15 +282,7 @@ class FairScheduler(YarnScheduler):
                     if c.tag == "maxRunningApps":
                         self.user_max[el.attrs.get("name", "")] = int(self._number(c, "root", c.tag))
             elif tag == "queuePlacementPolicy":
-                for rule in el.children:
-                    if rule.tag != "rule":
-                        continue
-                    kind = rule.attrs.get("name", "")
-                    if kind not in ("specified", "user", "primaryGroup", "default", "reject"):
-                        self.warnings.append(f"{self._at(rule)}: placement rule {kind!r} is not modelled (skipped)")
-                        continue
-                    create = rule.attrs.get("create", "true").lower() != "false"
-                    self.rules.append((kind, create, rule.attrs.get("queue", "default")))
+                self._placement_policy(el)
             elif tag in ("defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode"):
                 pass
             else:
@@ -246,6 +292,45 @@ class FairScheduler(YarnScheduler):
                 q.max_am_share = self.default_max_am_share
             if q.max_apps_default:
                 q.max_apps = self.default_max_apps
+
+    def _placement_policy(self, el: Node) -> None:
+        """``QueuePlacementPolicy.fromXml``: the rules in order. As Hadoop does, a policy whose last rule is not
+        terminal (an app could pass every rule unplaced), or with a rule after a terminal one (never reached), is a
+        configuration error; so is a rule Hadoop does not know. ``nestedUserQueue``, which mrsim does not model, is
+        skipped with a warning but counts in the check."""
+        seen: list[tuple[str, bool, Node]] = []
+        for rule in el.children:
+            if rule.tag != "rule":
+                continue
+            kind = rule.attrs.get("name", "")
+            create = rule.attrs.get("create", "true").strip().lower() != "false"
+            if kind not in _RULES and kind not in _UNMODELLED_RULES:
+                raise InputError(f"{self._at(rule)}: queuePlacementPolicy: no placement rule named {kind!r} (expected "
+                                 f"one of {', '.join(_RULES + _UNMODELLED_RULES)})")
+            seen.append((kind, create, rule))
+            if kind in _UNMODELLED_RULES:
+                self.warnings.append(f"{self._at(rule)}: placement rule {kind!r} is not modelled (skipped)")
+                continue
+            self.rules.append((kind, create, rule.attrs.get("queue", "default")))
+        for i, (kind, create, rule) in enumerate(seen[:-1]):
+            if self._terminal(kind, create):
+                raise InputError(f"{self._at(rule)}: queuePlacementPolicy: rule {i + 1} ({kind}) is terminal, so the "
+                                 "rules after it can never be reached")
+        if seen and not self._terminal(seen[-1][0], seen[-1][1]):
+            kind, create, rule = seen[-1]
+            raise InputError(f"{self._at(rule)}: queuePlacementPolicy: the last rule ({kind}"
+                             f"{'' if create else ', create=false'}) is not terminal, so an app could pass every rule "
+                             "without a queue")
+
+    def _terminal(self, kind: str, create: bool) -> bool:
+        """``QueuePlacementRule.isTerminal``: reject always; user, primaryGroup and nestedUserQueue when they may
+        create the queue; default always in 2.x, only with create in 3.x; specified and
+        secondaryGroupExistingQueue never."""
+        if kind == "reject":
+            return True
+        if kind == "default":
+            return create or self.version.major < 3
+        return create and kind in ("user", "primaryGroup", "nestedUserQueue")
 
     def _number(self, el: Node, queue: str, key: str) -> float:
         try:
@@ -302,6 +387,14 @@ class FairScheduler(YarnScheduler):
                 q.am_share_default = False
             elif tag in ("schedulingPolicy", "schedulingMode"):
                 q.policy = self._policy(c, path)
+            elif tag == "maxChildResources" and self.version.at_least(2, 9):
+                q.max_child = _resources(c.text, self._at(c), path, tag)
+            elif tag == "maxContainerAllocation" and self.version.at_least(3, 2):
+                q.max_container = _resources(c.text, self._at(c), path, tag)
+            elif tag in _LATER:
+                since = _LATER[tag]
+                self.warnings.append(f"{self._at(c)}: queue {path}: <{tag}> is Hadoop {since}+ and the run follows "
+                                     f"{self.version.text} (--hadoop-version {since} or later honours it; ignored)")
             else:
                 self.warnings.append(f"{self._at(c)}: queue {path}: <{tag}> is not modelled (ignored)")
         if q.min_mem > q.max_mem:
@@ -324,6 +417,9 @@ class FairScheduler(YarnScheduler):
             q = self.queues.get(sub)
             if q is None:
                 q = FSQueue(sub, parent)
+                if parent.max_child is not None:  # an ad hoc child of a queue with maxChildResources
+                    q.max_mem, q.max_vcores = parent.max_child
+                    q.capped = True
                 q.policy = self.default_policy
                 q.max_am_share = self.default_max_am_share
                 q.max_apps = self.default_max_apps
@@ -337,28 +433,62 @@ class FairScheduler(YarnScheduler):
     # ------------------------------------------------------------------------------------------ apps
 
     def place(self, app: SchedulerApp) -> FSQueue:
-        """``QueuePlacementPolicy.assignAppToQueue`` (default policy: specified, then user, then default)."""
-        requested = app.queue_name or "default"
+        """``QueuePlacementPolicy.assignAppToQueue`` (default policy: specified, then user, then default) and
+        ``FairScheduler.assignToQueue``. An empty queue name is rejected (``FairScheduler.addApplication``); only the
+        name ``default`` counts as unspecified (``root.default`` is specified); a rule's queue that exists is used
+        when it is a leaf and rejects the app when it is a parent; a missing one is created when the rule may create
+        it, else the next rule is tried (a 2.x ``default`` rule without create rejects the app instead)."""
+        requested = app.queue_name
+        if not requested.strip():
+            raise InputError(f"job {app.app_id}: submitted with an empty queue name, which the Fair Scheduler rejects")
         rules = self.rules or ([("specified", self.allow_undeclared, "")]
                                + ([("user", self.allow_undeclared, "")] if self.user_as_default else [])
                                + [("default", True, "default")])
         for kind, create, target in rules:
             if kind == "specified":
-                if requested == "default" or requested == "root.default":
+                if requested == "default":
                     continue
-                q = self._leaf(requested, create)
-            elif kind in ("user", "primaryGroup"):
-                q = self._leaf(app.user, create)
+                name = requested
+            elif kind == "user":
+                name = _clean(app.user)
+            elif kind == "primaryGroup":
+                name = _clean(self.user_groups.primary(app.user, app.app_id))
+            elif kind == "secondaryGroupExistingQueue":
+                # the first of the user's other groups that names an existing queue (the rule never creates one)
+                found = [g for g in (_clean(g) for g in self.user_groups.groups(app.user)[1:])
+                         if "root." + g in self.queues]
+                if not found:
+                    continue
+                name, create = found[0], False
             elif kind == "default":
-                q = self._leaf(target or "default", True)
+                name = target or "default"
             else:  # reject
                 raise InputError(f"job {app.app_id}: rejected by the placement policy of {self.source} "
                                  f"(queue {requested!r}, user {app.user!r})")
+            path = name if name.startswith("root.") else "root." + name
+            q = self.queues.get(path)
+            if q is not None and not q.is_leaf:
+                raise InputError(f"job {app.app_id}: the {kind} placement rule puts it in {path}, a parent queue of "
+                                 f"{self.source}: rejected (apps run in leaf queues)")
+            if q is None and create:
+                q = self._leaf(path, True)
             if q is not None:
                 return q
-        q = self._leaf("default", True)
-        assert q is not None
-        return q
+            if kind == "default" and self.version.major < 3:  # terminal in 2.x even without create: rejected
+                raise InputError(f"job {app.app_id}: the default placement rule names {path}, which does not exist "
+                                 f"in {self.source} and may not be created (create=false): rejected")
+        raise InputError(f"job {app.app_id}: no placement rule of {self.source} placed it (queue {requested!r}, user "
+                         f"{app.user!r}): rejected")
+
+    def container_limit(self, app: SchedulerApp) -> tuple[float, float, str] | None:
+        """``FSQueue.getMaximumContainerAllocation``: the ``maxContainerAllocation`` of the app's queue, else of its
+        nearest ancestor that has one (MB, vcores, that queue's path); None when none has."""
+        q: FSQueue | None = app.sched  # type: ignore[assignment]
+        while q is not None:
+            if q.max_container is not None:
+                return q.max_container[0], q.max_container[1], q.path
+            q = q.parent
+        return None
 
     def routes(self, counts: dict[str, int]) -> list[tuple[str, int]]:
         """Jobs per leaf queue with its weight and minimum memory."""
@@ -491,26 +621,10 @@ class FairScheduler(YarnScheduler):
         for c in parent.children:
             c.fair_share = 0.0
         if kids:
-            def filled(r: float) -> float:
-                return sum(min(max(c.weight * r, c.min_mem), c.max_mem) for c in kids)
-
-            cap = sum(min(c.max_mem, 1e18) for c in kids)
-            if cap <= total:
-                for c in kids:
-                    c.fair_share = c.max_mem
-            else:
-                hi = 1.0
-                while filled(hi) < total and hi < 1e18:
-                    hi *= 2.0
-                lo = 0.0
-                for _ in range(60):
-                    mid = (lo + hi) / 2.0
-                    if filled(mid) < total:
-                        lo = mid
-                    else:
-                        hi = mid
-                for c in kids:
-                    c.fair_share = min(max(c.weight * hi, c.min_mem), c.max_mem)
+            shares = compute_shares([c.weight for c in kids], [c.min_mem for c in kids], [c.max_mem for c in kids],
+                                    total)
+            for c, share in zip(kids, shares):
+                c.fair_share = share
         for c in parent.children:
             if c.children:
                 self._share_children(c)
@@ -523,14 +637,35 @@ class FairScheduler(YarnScheduler):
         if policy == "fifo":
             return (start, name)
         if policy == "drf":
-            share = max(used_mem / self.rm.cluster_mem, used_vc / self.rm.cluster_vcores)
-            needy = used_mem < min_mem or used_vc < min_vc
-            return (0 if needy else 1, share / weight if weight > 0 else INF, start, name)
+            return self._drf_key(used_mem, used_vc, weight, min_mem, min_vc, start, name)
         min_share = min(min_mem, demand) if min_mem > 0 else 0.0
         needy = used_mem < min_share
         if needy:
             return (0, used_mem / max(min_share, 1.0), start, name)
         return (1, used_mem / weight if weight > 0 else INF, start, name)
+
+    def _drf_key(self, used_mem: float, used_vc: float, weight: float, min_mem: float, min_vc: float, start: float,
+                 name: object) -> tuple:
+        """``DominantResourceFairnessComparator`` as a sort key: a schedulable below its min share on its dominant
+        resource (the larger share of the cluster; vcores on a tie, as Hadoop orders them) comes first, ordered by
+        its usage / min share on the dominant, then on the other resource; the others by their dominant share /
+        weight, then the other resource's share / weight (equal dominant shares are decided by the next resource);
+        then start time and name. 0 / 0 counts as 0 and x / 0 as infinity."""
+        cluster_mem, cluster_vc = self.rm.cluster_mem, self.rm.cluster_vcores
+        mem_share = used_mem / cluster_mem if cluster_mem > 0 else 0.0
+        vc_share = used_vc / cluster_vc if cluster_vc > 0 else 0.0
+        if mem_share > vc_share:
+            dom_share, other_share = mem_share, vc_share
+            dom_used, dom_min, other_used, other_min = used_mem, min_mem, used_vc, min_vc
+        else:
+            dom_share, other_share = vc_share, mem_share
+            dom_used, dom_min, other_used, other_min = used_vc, min_vc, used_mem, min_mem
+        if dom_min > 0 and dom_used < dom_min:
+            other = other_used / other_min if other_min > 0 else (INF if other_used > 0 else 0.0)
+            return (0, dom_used / dom_min, other, start, name)
+        if weight > 0:
+            return (1, dom_share / weight, other_share / weight, start, name)
+        return (1, INF, INF, start, name)
 
     def _queue_key(self, parent: FSQueue, q: FSQueue) -> tuple:
         demand = q.demand() if q.min_mem > 0 or q.min_vcores > 0 else 0.0  # only a min share needs the demand

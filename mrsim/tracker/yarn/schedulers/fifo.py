@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrsim.tracker.yarn.schedulers.base import SchedulerApp, YarnScheduler, assign_one
+from mrsim.model.yarn_version import from_config
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.yarn.nodemanager import NodeManager
@@ -25,6 +26,7 @@ class FifoScheduler(YarnScheduler):
 
     def __init__(self, config: dict | None = None) -> None:
         super().__init__()
+        self.version = from_config(config)
         self.apps: dict[int, SchedulerApp] = {}  # insertion order = submission order
         self._shares: list | None = None
         if config and config.get("config_file"):
