@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from mrsim.errors import InputError
+from mrsim.wording import counted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -224,12 +225,13 @@ def announce(assumptions: Iterable[str], notes: Iterable[str], quiet: bool | str
 def announce_warnings(warnings: Iterable[str], notes: Iterable[str], quiet: bool | str, limit: int | None = None) -> None:
     """Print a result's warnings on stderr as ``mrsim: warning:`` lines, except those ``notes`` already printed
     (YARN mode lists the scheduler file's unmodelled keys both in its warnings and in ``spec.scheduler.warnings``,
-    which :func:`announce` prints). ``limit`` shows that many and counts the rest in one line."""
+    which :func:`announce` prints). A warning repeated word for word (a folded trace holds the same job twice) is
+    printed once. ``limit`` shows that many and counts the rest in one line."""
     level = "error" if quiet is True else ("info" if quiet is False else str(quiet))
     if level not in ("info", "warning", "debug"):
         return
     said = set(notes)
-    fresh = [w for w in warnings if f"mrsim: warning: {w}" not in said]
+    fresh = [w for w in dict.fromkeys(warnings) if f"mrsim: warning: {w}" not in said]
     shown = fresh if limit is None else fresh[:limit]
     for w in shown:
         print(f"mrsim: warning: {w}", file=sys.stderr)
@@ -545,7 +547,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots,
                                      memory_slots=options.memory_slots)
-        choice = ClusterChoice(cluster, f"inferred from the trace's task attempts: {len(cluster.trackers)} hosts, "
+        choice = ClusterChoice(cluster, f"inferred from the trace's task attempts: {counted(len(cluster.trackers), 'host')}, "
                                "slots = peak concurrent attempts per host", True, zero_slot_notes(cluster))
     else:
         choice = choose_cluster(args, conf, args.trace, None, given_cluster)

@@ -31,9 +31,12 @@ def command_defaults(command: str) -> dict[str, object]:
 
 def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("cluster (flags, or a file; flags override file defaults)")
-    g.add_argument("--nodes", type=int, help="number of TaskTrackers (default 64)")
-    g.add_argument("--map-slots", type=int, help="map slots per TaskTracker (default 2, or mapred-site.xml)")
-    g.add_argument("--reduce-slots", type=int, help="reduce slots per TaskTracker (default 2, or mapred-site.xml)")
+    g.add_argument("--nodes", type=int, help="number of TaskTrackers; without it (and without --cluster or "
+                   "--topology) a real trace runs on the cluster inferred from its hosts, a synthetic one on 64")
+    g.add_argument("--map-slots", type=int, help="map slots per TaskTracker (default 2, or mapred-site.xml; on a "
+                   "cluster inferred from a trace, each host's peak concurrent maps)")
+    g.add_argument("--reduce-slots", type=int, help="reduce slots per TaskTracker (default 2, or mapred-site.xml; "
+                   "on a cluster inferred from a trace, each host's peak concurrent reduces)")
     g.add_argument("--cores", type=int, help="cores per TaskTracker (default 4)")
     g.add_argument("--racks", type=int, default=1, help="racks for --nodes (default 1: /default-rack)")
     g.add_argument("--cluster", metavar="FILE", help="cluster file (TOML or JSON, see docs/cluster.md)")

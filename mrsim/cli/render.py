@@ -6,6 +6,8 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Callable, Iterator
 
+from mrsim.wording import clip_left, counted
+
 if TYPE_CHECKING:  # (numpy: imported by what makes a result, not by every parser that imports this module)
     from mrsim.tracker.results import ReplayResult
 
@@ -44,29 +46,41 @@ def cluster_line(c: dict) -> str:
     """One line for a cluster description (``ClusterSpec.describe()``): slots, or resources, and datacenters."""
     if "resources" in c:
         totals = ", ".join(f"{name} {amount:,.0f}" for name, amount in c["resources"].items())
-        text = f"{c.get('nodes')} nodes in {c.get('configurations')} configuration(s), {totals}"
+        text = f"{counted(c.get('nodes'), 'node')} in {counted(c.get('configurations'), 'configuration')}, {totals}"
     else:
-        text = f"{c.get('nodes')} nodes, {c.get('map_slots')} map + {c.get('reduce_slots')} reduce slots"
+        text = f"{counted(c.get('nodes'), 'node')}, {c.get('map_slots')} map + {c.get('reduce_slots')} reduce slots"
     if c.get("datacenters"):
-        text += f", {len(c['datacenters'])} datacenters"
+        text += f", {counted(len(c['datacenters']), 'datacenter')}"
     return text
+
+
+def run_cluster_line(spec: dict) -> str:
+    """The cluster of one run's ``spec`` for a table's heading: NodeManagers with memory and vcores in YARN mode
+    (:func:`yarn_size_text`; a YARN cluster has no slots), :func:`cluster_line` otherwise."""
+    if spec.get("engine") == "yarn" and "yarn" in spec:
+        return yarn_size_text(spec)
+    return cluster_line(spec.get("cluster", {}))
 
 
 #: ``yarn.nodemanager.resource.*`` keys: where a YARN run's NodeManager size came from is told by these names.
 _NM_KEYS = ("yarn.nodemanager.resource.memory-mb", "yarn.nodemanager.resource.cpu-vcores")
 
 
+def yarn_size_text(spec: dict) -> str:
+    """``3 NodeManagers of 8,192 MB and 8 vcores`` (or the resource totals of a cluster file's nodes)."""
+    c, yarn = spec.get("cluster", {}), spec.get("yarn", {})
+    if "resources" in c:
+        return cluster_line(c)
+    n = c.get("nodemanagers", c.get("nodes"))
+    return f"{counted(n, 'NodeManager')} of {yarn.get('nm_memory_mb', 0):,.0f} MB and {yarn.get('nm_vcores', 0):g} vcores"
+
+
 def yarn_cluster_text(spec: dict, hosts_origin: str) -> tuple[str, str]:
     """``(cluster, origin)`` of a YARN-mode run for the first stderr line: NodeManagers with memory and vcores
     (a YARN cluster has no map and reduce slots) and where their size came from: inferred from the trace's peaks,
     the trace's job confs, the given site files, or Hadoop's defaults (``yarn-default.xml``: 8192 MB, 8 vcores)."""
-    c, yarn = spec.get("cluster", {}), spec.get("yarn", {})
-    if "resources" in c:
-        size = cluster_line(c)
-    else:
-        n = c.get("nodemanagers", c.get("nodes"))
-        size = (f"{n} NodeManager{'' if n == 1 else 's'} of {yarn.get('nm_memory_mb', 0):,.0f} MB "
-                f"and {yarn.get('nm_vcores', 0):g} vcores")
+    yarn = spec.get("yarn", {})
+    size = yarn_size_text(spec)
     inferred = yarn.get("inferred") or {}
     from_trace = yarn.get("from_trace") or {}
     if "nm_memory_mb" in inferred or "nm_vcores" in inferred:
@@ -86,12 +100,11 @@ def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_row
     jobs = result.jobs
     s = result.summary
     spec = result.spec
-    c = spec.get("cluster", {})
     print(f"mrsim replay: {spec.get('trace')}")
     hb = spec.get("heartbeat_interval_s")
     mode = spec.get("mode")
     mode_text = "task-completion driven (no heartbeats)" if mode == "task" else f"heartbeat {hb:g} s (Hadoop {spec.get('hadoop_version')})"
-    print(f"scheduler {result.scheduler} | {cluster_line(c)} | {mode_text} | seed {spec.get('seed')}")
+    print(f"scheduler {result.scheduler} | {run_cluster_line(spec)} | {mode_text} | seed {spec.get('seed')}")
     print()
     header = f"{'job':<28} {'maps':>6} {'reduces':>7} {'submit s':>10} {'start s':>10} {'finish s':>10} {'completion s':>12} {'actual s':>10}"
     print(header)
@@ -99,7 +112,7 @@ def print_replay_table(result: ReplayResult, out_dir: str | None = None, max_row
     shown = jobs if len(jobs) <= max_rows else jobs.head(max_rows)
     for row in shown.itertuples(index=False):
         actual = "" if row.actual_completion_s != row.actual_completion_s else _fmt(row.actual_completion_s)
-        print(f"{row.job_id[-28:]:<28} {row.maps:>6} {row.reduces:>7} {_fmt(row.submit_s):>10} {_fmt(row.start_s):>10} "
+        print(f"{clip_left(row.job_id, 28):<28} {row.maps:>6} {row.reduces:>7} {_fmt(row.submit_s):>10} {_fmt(row.start_s):>10} "
               f"{_fmt(row.finish_s):>10} {_fmt(row.completion_s):>12} {actual:>10}")
     if len(jobs) > max_rows:
         print(f"... {len(jobs) - max_rows} more jobs (see --out DIR for every job and task)")

@@ -27,6 +27,7 @@ from typing import Any, Iterator
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
+from mrsim.wording import counted
 
 #: The host every attempt of a ``mrsim synth`` trace names (``mrsim.profiler.synth.template_to_logged_job``).
 SYNTHETIC_HOST = "synthetic-host"
@@ -169,7 +170,7 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
         cluster = cluster_from_hosts(hosts, source=f"inferred from {trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots,
                                      memory_slots=getattr(args, "memory_slots", "on") != "off")
-        origin = (f"inferred from the trace's task attempts: {len(cluster.trackers)} hosts, slots = peak concurrent "
+        origin = (f"inferred from the trace's task attempts: {counted(len(cluster.trackers), 'host')}, slots = peak concurrent "
                   "attempts per host, as validate does")
         return ClusterChoice(cluster, origin, inferred=True, notes=zero_slot_notes(cluster))
     why = "synthetic trace" if hosts else "the trace names no hosts"

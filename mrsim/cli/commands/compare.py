@@ -120,12 +120,11 @@ def _fmt(value: object, digits: int = 1) -> str:
 def print_table(result: Comparison, source: str, plot: str | None) -> None:
     rows = result.table()
     first = next(iter(result.runs.values())).results[0]
-    c = first.spec.get("cluster", {})
     print(f"mrsim compare: {source}")
     df = f"deadline factor {result.deadline_factor:g}" if result.deadline_factor is not None else "no deadlines"
-    from mrsim.cli.render import cluster_line
+    from mrsim.cli.render import run_cluster_line
 
-    print(f"{cluster_line(c)} | {df} | {result.replications} replication(s) from seed {result.seed}")
+    print(f"{run_cluster_line(first.spec)} | {df} | {result.replications} replication(s) from seed {result.seed}")
     print()
     header = (f"{'scheduler':<12} {'mean s':>11} {'p95 s':>11} {'makespan s':>12} {'slowdown':>9} "
               f"{'missed':>7} {'rel. exceeded':>14}  slot share by queue")

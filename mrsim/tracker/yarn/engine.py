@@ -19,6 +19,7 @@ from mrsim.tracker.yarn.calibration import YarnCalibration
 from mrsim.tracker.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources, trace_values, unmodelled_keys
 from mrsim.tracker.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
 from mrsim.errors import InputError
+from mrsim.wording import clip_left
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 
@@ -131,7 +132,7 @@ def print_queue_summary(result: ReplayResult, file=None) -> None:
     print("queue                          mean alloc MB  peak alloc MB  mean pending MB  peak pending  share MB",
           file=file)
     for name, q in queues.items():
-        print(f"{name[-30:]:<30} {q['mean_allocated_mb']:>13,.0f} {q['peak_allocated_mb']:>14,.0f} "
+        print(f"{clip_left(name, 30):<30} {q['mean_allocated_mb']:>13,.0f} {q['peak_allocated_mb']:>14,.0f} "
               f"{q['mean_pending_mb']:>16,.0f} {q['peak_pending_containers']:>13} {q['mean_share_mb']:>9,.0f}",
               file=file)
 
