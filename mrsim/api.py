@@ -16,19 +16,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from mrsim.api_results import LOCALITY_LEVELS, ComparisonRun, Run, Trace, ValidationRun  # noqa: F401 - the API's results
 from mrsim.errors import InputError
 from mrsim.wording import counted
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
-    from mrsim.analysis.comparison import Comparison
-    from mrsim.analysis.validation.report import ValidationReport
-    from mrsim.tracker.results import ReplayResult
     from mrsim.model.cluster import ClusterSpec
     from mrsim.model.templates import Workload
 
@@ -36,169 +31,127 @@ if TYPE_CHECKING:  # pragma: no cover
 DEADLINE_SCHEDULERS = frozenset({"maxedf", "minedf"})
 
 
-# ------------------------------------------------------------------------------------------------ results
-
-
-@dataclass
-class Run:
-    """One replay: ``jobs`` and ``tasks`` (pandas), ``summary`` (the ``replay --json`` summary), ``spec``."""
-
-    result: "ReplayResult"
-    workload: "Workload"
-    cluster: "ClusterSpec"
-    assumptions: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def jobs(self) -> "pd.DataFrame":
-        """One row per job: job_id, name, user, queue, submit_s, start_s, finish_s, completion_s, maps, ..."""
-        return self.result.jobs
-
-    @property
-    def tasks(self) -> "pd.DataFrame":
-        """One row per task (its successful attempt): job_id, type, task, tracker, start_s, finish_s, ..."""
-        return self.result.tasks
-
-    @property
-    def summary(self) -> dict:
-        return self.result.summary
-
-    @property
-    def spec(self) -> dict:
-        return self.result.spec
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        return tuple(self.result.warnings)
-
-    def to_json_dict(self) -> dict:
-        """Exactly the ``mrsim replay --json`` object."""
-        return self.result.to_json_dict()
-
-    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
-        """Write the self-contained HTML report (``--report``) and return its path."""
-        from mrsim.analysis.report import replay_report
-
-        return replay_report(self, path, title=title)
-
-    def _repr_html_(self) -> str:  # a notebook shows the summary, not a dump of the dataclass
-        s = self.summary
-        return (f"<b>mrsim replay</b> {self.result.scheduler}: {s['jobs']} jobs, {s['tasks']:,} tasks, makespan "
-                f"{s['makespan_s']:,.1f} s, mean completion {s['mean_completion_s']:,.1f} s")
-
-
-@dataclass
-class ValidationRun:
-    """One validation: ``jobs`` (pandas, with ``error_pct`` and the decomposition columns) and ``summary``."""
-
-    report: "ValidationReport"
-    cluster: "ClusterSpec"
-    assumptions: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def jobs(self) -> "pd.DataFrame":
-        import pandas as pd
-
-        return pd.DataFrame(self.report.jobs)
-
-    @property
-    def tasks(self) -> "pd.DataFrame | None":
-        """The shared-mode replay's tasks (None with ``isolate=True``)."""
-        return None if self.report.replay is None else self.report.replay.tasks
-
-    @property
-    def summary(self) -> dict:
-        return self.report.summary
-
-    @property
-    def spec(self) -> dict:
-        return self.report.spec
-
-    def to_json_dict(self) -> dict:
-        """Exactly the ``mrsim validate --json`` object."""
-        return self.report.to_json_dict()
-
-    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
-        from mrsim.analysis.report import validation_report
-
-        return validation_report(self, path, title=title)
-
-
-@dataclass
-class ComparisonRun:
-    """A comparison: ``table`` (pandas, one row per scheduler) and ``runs`` (scheduler -> replays)."""
-
-    comparison: "Comparison"
-    cluster: "ClusterSpec"
-    workload: "Workload"
-    assumptions: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def table(self) -> "pd.DataFrame":
-        import pandas as pd
-
-        return pd.DataFrame(self.comparison.table())
-
-    @property
-    def results(self) -> dict[str, "ReplayResult"]:
-        """Replication 0 of every scheduler."""
-        return {name: run.results[0] for name, run in self.comparison.runs.items()}
-
-    def to_json_dict(self) -> dict:
-        return self.comparison.to_json_dict()
-
-    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
-        from mrsim.analysis.report import comparison_report
-
-        return comparison_report(self, path, title=title)
-
-
 # --------------------------------------------------------------------------------------------- public API
 
 
-def load(trace: "str | os.PathLike[str] | Workload | None" = None, format: str | None = None) -> "Workload":
-    """The workload of ``trace`` (any supported format, a trace store or a job spec; default: the bundled trace)."""
-    from mrsim.profiler.workloads import default_trace_path, load_workload
-    from mrsim.model.templates import Workload
+def load(trace: "str | os.PathLike[str] | Workload | Trace | None" = None, format: str | None = None) -> Trace:
+    """Read ``trace`` (any supported format, detected from content unless ``format`` names it; a trace store or a
+    job spec; default: the bundled trace) into a :class:`~mrsim.api_results.Trace`.
 
-    if isinstance(trace, Workload):
-        return trace
-    return load_workload(str(trace) if trace is not None else str(default_trace_path()), format)
-
-
-def replay(trace: "str | os.PathLike[str] | Workload | None" = None, scheduler: Any = "fifo",
-           cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, *, quiet: bool = False,
-           **options: Any) -> Run:
-    """Replay ``trace`` under ``scheduler`` (a name, ``module:Class``, or a plug-in class) and return a :class:`Run`.
-
-    ``cluster`` is a :class:`~mrsim.model.cluster.ClusterSpec` or a cluster file; without it (and without ``nodes=``
-    or ``topology=``) a real trace runs on the cluster inferred from it, a synthetic one on 64 nodes.
-    ``options`` are ``mrsim replay``'s flags as keywords (``nodes=``, ``map_slots=``, ``seed=`` ...).
+    The result has ``.jobs`` (one row per job) and ``.tasks`` (one row per task) as pandas DataFrames,
+    ``.to_frame()`` (a copy of ``.jobs``), ``.templates`` (the job templates), ``.workload`` and ``.warnings``. It
+    can be passed to :func:`replay` and :func:`compare` in place of the path: the run is then the path's run.
+    Cost: one parse of the input (or a trace-cache hit).
     """
-    args, given = _namespace("replay", trace, cluster, scheduler=scheduler, quiet=quiet, **options)
+    from mrsim.model.templates import Workload
+    from mrsim.profiler.workloads import default_trace_path, load_workload
+
+    if isinstance(trace, Trace):
+        return trace
+    if isinstance(trace, Workload):
+        return Trace(trace)
+    path = str(trace) if trace is not None else str(default_trace_path())
+    return Trace(load_workload(path, format), path, format)
+
+
+def replay(trace: "str | os.PathLike[str] | Workload | Trace | None" = None, scheduler: Any = "fifo",
+           cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, *, nodes: int | None = None,
+           map_slots: int | None = None, reduce_slots: int | None = None, seed: int = 0,
+           heartbeat_interval: "float | str | None" = None, hadoop_version: str | None = None,
+           scheduler_config: str | None = None, engine: str = "auto", quiet: "bool | str" = False,
+           **options: Any) -> Run:
+    """Replay ``trace`` under ``scheduler`` and return a :class:`~mrsim.api_results.Run` (``mrsim replay``).
+
+    Args:
+        trace: a path (any supported format), a :func:`load` result or a ``Workload``; None: the bundled trace.
+        scheduler: a registered name (``mrsim schedulers``), ``"module:Class"``, a plug-in class or an instance.
+        cluster: a :class:`~mrsim.model.cluster.ClusterSpec` or a cluster file (TOML/JSON, SLS node file).
+            Without it (and without ``nodes``) a real trace runs on the cluster inferred from its hosts, a
+            synthetic one on 64 nodes of 2 map + 2 reduce slots.
+        nodes, map_slots, reduce_slots: a uniform cluster of ``nodes`` TaskTrackers (``--nodes`` ...); the slot
+            counts alone override an inferred cluster's per-host counts.
+        seed: master random seed (heartbeat phases, sampled lags); the same inputs and seed give the same run.
+        heartbeat_interval: seconds, or ``"off"`` for SimMR's task-completion-driven mode; default: Hadoop's
+            formula for ``hadoop_version`` (``"0.20"``, ``"1.0"``, ``"1.2"``), or the trace's calibration.
+        scheduler_config: a Fair/Capacity allocation file (Hadoop 1 or YARN).
+        engine: ``"auto"`` (YARN for Hadoop 2/3 inputs), ``"yarn"`` or ``"mr1"``.
+        quiet: True silences stderr; ``"warning"`` keeps only warnings.
+        **options: any other ``mrsim replay`` flag, dashes as underscores (``slowstart=0.8``, ``speculative=True``).
+
+    Returns:
+        a Run: ``.jobs`` / ``.tasks`` DataFrames, ``.summary`` (the ``--json`` summary), ``.spec``,
+        ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``, ``.to_html(path)``.
+    Raises:
+        mrsim.errors.InputError: bad input (the message is the CLI's error line); TypeError: an unknown option.
+    """
+    named = dict(nodes=nodes, map_slots=map_slots, reduce_slots=reduce_slots, seed=seed,
+                 heartbeat_interval=heartbeat_interval, hadoop_version=hadoop_version,
+                 scheduler_config=scheduler_config, engine=engine)
+    args, given = _namespace("replay", trace, cluster, scheduler=scheduler, quiet=quiet, **named, **options)
     run = execute_replay(args, given)
     announce(run.assumptions, run.notes, quiet)
     return run
 
 
-def validate(trace: "str | os.PathLike[str]", *, quiet: bool = False, **options: Any) -> ValidationRun:
-    """Replay a real trace on the cluster it ran on and score each job (``mrsim validate``'s flags as keywords)."""
-    cluster = options.pop("cluster", None)
-    args, given = _namespace("validate", trace, cluster, quiet=quiet, **options)
+def validate(trace: "str | os.PathLike[str]", *, scheduler: str | None = None, isolate: bool = False,
+             cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, seed: int = 0,
+             no_calibration: bool = False, background: str = "trace", engine: str = "auto",
+             quiet: "bool | str" = False, **options: Any) -> ValidationRun:
+    """Replay a real trace on the cluster it ran on and score each job against the trace (``mrsim validate``).
+
+    Args:
+        trace: a real trace or log (it must record actual completion times).
+        scheduler: default: the one the trace's job confs name, else FIFO (Capacity/FIFO in YARN mode).
+        isolate: replay every job alone on the cluster instead of all together.
+        cluster: a ClusterSpec or cluster file instead of the cluster inferred from the trace's hosts.
+        seed: master random seed.
+        no_calibration: replay without the launch/report lags, heartbeat and stalls measured from the trace.
+        background: ``"trace"`` (slots held by work outside the trace, estimated from it) or ``"none"``.
+        engine: ``"auto"``, ``"yarn"`` or ``"mr1"``.
+        quiet: True silences stderr; ``"warning"`` keeps only warnings.
+        **options: any other ``mrsim validate`` flag, dashes as underscores.
+
+    Returns:
+        a ValidationRun: ``.jobs`` (with ``error_pct`` and the error identity's terms), ``.tasks`` (shared
+        mode), ``.summary``, ``.spec``, ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``,
+        ``.to_html(path)``.
+    """
+    named = dict(scheduler=scheduler, isolate=isolate, seed=seed, no_calibration=no_calibration,
+                 background=background, engine=engine)
+    args, given = _namespace("validate", trace, cluster, quiet=quiet, **named, **options)
     run = execute_validate(args, given)
     announce(run.assumptions, run.notes, quiet)
     return run
 
 
-def compare(trace: "str | os.PathLike[str] | Workload | None" = None,
-            schedulers: Sequence[str] | str = ("fifo", "fair"), *, quiet: bool = False,
-            **options: Any) -> ComparisonRun:
-    """Replay ``trace`` under each scheduler (``mrsim compare``'s flags as keywords); ``.table`` has one row each."""
-    cluster = options.pop("cluster", None)
+def compare(trace: "str | os.PathLike[str] | Workload | Trace | None" = None,
+            schedulers: Sequence[str] | str = ("fifo", "fair"), *,
+            cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, replications: int = 1,
+            deadline_factor: float | None = None, seed: int = 0, nodes: int | None = None,
+            engine: str = "auto", quiet: "bool | str" = False, **options: Any) -> ComparisonRun:
+    """Replay ``trace`` under each of ``schedulers`` on the same cluster with the same seeds (``mrsim compare``).
+
+    Args:
+        trace: a path, a :func:`load` result or a ``Workload``; None: the bundled trace.
+        schedulers: names (a list, or one comma-separated string).
+        cluster: a ClusterSpec or cluster file; default as in :func:`replay`.
+        replications: runs per scheduler; replication ``r`` uses seed ``seed + r`` for every scheduler.
+        deadline_factor: draw each job's deadline in [T, DF x T], T = its completion alone (SimMR §V-B).
+        seed: master random seed of replication 0.
+        nodes: a uniform cluster of this many TaskTrackers (other cluster flags through ``options``).
+        engine: ``"auto"``, ``"yarn"`` or ``"mr1"``.
+        quiet: True silences stderr; ``"warning"`` keeps only warnings.
+        **options: any other ``mrsim compare`` flag, dashes as underscores.
+
+    Returns:
+        a ComparisonRun: ``.table`` (one row per scheduler, flat numeric columns: the metric means over
+        replications, NaN where a metric does not apply, ``share_<queue>`` per queue), ``.runs``, ``.results``
+        (replication 0 per scheduler), ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``,
+        ``.to_html(path)``.
+    """
     text = schedulers if isinstance(schedulers, str) else ",".join(schedulers)
-    args, given = _namespace("compare", trace, cluster, schedulers=text, quiet=quiet, **options)
+    named = dict(replications=replications, deadline_factor=deadline_factor, seed=seed, nodes=nodes, engine=engine)
+    args, given = _namespace("compare", trace, cluster, schedulers=text, quiet=quiet, **named, **options)
     run = execute_compare(args, given)
     announce(run.assumptions, run.notes, quiet)
     return run
@@ -252,6 +205,10 @@ def _namespace(command: str, trace: Any, cluster: Any, **options: Any) -> tuple[
         valid = ", ".join(sorted(k for k in defaults if k != "trace"))
         raise TypeError(f"mrsim.{command}() got unknown option(s) {', '.join(unknown)}; valid options: {valid}")
     args = argparse.Namespace(**{**defaults, **options})
+    if isinstance(trace, Trace):  # read from a file: run on the file, as its path would (hosts, calibration)
+        if trace.path is not None and getattr(args, "format", None) is None:
+            args.format = trace.format
+        trace = trace.path if trace.path is not None else trace.workload
     given_workload = trace if isinstance(trace, Workload) else None
     args.trace = None if trace is None or given_workload is not None else str(trace)
     args._workload = given_workload

@@ -144,10 +144,12 @@ def zero_slot_notes(cluster: ClusterSpec) -> tuple[str, ...]:
     if no_maps or no_reduces:
         parts = []
         if no_maps:
-            parts.append(f"{no_maps} have 0 map slots (they ran only reduces in the trace)")
+            parts.append(f"{no_maps} {'has' if no_maps == 1 else 'have'} 0 map slots "
+                         f"({'it' if no_maps == 1 else 'they'} ran only reduces in the trace)")
         if no_reduces:
-            parts.append(f"{no_reduces} have 0 reduce slots (they ran only maps)")
-        notes.append(f"of {n} inferred TaskTrackers, " + " and ".join(parts) + ": inferred slots are the most attempts a host ran at once, a lower bound "
+            parts.append(f"{no_reduces} {'has' if no_reduces == 1 else 'have'} 0 reduce slots "
+                         f"({'it' if no_reduces == 1 else 'they'} ran only maps)")
+        notes.append(f"of {counted(n, 'inferred TaskTracker')}, " + " and ".join(parts) + ": inferred slots are the most attempts a host ran at once, a lower bound "
                      "on its configured slots; give --map-slots/--reduce-slots, --cluster or --topology to set them")
     return tuple(notes)
 
