@@ -39,7 +39,8 @@ def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
                    "on a cluster inferred from a trace, each host's peak concurrent reduces)")
     g.add_argument("--cores", type=int, help="cores per TaskTracker (default 4)")
     g.add_argument("--racks", type=int, default=1, help="racks for --nodes (default 1: /default-rack)")
-    g.add_argument("--cluster", metavar="FILE", help="cluster file (TOML or JSON, see docs/cluster.md)")
+    g.add_argument("--cluster", metavar="FILE", help="cluster file (TOML or JSON, see docs/cluster.md), or an SLS "
+                   "node file (nodes.json: racks, nodes and per-node resources)")
     g.add_argument("--topology", metavar="FILE", help="Rumen topology JSON: one TaskTracker per host")
     g.add_argument("--mapred-site", metavar="FILE", help="mapred-site.xml: slots, slow start, heartbeat keys")
 
@@ -110,8 +111,10 @@ def build_conf(args: argparse.Namespace) -> HadoopConf:
     return conf
 
 
-def build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
-    cluster = _build_cluster(args, conf)
+def build_cluster(args: argparse.Namespace, conf: HadoopConf, notes: list[str] | None = None) -> ClusterSpec:
+    """The cluster of the flags (``--cluster``, ``--topology``, ``--nodes``...); what reading a cluster file assumed
+    is appended to ``notes``."""
+    cluster = _build_cluster(args, conf, notes)
     cpu_model = getattr(args, "cpu_model", None)
     if cpu_model is not None:  # the flag overrides every node's cpu_model (TrackerSpec validates the combination)
         cluster = dataclasses.replace(
@@ -119,7 +122,7 @@ def build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
     return cluster
 
 
-def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
+def _build_cluster(args: argparse.Namespace, conf: HadoopConf, notes: list[str] | None = None) -> ClusterSpec:
     from mrsim.profiler.rumen import read_rumen_topology
     from mrsim.model.cluster import cluster_from_rumen_topology, load_cluster_file, uniform_cluster
 
@@ -130,7 +133,8 @@ def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
     if args.cluster:
         if args.nodes is not None:
             raise InputError("--nodes cannot be combined with --cluster (the file lists the nodes)")
-        return load_cluster_file(args.cluster, overrides if (args.map_slots or args.reduce_slots or args.cores or args.mapred_site) else None)
+        return load_cluster_file(args.cluster, overrides if (args.map_slots or args.reduce_slots or args.cores
+                                                             or args.mapred_site) else None, notes)
     if args.topology:
         if args.nodes is not None:
             raise InputError("--nodes cannot be combined with --topology (the topology lists the hosts)")

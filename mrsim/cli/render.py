@@ -83,7 +83,9 @@ def yarn_cluster_text(spec: dict, hosts_origin: str) -> tuple[str, str]:
     size = yarn_size_text(spec)
     inferred = yarn.get("inferred") or {}
     from_trace = yarn.get("from_trace") or {}
-    if "nm_memory_mb" in inferred or "nm_vcores" in inferred:
+    if "resources" in spec.get("cluster", {}):
+        where = "NodeManager sizes: each node's resources in the cluster file"
+    elif "nm_memory_mb" in inferred or "nm_vcores" in inferred:
         where = "NodeManager size inferred from the trace's peaks (note below)"
     elif any(k in from_trace for k in _NM_KEYS):
         where = "NodeManager size from the trace's job confs"

@@ -163,7 +163,9 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
     if given is not None:
         return ClusterChoice(given, "given by the caller")
     if args.cluster:
-        return ClusterChoice(build_cluster(args, conf), f"--cluster {args.cluster}")
+        read_notes: list[str] = []
+        cluster = build_cluster(args, conf, read_notes)
+        return ClusterChoice(cluster, f"--cluster {args.cluster}", notes=tuple(read_notes))
     if args.topology:
         return ClusterChoice(build_cluster(args, conf), f"--topology {args.topology}")
     if args.nodes is not None:
