@@ -88,8 +88,9 @@ def replay(trace: "str | os.PathLike[str] | Workload | Trace | None" = None, sch
                  heartbeat_interval=heartbeat_interval, hadoop_version=hadoop_version,
                  scheduler_config=scheduler_config, engine=engine)
     args, given = _namespace("replay", trace, cluster, scheduler=scheduler, quiet=quiet, **named, **options)
+    printed = early_announcer(args, quiet)
     run = execute_replay(args, given)
-    announce(run.assumptions, run.notes, quiet)
+    announce_once(run.assumptions, run.notes, quiet, printed)
     return run
 
 
@@ -119,8 +120,9 @@ def validate(trace: "str | os.PathLike[str]", *, scheduler: str | None = None, i
     named = dict(scheduler=scheduler, isolate=isolate, seed=seed, no_calibration=no_calibration,
                  background=background, engine=engine)
     args, given = _namespace("validate", trace, cluster, quiet=quiet, **named, **options)
+    printed = early_announcer(args, quiet)
     run = execute_validate(args, given)
-    announce(run.assumptions, run.notes, quiet)
+    announce_once(run.assumptions, run.notes, quiet, printed)
     return run
 
 
@@ -152,8 +154,9 @@ def compare(trace: "str | os.PathLike[str] | Workload | Trace | None" = None,
     text = schedulers if isinstance(schedulers, str) else ",".join(schedulers)
     named = dict(replications=replications, deadline_factor=deadline_factor, seed=seed, nodes=nodes, engine=engine)
     args, given = _namespace("compare", trace, cluster, schedulers=text, quiet=quiet, **named, **options)
+    printed = early_announcer(args, quiet)
     run = execute_compare(args, given)
-    announce(run.assumptions, run.notes, quiet)
+    announce_once(run.assumptions, run.notes, quiet, printed)
     return run
 
 
@@ -241,15 +244,84 @@ def _load(args: argparse.Namespace, need_hosts: bool):
     given = getattr(args, "_workload", None)
     if given is not None:
         return LoadedTrace(given), given.source or "workload"
-    trace = args.trace or str(default_trace_path())
-    if need_hosts:
-        loaded = load_with_hosts(trace, getattr(args, "format", None))
-    else:
-        from mrsim.profiler.workloads import load_workload
+    from mrsim.cli.spinner import reading
 
-        loaded = LoadedTrace(load_workload(trace, getattr(args, "format", None)))
+    trace = args.trace or str(default_trace_path())
+    with reading(trace, _shows_progress(args)):
+        if need_hosts:
+            loaded = load_with_hosts(trace, getattr(args, "format", None))
+        else:
+            from mrsim.profiler.workloads import load_workload
+
+            loaded = LoadedTrace(load_workload(trace, getattr(args, "format", None)))
     loaded.workload = attach_demands(args, loaded.workload, trace)
     return loaded, trace
+
+
+def _shows_progress(args: argparse.Namespace) -> bool:
+    """Whether progress may be drawn on stderr (it still needs a terminal): not under ``--quiet`` or
+    ``--log-level error`` (``quiet=True`` from Python)."""
+    quiet = getattr(args, "quiet", False)
+    return quiet is not True and quiet != "error" and getattr(args, "log_level", "info") != "error"
+
+
+def _announce_before_work(args: argparse.Namespace, command: str, spec: dict, choice: Any, hb: str,
+                          described: dict | None = None) -> None:
+    """Print the run's assumption line now, before its replays, when the caller asked for it (``args._early``:
+    the commands and the API functions at the ``info`` level). ``spec`` holds what the line needs before the run
+    has a spec of its own: ``mode``, ``heartbeat_interval_s``, and in YARN mode ``engine``, ``cluster`` and
+    ``yarn``. The run's final line is built again from its real spec; :func:`announce_once` prints it only if it
+    differs from this one."""
+    early = getattr(args, "_early", None)
+    if early is None:
+        return
+    from mrsim.profiler.assumptions import assumption_line
+
+    cluster_text, origin = _cluster_text(spec, choice, described)
+    early(assumption_line(command, cluster_text, origin, spec, hb))
+
+
+def _mr1_pre_spec(options: Any, conf: Any, cluster: "ClusterSpec") -> dict:
+    """The MR1 engine's heartbeat interval and mode for ``options`` on ``cluster``, as its spec will say."""
+    from mrsim.tracker.replay import effective_interval
+
+    interval = effective_interval(options, conf, len(cluster.trackers))
+    return {"mode": "task" if interval <= 0.0 else "heartbeat", "heartbeat_interval_s": interval}
+
+
+def _yarn_pre_spec(args: argparse.Namespace, workload: "Workload", cluster: "ClusterSpec", inferred: bool) -> dict:
+    """What a YARN run's first line needs before the run: its NodeManagers and their heartbeat."""
+    from mrsim.tracker.yarn import engine as yarn_engine
+
+    conf = yarn_engine.yarn_conf(args, workload, cluster, inferred)[0]
+    return {"engine": "yarn", "mode": "heartbeat", "heartbeat_interval_s": conf.nm_heartbeat_s,
+            "cluster": {**cluster.describe(), "nodemanagers": len(cluster.trackers)}, "yarn": conf.describe()}
+
+
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+def early_announcer(args: argparse.Namespace, level: "bool | str") -> list[str]:
+    """Arrange for the assumption line to be printed before the replays start, at the ``info`` level and on a
+    terminal only (someone is watching a long run; a script or a pipe gets the line at the end, so that a run that
+    fails reads as its one error line); returns the list the printed lines are recorded in, for
+    :func:`announce_once`."""
+    printed: list[str] = []
+    lvl = "error" if level is True else ("info" if level is False else str(level))
+    if lvl in ("info", "debug") and _stderr_is_terminal():
+        def say(line: str) -> None:
+            print(line, file=sys.stderr, flush=True)
+            printed.append(line)
+
+        args._early = say
+    return printed
+
+
+def announce_once(assumptions: Iterable[str], notes: Iterable[str], quiet: "bool | str",
+                  printed: Sequence[str] = ()) -> None:
+    """:func:`announce`, without the assumption lines already printed before the work (:func:`early_announcer`)."""
+    announce([line for line in assumptions if line not in printed], notes, quiet)
 
 
 def _checked(workload: "Workload", choice: Any, yarn: bool = False) -> tuple["Workload", list[str]]:
@@ -318,6 +390,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
         from mrsim.tracker.yarn import engine as yarn_engine
 
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
+        _announce_before_work(args, "replay", _yarn_pre_spec(args, workload, cluster, choice.inferred), choice,
+                              heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine="yarn"))
         with progress_bar(len(workload), "jobs") as progress:
             result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress,
                                                       calibration, inferred_cluster=choice.inferred)
@@ -334,6 +408,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
 
             workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
         scheduler = scheduler_from(args.scheduler or conf.scheduler or "fifo", scheduler_config(args))
+        _announce_before_work(args, "replay", _mr1_pre_spec(options, conf, cluster), choice,
+                              heartbeat_origin(args, conf, len(cluster.trackers), options=options), cluster.describe())
         with progress_bar(len(workload), "jobs") as progress:
             result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
         result.spec["engine"] = "mr1"
@@ -397,6 +473,8 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
 
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
         notes.append(calibration_note)
+        _announce_before_work(args, "compare", _yarn_pre_spec(args, workload, cluster, choice.inferred), choice,
+                              heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine="yarn"))
         with progress_bar(args.replications * len(names), "replays") as progress:
             result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress,
                                               calibration, inferred_cluster=choice.inferred)
@@ -411,7 +489,11 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
             notes.append(f"mrsim: warning: {', '.join(edf)} order jobs by deadline, but no job has one, so they run "
                          "as FIFO here; give --deadline-factor DF (e.g. 2: deadlines drawn in [T, 2T], T = the "
                          "job's completion alone, SimMR section V-B)")
-        with progress_bar(args.replications * len(names), "replays") as progress:
+        _announce_before_work(args, "compare", _mr1_pre_spec(options, conf, cluster), choice,
+                              heartbeat_origin(args, conf, len(cluster.trackers), options=options), cluster.describe())
+        from mrsim.analysis.comparison import progress_units
+
+        with progress_bar(progress_units(len(names), args.replications), "replays") as progress:
             result = run_compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
                                  replications=args.replications, config=config, progress=progress)
         for run in result.runs.values():
@@ -476,6 +558,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     from mrsim.analysis.validation.trace_conf import apply_trace_conf
     from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
     from mrsim.cli.options import attach_demands, build_conf, build_options, scheduler_config
+    from mrsim.cli.render import progress_bar
     from mrsim.tracker.replay import effective_interval
     from mrsim.profiler.assumptions import (ClusterChoice, assumption_line, choose_cluster, heartbeat_origin,
                                           zero_slot_notes)
@@ -486,7 +569,10 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         raise InputError("validate needs a trace (a real one, with actual completion times)")
     conf = build_conf(args)
     options = build_options(args)
-    profiler = profile_input(args.trace, _validate_format(args))  # the trace cache when it has the file
+    from mrsim.cli.spinner import reading
+
+    with reading(args.trace, _shows_progress(args)):
+        profiler = profile_input(args.trace, _validate_format(args))  # the trace cache when it has the file
     require_templates(profiler, args.trace)
     trace_conf_used: dict[str, str] = {}
     if not args.ignore_trace_conf:
@@ -552,10 +638,21 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
                 run_notes.append(note)
     setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
                             profiler.observations, sched_config, runner)
-    report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
-    if background is not None and not background.is_empty():
-        plain = run_validate(replace(setup, options=replace(options, background=None)), Mode.SHARED)
-        add_background_figures(report, plain, background)
+    engine = "yarn" if runner is not None else "mr1"
+    pre_spec = (_yarn_pre_spec(args, workload, cluster, choice.inferred) if runner is not None
+                else _mr1_pre_spec(setup.options, conf, cluster))
+    _announce_before_work(args, "validate", pre_spec, choice,
+                          heartbeat_origin(args, conf, len(cluster.trackers), trace_conf_used, options=setup.options,
+                                           engine=engine), cluster.describe())
+    plain_too = background is not None and not background.is_empty()
+    replays = (len(workload) if args.isolate else 1) + plain_too
+    with progress_bar(replays, "jobs alone" if args.isolate else "replays") as progress:
+        report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED, progress=progress)
+        if plain_too:
+            plain = run_validate(replace(setup, options=replace(options, background=None)), Mode.SHARED,
+                                 progress=None if progress is None else
+                                 (lambda fraction, done=replays - 1: progress(done + fraction)))
+            add_background_figures(report, plain, background)
     report.spec["notes"] = run_notes
     report.spec.setdefault("engine", "yarn" if runner is not None else "mr1")
     report.spec["conf_from_trace"] = trace_conf_used

@@ -17,19 +17,22 @@ BAR_DELAY_S = 2.0
 
 
 @contextlib.contextmanager
-def progress_bar(total: int, unit: str) -> Iterator[Callable[[int], None] | None]:
+def progress_bar(total: int, unit: str) -> Iterator[Callable[[float], None] | None]:
     """Yield a ``progress(done)`` callback drawing a tqdm bar on stderr, or None when stderr is not a terminal.
 
-    The bar appears only once the run has taken :data:`BAR_DELAY_S` (tqdm's ``delay``): short runs print nothing.
+    ``done`` may be fractional (a comparison's replays report how far each one is), and the bar then shows one
+    decimal. A bar of one unit is drawn too when its steps are fractional. The bar appears only once the run has
+    taken :data:`BAR_DELAY_S` (tqdm's ``delay``): short runs print nothing.
     """
-    if not sys.stderr.isatty() or total < 2:
+    if not sys.stderr.isatty() or total < 1:
         yield None
         return
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit=unit, file=sys.stderr, leave=False, mininterval=0.2, delay=BAR_DELAY_S)
+    bar = tqdm(total=total, unit=unit, file=sys.stderr, leave=False, mininterval=0.2, delay=BAR_DELAY_S,
+               bar_format="{l_bar}{bar}| {n:.1f}/{total_fmt} " + unit + " [{elapsed}<{remaining}]")
 
-    def update(done: int) -> None:
+    def update(done: float) -> None:
         bar.update(done - bar.n)
 
     try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from mrsim.api import ComparisonRun, announce, execute_compare
+from mrsim.api import ComparisonRun, announce_once, early_announcer, execute_compare
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_placement_arguments, check_report_path, stderr_level)
@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--plot writes a PNG file; give a name ending in .png, got {args.plot!r}")
     check_report_path(args)
     level = stderr_level(args)
+    printed = early_announcer(args, level)  # the assumption line before the replays
     compared: ComparisonRun = execute_compare(args)
     result = compared.comparison
     if args.plot:
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         plot_comparison(result, args.plot)
     if args.report:
         compared.to_html(args.report)
-    announce(compared.assumptions, compared.notes, level)
+    announce_once(compared.assumptions, compared.notes, level, printed)
     placement = next(iter(result.runs.values())).results[0].spec.get("placement")
     if args.json:
         doc = result.to_json_dict()

@@ -7,7 +7,7 @@ import sys
 
 import orjson
 
-from mrsim.api import announce, announce_warnings, execute_replay
+from mrsim.api import announce, announce_once, announce_warnings, early_announcer, execute_replay
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_placement_arguments, add_scheduler_argument, check_report_path, stderr_level)
@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     # Per-task results only for the outputs that show them: a --json or table run drops each job's per-task
     # state when it finishes (same figures; memory grows with the jobs in flight, docs/performance.md).
     args.task_results = bool(args.out or args.report)
+    printed = early_announcer(args, level)  # the assumption line before the replay
     if args.stream:
         from mrsim.cli.streamed import execute_streamed_replay
 
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         write_replay_outputs(replayed, args.out)
     if args.report:
         replayed.to_html(args.report)
-    announce(replayed.assumptions, replayed.notes, level)
+    announce_once(replayed.assumptions, replayed.notes, level, printed)
     announce_warnings(result.warnings, replayed.notes, level, limit=5)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(result.to_json_dict()) + b"\n")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from mrsim.api import announce, announce_warnings, execute_validate
+from mrsim.api import announce_once, announce_warnings, early_announcer, execute_validate
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.wording import clip_left
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
@@ -55,6 +55,7 @@ def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
 def run(args: argparse.Namespace) -> int:
     check_report_path(args)
     level = stderr_level(args)
+    printed = early_announcer(args, level)  # the assumption line before the replays
     validated = execute_validate(args)
     report = validated.report
     if args.plot:
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         plot_validation(report, args.plot, title=args.trace.rstrip("/").rsplit("/", 1)[-1])
     if args.report:
         validated.to_html(args.report)
-    announce(validated.assumptions, validated.notes, level)
+    announce_once(validated.assumptions, validated.notes, level, printed)
     announce_warnings(report.warnings, validated.notes, level)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(report.to_json_dict()) + b"\n")

@@ -147,7 +147,7 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
     """
     from dataclasses import replace as dc_replace
 
-    from mrsim.analysis.comparison import Comparison, SchedulerRuns, result_metrics
+    from mrsim.analysis.comparison import Comparison, SchedulerRuns, result_metrics, within_replay
     from mrsim.tracker.yarn.replay import replay_yarn
 
     for name in names:
@@ -165,7 +165,7 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
             result = replay_yarn(workload, cluster, dc_replace(conf), scheduler, seed=seed,
                                  job_overheads=not getattr(args, "no_job_overheads", False),
                                  locality=getattr(args, "locality", "auto"), queue_series=False,
-                                 calibration=calibration)
+                                 calibration=calibration, progress=within_replay(progress, done, len(workload)))
             result.spec["engine"] = "yarn"
             runs[name].results.append(result)
             runs[name].metrics.append(result_metrics(result, None, total))
