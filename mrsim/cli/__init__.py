@@ -59,6 +59,8 @@ class _Parser(argparse.ArgumentParser):
                 known.update(o for o in action.option_strings if o.startswith("--"))
                 if isinstance(action, argparse._SubParsersAction):
                     parsers.extend(action.choices.values())
+        if unknown in known:  # an option of another level of the command line, not a misspelling
+            return ""
         starts = sorted(o for o in known if o.startswith(unknown))
         close = starts[:1] or difflib.get_close_matches(unknown, sorted(known), n=1, cutoff=0.8)
         return f"; did you mean {close[0]}?" if close else ""
@@ -178,13 +180,22 @@ def _global_flags(argv: list[str]) -> tuple[list[str], dict[str, bool], list[str
     return rest, flags, limits
 
 
-def _add_verbosity(p: argparse.ArgumentParser) -> None:
-    """``--quiet`` and ``--log-level`` on every command (commands that define them keep their own)."""
+def _add_verbosity(p: argparse.ArgumentParser, nested: bool = False) -> None:
+    """``--quiet`` and ``--log-level`` on every command (commands that define them keep their own), and on the
+    subcommands of those that have them (``mrsim plot cdf ... --quiet``). There they default to nothing
+    (``SUPPRESS``), so that ``mrsim plot --quiet cdf ...`` keeps the value given before the subcommand."""
+    default: dict[str, object] = {"default": argparse.SUPPRESS} if nested else {}
     if "--quiet" not in p._option_string_actions:
-        p.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (= --log-level error)")
+        p.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (= --log-level error)",
+                       **default)
     if "--log-level" not in p._option_string_actions:
-        p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
-                       help="stderr detail: info (default), warning (warnings only), error (errors only), debug")
+        p.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
+                       help="stderr detail: info (default), warning (warnings only), error (errors only), debug",
+                       **(default or {"default": "info"}))
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _add_verbosity(sub, nested=True)
 
 
 class _StderrLevel:

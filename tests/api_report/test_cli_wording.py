@@ -197,3 +197,20 @@ def test_scripts_and_benchmarks_refuse_abbreviations_too():
                 if made.search(line) and "= argparse.ArgumentParser(" in line and "allow_abbrev=False" not in line:
                     missing.append(f"{path.relative_to(REPO)}: {line.strip()}")
     assert missing == []
+
+
+@pytest.mark.parametrize("argv,quiet", [
+    (["plot", "cdf", "r", "-o", "f.png", "--quiet"], True),
+    (["plot", "--quiet", "cdf", "r", "-o", "f.png"], True),
+    (["plot", "cdf", "r", "-o", "f.png"], False),
+])
+def test_quiet_is_accepted_after_a_subcommand_too(argv, quiet):
+    args = build_parser().parse_args(argv)
+    assert args.quiet is quiet and args.log_level == "info"
+
+
+def test_a_flag_of_another_level_gets_no_self_suggestion(capsys):
+    parser = build_parser()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["synth", "-o", "x.json", "--bogus-flag"])
+    assert capsys.readouterr().err == "mrsim: error: unrecognized arguments: --bogus-flag\n"
