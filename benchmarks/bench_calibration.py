@@ -152,7 +152,7 @@ def tail(trees: dict[str, Path], trace: Path, repeat: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--trace", type=Path)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--before", type=Path, help="an older tree whose collector runs beside this one")

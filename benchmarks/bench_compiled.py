@@ -60,7 +60,7 @@ def measure(pure: bool, jobs: int, repeat: int) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=1148)
     ap.add_argument("--repeat", type=int, default=3, help="engine runs per build; the minimum is reported")
     args = ap.parse_args()

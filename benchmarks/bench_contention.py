@@ -127,7 +127,7 @@ def replay(
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller workload (for a smoke run)")
     args = ap.parse_args()
     n_nodes, n_tasks = (20, 2_000) if args.quick else (100, 40_000)

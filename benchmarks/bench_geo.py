@@ -46,7 +46,7 @@ def cpu(fn):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeat", type=int, default=1, help="runs per case and form; the minimum is printed")
     ap.add_argument("--policies", default=",".join(p.value for p in Policy), help="comma list (default all)")

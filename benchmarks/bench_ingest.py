@@ -317,7 +317,7 @@ def replay_runs(trace: Path, store: Path, work: Path, env: dict[str, str], tag: 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--trace", type=Path, help="a trace to use instead of the 1148-job benchmark trace")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--before", type=Path, help="an unpacked older mrsim to measure the same replays with")

@@ -31,7 +31,7 @@ from mrsim.model.hadoop_conf import HadoopConf  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=1148)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--trace", help="an existing trace (default: mrsim synth --jobs JOBS --seed 42)")

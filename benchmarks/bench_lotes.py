@@ -209,7 +209,7 @@ def _oracle(a: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=["speed", "sweep", "machines-off", "mapreduce", "backlog", "replot", "oracle"])
     ap.add_argument("--horizon", type=float, default=None, help="simulated hours per run")
     ap.add_argument("--replications", type=int, default=1)

@@ -58,7 +58,7 @@ def measure(code: Path, jobs: int, gap: float, nodes: int, variant: str, with_wo
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", default="200,800")
     ap.add_argument("--gap", type=float, default=30.0)
     ap.add_argument("--nodes", type=int, default=1000)

@@ -65,7 +65,7 @@ def write_tiled_swim(out: Path, jobs: int, nodes: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=1_000_000)
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--scheduler", default="fifo")

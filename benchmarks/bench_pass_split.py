@@ -121,7 +121,7 @@ def passes(trace: Path, args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--trace", type=Path)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--mode", choices=("fork", "in-process"), default="fork")

@@ -51,7 +51,7 @@ def render(tasks: pd.DataFrame, out: Path, repeat: int) -> tuple[float, float, i
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", type=int, default=60_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--format", default="svg", choices=("svg", "png", "pdf"))

@@ -114,7 +114,7 @@ def run(workload, cluster, options, label, profile=False):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=1148)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--naive", action="store_true", help="also run the naive every-heartbeat mode (slow)")

@@ -185,7 +185,7 @@ def ratio(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="mode", required=True)
     s = sub.add_parser("sweep")
     s.add_argument("--per-config", type=int, default=10)

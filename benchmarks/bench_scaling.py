@@ -103,7 +103,7 @@ def show(row: dict, hold: float) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", default="100,200,400,800,1600")
     ap.add_argument("--nodes", default="16,64,256,1024")
     ap.add_argument("--repeat", type=int, default=2)

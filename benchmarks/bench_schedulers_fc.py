@@ -57,7 +57,7 @@ def check_events(r: ReplayResult, w: Workload) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     p.add_argument("--jobs", type=int, default=200)
     p.add_argument("--nodes", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)

@@ -159,7 +159,7 @@ def _cli_runs(spec_file: Path, out_dir: Path, workers: int, repeat: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--replications", type=int, default=25)
     ap.add_argument("--jobs", type=int, default=4, help="jobs per workload (slots) or x50 SWIM jobs (fluid)")

@@ -144,7 +144,7 @@ def run(contention, workload, cluster, interval, seed, label, profile=False, cac
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=1148)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mode", choices=["heartbeat", "task"], default="heartbeat")

@@ -72,7 +72,7 @@ def _inputs(shared: Path, synthetic: Path) -> list[Path]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     group = ap.add_mutually_exclusive_group(required=True)
     group.add_argument("--save", type=Path)
     group.add_argument("--check", type=Path)

@@ -115,7 +115,7 @@ def _table(run: dict[str, Any], top: int, old: dict[str, Any] | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--tests", type=int, default=0, help="also print this many slowest tests by CPU")
     parser.add_argument("--json", type=Path, help="write the per-file figures here")

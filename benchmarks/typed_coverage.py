@@ -19,7 +19,7 @@ from pathlib import Path
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--quiet", action="store_true", help="print the totals only")
     args = ap.parse_args()
     if "mrsim" not in sys.modules and not os.environ.get("PYTHONPATH"):

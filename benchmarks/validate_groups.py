@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     if "--" in argv:
         at = argv.index("--")
         argv, flags = argv[:at], argv[at + 1:]
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     parser.add_argument("traces")
     parser.add_argument("out")
     parser.add_argument("--jobs", type=int, default=2)

@@ -76,7 +76,7 @@ def cases(real: bool, synthetic: bool):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n")[0])
     ap.add_argument("--save", type=Path)
     ap.add_argument("--check", type=Path)
     ap.add_argument("--no-real", action="store_true")

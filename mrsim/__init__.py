@@ -22,6 +22,6 @@ from mrsim import renamed_packages as _renamed_packages  # noqa: E402
 
 _renamed_packages.install()
 
-from mrsim.api import ComparisonRun, Run, ValidationRun, compare, load, replay, validate  # noqa: E402
+from mrsim.api import ComparisonRun, Run, Trace, ValidationRun, compare, load, replay, validate  # noqa: E402
 
-__all__ = ["__version__", "replay", "validate", "compare", "load", "Run", "ValidationRun", "ComparisonRun"]
+__all__ = ["__version__", "replay", "validate", "compare", "load", "Trace", "Run", "ValidationRun", "ComparisonRun"]

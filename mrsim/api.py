@@ -16,18 +16,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from mrsim.api_results import LOCALITY_LEVELS, ComparisonRun, Run, Trace, ValidationRun  # noqa: F401 - the API's results
 from mrsim.errors import InputError
+from mrsim.wording import counted
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
-    from mrsim.analysis.comparison import Comparison
-    from mrsim.analysis.validation.report import ValidationReport
-    from mrsim.tracker.results import ReplayResult
     from mrsim.model.cluster import ClusterSpec
     from mrsim.model.templates import Workload
 
@@ -37,174 +33,133 @@ DEADLINE_SCHEDULERS = frozenset({"maxedf", "minedf"})
 DEFAULT_COMPARE = "fifo,fair,capacity"
 
 
-# ------------------------------------------------------------------------------------------------ results
-
-
-@dataclass
-class Run:
-    """One replay: ``jobs`` and ``tasks`` (pandas), ``summary`` (the ``replay --json`` summary), ``spec``."""
-
-    result: "ReplayResult"
-    workload: "Workload"
-    cluster: "ClusterSpec"
-    assumptions: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def jobs(self) -> "pd.DataFrame":
-        """One row per job: job_id, name, user, queue, submit_s, start_s, finish_s, completion_s, maps, ..."""
-        return self.result.jobs
-
-    @property
-    def tasks(self) -> "pd.DataFrame":
-        """One row per task (its successful attempt): job_id, type, task, tracker, start_s, finish_s, ..."""
-        return self.result.tasks
-
-    @property
-    def summary(self) -> dict:
-        return self.result.summary
-
-    @property
-    def spec(self) -> dict:
-        return self.result.spec
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        return tuple(self.result.warnings)
-
-    def to_json_dict(self) -> dict:
-        """Exactly the ``mrsim replay --json`` object."""
-        return self.result.to_json_dict()
-
-    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
-        """Write the self-contained HTML report (``--report``) and return its path."""
-        from mrsim.analysis.report import replay_report
-
-        return replay_report(self, path, title=title)
-
-    def _repr_html_(self) -> str:  # a notebook shows the summary, not a dump of the dataclass
-        s = self.summary
-        return (f"<b>mrsim replay</b> {self.result.scheduler}: {s['jobs']} jobs, {s['tasks']:,} tasks, makespan "
-                f"{s['makespan_s']:,.1f} s, mean completion {s['mean_completion_s']:,.1f} s")
-
-
-@dataclass
-class ValidationRun:
-    """One validation: ``jobs`` (pandas, with ``error_pct`` and the decomposition columns) and ``summary``."""
-
-    report: "ValidationReport"
-    cluster: "ClusterSpec"
-    assumptions: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def jobs(self) -> "pd.DataFrame":
-        import pandas as pd
-
-        return pd.DataFrame(self.report.jobs)
-
-    @property
-    def tasks(self) -> "pd.DataFrame | None":
-        """The shared-mode replay's tasks (None with ``isolate=True``)."""
-        return None if self.report.replay is None else self.report.replay.tasks
-
-    @property
-    def summary(self) -> dict:
-        return self.report.summary
-
-    @property
-    def spec(self) -> dict:
-        return self.report.spec
-
-    def to_json_dict(self) -> dict:
-        """Exactly the ``mrsim validate --json`` object."""
-        return self.report.to_json_dict()
-
-    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
-        from mrsim.analysis.report import validation_report
-
-        return validation_report(self, path, title=title)
-
-
-@dataclass
-class ComparisonRun:
-    """A comparison: ``table`` (pandas, one row per scheduler) and ``runs`` (scheduler -> replays)."""
-
-    comparison: "Comparison"
-    cluster: "ClusterSpec"
-    workload: "Workload"
-    assumptions: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def table(self) -> "pd.DataFrame":
-        import pandas as pd
-
-        return pd.DataFrame(self.comparison.table())
-
-    @property
-    def results(self) -> dict[str, "ReplayResult"]:
-        """Replication 0 of every scheduler."""
-        return {name: run.results[0] for name, run in self.comparison.runs.items()}
-
-    def to_json_dict(self) -> dict:
-        return self.comparison.to_json_dict()
-
-    def to_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
-        from mrsim.analysis.report import comparison_report
-
-        return comparison_report(self, path, title=title)
-
-
 # --------------------------------------------------------------------------------------------- public API
 
 
-def load(trace: "str | os.PathLike[str] | Workload | None" = None, format: str | None = None) -> "Workload":
-    """The workload of ``trace`` (any supported format, a trace store or a job spec; default: the bundled trace)."""
-    from mrsim.profiler.workloads import default_trace_path, load_workload
-    from mrsim.model.templates import Workload
+def load(trace: "str | os.PathLike[str] | Workload | Trace | None" = None, format: str | None = None) -> Trace:
+    """Read ``trace`` (any supported format, detected from content unless ``format`` names it; a trace store or a
+    job spec; default: the bundled trace) into a :class:`~mrsim.api_results.Trace`.
 
-    if isinstance(trace, Workload):
-        return trace
-    return load_workload(str(trace) if trace is not None else str(default_trace_path()), format)
-
-
-def replay(trace: "str | os.PathLike[str] | Workload | None" = None, scheduler: Any = "fifo",
-           cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, *, quiet: bool = False,
-           **options: Any) -> Run:
-    """Replay ``trace`` under ``scheduler`` (a name, ``module:Class``, or a plug-in class) and return a :class:`Run`.
-
-    ``cluster`` is a :class:`~mrsim.model.cluster.ClusterSpec` or a cluster file; without it (and without ``nodes=``
-    or ``topology=``) a real trace runs on the cluster inferred from it, a synthetic one on 64 nodes.
-    ``options`` are ``mrsim replay``'s flags as keywords (``nodes=``, ``map_slots=``, ``seed=`` ...).
+    The result has ``.jobs`` (one row per job) and ``.tasks`` (one row per task) as pandas DataFrames,
+    ``.to_frame()`` (a copy of ``.jobs``), ``.templates`` (the job templates), ``.workload`` and ``.warnings``. It
+    can be passed to :func:`replay` and :func:`compare` in place of the path: the run is then the path's run.
+    Cost: one parse of the input (or a trace-cache hit).
     """
-    args, given = _namespace("replay", trace, cluster, scheduler=scheduler, quiet=quiet, **options)
+    from mrsim.model.templates import Workload
+    from mrsim.profiler.workloads import default_trace_path, load_workload
+
+    if isinstance(trace, Trace):
+        return trace
+    if isinstance(trace, Workload):
+        return Trace(trace)
+    path = str(trace) if trace is not None else str(default_trace_path())
+    return Trace(load_workload(path, format), path, format)
+
+
+def replay(trace: "str | os.PathLike[str] | Workload | Trace | None" = None, scheduler: Any = "fifo",
+           cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, *, nodes: int | None = None,
+           map_slots: int | None = None, reduce_slots: int | None = None, seed: int = 0,
+           heartbeat_interval: "float | str | None" = None, hadoop_version: str | None = None,
+           scheduler_config: str | None = None, engine: str = "auto", quiet: "bool | str" = False,
+           **options: Any) -> Run:
+    """Replay ``trace`` under ``scheduler`` and return a :class:`~mrsim.api_results.Run` (``mrsim replay``).
+
+    Args:
+        trace: a path (any supported format), a :func:`load` result or a ``Workload``; None: the bundled trace.
+        scheduler: a registered name (``mrsim schedulers``), ``"module:Class"``, a plug-in class or an instance.
+        cluster: a :class:`~mrsim.model.cluster.ClusterSpec` or a cluster file (TOML/JSON, SLS node file).
+            Without it (and without ``nodes``) a real trace runs on the cluster inferred from its hosts, a
+            synthetic one on 64 nodes of 2 map + 2 reduce slots.
+        nodes, map_slots, reduce_slots: a uniform cluster of ``nodes`` TaskTrackers (``--nodes`` ...); the slot
+            counts alone override an inferred cluster's per-host counts.
+        seed: master random seed (heartbeat phases, sampled lags); the same inputs and seed give the same run.
+        heartbeat_interval: seconds, or ``"off"`` for SimMR's task-completion-driven mode; default: Hadoop's
+            formula for ``hadoop_version`` (``"0.20"``, ``"1.0"``, ``"1.2"``), or the trace's calibration.
+        scheduler_config: a Fair/Capacity allocation file (Hadoop 1 or YARN).
+        engine: ``"auto"`` (YARN for Hadoop 2/3 inputs), ``"yarn"`` or ``"mr1"``.
+        quiet: True silences stderr; ``"warning"`` keeps only warnings.
+        **options: any other ``mrsim replay`` flag, dashes as underscores (``slowstart=0.8``, ``speculative=True``).
+
+    Returns:
+        a Run: ``.jobs`` / ``.tasks`` DataFrames, ``.summary`` (the ``--json`` summary), ``.spec``,
+        ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``, ``.to_html(path)``.
+    Raises:
+        mrsim.errors.InputError: bad input (the message is the CLI's error line); TypeError: an unknown option.
+    """
+    named = dict(nodes=nodes, map_slots=map_slots, reduce_slots=reduce_slots, seed=seed,
+                 heartbeat_interval=heartbeat_interval, hadoop_version=hadoop_version,
+                 scheduler_config=scheduler_config, engine=engine)
+    args, given = _namespace("replay", trace, cluster, scheduler=scheduler, quiet=quiet, **named, **options)
+    printed = early_announcer(args, quiet)
     run = execute_replay(args, given)
-    announce(run.assumptions, run.notes, quiet)
+    announce_once(run.assumptions, run.notes, quiet, printed)
     return run
 
 
-def validate(trace: "str | os.PathLike[str]", *, quiet: bool = False, **options: Any) -> ValidationRun:
-    """Replay a real trace on the cluster it ran on and score each job (``mrsim validate``'s flags as keywords)."""
-    cluster = options.pop("cluster", None)
-    args, given = _namespace("validate", trace, cluster, quiet=quiet, **options)
+def validate(trace: "str | os.PathLike[str]", *, scheduler: str | None = None, isolate: bool = False,
+             cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, seed: int = 0,
+             no_calibration: bool = False, background: str = "trace", engine: str = "auto",
+             quiet: "bool | str" = False, **options: Any) -> ValidationRun:
+    """Replay a real trace on the cluster it ran on and score each job against the trace (``mrsim validate``).
+
+    Args:
+        trace: a real trace or log (it must record actual completion times).
+        scheduler: default: the one the trace's job confs name, else FIFO (Capacity/FIFO in YARN mode).
+        isolate: replay every job alone on the cluster instead of all together.
+        cluster: a ClusterSpec or cluster file instead of the cluster inferred from the trace's hosts.
+        seed: master random seed.
+        no_calibration: replay without the launch/report lags, heartbeat and stalls measured from the trace.
+        background: ``"trace"`` (slots held by work outside the trace, estimated from it) or ``"none"``.
+        engine: ``"auto"``, ``"yarn"`` or ``"mr1"``.
+        quiet: True silences stderr; ``"warning"`` keeps only warnings.
+        **options: any other ``mrsim validate`` flag, dashes as underscores.
+
+    Returns:
+        a ValidationRun: ``.jobs`` (with ``error_pct`` and the error identity's terms), ``.tasks`` (shared
+        mode), ``.summary``, ``.spec``, ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``,
+        ``.to_html(path)``.
+    """
+    named = dict(scheduler=scheduler, isolate=isolate, seed=seed, no_calibration=no_calibration,
+                 background=background, engine=engine)
+    args, given = _namespace("validate", trace, cluster, quiet=quiet, **named, **options)
+    printed = early_announcer(args, quiet)
     run = execute_validate(args, given)
-    announce(run.assumptions, run.notes, quiet)
+    announce_once(run.assumptions, run.notes, quiet, printed)
     return run
 
 
-def compare(trace: "str | os.PathLike[str] | Workload | None" = None,
-            schedulers: Sequence[str] | str = ("fifo", "fair", "capacity"), *, quiet: bool = False,
-            **options: Any) -> ComparisonRun:
-    """Replay ``trace`` under each scheduler (``mrsim compare``'s flags as keywords); ``.table`` has one row each.
+def compare(trace: "str | os.PathLike[str] | Workload | Trace | None" = None,
+            schedulers: Sequence[str] | str = ("fifo", "fair", "capacity"), *,
+            cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, replications: int = 1,
+            deadline_factor: float | None = None, seed: int = 0, nodes: int | None = None,
+            engine: str = "auto", quiet: "bool | str" = False, **options: Any) -> ComparisonRun:
+    """Replay ``trace`` under each of ``schedulers`` on the same cluster with the same seeds (``mrsim compare``).
 
-    ``schedulers`` defaults to Hadoop's three, FIFO, Fair and Capacity (as ``mrsim compare``);
-    ``scheduler_config`` is a file, ``"fair=F.xml,capacity=C.xml"`` or a mapping ``{"fair": "F.xml"}``."""
-    cluster = options.pop("cluster", None)
+    Args:
+        trace: a path, a :func:`load` result or a ``Workload``; None: the bundled trace.
+        schedulers: names (a list, or one comma-separated string); default Hadoop's three, as ``mrsim compare``.
+        cluster: a ClusterSpec or cluster file; default as in :func:`replay`.
+        replications: runs per scheduler; replication ``r`` uses seed ``seed + r`` for every scheduler.
+        deadline_factor: draw each job's deadline in [T, DF x T], T = its completion alone (SimMR §V-B).
+        seed: master random seed of replication 0.
+        nodes: a uniform cluster of this many TaskTrackers (other cluster flags through ``options``).
+        engine: ``"auto"``, ``"yarn"`` or ``"mr1"``.
+        quiet: True silences stderr; ``"warning"`` keeps only warnings.
+        **options: any other ``mrsim compare`` flag, dashes as underscores; ``scheduler_config`` is a file,
+            ``"fair=F.xml,capacity=C.xml"`` or a mapping ``{"fair": "F.xml"}``.
+
+    Returns:
+        a ComparisonRun: ``.table`` (one row per scheduler, flat numeric columns: the metric means over
+        replications, NaN where a metric does not apply, ``share_<queue>`` per queue), ``.runs``, ``.results``
+        (replication 0 per scheduler), ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``,
+        ``.to_html(path)``.
+    """
     text = schedulers if isinstance(schedulers, str) else ",".join(schedulers)
-    args, given = _namespace("compare", trace, cluster, schedulers=text, quiet=quiet, **options)
+    named = dict(replications=replications, deadline_factor=deadline_factor, seed=seed, nodes=nodes, engine=engine)
+    args, given = _namespace("compare", trace, cluster, schedulers=text, quiet=quiet, **named, **options)
+    printed = early_announcer(args, quiet)
     run = execute_compare(args, given)
-    announce(run.assumptions, run.notes, quiet)
+    announce_once(run.assumptions, run.notes, quiet, printed)
     return run
 
 
@@ -229,12 +184,13 @@ def announce(assumptions: Iterable[str], notes: Iterable[str], quiet: bool | str
 def announce_warnings(warnings: Iterable[str], notes: Iterable[str], quiet: bool | str, limit: int | None = None) -> None:
     """Print a result's warnings on stderr as ``mrsim: warning:`` lines, except those ``notes`` already printed
     (YARN mode lists the scheduler file's unmodelled keys both in its warnings and in ``spec.scheduler.warnings``,
-    which :func:`announce` prints). ``limit`` shows that many and counts the rest in one line."""
+    which :func:`announce` prints). A warning repeated word for word (a folded trace holds the same job twice) is
+    printed once. ``limit`` shows that many and counts the rest in one line."""
     level = "error" if quiet is True else ("info" if quiet is False else str(quiet))
     if level not in ("info", "warning", "debug"):
         return
     said = set(notes)
-    fresh = [w for w in warnings if f"mrsim: warning: {w}" not in said]
+    fresh = [w for w in dict.fromkeys(warnings) if f"mrsim: warning: {w}" not in said]
     shown = fresh if limit is None else fresh[:limit]
     for w in shown:
         print(f"mrsim: warning: {w}", file=sys.stderr)
@@ -255,6 +211,10 @@ def _namespace(command: str, trace: Any, cluster: Any, **options: Any) -> tuple[
         valid = ", ".join(sorted(k for k in defaults if k != "trace"))
         raise TypeError(f"mrsim.{command}() got unknown option(s) {', '.join(unknown)}; valid options: {valid}")
     args = argparse.Namespace(**{**defaults, **options})
+    if isinstance(trace, Trace):  # read from a file: run on the file, as its path would (hosts, calibration)
+        if trace.path is not None and getattr(args, "format", None) is None:
+            args.format = trace.format
+        trace = trace.path if trace.path is not None else trace.workload
     given_workload = trace if isinstance(trace, Workload) else None
     args.trace = None if trace is None or given_workload is not None else str(trace)
     args._workload = given_workload
@@ -287,15 +247,84 @@ def _load(args: argparse.Namespace, need_hosts: bool):
     given = getattr(args, "_workload", None)
     if given is not None:
         return LoadedTrace(given), given.source or "workload"
-    trace = args.trace or str(default_trace_path())
-    if need_hosts:
-        loaded = load_with_hosts(trace, getattr(args, "format", None))
-    else:
-        from mrsim.profiler.workloads import load_workload
+    from mrsim.cli.spinner import reading
 
-        loaded = LoadedTrace(load_workload(trace, getattr(args, "format", None)))
+    trace = args.trace or str(default_trace_path())
+    with reading(trace, _shows_progress(args)):
+        if need_hosts:
+            loaded = load_with_hosts(trace, getattr(args, "format", None))
+        else:
+            from mrsim.profiler.workloads import load_workload
+
+            loaded = LoadedTrace(load_workload(trace, getattr(args, "format", None)))
     loaded.workload = attach_demands(args, loaded.workload, trace)
     return loaded, trace
+
+
+def _shows_progress(args: argparse.Namespace) -> bool:
+    """Whether progress may be drawn on stderr (it still needs a terminal): not under ``--quiet`` or
+    ``--log-level error`` (``quiet=True`` from Python)."""
+    quiet = getattr(args, "quiet", False)
+    return quiet is not True and quiet != "error" and getattr(args, "log_level", "info") != "error"
+
+
+def _announce_before_work(args: argparse.Namespace, command: str, spec: dict, choice: Any, hb: str,
+                          described: dict | None = None) -> None:
+    """Print the run's assumption line now, before its replays, when the caller asked for it (``args._early``:
+    the commands and the API functions at the ``info`` level). ``spec`` holds what the line needs before the run
+    has a spec of its own: ``mode``, ``heartbeat_interval_s``, and in YARN mode ``engine``, ``cluster`` and
+    ``yarn``. The run's final line is built again from its real spec; :func:`announce_once` prints it only if it
+    differs from this one."""
+    early = getattr(args, "_early", None)
+    if early is None:
+        return
+    from mrsim.profiler.assumptions import assumption_line
+
+    cluster_text, origin = _cluster_text(spec, choice, described)
+    early(assumption_line(command, cluster_text, origin, spec, hb))
+
+
+def _mr1_pre_spec(options: Any, conf: Any, cluster: "ClusterSpec") -> dict:
+    """The MR1 engine's heartbeat interval and mode for ``options`` on ``cluster``, as its spec will say."""
+    from mrsim.tracker.replay import effective_interval
+
+    interval = effective_interval(options, conf, len(cluster.trackers))
+    return {"mode": "task" if interval <= 0.0 else "heartbeat", "heartbeat_interval_s": interval}
+
+
+def _yarn_pre_spec(args: argparse.Namespace, workload: "Workload", cluster: "ClusterSpec", inferred: bool) -> dict:
+    """What a YARN run's first line needs before the run: its NodeManagers and their heartbeat."""
+    from mrsim.tracker.yarn import engine as yarn_engine
+
+    conf = yarn_engine.yarn_conf(args, workload, cluster, inferred)[0]
+    return {"engine": "yarn", "mode": "heartbeat", "heartbeat_interval_s": conf.nm_heartbeat_s,
+            "cluster": {**cluster.describe(), "nodemanagers": len(cluster.trackers)}, "yarn": conf.describe()}
+
+
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+def early_announcer(args: argparse.Namespace, level: "bool | str") -> list[str]:
+    """Arrange for the assumption line to be printed before the replays start, at the ``info`` level and on a
+    terminal only (someone is watching a long run; a script or a pipe gets the line at the end, so that a run that
+    fails reads as its one error line); returns the list the printed lines are recorded in, for
+    :func:`announce_once`."""
+    printed: list[str] = []
+    lvl = "error" if level is True else ("info" if level is False else str(level))
+    if lvl in ("info", "debug") and _stderr_is_terminal():
+        def say(line: str) -> None:
+            print(line, file=sys.stderr, flush=True)
+            printed.append(line)
+
+        args._early = say
+    return printed
+
+
+def announce_once(assumptions: Iterable[str], notes: Iterable[str], quiet: "bool | str",
+                  printed: Sequence[str] = ()) -> None:
+    """:func:`announce`, without the assumption lines already printed before the work (:func:`early_announcer`)."""
+    announce([line for line in assumptions if line not in printed], notes, quiet)
 
 
 def _checked(workload: "Workload", choice: Any, yarn: bool = False) -> tuple["Workload", list[str]]:
@@ -372,6 +401,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
         from mrsim.tracker.yarn import engine as yarn_engine
 
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
+        _announce_before_work(args, "replay", _yarn_pre_spec(args, workload, cluster, choice.inferred), choice,
+                              heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine="yarn"))
         with progress_bar(len(workload), "jobs") as progress:
             result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress,
                                                       calibration, inferred_cluster=choice.inferred)
@@ -393,6 +424,8 @@ def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None"
         sched_config = scheduler_config(args, chosen)
         check_plugin_config(chosen, sched_config)  # a fair or capacity file given to another scheduler
         scheduler = scheduler_from(chosen, sched_config)
+        _announce_before_work(args, "replay", _mr1_pre_spec(options, conf, cluster), choice,
+                              heartbeat_origin(args, conf, len(cluster.trackers), options=options), cluster.describe())
         with progress_bar(len(workload), "jobs") as progress:
             result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
         notes.append(routing_note(result.scheduler, scheduler, len(workload)))
@@ -470,6 +503,8 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
 
         calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
         notes.append(calibration_note)
+        _announce_before_work(args, "compare", _yarn_pre_spec(args, workload, cluster, choice.inferred), choice,
+                              heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine="yarn"))
         with progress_bar(args.replications * len(names), "replays") as progress:
             routing: list[str] = []
             result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress,
@@ -499,7 +534,11 @@ def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None
             first_instances.setdefault(name, instance)  # replication 0's, for the routing line
             return instance
 
-        with progress_bar(args.replications * len(names), "replays") as progress:
+        _announce_before_work(args, "compare", _mr1_pre_spec(options, conf, cluster), choice,
+                              heartbeat_origin(args, conf, len(cluster.trackers), options=options), cluster.describe())
+        from mrsim.analysis.comparison import progress_units
+
+        with progress_bar(progress_units(len(names), args.replications), "replays") as progress:
             result = run_compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
                                  replications=args.replications, config=config, factory=factory,
                                  progress=progress)
@@ -581,6 +620,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
     from mrsim.analysis.validation.trace_conf import apply_trace_conf
     from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
     from mrsim.cli.options import attach_demands, build_conf, build_options, scheduler_config
+    from mrsim.cli.render import progress_bar
     from mrsim.tracker.replay import effective_interval
     from mrsim.profiler.assumptions import (ClusterChoice, assumption_line, choose_cluster, heartbeat_origin,
                                           zero_slot_notes)
@@ -591,7 +631,10 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         raise InputError("validate needs a trace (a real one, with actual completion times)")
     conf = build_conf(args)
     options = build_options(args)
-    profiler = profile_input(args.trace, _validate_format(args))  # the trace cache when it has the file
+    from mrsim.cli.spinner import reading
+
+    with reading(args.trace, _shows_progress(args)):
+        profiler = profile_input(args.trace, _validate_format(args))  # the trace cache when it has the file
     require_templates(profiler, args.trace)
     trace_conf_used: dict[str, str] = {}
     if not args.ignore_trace_conf:
@@ -609,7 +652,7 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots,
                                      memory_slots=options.memory_slots)
-        choice = ClusterChoice(cluster, f"inferred from the trace's task attempts: {len(cluster.trackers)} hosts, "
+        choice = ClusterChoice(cluster, f"inferred from the trace's task attempts: {counted(len(cluster.trackers), 'host')}, "
                                "slots = peak concurrent attempts per host", True, zero_slot_notes(cluster))
     else:
         hosts = profiler.hosts() if _needs_inference(args, given_cluster) else None
@@ -666,10 +709,21 @@ def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | Non
         check_plugin_config(scheduler_name, sched_config)  # a fair or capacity file given to another scheduler
     setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
                             profiler.observations, sched_config, runner)
-    report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED)
-    if background is not None and not background.is_empty():
-        plain = run_validate(replace(setup, options=replace(options, background=None)), Mode.SHARED)
-        add_background_figures(report, plain, background)
+    engine = "yarn" if runner is not None else "mr1"
+    pre_spec = (_yarn_pre_spec(args, workload, cluster, choice.inferred) if runner is not None
+                else _mr1_pre_spec(setup.options, conf, cluster))
+    _announce_before_work(args, "validate", pre_spec, choice,
+                          heartbeat_origin(args, conf, len(cluster.trackers), trace_conf_used, options=setup.options,
+                                           engine=engine), cluster.describe())
+    plain_too = background is not None and not background.is_empty()
+    replays = (len(workload) if args.isolate else 1) + plain_too
+    with progress_bar(replays, "jobs alone" if args.isolate else "replays") as progress:
+        report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED, progress=progress)
+        if plain_too:
+            plain = run_validate(replace(setup, options=replace(options, background=None)), Mode.SHARED,
+                                 progress=None if progress is None else
+                                 (lambda fraction, done=replays - 1: progress(done + fraction)))
+            add_background_figures(report, plain, background)
     report.spec["notes"] = run_notes
     report.spec.setdefault("engine", "yarn" if runner is not None else "mr1")
     report.spec["conf_from_trace"] = trace_conf_used

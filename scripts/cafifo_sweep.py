@@ -86,7 +86,7 @@ def tables(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "figures" / "cafifo")
     parser.add_argument("--check", action="store_true", help="compare with OUT/sweep.csv instead of writing")
     args = parser.parse_args(argv)

@@ -130,7 +130,7 @@ def plot(a: argparse.Namespace) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0])
     p.add_argument("step", choices=["all", "sweep", "plot"], help="sweep (CSV), plot (PNG from the CSV), or both")
     p.add_argument("--out", default="docs/figures", help="output directory (default docs/figures)")
     p.add_argument("--jobs", type=int, default=100, help="jobs per workload (default 100)")

@@ -72,7 +72,7 @@ def table(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "figures" / "geo")
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--workers", type=int, default=1)

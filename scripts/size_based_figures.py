@@ -211,7 +211,7 @@ DEFAULT_SWIM = Path(os.environ.get("MRSIM_SHARED_DATA",
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True, help="output directory for the CSV and PNGs")
     ap.add_argument("--data", type=Path, default=DEFAULT_SWIM,
                     help="directory of SWIM .tsv files (default: $MRSIM_SHARED_DATA/swim, else ../shared/data/swim)")

@@ -123,7 +123,9 @@ def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: S
             progress: Callable[[int], None] | None = None) -> Comparison:
     """Replay ``workload`` under every scheduler in ``names``, ``replications`` times (see the module docstring).
 
-    ``options.seed`` is the master seed of replication 0; ``progress(done)`` is called after each replay.
+    ``options.seed`` is the master seed of replication 0; ``progress(done)`` reports the work done in replays: each
+    replication's isolated runs count as one, then one per scheduler (``replications x (schedulers + 1)`` in all,
+    :func:`progress_units`), with the running replay's finished share added (:func:`within_replay`).
     """
     if replications < 1:
         raise InputError(f"--replications must be at least 1, got {replications}")
@@ -136,7 +138,9 @@ def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: S
     for r in range(replications):
         seed = options.seed + r
         rep_options = replace(options, seed=seed)
-        isolated = isolated_completion_times(workload, cluster, conf, rep_options)
+        isolated = isolated_completion_times(workload, cluster, conf, rep_options,
+                                             progress=within_replay(progress, done, len(workload)))
+        done += 1
         if deadline_factor is not None:
             rep_workload = assign_deadlines(workload, cluster, conf, deadline_factor, seed, rep_options, isolated)
         else:
@@ -144,7 +148,8 @@ def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: S
                                         for t, x in zip(workload.jobs, isolated)],
                                        source=workload.source, warnings=workload.warnings)
         for name in names:
-            result = replay(rep_workload, cluster, conf, factory(name, config), rep_options)
+            result = replay(rep_workload, cluster, conf, factory(name, config), rep_options,
+                            progress=within_replay(progress, done, len(rep_workload)))
             run = runs[name]
             run.results.append(result)
             run.metrics.append(result_metrics(result, isolated, total_slots))
@@ -153,6 +158,20 @@ def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: S
             if progress is not None:
                 progress(done)
     return Comparison(runs, deadline_factor, replications, options.seed, total_slots)
+
+
+def progress_units(schedulers: int, replications: int) -> int:
+    """The ``progress`` total of :func:`compare`: per replication, the isolated runs and one replay per scheduler."""
+    return replications * (schedulers + 1)
+
+
+def within_replay(progress: Callable[[float], None] | None, done: int, jobs: int) -> Callable[[int], None] | None:
+    """A replay's ``progress(jobs_finished)`` callback that reports ``done`` + the replay's finished share to
+    ``progress``: a comparison's bar moves during each replay, not only between them."""
+    if progress is None:
+        return None
+    total = max(1, jobs)
+    return lambda finished: progress(done + finished / total)
 
 
 def result_metrics(result: ReplayResult, isolated: np.ndarray | None, total_slots: int) -> dict:

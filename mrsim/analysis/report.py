@@ -101,11 +101,15 @@ def _figure(title: str, x_label: str, y_label: str, height: int = 300, **kwargs:
 
 
 def _finish_legend(fig) -> None:  # type: ignore[no-untyped-def]
+    """The figure's legend beside the plot area, on the right (inside it hid the curves it names); click hides."""
     if fig.legend:
-        fig.legend.click_policy = "hide"
-        fig.legend.location = "top_left"
-        fig.legend.background_fill_alpha = 0.7
-        fig.legend.label_text_font_size = "9pt"
+        legend = fig.legend[0]
+        if legend in fig.center:
+            fig.center.remove(legend)
+            fig.add_layout(legend, "right")
+        legend.click_policy = "hide"
+        legend.location = "top_left"
+        legend.label_text_font_size = "9pt"
 
 
 def _hover(fig, tooltips: list[tuple[str, str]], renderers: list | None = None, mode: str = "mouse") -> None:  # type: ignore[no-untyped-def]
@@ -452,7 +456,9 @@ def comparison_report(run: "ComparisonRun", path: str | os.PathLike[str], title:
 
 
 def validation_report(run: "ValidationRun", path: str | os.PathLike[str], title: str | None = None) -> Path:
-    """The validate report: the scatter and error decomposition, then the replay's figures (shared mode)."""
+    """The validate report: the scatter and error decomposition, then the replay's figures (shared mode), and the
+    completion-time CDFs of the trace and the replay overlaid."""
+    import pandas as pd
     from bokeh.models import ColumnDataSource
 
     report = run.report
@@ -499,8 +505,10 @@ def validation_report(run: "ValidationRun", path: str | os.PathLike[str], title:
         blocks += _replay_blocks("", result, series[result.scheduler])
     else:
         blocks.append(("Simulated run", "With --isolate every job runs alone, so there is no shared timeline.", None))
-    cdf = cdf_figures({"simulated": jobs.assign(completion_s=jobs["completion_s"])})
-    blocks.append(("Completion time", "Completion = finish - submit (simulated).", cdf[0]))
+    actual = jobs.assign(completion_s=pd.to_numeric(jobs["actual_completion_s"], errors="coerce"))
+    cdf = cdf_figures({"actual (trace)": actual, "simulated": jobs})
+    blocks.append(("Completion time", "Completion = finish - submit, in the trace (actual) and in the replay "
+                   "(simulated), over the jobs with each.", cdf[0]))
     return _write(path, _page(title, intro, blocks))
 
 
@@ -526,6 +534,8 @@ def sweep_report(table: "pd.DataFrame", path: str | os.PathLike[str], title: str
     replications and a band from their minimum to maximum, one colour per scheduler (and workload, cluster)."""
     from bokeh.models import ColumnDataSource
 
+    from mrsim.analysis.plots.labels import axis_label
+
     ident = [c for c in ("workload", "cluster", "scheduler") if c in table.columns]
     skip = set(ident) | {"cell_id", "model", "replication", "seed", "cell_wall_s", "cell_cpu_s"}
     columns = list(table.columns)
@@ -538,7 +548,8 @@ def sweep_report(table: "pd.DataFrame", path: str | os.PathLike[str], title: str
     xs_all = table[x].to_numpy(float) if x else np.zeros(1)
     log_x = bool(x) and (xs_all > 0).all() and xs_all.max() >= 50 * xs_all.min()  # e.g. 1, 10, 100, 1000
     for m in metrics:
-        fig = _figure(m, x or "cell", m, height=320, x_axis_type="log" if log_x else "linear")
+        fig = _figure(axis_label(m), axis_label(x) if x else "cell", axis_label(m), height=320,
+                      x_axis_type="log" if log_x else "linear")
         for i, (key, g) in enumerate(table.groupby(ident, sort=True) if ident else [("all", table)]):
             label = " / ".join(str(k) for k in (key if isinstance(key, tuple) else (key,)))
             color = PALETTE[i % len(PALETTE)]

@@ -21,6 +21,7 @@ import numpy as np
 from mrsim.calibration.heartbeat_check import BURST_KEYS, AssignmentBurst, HeartbeatCheck
 from mrsim.tracker.lag_core import sample as _inverse_cdf
 from mrsim.errors import InputError
+from mrsim.wording import counted
 from mrsim.model.hadoop_conf import HADOOP_LINES
 
 KINDS = ("map", "reduce", "setup", "cleanup")
@@ -301,7 +302,7 @@ class Calibration:
     def describe(self) -> list[str]:
         """Human-readable lines (``mrsim calibrate``)."""
         lines = [f"calibration from {self.source or '(unknown)'}: {self.jobs} jobs, {self.attempts} attempts, "
-                 f"{self.hosts} hosts"]
+                 f"{counted(self.hosts, 'host')}"]
         for kind in KINDS:
             if kind in self.launch_lag:
                 lines.append(f"  launch lag  {kind:8s} {self.launch_lag[kind].describe()}")

@@ -23,12 +23,47 @@ from typing import Sequence
 
 from mrsim import __version__, compiled_core
 from mrsim.cli.flag_ranges import harden_flags
+from mrsim.cli.flags import HelpWithoutDeprecated
 from mrsim.errors import EXIT_INPUT_ERROR, EXIT_USAGE_ERROR, InputError, exit_code_for
 
 
 class _Parser(argparse.ArgumentParser):
+    """mrsim's parser: no abbreviated long flags (``--node 4`` is an error, not ``--nodes 4``: an abbreviation
+    that works today breaks when a flag with the same start is added), help without deprecated spellings, and
+    usage errors on one line."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", HelpWithoutDeprecated)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # argparse's usage errors also exit 2, on one line
-        self.exit(EXIT_USAGE_ERROR, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE_ERROR, f"{self.prog}: error: {message}{self._suggestion(message)}\n")
+
+    def _suggestion(self, message: str) -> str:
+        """``; did you mean --nodes?`` for an unknown flag that starts a known one (abbreviations are refused) or
+        is one letter away from it; empty otherwise. The known flags are this parser's and its subcommands'."""
+        import difflib
+
+        prefix = "unrecognized arguments: "
+        if not message.startswith(prefix):
+            return ""
+        unknown = next((a.split("=", 1)[0] for a in message[len(prefix):].split() if a.startswith("--")), None)
+        if unknown is None:
+            return ""
+        known: set[str] = set()
+        parsers: list[argparse.ArgumentParser] = [self]
+        while parsers:
+            parser = parsers.pop()
+            for action in parser._actions:
+                known.update(o for o in action.option_strings if o.startswith("--"))
+                if isinstance(action, argparse._SubParsersAction):
+                    parsers.extend(action.choices.values())
+        if unknown in known:  # an option of another level of the command line, not a misspelling
+            return ""
+        starts = sorted(o for o in known if o.startswith(unknown))
+        close = starts[:1] or difflib.get_close_matches(unknown, sorted(known), n=1, cutoff=0.8)
+        return f"; did you mean {close[0]}?" if close else ""
 
 
 class _VersionAction(argparse.Action):
@@ -145,13 +180,22 @@ def _global_flags(argv: list[str]) -> tuple[list[str], dict[str, bool], list[str
     return rest, flags, limits
 
 
-def _add_verbosity(p: argparse.ArgumentParser) -> None:
-    """``--quiet`` and ``--log-level`` on every command (commands that define them keep their own)."""
+def _add_verbosity(p: argparse.ArgumentParser, nested: bool = False) -> None:
+    """``--quiet`` and ``--log-level`` on every command (commands that define them keep their own), and on the
+    subcommands of those that have them (``mrsim plot cdf ... --quiet``). There they default to nothing
+    (``SUPPRESS``), so that ``mrsim plot --quiet cdf ...`` keeps the value given before the subcommand."""
+    default: dict[str, object] = {"default": argparse.SUPPRESS} if nested else {}
     if "--quiet" not in p._option_string_actions:
-        p.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (= --log-level error)")
+        p.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (= --log-level error)",
+                       **default)
     if "--log-level" not in p._option_string_actions:
-        p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
-                       help="stderr detail: info (default), warning (warnings only), error (errors only), debug")
+        p.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
+                       help="stderr detail: info (default), warning (warnings only), error (errors only), debug",
+                       **(default or {"default": "info"}))
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _add_verbosity(sub, nested=True)
 
 
 class _StderrLevel:

@@ -4,6 +4,7 @@ is used. Imported by every command, so it imports nothing heavy."""
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from typing import Any, Sequence
 
@@ -25,6 +26,18 @@ class RenamedStore(argparse._StoreAction):
 
 def add_renamed(p: argparse.ArgumentParser | Any, new: Sequence[str], old: Sequence[str], dest: str,
                 help: str | None = None, **kwargs: Any) -> argparse.Action:
-    """``p.add_argument(*new, *old)`` storing into ``dest``; the ``old`` spellings warn (and say so in --help)."""
-    text = (help or "") + f" ({', '.join(old)}: deprecated spelling)"
-    return p.add_argument(*new, *old, dest=dest, action=RenamedStore, deprecated=tuple(old), help=text, **kwargs)
+    """``p.add_argument(*new, *old)`` storing into ``dest``; the ``old`` spellings warn when used, and ``--help``
+    shows only the new ones (:class:`HelpWithoutDeprecated`)."""
+    return p.add_argument(*new, *old, dest=dest, action=RenamedStore, deprecated=tuple(old), help=help, **kwargs)
+
+
+class HelpWithoutDeprecated(argparse.HelpFormatter):
+    """argparse's help, without the deprecated spellings of :class:`RenamedStore` options: ``--help`` teaches the
+    current names only (the old ones still parse, with a warning)."""
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        if isinstance(action, RenamedStore) and action.deprecated:
+            shown = copy.copy(action)
+            shown.option_strings = [o for o in action.option_strings if o not in action.deprecated]
+            return super()._format_action_invocation(shown)
+        return super()._format_action_invocation(action)

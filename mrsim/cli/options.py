@@ -32,15 +32,18 @@ def command_defaults(command: str) -> dict[str, object]:
 def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("cluster (flags, or a file; flags override file defaults)")
     g.add_argument("--nodes", type=int,
-                   help="number of TaskTrackers (default: the trace's inferred hosts; 64 for a synthetic trace). "
-                        "On a real trace: the first N of its hosts, or copies of them, with their slots "
-                        "(docs/what-if.md)")
-    g.add_argument("--map-slots", type=int, help="map slots per TaskTracker (default 2, or mapred-site.xml)")
-    g.add_argument("--reduce-slots", type=int, help="reduce slots per TaskTracker (default 2, or mapred-site.xml)")
+                   help="number of TaskTrackers; without it (and without --cluster or --topology) a real trace runs "
+                        "on the cluster inferred from its hosts, a synthetic one on 64. On a real trace --nodes N "
+                        "is the first N of its hosts, or copies of them, with their slots (docs/what-if.md)")
+    g.add_argument("--map-slots", type=int, help="map slots per TaskTracker (default 2, or mapred-site.xml; on a "
+                   "cluster inferred from a trace, each host's peak concurrent maps)")
+    g.add_argument("--reduce-slots", type=int, help="reduce slots per TaskTracker (default 2, or mapred-site.xml; "
+                   "on a cluster inferred from a trace, each host's peak concurrent reduces)")
     g.add_argument("--cores", type=int, help="cores per TaskTracker (default 4)")
     g.add_argument("--racks", type=int, help="racks for --nodes (default 1: /default-rack; on a real trace: its "
                                                 "racks)")
-    g.add_argument("--cluster", metavar="FILE", help="cluster file (TOML or JSON, see docs/cluster.md)")
+    g.add_argument("--cluster", metavar="FILE", help="cluster file (TOML or JSON, see docs/cluster.md), or an SLS "
+                   "node file (nodes.json: racks, nodes and per-node resources)")
     g.add_argument("--topology", metavar="FILE", help="Rumen topology JSON: one TaskTracker per host")
     g.add_argument("--mapred-site", metavar="FILE", help="mapred-site.xml: slots, slow start, heartbeat keys")
 
@@ -117,8 +120,10 @@ def build_conf(args: argparse.Namespace) -> HadoopConf:
     return conf
 
 
-def build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
-    cluster = _build_cluster(args, conf)
+def build_cluster(args: argparse.Namespace, conf: HadoopConf, notes: list[str] | None = None) -> ClusterSpec:
+    """The cluster of the flags (``--cluster``, ``--topology``, ``--nodes``...); what reading a cluster file assumed
+    is appended to ``notes``."""
+    cluster = _build_cluster(args, conf, notes)
     cpu_model = getattr(args, "cpu_model", None)
     return cluster if cpu_model is None else build_cluster_cpu_model(cluster, cpu_model)
 
@@ -129,7 +134,7 @@ def build_cluster_cpu_model(cluster: ClusterSpec, cpu_model: str) -> ClusterSpec
         cluster, trackers=tuple(dataclasses.replace(t, cpu_model=cpu_model) for t in cluster.trackers))
 
 
-def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
+def _build_cluster(args: argparse.Namespace, conf: HadoopConf, notes: list[str] | None = None) -> ClusterSpec:
     from mrsim.profiler.rumen import read_rumen_topology
     from mrsim.model.cluster import cluster_from_rumen_topology, load_cluster_file, uniform_cluster
 
@@ -140,7 +145,8 @@ def _build_cluster(args: argparse.Namespace, conf: HadoopConf) -> ClusterSpec:
     if args.cluster:
         if args.nodes is not None:
             raise InputError("--nodes cannot be combined with --cluster (the file lists the nodes)")
-        return load_cluster_file(args.cluster, overrides if (args.map_slots or args.reduce_slots or args.cores or args.mapred_site) else None)
+        return load_cluster_file(args.cluster, overrides if (args.map_slots or args.reduce_slots or args.cores
+                                                             or args.mapred_site) else None, notes)
     if args.topology:
         if args.nodes is not None:
             raise InputError("--nodes cannot be combined with --topology (the topology lists the hosts)")

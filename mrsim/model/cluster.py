@@ -3,7 +3,8 @@
 A :class:`ClusterSpec` is frozen; replays build their live state from it. Four ways to get one:
 
 * :func:`uniform_cluster` from flags (``--nodes --map-slots --reduce-slots --cores --racks``);
-* :func:`load_cluster_file` from a cluster file (TOML or JSON, documented in ``docs/cluster.md``);
+* :func:`load_cluster_file` from a cluster file (TOML or JSON, documented in ``docs/cluster.md``), or from an SLS
+  node file (``nodes.json``, :mod:`mrsim.model.sls_nodes`);
 * :func:`cluster_from_rumen_topology` from a Rumen topology JSON plus slot counts;
 * any of them with slot counts from ``mapred-site.xml`` (see :mod:`mrsim.model.hadoop_conf`).
 
@@ -421,11 +422,21 @@ def cluster_from_mapping(doc: Mapping[str, object], source: str, overrides: Mapp
                        reduce_request=tuple(sorted(requests[1].items())))
 
 
-def load_cluster_file(path: str | os.PathLike[str], overrides: Mapping[str, object] | None = None) -> ClusterSpec:
-    """Read a cluster file: TOML, or JSON when the content starts with ``{``."""
+def load_cluster_file(path: str | os.PathLike[str], overrides: Mapping[str, object] | None = None,
+                      notes: list[str] | None = None) -> ClusterSpec:
+    """Read a cluster file: TOML, or JSON when the content starts with ``{``: an mrsim cluster file, a Rumen
+    topology, or an SLS node file (:mod:`mrsim.model.sls_nodes`). What the reading assumed is appended to
+    ``notes`` (SLS's defaults for resources a node does not set, skipped entries)."""
     p = check_input_file(path)
     text = p.read_text(encoding="utf-8", errors="replace")
     if text.lstrip().startswith("{"):
+        from mrsim.model.sls_nodes import looks_like_sls_nodes, sls_cluster_document
+
+        if looks_like_sls_nodes(text):
+            doc, read_notes = sls_cluster_document(text, str(p))
+            if notes is not None:
+                notes.extend(read_notes)
+            return cluster_from_mapping(doc, str(p), overrides)
         try:
             doc = safe_json.loads(text)
         except JSONValueError as exc:

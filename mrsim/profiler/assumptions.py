@@ -27,6 +27,7 @@ from typing import Any, Iterator
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
+from mrsim.wording import counted
 
 #: The host every attempt of a ``mrsim synth`` trace names (``mrsim.profiler.synth.template_to_logged_job``).
 SYNTHETIC_HOST = "synthetic-host"
@@ -153,10 +154,12 @@ def zero_slot_notes(cluster: ClusterSpec) -> tuple[str, ...]:
     if no_maps or no_reduces:
         parts = []
         if no_maps:
-            parts.append(f"{no_maps} have 0 map slots (they ran only reduces in the trace)")
+            parts.append(f"{no_maps} {'has' if no_maps == 1 else 'have'} 0 map slots "
+                         f"({'it' if no_maps == 1 else 'they'} ran only reduces in the trace)")
         if no_reduces:
-            parts.append(f"{no_reduces} have 0 reduce slots (they ran only maps)")
-        notes.append(f"of {n} inferred TaskTrackers, " + " and ".join(parts) + ": inferred slots are the most attempts a host ran at once, a lower bound "
+            parts.append(f"{no_reduces} {'has' if no_reduces == 1 else 'have'} 0 reduce slots "
+                         f"({'it' if no_reduces == 1 else 'they'} ran only maps)")
+        notes.append(f"of {counted(n, 'inferred TaskTracker')}, " + " and ".join(parts) + ": inferred slots are the most attempts a host ran at once, a lower bound "
                      "on its configured slots; give --map-slots/--reduce-slots, --cluster or --topology to set them")
     return tuple(notes)
 
@@ -170,7 +173,9 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
     if given is not None:
         return ClusterChoice(given, "given by the caller")
     if args.cluster:
-        return ClusterChoice(build_cluster(args, conf), f"--cluster {args.cluster}")
+        read_notes: list[str] = []
+        cluster = build_cluster(args, conf, read_notes)
+        return ClusterChoice(cluster, f"--cluster {args.cluster}", notes=tuple(read_notes))
     if args.topology:
         return ClusterChoice(build_cluster(args, conf), f"--topology {args.topology}")
     if args.nodes is not None and hosts and not is_synthetic(hosts):
@@ -191,7 +196,7 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
         cluster = cluster_from_hosts(hosts, source=f"inferred from {trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots,
                                      memory_slots=getattr(args, "memory_slots", "on") != "off")
-        origin = (f"inferred from the trace's task attempts: {len(cluster.trackers)} hosts, slots = peak concurrent "
+        origin = (f"inferred from the trace's task attempts: {counted(len(cluster.trackers), 'host')}, slots = peak concurrent "
                   "attempts per host, as validate does")
         return ClusterChoice(cluster, origin, inferred=True, notes=zero_slot_notes(cluster))
     why = "synthetic trace" if hosts else "the trace names no hosts"

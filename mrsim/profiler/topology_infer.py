@@ -364,7 +364,7 @@ def write_cluster(hosts: Iterable[HostSlots | Mapping[str, Any]], path: str, sou
             fh.write(orjson.dumps({"nodes": nodes}, option=orjson.OPT_INDENT_2) + b"\n")
         return cluster
     lines = [
-        "# mrsim cluster file inferred by `mrsim profile --topology` (see docs/trace-store.md):",
+        "# mrsim cluster file inferred by `mrsim profile --cluster-out` (see docs/trace-store.md):",
         "# one node per host that ran map/reduce attempts; slots = the most attempts of each kind running at once",
         "# on that host in the trace (a lower bound on mapred.tasktracker.{map,reduce}.tasks.maximum).",
         *(f"# source: {s}" for s in sources),

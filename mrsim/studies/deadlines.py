@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 
@@ -39,8 +40,10 @@ def check_deadline_factor(deadline_factor: float) -> float:
 
 
 def isolated_completion_times(workload: Workload, cluster: ClusterSpec, conf: HadoopConf,
-                              options: ReplayOptions | None = None) -> np.ndarray:
-    """T_J (s) per job, in workload order: the job replayed alone on ``cluster`` under FIFO.
+                              options: ReplayOptions | None = None,
+                              progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """T_J (s) per job, in workload order: the job replayed alone on ``cluster`` under FIFO. ``progress(done)`` is
+    called after each job's replay.
 
     Invariant checks and naive heartbeats are switched off for these helper replays (they do not change results).
     """
@@ -53,6 +56,8 @@ def isolated_completion_times(workload: Workload, cluster: ClusterSpec, conf: Ha
         solo = Workload.of([template], source=f"{workload.source} [{template.job_id} alone]")
         result = replay(solo, cluster, conf, create_scheduler("fifo"), solo_options)
         out[i] = float(result.jobs["completion_s"].iloc[0])
+        if progress is not None:
+            progress(i + 1)
     return out
 
 

@@ -91,7 +91,7 @@ def test_real_trace_runs_on_the_inferred_cluster_and_says_so(capsys, real_trace)
     # hostA ran maps k=0,2 of every job at once (2 map slots); hostB maps k=1,3 (2) and the one reduce (1).
     assert "2 nodes, 4 map + 1 reduce slots" in line and "inferred from the trace's task attempts" in line
     assert "heartbeat 0.3 s (Hadoop 1.2 formula" in line and "default --hadoop-version" in line
-    assert "of 2 inferred TaskTrackers, 1 have 0 reduce slots (they ran only maps)" in err
+    assert "of 2 inferred TaskTrackers, 1 has 0 reduce slots (it ran only maps)" in err
 
 
 def test_synthetic_trace_keeps_the_default_and_announces_it(capsys):
@@ -141,7 +141,7 @@ def test_zero_slot_notes_count_both_kinds():
     cluster = ClusterSpec((TrackerSpec("a", map_slots=0, reduce_slots=2), TrackerSpec("b", map_slots=2, reduce_slots=0),
                            TrackerSpec("c", map_slots=1, reduce_slots=0)))
     (note,) = zero_slot_notes(cluster)
-    assert note.startswith("of 3 inferred TaskTrackers, 1 have 0 map slots") and "2 have 0 reduce slots" in note
+    assert note.startswith("of 3 inferred TaskTrackers, 1 has 0 map slots (it ran only reduces") and "2 have 0 reduce slots" in note
     assert zero_slot_notes(uniform_cluster(2)) == ()
 
 

@@ -156,3 +156,24 @@ def test_fair_shares_by_hand(demand, weights, mins, maxes, capacity, expected):
     got = fair_shares(np.array([demand]), np.array(weights, float), np.array(mins, float),
                       np.array([np.inf if m is None else m for m in maxes], float), capacity)
     assert got[0].tolist() == pytest.approx(expected, abs=1e-6)
+
+
+def test_validate_report_overlays_actual_and_simulated_completion_cdfs(real_trace):
+    from mrsim.analysis.report import cdf_figures
+
+    jobs = mrsim.validate(str(real_trace), quiet=True).jobs
+    actual = jobs.assign(completion_s=jobs["actual_completion_s"])
+    completion, _slowdown = cdf_figures({"actual (trace)": actual, "simulated": jobs})
+    steps = [r for r in completion.renderers if type(r.glyph).__name__ == "Step"]
+    assert len(steps) == 2
+    assert sorted(steps[0].data_source.data["x"]) == sorted(jobs["actual_completion_s"].tolist())
+    assert sorted(steps[1].data_source.data["x"]) == sorted(jobs["completion_s"].tolist())
+    legend = completion.right[0]  # beside the plot area, not over the curves
+    assert [item.label["value"] for item in legend.items] == ["actual (trace)", "simulated"]
+    assert not any(type(m).__name__ == "Legend" for m in completion.center)
+
+
+def test_validate_report_page_has_both_curves(tmp_path, real_trace):
+    page = mrsim.validate(str(real_trace), quiet=True).to_html(tmp_path / "v.html").read_text()
+    assert "in the trace (actual) and in the replay (simulated)" in page
+    assert "actual (trace)" in page

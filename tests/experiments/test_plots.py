@@ -56,8 +56,8 @@ def test_box_plot_per_scheduler_across_sigma(fluid_results: pd.DataFrame, tmp_pa
         box_figure(fluid_results, "mean_completion_s", across="sigma")
     fig = box_figure(fluid_results, "mean_completion_s", across="sigma", where=["load=0.9"])
     ax = fig.axes[0]
-    assert ax.get_xlabel() == "size-estimation error sigma"
-    assert ax.get_ylabel() == "mean completion time (s)"
+    assert ax.get_xlabel() == "Size-estimation error sigma"
+    assert ax.get_ylabel() == "Mean completion time (s)"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "0.5", "2"]
     assert len(ax.patches) == 3 * 4  # one box per sigma and scheduler
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["fifo", "ps", "srpt", "fsp-ps"]
@@ -65,7 +65,7 @@ def test_box_plot_per_scheduler_across_sigma(fluid_results: pd.DataFrame, tmp_pa
     w, h = png_size(png)
     assert w >= 800 and h >= 500 and png.stat().st_size > 10_000
     svg = save_figure(fig, tmp_path / "box.svg").read_text()
-    assert "<svg" in svg and "size-estimation error sigma" in svg
+    assert "<svg" in svg and "Size-estimation error sigma" in svg
     faceted = box_figure(fluid_results, "mean_completion_s", across="sigma", facet="load")
     assert [a.get_title() for a in faceted.axes if a.get_visible()] == ["load = 0.5", "load = 0.9"]
 
@@ -73,13 +73,13 @@ def test_box_plot_per_scheduler_across_sigma(fluid_results: pd.DataFrame, tmp_pa
 def test_lines_with_spread_and_automatic_log_scale(fluid_results: pd.DataFrame, tmp_path: Path) -> None:
     fig = lines_figure(fluid_results, "mean_completion_s", x="sigma", facet="load", spread=Spread.IQR)
     ax = fig.axes[0]
-    assert ax.get_xlabel() == "size-estimation error sigma" and ax.get_xscale() == "linear"
+    assert ax.get_xlabel() == "Size-estimation error sigma" and ax.get_xscale() == "linear"
     assert len(ax.lines) == 4 and len(ax.collections) == 4  # a mean line and a band per scheduler
     # x over three decades -> log by default, overridable
     t = pd.DataFrame({"scheduler": ["a"] * 6, "mean_interarrival_s": [10, 10, 100, 100, 1000, 1000],
                       "relative_deadline_exceeded": [1.0, 2.0, 0.5, 0.7, 0.1, 0.2]})
     auto = lines_figure(t, "relative_deadline_exceeded", x="mean_interarrival_s")
-    assert auto.axes[0].get_xscale() == "log" and auto.axes[0].get_xlabel() == "mean inter-arrival time (s)"
+    assert auto.axes[0].get_xscale() == "log" and auto.axes[0].get_xlabel() == "Mean inter-arrival time (s)"
     forced = lines_figure(t, "relative_deadline_exceeded", x="mean_interarrival_s", xscale=Scale.LINEAR)
     assert forced.axes[0].get_xscale() == "linear"
     assert png_size(save_figure(auto, tmp_path / "l.png"))[0] >= 800
@@ -90,14 +90,14 @@ def test_lines_with_spread_and_automatic_log_scale(fluid_results: pd.DataFrame, 
 def test_cdf_of_replays_and_of_results(replay_dir: Path, fluid_results: pd.DataFrame, tmp_path: Path) -> None:
     fig = cdf_figure([load_input(replay_dir), load_input(replay_dir / "run.json")])
     ax = fig.axes[0]
-    assert ax.get_xlabel() == "completion time (s)" and ax.get_ylabel() == "fraction of jobs"
+    assert ax.get_xlabel() == "Completion time (s)" and ax.get_ylabel() == "Fraction of jobs"
     assert len(ax.lines) == 2
     y = ax.lines[0].get_ydata()
     assert y[0] == 0 and y[-1] == 1 and np.all(np.diff(y) >= 0)
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]  # beside the axes
     assert len(set(labels)) == 2 and all("n=8" in s for s in labels)
     cells = cdf_figure([load_input(tmp_path_write(fluid_results, tmp_path))], where=["load=0.9"])
-    assert cells.axes[0].get_ylabel() == "fraction of cells" and len(cells.axes[0].lines) == 4
+    assert cells.axes[0].get_ylabel() == "Fraction of cells" and len(cells.axes[0].lines) == 4
     assert png_size(save_figure(fig, tmp_path / "c.png"))[1] >= 500
 
 
@@ -115,7 +115,7 @@ def test_scatter_simulated_vs_actual(tmp_path: Path, replay_dir: Path) -> None:
     path.write_text(json.dumps({"scheduler": "fifo", "jobs": jobs}))
     fig = scatter_figure(load_input(path))
     ax = fig.axes[0]
-    assert ax.get_xlabel() == "actual completion time (s)" and ax.get_ylabel() == "simulated completion time (s)"
+    assert ax.get_xlabel() == "Actual completion time (s)" and ax.get_ylabel() == "Simulated completion time (s)"
     assert "30 jobs" in ax.get_title() and "10.0 %" in ax.get_title()
     line = ax.lines[0]
     assert list(line.get_xdata()) == list(line.get_ydata())  # y = x

@@ -50,8 +50,8 @@ def test_profile_to_rumen_json_gives_the_same_templates(tmp_path, capsys):
             same_template(a, b)
 
 
-def test_profile_topology_file_replays(tmp_path, capsys):
-    code, out, _ = run_cli(["profile", DISPATCH_LOG, "--topology", tmp_path / "c.toml", "--json", "--quiet"], capsys)
+def test_profile_cluster_out_file_replays(tmp_path, capsys):
+    code, out, _ = run_cli(["profile", DISPATCH_LOG, "--cluster-out", tmp_path / "c.toml", "--json", "--quiet"], capsys)
     doc = json.loads(out)
     assert code == 0 and doc["kind"] is None
     assert {k: doc["topology"][k] for k in ("nodes", "racks", "map_slots", "reduce_slots")} == \
@@ -60,6 +60,13 @@ def test_profile_topology_file_replays(tmp_path, capsys):
     assert (len(cluster), cluster.map_slots, cluster.reduce_slots) == (253, 220, 52)
     code, out, _ = run_cli(["replay", DISPATCH_GOLD, "--cluster", tmp_path / "c.toml", "--json", "--quiet"], capsys)
     assert code == 0 and json.loads(out)["spec"]["cluster"]["nodes"] == 253
+
+
+def test_profile_topology_is_the_old_spelling_of_cluster_out(tmp_path, capsys):
+    code, out, err = run_cli(["profile", DISPATCH_LOG, "--topology", tmp_path / "c.toml", "--json"], capsys)
+    assert code == 0 and json.loads(out)["topology"]["nodes"] == 253  # the --json key is kept
+    assert "mrsim: warning: --topology is deprecated and will be removed; use --cluster-out" in err.splitlines()
+    assert load_cluster_file(tmp_path / "c.toml").map_slots == 220
 
 
 def test_compare_json(tmp_path, capsys):
@@ -87,7 +94,7 @@ def test_bad_inputs_are_one_line_errors(tmp_path, capsys):
     swim = SHARED_DATA / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
     assert_one_line_error(*run_cli(["profile", swim, "-o", tmp_path / "t.json"], capsys), "SWIM")
     assert not (tmp_path / "t.json").exists()
-    assert_one_line_error(*run_cli(["profile", swim, "--topology", tmp_path / "c.toml"], capsys), "cannot infer")
+    assert_one_line_error(*run_cli(["profile", swim, "--cluster-out", tmp_path / "c.toml"], capsys), "cannot infer")
     assert_one_line_error(*run_cli(["profile", "--compare", DISPATCH_GOLD, DISPATCH_GOLD, "--job", "job_x"], capsys), "job_x")
     assert_one_line_error(*run_cli(["profile", "--compare", DISPATCH_GOLD, DISPATCH_GOLD, "--bins", "many"], capsys), "--bins")
     (tmp_path / "occupied").mkdir()

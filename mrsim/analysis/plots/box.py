@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from mrsim.analysis.plots.facets import group_colours, iter_groups, panels
-from mrsim.analysis.plots.labels import Scale, axis_label, fmt_value, use_log
+from mrsim.analysis.plots.labels import Scale, axis_label, fmt_value, log_ticks, use_log
 from mrsim.analysis.plots.selection import apply_where, check_uniform, metric_values, ordered_values, require_column
 
 #: Share of the gap between two parameter values taken by a group of boxes.
@@ -55,6 +55,7 @@ def box_figure(table: pd.DataFrame, metric: str, across: str, by: str = "schedul
         ax.set_ylabel(axis_label(metric))
         if log:
             ax.set_yscale("log")
+            log_ticks(ax, "y", table[metric].to_numpy(dtype=float))
         ax.grid(axis="y", alpha=0.3)
     handles = [Patch(facecolor=colours[i], alpha=0.75, label=fmt_value(g)) for i, g in enumerate(groups)]
     fig.legend(handles=handles, title=axis_label(by), loc="outside right upper")

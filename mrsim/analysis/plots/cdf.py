@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 
 from mrsim.analysis.plots.facets import group_colours
 from mrsim.analysis.plots.inputs import InputKind, PlotInput
-from mrsim.analysis.plots.labels import Scale, axis_label, fmt_value, use_log
+from mrsim.analysis.plots.labels import Scale, axis_label, fmt_value, log_ticks, use_log
 from mrsim.analysis.plots.selection import apply_where, metric_values, ordered_values, require_column
 from mrsim.errors import InputError
 
@@ -44,7 +44,7 @@ def _curves(inputs: Sequence[PlotInput], metric: str | None, by: str, where: Seq
     names = [c[0] for c in curves]
     if kind is InputKind.JOBS and not labels and len(set(names)) < len(names):  # e.g. two fifo runs
         curves = [(f"{name} ({Path(item.source).name})", v) for (name, v), item in zip(curves, inputs)]
-    ylabel = "fraction of jobs" if kind is InputKind.JOBS else "fraction of cells"
+    ylabel = "Fraction of jobs" if kind is InputKind.JOBS else "Fraction of cells"
     return curves, axis_label(column), ylabel
 
 
@@ -69,9 +69,10 @@ def cdf_figure(inputs: Sequence[PlotInput], metric: str | None = None, by: str =
                 label=f"{name} (n={v.size})")
     if use_log(every, xscale):
         ax.set_xscale("log")
+        log_ticks(ax, "x", every)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
+    fig.legend(loc="outside right upper", fontsize="small")  # beside the axes: curves are never hidden
     return fig

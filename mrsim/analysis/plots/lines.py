@@ -14,7 +14,7 @@ from matplotlib.lines import Line2D
 from mrsim.errors import InputError
 
 from mrsim.analysis.plots.facets import group_colours, iter_groups, panels
-from mrsim.analysis.plots.labels import Scale, axis_label, fmt_value, use_log
+from mrsim.analysis.plots.labels import Scale, axis_label, fmt_value, log_ticks, use_log
 from mrsim.analysis.plots.selection import apply_where, check_uniform, metric_values, ordered_values, require_column
 
 
@@ -71,8 +71,10 @@ def lines_figure(table: pd.DataFrame, metric: str, x: str, by: str = "scheduler"
         ax.set_ylabel(axis_label(metric))
         if logx:
             ax.set_xscale("log")
+            log_ticks(ax, "x", table[x].to_numpy(dtype=float))
         if logy:
             ax.set_yscale("log")
+            log_ticks(ax, "y", table[metric].to_numpy(dtype=float))
         ax.grid(alpha=0.3)
     handles = [Line2D([], [], color=colours[i], marker="o", markersize=4, label=fmt_value(g))
                for i, g in enumerate(groups)]

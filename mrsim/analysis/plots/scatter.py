@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from mrsim.analysis.plots.inputs import InputKind, PlotInput
-from mrsim.analysis.plots.labels import Scale, use_log
+from mrsim.analysis.plots.labels import Scale, log_ticks, use_log
 from mrsim.errors import InputError
 
 
@@ -36,6 +36,8 @@ def scatter_figure(item: PlotInput, *, scale: Scale = Scale.AUTO) -> Figure:
     if log:
         ax.set_xscale("log")
         ax.set_yscale("log")
+        log_ticks(ax, "x", both)
+        log_ticks(ax, "y", both)
         lo, hi = lo / 1.2, hi * 1.2
     else:
         pad = 0.05 * (hi - lo or 1.0)
@@ -44,12 +46,12 @@ def scatter_figure(item: PlotInput, *, scale: Scale = Scale.AUTO) -> Figure:
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     ax.set_aspect("equal")
-    ax.set_xlabel("actual completion time (s)")
-    ax.set_ylabel("simulated completion time (s)")
+    ax.set_xlabel("Actual completion time (s)")
+    ax.set_ylabel("Simulated completion time (s)")
     positive = actual > 0
     if positive.any():
         err = np.abs(sim[positive] - actual[positive]) / actual[positive]
         ax.set_title(f"{item.label}: {ok.sum()} jobs, mean relative error {100 * err.mean():.1f} %")
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper left")
+    fig.legend(loc="outside right upper")  # beside the axes: no dot is hidden
     return fig

@@ -55,9 +55,11 @@ class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fh: IO[bytes] | None = None
+        self._created = False
 
     def __enter__(self) -> "Journal":
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._created = not self.path.exists()
         fh = open(self.path, "a+b")
         if fcntl is not None:
             try:
@@ -73,6 +75,11 @@ class Journal:
     def __exit__(self, *exc: object) -> None:
         _OPEN.discard(self)
         if self._fh is not None:
+            if self._created and os.fstat(self._fh.fileno()).st_size == 0:
+                # Nothing was journaled (a --dry-run, or a sweep that failed first): leave no empty file behind.
+                # Unlinked while the lock is still held, so no other sweep has it open for writing.
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()
             self._fh.close()  # closing releases the lock
             self._fh = None
 

@@ -82,13 +82,16 @@ def _isolate_slots(template: JobTemplate, obs: JobObservation | None, full: Clus
     return int(maps or 0), int(reduces or 0)
 
 
-def validate_shared(setup: ValidationSetup) -> ValidationReport:
-    """Replay the whole workload together and score every job."""
+def validate_shared(setup: ValidationSetup, progress: Callable[[float], None] | None = None) -> ValidationReport:
+    """Replay the whole workload together and score every job. ``progress(fraction)``: the share of the jobs
+    finished so far, as the replay goes (MR1 engine)."""
     if setup.runner is not None:
         result = setup.runner(setup.workload, setup.cluster)
     else:
         scheduler = create_scheduler(setup.scheduler, dict(setup.scheduler_config or {}))
-        result = replay(setup.workload, setup.cluster, setup.conf, scheduler, setup.options)
+        jobs = max(1, len(setup.workload))
+        result = replay(setup.workload, setup.cluster, setup.conf, scheduler, setup.options,
+                        progress=None if progress is None else (lambda done: progress(done / jobs)))
     doc = result.to_json_dict()
     templates = {t.job_id: t for t in setup.workload.jobs}
     rows = [job_row(base, templates[base["job_id"]], setup.observations.get(base["job_id"])) for base in doc["jobs"]]
@@ -97,8 +100,9 @@ def validate_shared(setup: ValidationSetup) -> ValidationReport:
     return ValidationReport(Mode.SHARED, doc["scheduler"], rows, summary, spec, tuple(doc["warnings"]), replay=result)
 
 
-def validate_isolated(setup: ValidationSetup) -> ValidationReport:
-    """Replay every job alone on the slots it held and score it (see the module docstring)."""
+def validate_isolated(setup: ValidationSetup, progress: Callable[[float], None] | None = None) -> ValidationReport:
+    """Replay every job alone on the slots it held and score it (see the module docstring). ``progress(done)``:
+    the number of jobs replayed so far."""
     started = time.perf_counter()
     interval = effective_interval(setup.options, setup.conf, len(setup.cluster))
     options = replace(setup.options, heartbeat_interval_s=interval)
@@ -131,6 +135,8 @@ def validate_isolated(setup: ValidationSetup) -> ValidationReport:
         tasks += int(doc["summary"]["tasks"])
         scheduler_name = doc["scheduler"]
         first_spec = first_spec or doc["spec"]
+        if progress is not None:
+            progress(len(rows))
     completions = [r["completion_s"] for r in rows]
     summary = {
         "jobs": len(rows),
@@ -156,9 +162,10 @@ def validate_isolated(setup: ValidationSetup) -> ValidationReport:
     return ValidationReport(Mode.ISOLATE, scheduler_name, rows, summary, spec, tuple(warnings))
 
 
-def validate(setup: ValidationSetup, mode: Mode) -> ValidationReport:
-    """Run the validation in ``mode``."""
-    return validate_isolated(setup) if mode is Mode.ISOLATE else validate_shared(setup)
+def validate(setup: ValidationSetup, mode: Mode, progress: Callable[[float], None] | None = None) -> ValidationReport:
+    """Run the validation in ``mode``; ``progress`` as :func:`validate_isolated` (jobs replayed) or
+    :func:`validate_shared` (share of the replay done)."""
+    return validate_isolated(setup, progress) if mode is Mode.ISOLATE else validate_shared(setup, progress)
 
 
 def add_background_figures(report: ValidationReport, plain: ValidationReport, background: "Background") -> None:

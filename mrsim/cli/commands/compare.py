@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from mrsim.api import ComparisonRun, announce, execute_compare
+from mrsim.api import ComparisonRun, announce_once, early_announcer, execute_compare
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.load_options import add_load_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--plot writes a PNG file; give a name ending in .png, got {args.plot!r}")
     check_report_path(args)
     level = stderr_level(args)
+    printed = early_announcer(args, level)  # the assumption line before the replays
     compared: ComparisonRun = execute_compare(args)
     result = compared.comparison
     if args.plot:
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         plot_comparison(result, args.plot)
     if args.report:
         compared.to_html(args.report)
-    announce(compared.assumptions, compared.notes, level)
+    announce_once(compared.assumptions, compared.notes, level, printed)
     placement = next(iter(result.runs.values())).results[0].spec.get("placement")
     if args.json:
         doc = result.to_json_dict()
@@ -126,12 +127,11 @@ def _fmt(value: object, digits: int = 1) -> str:
 def print_table(result: Comparison, source: str, plot: str | None) -> None:
     rows = result.table()
     first = next(iter(result.runs.values())).results[0]
-    c = first.spec.get("cluster", {})
     print(f"mrsim compare: {source}")
     df = f"deadline factor {result.deadline_factor:g}" if result.deadline_factor is not None else "no deadlines"
-    from mrsim.cli.render import cluster_line
+    from mrsim.cli.render import run_cluster_line
 
-    print(f"{cluster_line(c)} | {df} | {result.replications} replication(s) from seed {result.seed}")
+    print(f"{run_cluster_line(first.spec)} | {df} | {result.replications} replication(s) from seed {result.seed}")
     print()
     header = (f"{'scheduler':<12} {'mean s':>11} {'p95 s':>11} {'makespan s':>12} {'slowdown':>9} "
               f"{'missed':>7} {'rel. exceeded':>14}  slot share by queue")

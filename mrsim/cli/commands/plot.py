@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sub.required = True
 
     box = sub.add_parser("box", help="box plots of a metric per scheduler across a parameter",
-                         description="Boxes over replications of METRIC, per --by group, at each value of --across.")
+                         description="Boxes over replications of METRIC, per --by group, at each value of --x.")
     box.add_argument("results", metavar="RESULTS", help="results table (.parquet, or .csv from mrsim sweep --csv)")
     box.add_argument("--metric", required=True, help="metric column, e.g. mean_completion_s")
     add_renamed(box, ("--x",), ("--across",), "across", required=True, metavar="PARAM",

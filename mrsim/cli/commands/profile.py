@@ -21,7 +21,7 @@ HELP = "profile logs/traces into a trace store or Rumen trace; infer the cluster
 DESCRIPTION = (
     "Profile INPUT... (Rumen, JobHistory, .jhist, SLS, SWIM, or trace stores; files or directories) into the trace "
     "store -o STORE (created, or extended: a job id already stored is kept and the new one skipped), or into a Rumen "
-    "trace when -o ends in .json or .json.gz. --topology FILE writes the cluster the logs ran on (hosts, and slots "
+    "trace when -o ends in .json or .json.gz. --cluster-out FILE writes the cluster the logs ran on (hosts, and slots "
     "from the peak concurrent attempts per host) for `mrsim replay --cluster FILE`. --compare A B prints the "
     "symmetric Kullback-Leibler divergence of map, shuffle and reduce durations (SimMR Table I). "
     "See docs/trace-store.md."
@@ -32,7 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("inputs", nargs="*", metavar="INPUT", help="trace files, log directories or trace stores")
     add_renamed(p, ("-o", "--out"), ("--output",), "output", metavar="STORE|TRACE.json[.gz]",
                 help="trace store directory, or a Rumen trace file")
-    p.add_argument("--topology", metavar="FILE", help="write the inferred cluster file (TOML, or JSON if FILE ends in .json)")
+    # --cluster-out: the file is an mrsim cluster file (what --cluster reads), not a Rumen topology (what the
+    # replaying commands' --topology reads), so the old spelling named the wrong format
+    add_renamed(p, ("--cluster-out",), ("--topology",), "topology", metavar="FILE",
+                help="write the inferred cluster file, for --cluster (TOML, or JSON if FILE ends in .json)")
     p.add_argument("--format", help="force the input format: rumen, jobhistory, jhist, sls, swim")
     p.add_argument("--pretty", action="store_true", help="indent a Rumen output trace (as Rumen's default output)")
     g = p.add_argument_group("distribution comparison (SimMR Table I)")
@@ -61,14 +64,14 @@ def _is_rumen_target(path: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     if args.compare:
         if args.inputs or args.output or args.topology:
-            raise InputError("--compare A B takes no INPUT, -o or --topology")
+            raise InputError("--compare A B takes no INPUT, -o or --cluster-out")
         return _run_compare(args)
     if args.job or args.bins != "auto" or args.epsilon is not None:
         raise InputError("--job, --bins and --epsilon only apply to --compare")
     if not args.inputs:
         raise InputError("give at least one INPUT (or --compare A B)")
     if not args.output and not args.topology:
-        raise InputError("give -o STORE (or -o TRACE.json[.gz]) and/or --topology FILE")
+        raise InputError("give -o STORE (or -o TRACE.json[.gz]) and/or --cluster-out FILE")
     return _run_profile(args)
 
 

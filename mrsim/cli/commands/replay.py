@@ -7,7 +7,7 @@ import sys
 
 import orjson
 
-from mrsim.api import announce, announce_warnings, execute_replay
+from mrsim.api import announce, announce_once, announce_warnings, early_announcer, execute_replay
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.load_options import add_load_arguments, given_load_flags
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     # Per-task results only for the outputs that show them: a --json or table run drops each job's per-task
     # state when it finishes (same figures; memory grows with the jobs in flight, docs/performance.md).
     args.task_results = bool(args.out or args.report)
+    printed = early_announcer(args, level)  # the assumption line before the replay
     if args.stream:
         from mrsim.cli.streamed import execute_streamed_replay
 
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         write_replay_outputs(replayed, args.out)
     if args.report:
         replayed.to_html(args.report)
-    announce(replayed.assumptions, replayed.notes, level)
+    announce_once(replayed.assumptions, replayed.notes, level, printed)
     announce_warnings(result.warnings, replayed.notes, level, limit=5)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(result.to_json_dict()) + b"\n")

@@ -90,10 +90,12 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"--report writes an HTML file; give a name ending in .html, got {args.report!r}")
     executor = ExecutorOptions(ExecutorKind(args.executor), args.workers, args.address)
     spec = load_spec(args.spec)
-    with open_sweep(spec, args.output, csv=args.csv, restart=args.restart) as sweep:
+    # A dry run changes nothing on disk: it never discards the journal (--restart only counts every cell as to do)
+    with open_sweep(spec, args.output, csv=args.csv, restart=args.restart and not args.dry_run) as sweep:
         if args.dry_run:
-            plan = {"spec": spec.name, "cells": len(sweep.cells), "done": len(sweep.cells) - len(sweep.todo),
-                    "todo": len(sweep.todo), "grid": {p.value: list(v) for p, v in spec.grid}}
+            done = 0 if args.restart else len(sweep.cells) - len(sweep.todo)
+            plan = {"spec": spec.name, "cells": len(sweep.cells), "done": done,
+                    "todo": len(sweep.cells) - done, "grid": {p.value: list(v) for p, v in spec.grid}}
             _emit(args, plan, f"sweep {spec.name}: {plan['cells']} cells, {plan['done']} already done, "
                               f"{plan['todo']} to compute")
             return 0

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from mrsim.api import announce, announce_warnings, execute_validate
+from mrsim.api import announce_once, announce_warnings, early_announcer, execute_validate
 from mrsim.cli.calibration_options import add_calibration_arguments
+from mrsim.wording import clip_left
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_scheduler_argument, check_report_path, stderr_level)
 
@@ -54,6 +55,7 @@ def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
 def run(args: argparse.Namespace) -> int:
     check_report_path(args)
     level = stderr_level(args)
+    printed = early_announcer(args, level)  # the assumption line before the replays
     validated = execute_validate(args)
     report = validated.report
     if args.plot:
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         plot_validation(report, args.plot, title=args.trace.rstrip("/").rsplit("/", 1)[-1])
     if args.report:
         validated.to_html(args.report)
-    announce(validated.assumptions, validated.notes, level)
+    announce_once(validated.assumptions, validated.notes, level, printed)
     announce_warnings(report.warnings, validated.notes, level)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(report.to_json_dict()) + b"\n")
@@ -71,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
         if args.report:
             print(f"wrote {args.report}")
     return 0
+
+
+#: What the table's less obvious columns hold (docs/validation.md, "Where the error comes from").
+COLUMN_LEGEND = ("error % = (sim - actual) / actual completion; launch = submission to the job's first task launch, in "
+                 "the trace / in the replay;",
+                 "trace tail = the trace's job finish - its last map/reduce task's finish (cleanup task, job commit)")
 
 
 def _fmt(x: float | None, spec: str = ",.1f") -> str:
@@ -82,15 +90,18 @@ def _print_table(report: ValidationReport, args: argparse.Namespace, max_rows: i
     print(f"mrsim validate: {args.trace}")
     print(f"mode {report.mode.value} | scheduler {report.scheduler} | heartbeat {report.spec.get('heartbeat_interval_s')} s")
     print()
-    header = f"{'job':<28} {'maps':>5} {'red':>4} {'actual s':>10} {'sim s':>10} {'error %':>8} {'launch tr/sim s':>16} {'tail s':>7}"
+    header = (f"{'job':<28} {'maps':>5} {'reduces':>7} {'actual s':>10} {'sim s':>10} {'error %':>8} "
+              f"{'launch trace/sim s':>18} {'trace tail s':>12}")
     print(header)
     print("-" * len(header))
     for r in report.jobs[:max_rows]:
         launch = f"{_fmt(r['trace_launch_delay_s'])}/{_fmt(r['sim_launch_delay_s'])}"
-        print(f"{r['job_id'][-28:]:<28} {r['maps']:>5} {r['reduces']:>4} {_fmt(r['actual_completion_s']):>10} "
-              f"{_fmt(r['completion_s']):>10} {_fmt(r['error_pct'], '+.1f'):>8} {launch:>16} {_fmt(r['trace_tail_s']):>7}")
+        print(f"{clip_left(r['job_id'], 28):<28} {r['maps']:>5} {r['reduces']:>7} {_fmt(r['actual_completion_s']):>10} "
+              f"{_fmt(r['completion_s']):>10} {_fmt(r['error_pct'], '+.1f'):>8} {launch:>18} "
+              f"{_fmt(r['trace_tail_s']):>12}")
     if len(report.jobs) > max_rows:
         print(f"... {len(report.jobs) - max_rows} more jobs (use --json)")
+    print("\n".join(COLUMN_LEGEND))
     print()
     if s["scored_jobs"]:
         print(f"scored jobs {s['scored_jobs']}/{s['jobs']}  mean |error| {s['mean_abs_error_pct']:.2f} %  "

@@ -230,7 +230,7 @@ def make_figures(plan: EnginePlan, outdir: str | os.PathLike[str], *, workers: i
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m mrsim.studies.federation.figures",
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="python3 -m mrsim.studies.federation.figures",
                                 description="The geo paper's figure families through the heartbeat engine "
                                             "(docs/geo.md, 'Federations in the heartbeat engine').")
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory (PNGs, results.json, ...)")

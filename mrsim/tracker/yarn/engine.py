@@ -22,6 +22,7 @@ from mrsim.tracker.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
 from mrsim.model.yarn_version import DEFAULT as DEFAULT_VERSION, YarnVersion, parse_yarn_version, yarn_version
 from mrsim.errors import InputError
 from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.wording import clip_left
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 
@@ -167,7 +168,7 @@ def print_queue_summary(result: ReplayResult, file=None) -> None:
     print("queue                          mean alloc MB  peak alloc MB  mean pending MB  peak pending  share MB",
           file=file)
     for name, q in queues.items():
-        print(f"{name[-30:]:<30} {q['mean_allocated_mb']:>13,.0f} {q['peak_allocated_mb']:>14,.0f} "
+        print(f"{clip_left(name, 30):<30} {q['mean_allocated_mb']:>13,.0f} {q['peak_allocated_mb']:>14,.0f} "
               f"{q['mean_pending_mb']:>16,.0f} {q['peak_pending_containers']:>13} {q['mean_share_mb']:>9,.0f}",
               file=file)
 
@@ -185,7 +186,7 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
     """
     from dataclasses import replace as dc_replace
 
-    from mrsim.analysis.comparison import Comparison, SchedulerRuns, result_metrics
+    from mrsim.analysis.comparison import Comparison, SchedulerRuns, result_metrics, within_replay
     from mrsim.tracker.yarn.replay import replay_yarn
 
     for name in names:
@@ -203,7 +204,7 @@ def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterS
             result = replay_yarn(workload, cluster, dc_replace(conf), scheduler, seed=seed,
                                  job_overheads=not getattr(args, "no_job_overheads", False),
                                  locality=getattr(args, "locality", "auto"), queue_series=False,
-                                 calibration=calibration)
+                                 calibration=calibration, progress=within_replay(progress, done, len(workload)))
             result.spec["engine"] = "yarn"
             if r == 0 and routing is not None:
                 routing.append(yarn_routing_note(name, scheduler, result))
