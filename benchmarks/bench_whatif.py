@@ -50,7 +50,7 @@ def render(doc: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--out", default="benchmarks/results/whatif_cost.json")
     p.add_argument("--render", metavar="JSON")

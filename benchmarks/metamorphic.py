@@ -48,7 +48,7 @@ def render(doc: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("trace_list", nargs="?")
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--out", default="benchmarks/results/metamorphic.json")

@@ -57,7 +57,7 @@ def test_one_host_yarn_replay_lines(capsys):
     assert main(["replay", str(JHIST), "--no-cache"]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[1] == "scheduler capacity | 1 NodeManager of 10,240 MB and 9 vcores | heartbeat 1 s " \
-                                  "(Hadoop 2.x/3.x (YARN)) | seed 0"
+                                  "(NodeManager heartbeat) | seed 0"
     first = err.splitlines()[0]
     assert first.startswith("mrsim replay: cluster 1 NodeManager of 10,240 MB and 9 vcores (hosts from the trace's "
                             "task attempts: 1 host; NodeManager size inferred")
@@ -124,7 +124,7 @@ def test_replay_table_clips_long_job_ids(capsys):
                                    "cluster": {"nodes": 1, "map_slots": 2, "reduce_slots": 2}})
     print_replay_table(result)
     out = capsys.readouterr().out.splitlines()
-    assert out[1] == "scheduler fifo | 1 node, 2 map + 2 reduce slots | heartbeat 0.3 s (Hadoop 1.2) | seed 0"
+    assert out[1] == "scheduler fifo | 1 node, 2 map + 2 reduce slots | heartbeat 0.3 s (Hadoop 1.2 formula) | seed 0"
     assert out[5].startswith("…" + "job_201001010000_0001_with_a_long_suffix"[-27:] + " ")
 
 
