@@ -1,6 +1,8 @@
 """Atomic output: write to a temporary file beside the target, then ``os.replace`` it.
 
-A crash or an error half-way leaves the previous file (or nothing) in place, never a half-written one.
+A crash or an error half-way leaves the previous file (or nothing) in place, never a half-written one. Every
+temporary name carries the writer's pid (``.<name>.mrsim-tmp-<pid>-<random>.tmp``); the next write to the same
+target removes those whose writer is gone (a ``kill -9`` leaves nothing behind for long).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path in the target's directory; move it onto ``target`` on success."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    _clean_stale(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.mrsim-tmp-{os.getpid()}-", suffix=".tmp", dir=target.parent)
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
@@ -100,16 +103,6 @@ def _link_fd(fd: int, dest: Path) -> None:
         raise OSError(err, os.strerror(err), str(dest))
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class OutputSet:
     """Files being written for :func:`atomic_directory`; each is anonymous (``O_TMPFILE``) until the commit,
     so a killed writer leaves nothing to clean up."""
@@ -160,16 +153,19 @@ class OutputSet:
 
 
 def _clean_stale(target: Path) -> None:
-    """Remove temporary siblings of ``target`` left by a writer that was killed (its pid is gone)."""
-    import shutil
+    """Remove temporary siblings of ``target`` (files or directories) left by a writer that was killed (its pid
+    is gone), never through a symlink (:func:`mrsim.io.confined.remove_tree`)."""
+    from mrsim.io.confined import pid_alive, remove_tree
 
     prefix = f".{target.name}.mrsim-"
-    for child in target.parent.iterdir():
-        if not child.name.startswith(prefix):
-            continue
-        parts = child.name[len(prefix):].split("-")
-        if len(parts) >= 2 and parts[1].isdigit() and not _pid_alive(int(parts[1])):
-            shutil.rmtree(child, ignore_errors=True)
+    try:
+        children = [c for c in os.listdir(target.parent) if c.startswith(prefix)]
+    except OSError:
+        return
+    for name in children:
+        parts = name[len(prefix):].split("-")
+        if len(parts) >= 2 and parts[1].isdigit() and not pid_alive(int(parts[1])):
+            remove_tree(target.parent / name)
 
 
 @contextlib.contextmanager

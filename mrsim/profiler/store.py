@@ -85,7 +85,8 @@ READABLE_VERSIONS = (1, 2, 3)
 #: The first version whose manifest must carry its own checksum (:mod:`mrsim.io.sealed_json`).
 SEALED_VERSION = 3
 MANIFEST = "manifest.json"
-#: A data version being written; renamed to ``data-*`` once complete (only these are ever cleaned up unasked).
+#: A data version being written (``.partial-<pid>-data-*``, the writer's pid); renamed to ``data-*`` once complete
+#: (only these are ever cleaned up unasked: by the next update, which holds the lock, so their writer is gone).
 PARTIAL_PREFIX = ".partial-"
 LOCK = ".lock"
 OBS_PREFIX = "obs."
@@ -1097,7 +1098,7 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
         if backgrounds:
             manifest["background_inputs"] = [{"waits": len(b.waits), "usage_points": len(b.usage_s),
                                               "approximate": b.approximate} for b in backgrounds]
-        partial = store / f"{PARTIAL_PREFIX}{data_name}"
+        partial = store / f"{PARTIAL_PREFIX}{os.getpid()}-{data_name}"  # the writer's pid: see _remove_stale
         target = store / data_name
         try:
             manifest["checksums"] = _write_columns(partial, cols,

@@ -50,13 +50,25 @@ def journal_path(output: Path) -> Path:
 
 
 class Journal:
-    """Open with ``with Journal(path) as j``; then :meth:`read`, :meth:`append`, :meth:`clear`."""
+    """Open with ``with Journal(path) as j``; then :meth:`read`, :meth:`append`, :meth:`clear`.
 
-    def __init__(self, path: Path) -> None:
+    ``read_only`` (``sweep --dry-run``): nothing is created, locked for writing or cut; a missing journal reads as
+    empty and a torn last line is skipped, not removed."""
+
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         self._fh: IO[bytes] | None = None
 
     def __enter__(self) -> "Journal":
+        if self.read_only:
+            import io
+
+            try:
+                self._fh = open(self.path, "rb")
+            except FileNotFoundError:
+                self._fh = io.BytesIO()
+            return self
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+b")
         if fcntl is not None:
@@ -95,7 +107,7 @@ class Journal:
         fh.seek(0)
         done: dict[str, dict[str, Any]] = {}
         for lineno, line in enumerate(fh, 1):
-            if not line.strip():
+            if not line.strip() or (self.read_only and not line.endswith(b"\n")):  # blank, or torn by a kill
                 continue
             try:
                 rec = orjson.loads(line)
@@ -107,6 +119,8 @@ class Journal:
 
     def append(self, outcomes: Sequence[CellOutcome]) -> list[dict[str, Any]]:
         """Write the successful outcomes durably; returns the records written."""
+        if self.read_only:
+            raise RuntimeError("journal opened read-only")
         fh = self._require()
         records = [{"cell_id": o.cell_id, "metrics": o.metrics, "cell_wall_s": round(o.wall_s, 6),
                     "cell_cpu_s": round(o.cpu_s, 6)}

@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"--report writes an HTML file; give a name ending in .html, got {args.report!r}")
     executor = ExecutorOptions(ExecutorKind(args.executor), args.workers, args.address)
     spec = load_spec(args.spec)
-    with open_sweep(spec, args.output, csv=args.csv, restart=args.restart) as sweep:
+    with open_sweep(spec, args.output, csv=args.csv, restart=args.restart, dry_run=args.dry_run) as sweep:
         if args.dry_run:
             plan = {"spec": spec.name, "cells": len(sweep.cells), "done": len(sweep.cells) - len(sweep.todo),
                     "todo": len(sweep.todo), "grid": {p.value: list(v) for p, v in spec.grid}}
