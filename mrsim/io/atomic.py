@@ -16,8 +16,18 @@ from typing import IO, Iterator
 
 
 @contextlib.contextmanager
-def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path in the target's directory; move it onto ``target`` on success."""
+def atomic_path(target: str | os.PathLike[str], what: str = "the output") -> Iterator[Path]:
+    """Yield a temporary path in the target's directory; move it onto ``target`` on success. A failed write
+    (full disk, read-only, no permission, an impossible place) is an
+    :class:`~mrsim.io.output_errors.OutputError` naming ``target`` and ``what``."""
+    from mrsim.io.output_errors import writing
+
+    with writing(target, what), _atomic_path(target) as tmp:
+        yield tmp
+
+
+@contextlib.contextmanager
+def _atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     _clean_stale(target)
@@ -37,7 +47,8 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def atomic_write(target: str | os.PathLike[str], mode: str = "w", *, gzip_output: bool | None = None) -> Iterator[IO]:
+def atomic_write(target: str | os.PathLike[str], mode: str = "w", *, gzip_output: bool | None = None,
+                 what: str = "the output") -> Iterator[IO]:
     """Open a file for writing that appears at ``target`` only once the block completes.
 
     ``gzip_output`` defaults to ``target`` ending in ``.gz``. ``mode`` is ``"w"`` (text) or ``"wb"``.
@@ -45,7 +56,7 @@ def atomic_write(target: str | os.PathLike[str], mode: str = "w", *, gzip_output
     target = Path(target)
     if gzip_output is None:
         gzip_output = target.name.endswith(".gz")
-    with atomic_path(target) as tmp:
+    with atomic_path(target, what) as tmp:
         if gzip_output:
             # mtime=0 keeps gzip output byte-identical across runs (deterministic artefacts).
             raw = open(tmp, "wb")
@@ -169,7 +180,19 @@ def _clean_stale(target: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_directory(target: str | os.PathLike[str], owned: tuple[str, ...]) -> Iterator[OutputSet]:
+def atomic_directory(target: str | os.PathLike[str], owned: tuple[str, ...],
+                     what: str | None = None) -> Iterator[OutputSet]:
+    """:func:`_atomic_directory`, a failed write an :class:`~mrsim.io.output_errors.OutputError` naming ``target``
+    and ``what`` (default: the owned files)."""
+    from mrsim.io.output_errors import writing
+
+    named = what or (", ".join(owned[:-1]) + " and " + owned[-1] if len(owned) > 1 else owned[0])
+    with writing(target, named), _atomic_directory(target, owned) as out:
+        yield out
+
+
+@contextlib.contextmanager
+def _atomic_directory(target: str | os.PathLike[str], owned: tuple[str, ...]) -> Iterator[OutputSet]:
     """Write a set of files that replaces directory ``target`` as a unit.
 
     Yields an :class:`OutputSet`; files opened with ``out.open(name)`` are anonymous until the block ends.

@@ -498,5 +498,5 @@ def write_cluster_file(cluster: ClusterSpec, path: str | os.PathLike[str]) -> No
         if t.numa_ratio != 1.0:
             lines.append(f"numa_ratio = {t.numa_ratio!r}")
         lines.append("")
-    with atomic_write(path) as fh:
+    with atomic_write(path, what="the cluster file") as fh:
         fh.write("\n".join(lines))

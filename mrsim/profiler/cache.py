@@ -370,6 +370,7 @@ def publish(key: str, build: Callable[[Path], Mapping[str, Any]],
     """
     from mrsim import __version__
     from mrsim.io import confined
+    from mrsim.io.output_errors import OutputError, reason_of
     from mrsim.io.sealed_json import seal
 
     root = cache_root()
@@ -394,9 +395,10 @@ def publish(key: str, build: Callable[[Path], Mapping[str, Any]],
             confined.remove_tree(tmp)
             if not os.path.lexists(target / ENTRY_META):
                 raise
-    except OSError as exc:
+    except (OSError, OutputError) as exc:  # OutputError: the entry's store could not be written
         confined.remove_tree(tmp)
-        return None, [f"mrsim: warning: trace cache: could not write {root} ({exc.strerror or exc}); "
+        reason = exc.reason if isinstance(exc, OutputError) else reason_of(exc)
+        return None, [f"mrsim: warning: trace cache: could not write {root} ({reason}); "
                       "not cached (--no-cache turns the cache off)"], 0
     except BaseException:  # an interrupt or a bug while building: no temporary directory left behind either
         confined.remove_tree(tmp)

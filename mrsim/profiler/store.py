@@ -55,6 +55,7 @@ per-job copies or per-job validation. Cost: O(tasks) vectorised + about 3 us of 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import io
@@ -931,8 +932,9 @@ def _locked(store: Path) -> Iterator[None]:
     try:  # never through a symlink: the lock file is opened for writing
         fd = os.open(store / LOCK, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     except OSError as exc:
-        raise InputError(f"{store / LOCK}: cannot open the store's lock ({exc.strerror or exc}; a symlink is "
-                         "never followed)") from None
+        if exc.errno != errno.ELOOP:
+            raise  # a full disk, a read-only file system, no permission: mrsim.io.output_errors words it
+        raise InputError(f"{store / LOCK}: the store's lock is a symlink (never followed)") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
@@ -1026,7 +1028,26 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
     are appended, complete (see the module docstring). ``job_table_json`` also writes :data:`JOB_TABLE_JSON`
     (the trace cache's entries: a hit then needs no pyarrow). Cost: O(stored values + new values).
     """
+    from mrsim.io.output_errors import writing
+
     store = Path(path)
+    existed = os.path.lexists(store)
+    with writing(store, "the trace store"):
+        try:
+            return _add_to_store(store, templates, observations=observations, hosts=hosts, sources=sources,
+                                 conf_values=conf_values, calibration_toml=calibration_toml,
+                                 background_inputs=background_inputs, job_table_json=job_table_json)
+        except BaseException:
+            if not existed:  # a store this call began: nothing of it stays (not even its lock file)
+                confined.remove_tree(store)
+            raise
+
+
+def _add_to_store(store: Path, templates: Sequence[JobTemplate], *,
+                  observations: Mapping[str, Mapping[str, float | None]] | None,
+                  hosts: Iterable[Mapping[str, Any]] | None, sources: Sequence[Mapping[str, Any]],
+                  conf_values: Mapping[str, Mapping[str, int]] | None, calibration_toml: str | None,
+                  background_inputs: Sequence[StoredBackground], job_table_json: bool) -> StoreUpdate:
     created = _prepare_dir(store)
     with _locked(store):
         if created and _manifest_path(store).exists():  # another writer created it while we waited
@@ -1105,7 +1126,7 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
                                                    None if merged_hosts is None else _hosts_table(merged_hosts),
                                                    backgrounds, job_table_json)
             os.replace(partial, target)
-            with atomic_write(_manifest_path(store), "wb") as fh:  # the swap
+            with atomic_write(_manifest_path(store), "wb", what="the store manifest") as fh:  # the swap
                 fh.write(seal(manifest, indent=True))
         except BaseException:
             confined.remove_tree(partial)

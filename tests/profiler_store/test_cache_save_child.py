@@ -126,7 +126,7 @@ def test_a_full_disk_in_the_child_is_todays_warning(trace: Path, forking: None, 
 
     monkeypatch.setattr(ingest_mod, "_save_entry", full)
     use = ingest(trace).cache
-    assert use.entry is None and any("could not write" in n and "No space left" in n for n in use.notes)
+    assert use.entry is None and any("could not write" in n and "no space left on the device" in n for n in use.notes)
     assert not _temporaries()
 
 

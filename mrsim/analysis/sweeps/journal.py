@@ -69,8 +69,11 @@ class Journal:
             except FileNotFoundError:
                 self._fh = io.BytesIO()
             return self
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+b")
+        from mrsim.io.output_errors import writing
+
+        with writing(self.path, "the sweep journal"):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fh = open(self.path, "a+b")
         if fcntl is not None:
             try:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -126,10 +129,14 @@ class Journal:
                     "cell_cpu_s": round(o.cpu_s, 6)}
                    for o in outcomes if o.metrics is not None]
         if records:
-            fh.seek(0, os.SEEK_END)
-            fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n" for r in records))
-            fh.flush()
-            os.fsync(fh.fileno())
+            from mrsim.io.output_errors import writing
+
+            # A write cut short (a full disk) leaves a torn last line, cut when the journal is next opened.
+            with writing(self.path, "the sweep journal"):
+                fh.seek(0, os.SEEK_END)
+                fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n" for r in records))
+                fh.flush()
+                os.fsync(fh.fileno())
         return records
 
     def clear(self) -> None:
