@@ -29,8 +29,6 @@ from mrsim.profiler import jhist, jobhistory, sls
 from mrsim.io.compressed import open_binary
 
 HEAD_BYTES = 1 << 16
-#: Leading whitespace skipped before the head is sniffed (64 MiB: more is not a trace mrsim has met).
-MAX_LEADING_WHITESPACE = 64 << 20
 
 _RUMEN_KEYS = re.compile(rb'"(jobID|mapTasks|reduceTasks|submitTime)"\s*:')
 _TOPOLOGY = re.compile(rb'^\{\s*"name"\s*:\s*"<root>"')
@@ -81,30 +79,20 @@ _SNIFFERS: tuple[tuple[Format, Any], ...] = (
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     """The first ``size`` bytes of ``path``, gunzipped when it starts with the gzip magic.
 
-    A gzip stream cut short still yields the bytes before the cut (a truncated log is still a log). Leading
-    whitespace (up to :data:`MAX_LEADING_WHITESPACE`) is skipped: the head starts at the first other byte.
+    A gzip stream cut short still yields the bytes before the cut (a truncated log is still a log).
     """
     parts: list[bytes] = []
     got = 0
-    skipped = 0
     with open_binary(path) as fh:
         try:
             while got < size:
-                part = fh.read(min(1 << 16, size - got) if got else 1 << 16)
+                part = fh.read(min(4096, size - got))
                 if not part:
                     break
-                if not got:  # leading whitespace (a trace padded by hand or by a tool) is not the head
-                    stripped = part.lstrip()
-                    skipped += len(part) - len(stripped)
-                    if not stripped:
-                        if skipped > MAX_LEADING_WHITESPACE:
-                            break
-                        continue
-                    part = stripped[:size]
                 parts.append(part)
                 got += len(part)
         except (OSError, EOFError, zlib.error) as exc:
-            if not parts and not skipped:
+            if not parts:
                 raise InputError(f"{path}: corrupt gzip data ({exc})") from None
     return b"".join(parts)
 

@@ -1,6 +1,6 @@
 """Numeric fields range-checked before they reach the engine's C types: flags, environment limits, a Fair
 allocation file, a cluster file and Rumen traces. Each bad value is one error line naming the flag, file, job or
-key; a trace behind 70 KB of leading whitespace is read.
+key.
 """
 
 from __future__ import annotations
@@ -106,15 +106,3 @@ def test_rumen_fields_of_the_wrong_type_or_range(jobs: list[dict], tmp_path: Pat
     code, out, err = run_cli(["replay", str(path), "--no-cache"], capsys)
     assert_one_line_error(code, out, err, "bad.json")
     assert needle in err
-
-
-def test_a_trace_after_70_kb_of_leading_whitespace_is_read(jobs: list[dict], trace: Path, tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    padded = _write(tmp_path / "padded.json", jobs, " \n\t" * 24_000)
-    code, plain, err = run_cli(["replay", str(trace), "--json", "--no-cache"], capsys)
-    assert code == 0, err
-    code, got, err = run_cli(["replay", str(padded), "--json", "--no-cache"], capsys)
-    assert code == 0, err
-    a, b = json.loads(plain), json.loads(got)
-    assert a["jobs"] == b["jobs"] and a["summary"]["makespan_s"] == b["summary"]["makespan_s"]
-    assert main(["replay", str(padded), "--quiet", "--no-cache"]) == 0
