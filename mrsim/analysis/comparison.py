@@ -285,7 +285,7 @@ def plot_comparison(comparison: Comparison, path: str | os.PathLike[str]) -> Non
     ax.legend(fontsize="small" if entries <= 8 else "x-small", ncol=1 if entries <= 8 else 2,
               loc="upper right", framealpha=0.8)
     fig.tight_layout()
-    with atomic_path(path) as tmp:
+    with atomic_path(path, "the comparison") as tmp:
         fig.savefig(tmp, format="png", dpi=110)
     plt.close(fig)
 

@@ -391,9 +391,7 @@ def _resources():  # type: ignore[no-untyped-def]
 
 def _write(path: str | os.PathLike[str], text: str) -> Path:
     out = Path(path)
-    if out.parent and not out.parent.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out) as tmp:
+    with atomic_path(out, "the HTML report") as tmp:  # creates the parent directory, or says why it cannot
         Path(tmp).write_text(text, encoding="utf-8")
     return out
 

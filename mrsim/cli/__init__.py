@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import os
 import pkgutil
 import re
 import sys
@@ -314,6 +315,10 @@ def _run_command(args: argparse.Namespace) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a write or read no narrower handler worded: still one line, naming the file
+        where = f"{os.fsdecode(exc.filename)}: " if exc.filename is not None else ""
+        print(f"mrsim: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

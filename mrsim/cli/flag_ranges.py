@@ -15,6 +15,13 @@ _LIMITED_FLAGS = {"--nodes": "nodes", "--map-slots": "slots", "--reduce-slots": 
                   "--replications": "replications"}
 #: Java's long: no count or seed of a Hadoop model is larger; a bigger int is a typo, not a request.
 _MAX_FLAG_INT = 2**63 - 1
+#: Explicit ranges of flags whose meaning bounds them more tightly: (low, high, low excluded). A slowdown of 1e308
+#: multiplies durations to infinity; a node has at least one core and no more than a node's slot limit.
+_FLOAT_RANGES: dict[str, tuple[float, float, bool]] = {
+    "--rack-local-slowdown": (0.0, 1e6, True), "--off-switch-slowdown": (0.0, 1e6, True),
+    "--slowstart": (0.0, 1.0, False), "--disk-mb-s": (0.0, 1e9, True),
+}
+_INT_RANGES: dict[str, tuple[int, str]] = {"--cores": (1, "slots"), "--racks": (1, "nodes")}
 
 
 def _checked_int(flag: str, inner):
@@ -33,16 +40,29 @@ def _checked_int(flag: str, inner):
                     raise argparse.ArgumentTypeError(
                         f"{value:,} {LIMITS[name].what} exceeds the limit of {limit(name):,} (raise it with "
                         f"--limit {name}=N or MRSIM_MAX_{name.upper()}=N)")
+            if flag in _INT_RANGES:
+                from mrsim.io.limits import limit
+
+                lo, cap = _INT_RANGES[flag]
+                if not lo <= value <= limit(cap):
+                    raise argparse.ArgumentTypeError(f"expected an integer in [{lo}, {limit(cap):,}] (the {cap} "
+                                                     f"limit), got {value}")
         return value
     parse.__name__ = getattr(inner, "__name__", "int")
     return parse
 
 
-def _checked_float(inner):
+def _checked_float(flag: str, inner):
     def parse(text: str) -> float:
         value = inner(text)
         if isinstance(value, float) and not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+        bounds = _FLOAT_RANGES.get(flag)
+        if bounds is not None and isinstance(value, float):
+            lo, hi, lo_open = bounds
+            if not ((lo < value) if lo_open else (lo <= value)) or value > hi:
+                raise argparse.ArgumentTypeError(
+                    f"expected a number in {'(' if lo_open else '['}{lo:g}, {hi:g}], got {text}")
         return value
     parse.__name__ = getattr(inner, "__name__", "float")
     return parse
@@ -63,6 +83,6 @@ def harden_flags(parser: argparse.ArgumentParser) -> None:
         if flag is None or action.type is None:
             continue
         if action.type is float or getattr(action.type, "__name__", "") in ("float", "_positive_float"):
-            action.type = _checked_float(action.type)
+            action.type = _checked_float(flag, action.type)
         elif action.type is int or flag in _LIMITED_FLAGS or flag == "--seed":
             action.type = _checked_int(flag, action.type)

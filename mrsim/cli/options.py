@@ -15,6 +15,11 @@ if TYPE_CHECKING:  # the engine, the cluster model and numpy: imported when a co
 
 #: One day: a longer heartbeat is a typo, and ``inf`` would break the phase draw.
 MAX_HEARTBEAT_INTERVAL_S = 86400.0
+#: 1 ms: a shorter interval would emulate billions of heartbeats over a day-long trace (a hang), and one as small
+#: as 5e-324 s overflows the engine's heartbeat counts.
+MIN_HEARTBEAT_INTERVAL_S = 1e-3
+#: The resources CA-FIFO keeps thresholds for (``schedulers/cafifo.py``: DEFAULT_THRESHOLDS).
+THRESHOLD_RESOURCES = ("cpu", "disk")
 
 
 def command_defaults(command: str) -> dict[str, object]:
@@ -168,9 +173,9 @@ def build_options(args: argparse.Namespace) -> ReplayOptions:
                 interval = float(text)
             except ValueError:
                 raise InputError(f"--heartbeat-interval expects seconds or 'off', got {args.heartbeat_interval!r}") from None
-            if not 0 < interval <= MAX_HEARTBEAT_INTERVAL_S:
-                raise UsageError(f"--heartbeat-interval must be in (0, {MAX_HEARTBEAT_INTERVAL_S:g}] seconds "
-                                 f"(or 'off'), got {args.heartbeat_interval!r}")
+            if not MIN_HEARTBEAT_INTERVAL_S <= interval <= MAX_HEARTBEAT_INTERVAL_S:
+                raise UsageError(f"--heartbeat-interval must be in [{MIN_HEARTBEAT_INTERVAL_S:g}, "
+                                 f"{MAX_HEARTBEAT_INTERVAL_S:g}] seconds (or 'off'), got {args.heartbeat_interval!r}")
     contention = None if args.contention == "none" else args.contention
     return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
                          contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
@@ -197,6 +202,9 @@ def scheduler_config(args: argparse.Namespace, scheduler: str | None = None, *, 
         thresholds = {}
         for part in str(args.threshold).split(","):
             name, _, value = part.partition("=")
+            if name.strip().lower() not in THRESHOLD_RESOURCES:
+                raise UsageError(f"--threshold {part.strip()!r}: unknown resource {name.strip()!r} (CA-FIFO keeps "
+                                 f"thresholds for {' and '.join(THRESHOLD_RESOURCES)})")
             try:
                 thresholds[name.strip()] = float(value)
             except ValueError:

@@ -1,6 +1,8 @@
 """Atomic output: write to a temporary file beside the target, then ``os.replace`` it.
 
-A crash or an error half-way leaves the previous file (or nothing) in place, never a half-written one.
+A crash or an error half-way leaves the previous file (or nothing) in place, never a half-written one. Every
+temporary name carries the writer's pid (``.<name>.mrsim-tmp-<pid>-<random>.tmp``); the next write to the same
+target removes those whose writer is gone (a ``kill -9`` leaves nothing behind for long).
 """
 
 from __future__ import annotations
@@ -14,11 +16,22 @@ from typing import IO, Iterator
 
 
 @contextlib.contextmanager
-def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path in the target's directory; move it onto ``target`` on success."""
+def atomic_path(target: str | os.PathLike[str], what: str = "the output") -> Iterator[Path]:
+    """Yield a temporary path in the target's directory; move it onto ``target`` on success. A failed write
+    (full disk, read-only, no permission, an impossible place) is an
+    :class:`~mrsim.io.output_errors.OutputError` naming ``target`` and ``what``."""
+    from mrsim.io.output_errors import writing
+
+    with writing(target, what), _atomic_path(target) as tmp:
+        yield tmp
+
+
+@contextlib.contextmanager
+def _atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    _clean_stale(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.mrsim-tmp-{os.getpid()}-", suffix=".tmp", dir=target.parent)
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
@@ -34,7 +47,8 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def atomic_write(target: str | os.PathLike[str], mode: str = "w", *, gzip_output: bool | None = None) -> Iterator[IO]:
+def atomic_write(target: str | os.PathLike[str], mode: str = "w", *, gzip_output: bool | None = None,
+                 what: str = "the output") -> Iterator[IO]:
     """Open a file for writing that appears at ``target`` only once the block completes.
 
     ``gzip_output`` defaults to ``target`` ending in ``.gz``. ``mode`` is ``"w"`` (text) or ``"wb"``.
@@ -42,7 +56,7 @@ def atomic_write(target: str | os.PathLike[str], mode: str = "w", *, gzip_output
     target = Path(target)
     if gzip_output is None:
         gzip_output = target.name.endswith(".gz")
-    with atomic_path(target) as tmp:
+    with atomic_path(target, what) as tmp:
         if gzip_output:
             # mtime=0 keeps gzip output byte-identical across runs (deterministic artefacts).
             raw = open(tmp, "wb")
@@ -100,16 +114,6 @@ def _link_fd(fd: int, dest: Path) -> None:
         raise OSError(err, os.strerror(err), str(dest))
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class OutputSet:
     """Files being written for :func:`atomic_directory`; each is anonymous (``O_TMPFILE``) until the commit,
     so a killed writer leaves nothing to clean up."""
@@ -160,20 +164,35 @@ class OutputSet:
 
 
 def _clean_stale(target: Path) -> None:
-    """Remove temporary siblings of ``target`` left by a writer that was killed (its pid is gone)."""
-    import shutil
+    """Remove temporary siblings of ``target`` (files or directories) left by a writer that was killed (its pid
+    is gone), never through a symlink (:func:`mrsim.io.confined.remove_tree`)."""
+    from mrsim.io.confined import pid_alive, remove_tree
 
     prefix = f".{target.name}.mrsim-"
-    for child in target.parent.iterdir():
-        if not child.name.startswith(prefix):
-            continue
-        parts = child.name[len(prefix):].split("-")
-        if len(parts) >= 2 and parts[1].isdigit() and not _pid_alive(int(parts[1])):
-            shutil.rmtree(child, ignore_errors=True)
+    try:
+        children = [c for c in os.listdir(target.parent) if c.startswith(prefix)]
+    except OSError:
+        return
+    for name in children:
+        parts = name[len(prefix):].split("-")
+        if len(parts) >= 2 and parts[1].isdigit() and not pid_alive(int(parts[1])):
+            remove_tree(target.parent / name)
 
 
 @contextlib.contextmanager
-def atomic_directory(target: str | os.PathLike[str], owned: tuple[str, ...]) -> Iterator[OutputSet]:
+def atomic_directory(target: str | os.PathLike[str], owned: tuple[str, ...],
+                     what: str | None = None) -> Iterator[OutputSet]:
+    """:func:`_atomic_directory`, a failed write an :class:`~mrsim.io.output_errors.OutputError` naming ``target``
+    and ``what`` (default: the owned files)."""
+    from mrsim.io.output_errors import writing
+
+    named = what or (", ".join(owned[:-1]) + " and " + owned[-1] if len(owned) > 1 else owned[0])
+    with writing(target, named), _atomic_directory(target, owned) as out:
+        yield out
+
+
+@contextlib.contextmanager
+def _atomic_directory(target: str | os.PathLike[str], owned: tuple[str, ...]) -> Iterator[OutputSet]:
     """Write a set of files that replaces directory ``target`` as a unit.
 
     Yields an :class:`OutputSet`; files opened with ``out.open(name)`` are anonymous until the block ends.

@@ -32,6 +32,8 @@ LIMITS: dict[str, Limit] = {limit.name: limit for limit in (
 )}
 
 _overrides: dict[str, int] = {}
+#: No limit is set above a Java long: a larger number is a typo, and it would not fit the engine's C integers.
+MAX_LIMIT = 2**63 - 1
 
 
 def _env_name(name: str) -> str:
@@ -48,9 +50,9 @@ def limit(name: str) -> int:
             value = int(raw)
         except ValueError:
             raise UsageError(f"{_env_name(name)}={raw!r}: expected a positive integer") from None
-        if value >= 1:
+        if 1 <= value <= MAX_LIMIT:
             return value
-        raise UsageError(f"{_env_name(name)}={raw!r}: expected a positive integer")
+        raise UsageError(f"{_env_name(name)}={raw!r}: expected a positive integer at most 2**63-1")
     return LIMITS[name].default
 
 
@@ -64,8 +66,8 @@ def set_limit_flag(text: str) -> None:
         value = int(raw)
     except ValueError:
         value = 0
-    if value < 1:
-        raise UsageError(f"--limit {text!r}: expected NAME=N with N a positive integer")
+    if not 1 <= value <= MAX_LIMIT:
+        raise UsageError(f"--limit {text!r}: expected NAME=N with N a positive integer at most 2**63-1")
     _overrides[name] = value
 
 

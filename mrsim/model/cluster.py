@@ -305,14 +305,17 @@ def _node_from(entry: Mapping[str, object], defaults: Mapping[str, object], wher
                 map_slots = containers_that_fit(resources, {**request_of, **requests[0]})
             if reduce_slots is None:
                 reduce_slots = containers_that_fit(resources, {**request_of, **requests[1]})
-        max_slots = max(limit("slots"), UNBOUNDED_SLOTS)  # resource nodes may be unbounded in slots
+        # Slot counts the file gives are bounded by the slots limit; those derived from a resource node's capacity
+        # may be larger (the resource fit alone decides how many tasks run there).
+        given = values.get("map_slots") is not None and values.get("reduce_slots") is not None
+        max_slots = limit("slots") if given or not resources else max(limit("slots"), UNBOUNDED_SLOTS)
         return TrackerSpec(
             name=_text(values["name"], where, "name"),
             rack=_text(values.get("rack", DEFAULT_RACK), where, "rack"),
             map_slots=as_int(map_slots if map_slots is not None else 2, where, "map_slots", 0, max_slots),
             reduce_slots=as_int(reduce_slots if reduce_slots is not None else 2, where, "reduce_slots", 0, max_slots),
             cores=as_int(values.get("cores", 4), where, "cores", 1, 1 << 20),
-            speed=as_float(values.get("speed", 1.0), where, "speed", 0.0, 1e6, lo_open=True),
+            speed=as_float(values.get("speed", 1.0), where, "speed", 1e-6, 1e6),
             disks=as_int(values.get("disks", 1), where, "disks", 0, 1 << 20),
             memory_gb=as_float(values.get("memory_gb", 0.0), where, "memory_gb", 0.0, 1e12),
             resources=tuple(sorted(resources.items())),
@@ -509,5 +512,5 @@ def write_cluster_file(cluster: ClusterSpec, path: str | os.PathLike[str]) -> No
         if t.numa_ratio != 1.0:
             lines.append(f"numa_ratio = {t.numa_ratio!r}")
         lines.append("")
-    with atomic_write(path) as fh:
+    with atomic_write(path, what="the cluster file") as fh:
         fh.write("\n".join(lines))

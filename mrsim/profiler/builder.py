@@ -275,6 +275,8 @@ def template_from_logged_job(job: dict, *, source: str = "", warnings: list[str]
     warns: list[str] = warnings if warnings is not None else []
     if not isinstance(job, dict) or not job.get("jobID"):
         raise InputError(f"{source}: an object without a jobID is not a Rumen LoggedJob (is this a job trace?)")
+    if type(job.get("jobID")) is not str:
+        check_logged_job(job, source)  # the precise InputError: the job id must be a string
     mark = len(warns)
     try:
         return _template(job, source, warns) if plain is None else _template_plain(job, plain, source, warns)

@@ -15,10 +15,20 @@ module only names, finds, publishes and evicts entries.
 * **Size**: at most ``$MRSIM_CACHE_MAX_BYTES`` (default :data:`DEFAULT_MAX_BYTES`, 2 GB); after each new entry the
   least recently used entries (by the access stamp a hit refreshes) are removed until the cache fits, and the
   eviction is announced.
-* **Atomic**: an entry is built in a private temporary directory and renamed into place in one ``rename``: a
-  crashed write leaves only a temporary directory (removed by a later write after an hour), never a readable half
-  entry; of two concurrent writers of one key the first rename wins and the second discards its copy. A reader
-  that finds an entry it cannot load (a flipped bit fails the store's checksums) removes it, warns, and rebuilds.
+* **Atomic**: an entry is built in a private temporary directory named after the writer's pid and renamed into
+  place in one ``rename``: a crashed write leaves only a temporary directory (removed by the next run that finds
+  its writer gone, or after an hour), never a readable half entry; of two concurrent writers of one key the first
+  rename wins and the second discards its copy.
+* **Checked before use** (:func:`verify_entry`, :func:`check_files`): ``entry.json`` carries its own checksum
+  (:mod:`mrsim.io.sealed_json`) and records the key, mrsim's version, the SHA-256 and size of the input the entry
+  was built from, and the SHA-256 of the store's ``manifest.json``, which in turn carries its own checksum and
+  those of every data file; the entry must hold those files and no other. A hit checks the input's identity before
+  anything else of the entry is read, so an intact entry of another input placed under this key is refused. A
+  reader that finds an entry it cannot use removes it, warns in one line, and rebuilds.
+* **Confined** (:mod:`mrsim.io.confined`): nothing below the cache directory is followed through a symlink; a
+  removal unlinks a symlink itself, never its target, and leaves a file another hard link names. The directory is
+  created ``0700``; one owned by another user or writable by others is not used (one warning line, the run goes
+  on without the cache).
 * **Saved beside the replay**: where forking is safe and the input is large (:func:`save_child_wanted`), a miss's
   entry is published by a forked child while the command replays (:func:`publish_in_child`); what the save did
   (:class:`CacheUse`'s entry, notes, evictions) is read from the child when first asked for, and the process
@@ -37,7 +47,6 @@ import contextlib
 import hashlib
 import os
 import secrets
-import shutil
 import stat
 import time
 from pathlib import Path
@@ -53,6 +62,10 @@ DEFAULT_MAX_BYTES = 2 << 30
 ENTRY_META = "entry.json"
 _TMP_PREFIX = ".tmp-"
 _STALE_TMP_S = 3600.0
+#: What an entry directory holds, and its store (besides the one data directory its manifest names).
+ENTRY_STORE = "store"
+_ENTRY_NAMES = frozenset({ENTRY_META, ENTRY_STORE})
+_STORE_MANIFEST = "manifest.json"
 
 
 def cache_root() -> Path:
@@ -63,6 +76,33 @@ def cache_root() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
     return base / "mrsim"
+
+
+def root_problem(root: Path | None = None) -> str | None:
+    """Why the cache directory must not be used (a warning line), or None; creates it (``0700``) when missing.
+
+    Refused: not a directory, owned by another user, or writable by others (group or world): anyone who can write
+    there could plant an entry. Cost: one ``stat`` (a ``mkdir`` the first time)."""
+    import stat as stat_
+
+    root = root or cache_root()
+    try:
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.stat(root)
+    except OSError as exc:
+        return (f"mrsim: warning: trace cache: cannot use {root} ({exc.strerror or exc}); not cached (--no-cache "
+                "turns the cache off)")
+    why = None
+    if not stat_.S_ISDIR(st.st_mode):
+        why = "not a directory"
+    elif hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        why = f"owned by uid {st.st_uid}, not by this user"
+    elif st.st_mode & 0o002:
+        why = f"writable by others (mode {stat_.S_IMODE(st.st_mode):o})"
+    if why is None:
+        return None
+    return (f"mrsim: warning: trace cache: {root} is {why}; not used (set MRSIM_CACHE_DIR to a directory of your "
+            "own, or --no-cache)")
 
 
 def cache_enabled() -> bool:
@@ -202,31 +242,122 @@ def entry_dir(key: str, root: Path | None = None) -> Path:
 
 
 def find(key: str) -> Path | None:
-    """The complete entry for ``key``, its access stamp refreshed (LRU), or None."""
+    """The entry for ``key`` when something is there (a directory, or whatever was planted: :func:`verify_entry`
+    decides), or None. Nothing is followed or read."""
     entry = entry_dir(key)
-    meta = entry / ENTRY_META
-    if not meta.is_file():
+    try:
+        os.lstat(entry)
+    except OSError:
         return None
-    with contextlib.suppress(OSError):
-        os.utime(meta)
     return entry
 
 
+def touch(entry: Path) -> None:
+    """Refresh a used entry's access stamp (LRU), the metadata file itself, never through a symlink."""
+    with contextlib.suppress(OSError, NotImplementedError):
+        os.utime(entry / ENTRY_META, follow_symlinks=False)
+
+
 def read_meta(entry: Path) -> dict[str, Any]:
-    doc = orjson.loads((entry / ENTRY_META).read_bytes())
-    if not isinstance(doc, dict):
-        raise ValueError(f"{ENTRY_META} is not an object")
-    return doc
+    """``entry.json``, its own checksum verified, read without following a symlink (ValueError or OSError
+    otherwise)."""
+    from mrsim.io import confined
+    from mrsim.io.sealed_json import unseal
+
+    confined.check_dir(entry)
+    return unseal(confined.read_file(entry / ENTRY_META))
 
 
-def discard(entry: Path) -> None:
-    """Remove an entry (renamed aside first, so no reader sees it half-deleted)."""
-    aside = entry.parent.parent / f"{_TMP_PREFIX}gone-{entry.name}-{secrets.token_hex(4)}"
+def input_identity(digest: str, size: int) -> dict[str, Any]:
+    """What an entry records of its input: the content digest (:func:`content_digest`) and the size in bytes."""
+    return {"sha256": digest, "bytes": int(size)}
+
+
+def verify_entry(entry: Path, key: str, identity: Mapping[str, Any]) -> dict[str, Any]:
+    """``entry``'s metadata once the entry may be read for this input: its metadata intact, of this key, this
+    mrsim version, built from an input of this ``identity`` (:func:`input_identity`), its store's manifest the
+    one the metadata recorded. Raises ValueError (or OSError) naming the first problem; nothing of the store is
+    read but its manifest. Cost: two small files read and hashed."""
+    from mrsim import __version__
+    from mrsim.io import confined
+
+    meta = read_meta(entry)
+    if meta.get("key") != key:
+        raise ValueError(f"{ENTRY_META} names key {str(meta.get('key'))[:12]!r}, not {key[:12]!r}")
+    if meta.get("mrsim") != __version__:
+        raise ValueError(f"written by mrsim {meta.get('mrsim')!r}, this is {__version__}")
+    recorded = meta.get("input")
+    if not isinstance(recorded, dict) or recorded != dict(identity):
+        got = recorded if isinstance(recorded, dict) else {}
+        raise ValueError(f"built from another input (sha256 {str(got.get('sha256'))[:12]}, {got.get('bytes')} "
+                         f"bytes; this input: sha256 {str(identity['sha256'])[:12]}, {identity['bytes']} bytes)")
+    store = confined.inside(entry, ENTRY_STORE, _STORE_MANIFEST).parent
+    confined.check_dir(store)
+    manifest = hashlib.sha256(confined.read_file(store / _STORE_MANIFEST)).hexdigest()
+    if manifest != meta.get("store_manifest_sha256"):
+        raise ValueError(f"{ENTRY_STORE}/{_STORE_MANIFEST} is not the one {ENTRY_META} recorded (checksum mismatch)")
+    return meta
+
+
+def check_files(entry: Path, data: str, checksums: Mapping[str, Any]) -> None:
+    """The entry holds exactly its metadata, its store's manifest and the data files that manifest checksums
+    (``data`` its data directory's name): anything else (a stray file, a symlink, a missing file) is a ValueError.
+    Cost: three directory listings."""
+    for where, expected in ((entry, _ENTRY_NAMES), (entry / ENTRY_STORE, {_STORE_MANIFEST, data}),
+                            (entry / ENTRY_STORE / data, set(checksums))):
+        found = set(os.listdir(where))
+        if found != expected:
+            odd = sorted(found ^ set(expected))
+            raise ValueError(f"{where.relative_to(entry.parent)} holds {', '.join(odd[:3])!s} "
+                             f"{'unexpectedly' if set(odd) & found else 'missing'}")
+
+
+def discard(entry: Path) -> list[str]:
+    """Remove an entry (renamed aside first, so no reader sees it half-deleted; a symlink planted as the entry is
+    unlinked itself). Returns a warning line when files had to be left because another hard link names them."""
+    from mrsim.io import confined
+
+    aside = entry.parent.parent / f"{_TMP_PREFIX}gone-{entry.name}-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         os.rename(entry, aside)
     except OSError:
+        return []
+    kept = confined.remove_tree(aside)
+    if not kept:
+        return []
+    return [f"mrsim: warning: trace cache: left {len(kept)} file(s) of a removed entry in {aside} (another hard "
+            "link names them: not deleted)"]
+
+
+def clean_temporaries(root: Path | None = None) -> None:
+    """Remove the temporary directories of writers that are gone (the pid in the name is no process) or that
+    crashed more than an hour ago. Cost: one listing of the cache directory."""
+    from mrsim.io import confined
+
+    root = root or cache_root()
+    now = time.time()
+    try:
+        children = list(os.scandir(root))
+    except OSError:
         return
-    shutil.rmtree(aside, ignore_errors=True)
+    for child in children:
+        if not child.name.startswith(_TMP_PREFIX):
+            continue
+        pid = _writer_pid(child.name)
+        try:
+            old = now - child.stat(follow_symlinks=False).st_mtime > _STALE_TMP_S
+        except OSError:
+            continue
+        if old or (pid is not None and pid != os.getpid() and not confined.pid_alive(pid)):
+            confined.remove_tree(Path(child.path))
+
+
+def _writer_pid(name: str) -> int | None:
+    """The writer's pid in a temporary name ``.tmp-<key>-<pid>-<hex>`` or ``.tmp-gone-<key>-<pid>-<hex>``."""
+    parts = name.split("-")
+    if len(parts) >= 4 and parts[-2].isdigit():
+        return int(parts[-2])
+    return None
 
 
 def publish(key: str, build: Callable[[Path], Mapping[str, Any]],
@@ -237,28 +368,40 @@ def publish(key: str, build: Callable[[Path], Mapping[str, Any]],
     error: the run goes on without it and a note says so. ``tmp`` names the private directory to build in
     (:func:`temporary_dir`, the default); it is gone when this returns or raises (an interrupt included).
     """
+    from mrsim import __version__
+    from mrsim.io import confined
+    from mrsim.io.output_errors import OutputError, reason_of
+    from mrsim.io.sealed_json import seal
+
     root = cache_root()
     tmp = tmp if tmp is not None else temporary_dir(key, root)
     target = entry_dir(key, root)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.mkdir()
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        confined.check_dir(target.parent)
+        tmp.mkdir(mode=0o700)
         meta = dict(build(tmp))
         meta["key"] = key
+        meta["mrsim"] = __version__
         meta["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        (tmp / ENTRY_META).write_bytes(orjson.dumps(meta))
+        if os.path.lexists(tmp / ENTRY_STORE / _STORE_MANIFEST):  # what verify_entry checks before the store is read
+            meta["store_manifest_sha256"] = hashlib.sha256(
+                confined.read_file(tmp / ENTRY_STORE / _STORE_MANIFEST)).hexdigest()
+        with open(os.open(tmp / ENTRY_META, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as fh:
+            fh.write(seal(meta))
         try:
             os.rename(tmp, target)
         except OSError:  # another process published the same key first: keep theirs
-            shutil.rmtree(tmp, ignore_errors=True)
-            if not (target / ENTRY_META).is_file():
+            confined.remove_tree(tmp)
+            if not os.path.lexists(target / ENTRY_META):
                 raise
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        return None, [f"mrsim: warning: trace cache: could not write {root} ({exc.strerror or exc}); "
+    except (OSError, OutputError) as exc:  # OutputError: the entry's store could not be written
+        confined.remove_tree(tmp)
+        reason = exc.reason if isinstance(exc, OutputError) else reason_of(exc)
+        return None, [f"mrsim: warning: trace cache: could not write {root} ({reason}); "
                       "not cached (--no-cache turns the cache off)"], 0
     except BaseException:  # an interrupt or a bug while building: no temporary directory left behind either
-        shutil.rmtree(tmp, ignore_errors=True)
+        confined.remove_tree(tmp)
         raise
     notes, evicted = evict(root, keep=target)
     return target, notes, evicted
@@ -306,7 +449,7 @@ class _Saving:
             try:
                 self._result = self._wait()
             except BaseException:  # interrupted while waiting: the child is reaped; whatever it built is removed
-                shutil.rmtree(self.tmp, ignore_errors=True)
+                _remove(self.tmp)
                 self._result = None, ["mrsim: warning: trace cache: interrupted while saving the entry; not cached"], 0
                 raise
             finally:
@@ -330,11 +473,17 @@ class _Saving:
             return (Path(entry) if entry is not None else None), [str(n) for n in doc["notes"]], int(doc["evicted"])
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             # Killed, or ended without its line: whatever it built is removed (never a readable half entry).
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            _remove(self.tmp)
             how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
                    else f"exit status {os.waitstatus_to_exitcode(status)}")
             return None, [f"mrsim: warning: trace cache: the process saving the entry ended without a result "
                           f"({how}); not cached"], 0
+
+
+def _remove(path: Path) -> None:
+    from mrsim.io import confined
+
+    confined.remove_tree(path)
 
 
 def _terminate(pid: int) -> None:
@@ -418,7 +567,7 @@ def publish_in_child(key: str, build: Callable[[Path], Mapping[str, Any]]) -> _S
         except BaseException as exc:  # noqa: BLE001 - a cache never fails the replay: the error becomes a note
             if not isinstance(exc, _Stop):
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                shutil.rmtree(tmp, ignore_errors=True)
+                _remove(tmp)
                 with contextlib.suppress(OSError):
                     os.write(write_fd, orjson.dumps({
                         "entry": None, "evicted": 0,
@@ -478,16 +627,11 @@ def evict(root: Path | None = None, keep: Path | None = None, limit: int | None 
     entries_dir = root / "entries"
     if not entries_dir.is_dir():
         return [], 0
-    now = time.time()
-    for child in root.iterdir():
-        if child.name.startswith(_TMP_PREFIX):
-            with contextlib.suppress(OSError):
-                if now - child.stat().st_mtime > _STALE_TMP_S:
-                    shutil.rmtree(child, ignore_errors=True)
+    clean_temporaries(root)
     rows = []
     for entry in entries_dir.iterdir():
         try:
-            stamp = (entry / ENTRY_META).stat().st_mtime
+            stamp = os.lstat(entry / ENTRY_META).st_mtime
         except OSError:
             stamp = 0.0
         rows.append((stamp, entry, _size(entry)))

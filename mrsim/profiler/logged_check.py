@@ -74,7 +74,7 @@ def check_logged_job(job: Any, source: str) -> None:
     if not isinstance(job, dict):
         raise InputError(f"{source}: expected a JSON object (a Rumen LoggedJob), got {type(job).__name__}")
     job_id = job.get("jobID")
-    if not isinstance(job_id, (str, int)) or isinstance(job_id, bool):
+    if not isinstance(job_id, str) or not job_id:  # Rumen's LoggedJob.jobID is a string (JobID.toString())
         raise _bad(source, "jobID", "a job id string", job_id)
     where = f"{source}: job {job_id}"
     _times(job, _JOB_TIMES + _JOB_COUNTS, lambda: where)

@@ -37,7 +37,7 @@ def write_rumen_trace(jobs: Iterable[Mapping[str, Any]], path: str | os.PathLike
     by a newline. ``pretty`` indents by two spaces (Rumen pretty-prints by default; the content is the same).
     """
     count = 0
-    with atomic_write(path, "wb") as fh:
+    with atomic_write(path, "wb", what="the Rumen trace") as fh:
         for job in jobs:
             fh.write(_dumps(job, pretty))
             fh.write(b"\n")
@@ -97,6 +97,6 @@ def write_rumen_topology(
     """Write a topology at ``path``: a ready ``LoggedNetworkTopology`` dict or ``(rack, host)`` pairs."""
     if not isinstance(topology, Mapping):
         topology = topology_from_hosts(topology)
-    with atomic_write(path, "wb") as fh:
+    with atomic_write(path, "wb", what="the Rumen trace") as fh:
         fh.write(_dumps(dict(topology), pretty))
         fh.write(b"\n")

@@ -4,7 +4,8 @@ Layout of a store directory (format ``mrsim-trace-store``, version :data:`FORMAT
 
     STORE/
       manifest.json          the only file ever rewritten in place (atomically): format, version, counts,
-                             the name of the current data directory, and the history of what was added
+                             the name of the current data directory, the history of what was added, the
+                             data files' SHA-256, and last its own checksum (``self_sha256``)
       data-000003-1a2b3c4d/  one immutable version of the data
         jobs.parquet         one row per job: identity, times, outcome, task counts, JSON ``extra``,
                              plus optional per-job observation columns ``obs.<name>`` (float64, NaN = unknown)
@@ -28,7 +29,12 @@ Layout of a store directory (format ``mrsim-trace-store``, version :data:`FORMAT
 the manifest; that form is lossy (several usage changes in one millisecond were replayed in level order, not in
 event order, so the estimate could differ from the trace's: Gridmix ``3m_stream_trace``). Version 2 keeps the whole
 usage as arrays. A version-1 store still loads; its background inputs are converted and flagged ``approximate``
-(``mrsim validate`` warns in one line); adding to it rewrites it as version 2 and keeps that flag.
+(``mrsim validate`` warns in one line); adding to it rewrites it as the current version and keeps that flag.
+Version 3 adds the manifest's own checksum (``self_sha256``, :mod:`mrsim.io.sealed_json`), verified on every
+read; a version 1 or 2 manifest loads with a warning that it was not verified.
+
+**Nothing is followed through a symlink** inside the store (:mod:`mrsim.io.confined`): the manifest, the data
+directory, each data file and the lock are opened without following one, and a symlink there is an InputError.
 
 **Updates never leave a half-written store.** A new version is written into a fresh directory beside the
 current one; the swap is the atomic replace of ``manifest.json`` (``os.replace``); the old version is deleted
@@ -49,6 +55,7 @@ per-job copies or per-job validation. Cost: O(tasks) vectorised + about 3 us of 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import io
@@ -67,14 +74,20 @@ import orjson
 
 from mrsim.errors import InputError
 from mrsim.io import atomic_write
+from mrsim.io import confined
+from mrsim.io.sealed_json import SealError, is_sealed, seal, unseal
 from mrsim.io.safe_open import check_input_file
 from mrsim.profiler.store_format import FORMAT_NAME, FORMAT_VERSION
 from mrsim.model.templates import JobTemplate, Outcome, Priority, Workload
 
-#: Versions this mrsim reads (1: background inputs approximate, see the module docstring).
-READABLE_VERSIONS = (1, 2)
+#: Versions this mrsim reads (1: background inputs approximate; 1 and 2: the manifest carries no checksum of its
+#: own; see the module docstring).
+READABLE_VERSIONS = (1, 2, 3)
+#: The first version whose manifest must carry its own checksum (:mod:`mrsim.io.sealed_json`).
+SEALED_VERSION = 3
 MANIFEST = "manifest.json"
-#: A data version being written; renamed to ``data-*`` once complete (only these are ever cleaned up unasked).
+#: A data version being written (``.partial-<pid>-data-*``, the writer's pid); renamed to ``data-*`` once complete
+#: (only these are ever cleaned up unasked: by the next update, which holds the lock, so their writer is gone).
 PARTIAL_PREFIX = ".partial-"
 LOCK = ".lock"
 OBS_PREFIX = "obs."
@@ -438,33 +451,72 @@ def _manifest_path(store: Path) -> Path:
 
 def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The store's manifest (format, version, counts, data directory, sources). Raises InputError if not a store."""
+    return _parse_manifest(Path(path), manifest_bytes(path))
+
+
+def manifest_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The raw bytes of the store's manifest (read without following a symlink); InputError if there is none."""
     store = Path(path)
     mpath = _manifest_path(store)
     try:
-        manifest = orjson.loads(mpath.read_bytes())
+        return confined.read_file(mpath)
     except FileNotFoundError:
         raise InputError(f"{store}: not an mrsim trace store (no {MANIFEST})") from None
+    except confined.Escape as exc:
+        raise InputError(f"{mpath}: {exc.strerror}; not read") from None
+    except OSError as exc:
+        raise InputError(f"{mpath}: cannot read ({exc.strerror or exc})") from None
+
+
+def _parse_manifest(store: Path, data: bytes) -> dict[str, Any]:
+    """The manifest ``data`` holds, its own checksum verified (version 3 on: required; older versions: verified
+    when present, so that a flipped version digit cannot skip the check)."""
+    mpath = _manifest_path(store)
+    try:
+        manifest = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise InputError(f"{mpath}: corrupt store manifest ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise InputError(f"{store}: {MANIFEST} is not an mrsim trace-store manifest")
     version = manifest.get("format_version")
-    if version not in READABLE_VERSIONS:
+    if version not in READABLE_VERSIONS or type(version) is not int:
         raise InputError(f"{store}: trace-store format version {version} is not supported (this mrsim reads "
                          f"{', '.join(map(str, READABLE_VERSIONS))})")
+    if is_sealed(data) or version >= SEALED_VERSION:
+        try:
+            manifest = unseal(data)
+        except SealError as exc:
+            raise InputError(f"{mpath}: corrupt store manifest ({exc}); restore it, or rebuild the "
+                             "store") from None
     return manifest
 
 
+def _legacy_warnings(store: Path, manifest: Mapping[str, Any], verified: bool) -> list[str]:
+    """The warnings a store written by an older mrsim gets: data or manifest that cannot be verified."""
+    if not verified:
+        return []
+    if not manifest.get("checksums"):
+        return [f"{store}: store has no checksums (written by an older mrsim); data not verified"]
+    if manifest.get("format_version", SEALED_VERSION) < SEALED_VERSION:
+        return [f"{store}: store manifest has no checksum of its own (format version "
+                f"{manifest.get('format_version')}, written by an older mrsim); manifest not verified (adding "
+                "to the store rewrites it)"]
+    return []
+
+
 def is_store(path: str | os.PathLike[str]) -> bool:
-    """True when ``path`` is a directory holding a trace-store manifest. Cheap: reads one small file."""
+    """True when ``path`` is a directory holding a trace-store manifest of a readable version (its checksum is not
+    checked here: a store whose manifest changed is a store, and reading it is the error). Cheap: reads one small
+    file."""
     store = Path(path)
     if not store.is_dir() or not _manifest_path(store).is_file():
         return False
     try:
-        read_manifest(store)
-    except InputError:
+        manifest = orjson.loads(manifest_bytes(store))
+    except (InputError, orjson.JSONDecodeError):
         return False
-    return True
+    return (isinstance(manifest, dict) and manifest.get("format") == FORMAT_NAME
+            and manifest.get("format_version") in READABLE_VERSIONS)
 
 
 def _write_columns(directory: Path, cols: _Columns, hosts: pa.Table | None,
@@ -514,15 +566,26 @@ def _job_table_json(table: pa.Table, hosts: pa.Table | None) -> bytes | None:
 
 def _file_bytes(directory: Path, name: str, blobs: Mapping[str, bytes] | None) -> bytes:
     """A data file's bytes: from ``blobs`` (read and verified once) when it has them, else from the file."""
-    if blobs is not None and name in blobs:
-        return blobs[name]
-    return (directory / name).read_bytes()
+    if blobs is not None:
+        if name in blobs:
+            return blobs[name]
+        raise InputError(f"{directory / name}: not covered by the store manifest's checksums; not read")
+    return _read_data(directory, name)
+
+
+def _read_data(directory: Path, name: str) -> bytes:
+    """One data file's bytes, never through a symlink; InputError naming it otherwise."""
+    path = _inside(directory, name)
+    try:
+        return confined.read_file(path)
+    except FileNotFoundError:
+        raise InputError(f"{directory}: trace store data incomplete (missing {name})") from None
+    except confined.Escape as exc:
+        raise InputError(f"{path}: {exc.strerror}; not read") from None
 
 
 def _load_npy(directory: Path, name: str, blobs: Mapping[str, bytes] | None) -> np.ndarray:
-    if blobs is not None and name in blobs:
-        return np.load(io.BytesIO(blobs[name]), allow_pickle=False)
-    return np.load(directory / name, allow_pickle=False)
+    return np.load(io.BytesIO(_file_bytes(directory, name, blobs)), allow_pickle=False)
 
 
 def _read_verified(directory: Path, checksums: Mapping[str, str]) -> dict[str, bytes]:
@@ -530,11 +593,8 @@ def _read_verified(directory: Path, checksums: Mapping[str, str]) -> dict[str, b
     bytes: one read per file); an :class:`InputError` names the first file that is missing or differs."""
     blobs: dict[str, bytes] = {}
     for name, expected in sorted(checksums.items()):
-        path = _inside(directory, name)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise InputError(f"{directory}: trace store data incomplete (missing {name})") from None
+        path = directory / name
+        data = _read_data(directory, name)
         if hashlib.sha256(data).hexdigest() != expected:
             raise InputError(f"{path}: checksum mismatch (the file changed after mrsim wrote it: corrupt data; "
                              "restore it, or load with --no-verify at your own risk)")
@@ -548,8 +608,9 @@ def _inside(base: Path, name: object) -> Path:
     if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
         raise InputError(f"{base}: store manifest names {name!r}, not a file or directory inside the store")
     path = base / name
-    if not path.resolve().is_relative_to(base.resolve()):
-        raise InputError(f"{base}: store manifest names {name!r}, which resolves outside the store")
+    if path.is_symlink() or not path.resolve().is_relative_to(base.resolve()):
+        raise InputError(f"{base}: store manifest names {name!r}, which is a symlink or resolves outside the "
+                         "store (never followed)")
     return path
 
 
@@ -598,9 +659,7 @@ def _read_columns(directory: Path, blobs: Mapping[str, bytes] | None = None, job
 
 def _parquet_source(directory: Path, name: str, blobs: Mapping[str, bytes] | None) -> Any:
     """What ``pq.ParquetFile`` reads: the verified bytes when there are some, else the file."""
-    if blobs is not None and name in blobs:
-        return pa.BufferReader(blobs[name])
-    return directory / name
+    return pa.BufferReader(_file_bytes(directory, name, blobs))
 
 
 def _data_dir(store: Path, manifest: Mapping[str, Any]) -> Path:
@@ -764,8 +823,7 @@ def load_store_contents(path: str | os.PathLike[str], *, checksums: bool = True)
     _check(cols, where)
     if cols.n_jobs != manifest.get("jobs"):
         raise InputError(f"{store}: manifest says {manifest.get('jobs')} jobs, the job table has {cols.n_jobs}")
-    warnings = [] if manifest.get("checksums") or not checksums else [
-        f"{store}: store has no checksums (written by an older mrsim); data not verified"]
+    warnings = _legacy_warnings(store, manifest, checksums)
     workload = Workload.of(_templates(cols, where, False), source=where, warnings=warnings)
     directory = _data_dir(store, manifest)
     # Only the background's bytes are kept for later (the other files are parsed already): about half the data.
@@ -793,9 +851,7 @@ def load_store(path: str | os.PathLike[str], *, verify: bool = False, checksums:
     _check(cols, where)
     if cols.n_jobs != manifest.get("jobs"):
         raise InputError(f"{store}: manifest says {manifest.get('jobs')} jobs, the job table has {cols.n_jobs}")
-    warnings = []
-    if do_verify and not manifest.get("checksums"):
-        warnings.append(f"{store}: store has no checksums (written by an older mrsim); data not verified")
+    warnings = _legacy_warnings(store, manifest, do_verify)
     return Workload.of(_templates(cols, where, verify), source=where, warnings=warnings)
 
 
@@ -806,7 +862,8 @@ def stored_job_ids(path: str | os.PathLike[str]) -> set[str]:
         return set()
     manifest = read_manifest(store)
     try:
-        table = pq.ParquetFile(_data_dir(store, manifest) / "jobs.parquet").read(columns=["job_id"])
+        table = pq.ParquetFile(pa.BufferReader(_read_data(_data_dir(store, manifest), "jobs.parquet"))).read(
+            columns=["job_id"])
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"{store}: corrupt trace store data ({exc})") from None
     return set(table.column("job_id").to_pylist())
@@ -872,12 +929,20 @@ class StoreUpdate:
 
 @contextlib.contextmanager
 def _locked(store: Path) -> Iterator[None]:
-    with open(store / LOCK, "a") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+    try:  # never through a symlink: the lock file is opened for writing
+        fd = os.open(store / LOCK, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise  # a full disk, a read-only file system, no permission: mrsim.io.output_errors words it
+        raise InputError(f"{store / LOCK}: the store's lock is a symlink (never followed)") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def _prepare_dir(store: Path) -> bool:
@@ -963,7 +1028,26 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
     are appended, complete (see the module docstring). ``job_table_json`` also writes :data:`JOB_TABLE_JSON`
     (the trace cache's entries: a hit then needs no pyarrow). Cost: O(stored values + new values).
     """
+    from mrsim.io.output_errors import writing
+
     store = Path(path)
+    existed = os.path.lexists(store)
+    with writing(store, "the trace store"):
+        try:
+            return _add_to_store(store, templates, observations=observations, hosts=hosts, sources=sources,
+                                 conf_values=conf_values, calibration_toml=calibration_toml,
+                                 background_inputs=background_inputs, job_table_json=job_table_json)
+        except BaseException:
+            if not existed:  # a store this call began: nothing of it stays (not even its lock file)
+                confined.remove_tree(store)
+            raise
+
+
+def _add_to_store(store: Path, templates: Sequence[JobTemplate], *,
+                  observations: Mapping[str, Mapping[str, float | None]] | None,
+                  hosts: Iterable[Mapping[str, Any]] | None, sources: Sequence[Mapping[str, Any]],
+                  conf_values: Mapping[str, Mapping[str, int]] | None, calibration_toml: str | None,
+                  background_inputs: Sequence[StoredBackground], job_table_json: bool) -> StoreUpdate:
     created = _prepare_dir(store)
     with _locked(store):
         if created and _manifest_path(store).exists():  # another writer created it while we waited
@@ -1035,18 +1119,18 @@ def add_to_store(path: str | os.PathLike[str], templates: Sequence[JobTemplate],
         if backgrounds:
             manifest["background_inputs"] = [{"waits": len(b.waits), "usage_points": len(b.usage_s),
                                               "approximate": b.approximate} for b in backgrounds]
-        partial = store / f"{PARTIAL_PREFIX}{data_name}"
+        partial = store / f"{PARTIAL_PREFIX}{os.getpid()}-{data_name}"  # the writer's pid: see _remove_stale
         target = store / data_name
         try:
             manifest["checksums"] = _write_columns(partial, cols,
                                                    None if merged_hosts is None else _hosts_table(merged_hosts),
                                                    backgrounds, job_table_json)
             os.replace(partial, target)
-            with atomic_write(_manifest_path(store), "wb") as fh:  # the swap
-                fh.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+            with atomic_write(_manifest_path(store), "wb", what="the store manifest") as fh:  # the swap
+                fh.write(seal(manifest, indent=True))
         except BaseException:
-            shutil.rmtree(partial, ignore_errors=True)
-            shutil.rmtree(target, ignore_errors=True)
+            confined.remove_tree(partial)
+            confined.remove_tree(target)
             raise
         _remove_stale(store, keep=data_name, previous=(old_manifest or {}).get("data"))
     return StoreUpdate(str(store), len(fresh), len(skipped), tuple(skipped), cols.n_jobs, n_maps, n_reduces, created)
@@ -1057,8 +1141,8 @@ def _remove_stale(store: Path, keep: str, previous: object = None) -> None:
     just replaced) and partial directories of crashed updates. Nothing else is deleted -- an unreferenced
     ``data-*`` directory may be a version someone copied in, so it is left alone."""
     for child in store.iterdir():
-        if not child.is_dir() or child.name == keep:
+        if child.is_symlink() or not child.is_dir() or child.name == keep:
             continue
         if child.name.startswith(PARTIAL_PREFIX) or (isinstance(previous, str) and child.name == previous):
-            shutil.rmtree(child, ignore_errors=True)
+            confined.remove_tree(child)
 

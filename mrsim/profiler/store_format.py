@@ -3,4 +3,4 @@
 read decides from one, :mod:`mrsim.profiler.early_read`)."""
 
 FORMAT_NAME = "mrsim-trace-store"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3

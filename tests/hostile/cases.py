@@ -209,9 +209,12 @@ def _manifest_edit(edit: Callable[[dict], None]) -> Callable[[Path, Path], list[
 
         with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
             store = _store(tmp, data, _DISPATCH)
-        manifest = json.loads((store / "manifest.json").read_text())
+        from mrsim.io.sealed_json import seal, unseal
+
+        manifest = unseal((store / "manifest.json").read_bytes())
         edit(manifest)
-        (store / "manifest.json").write_text(json.dumps(manifest))
+        # Sealed again, as a writer who knows the format would: what is refused is the content, not the checksum.
+        (store / "manifest.json").write_bytes(seal(manifest, indent=True))
         return ["replay", str(store)]
     return build
 

@@ -18,6 +18,7 @@ import orjson
 import pytest
 
 from mrsim.analysis.validation import ingest as ingest_mod
+from mrsim.profiler import cache
 from mrsim.profiler import store as store_mod
 from mrsim.profiler.rumen_writer import write_rumen_trace
 from mrsim.profiler.store import JOB_TABLE_JSON, add_to_store, load_hosts, load_observations, load_store
@@ -84,7 +85,7 @@ def test_the_json_job_table_loads_as_the_parquet_one(trace: Path) -> None:
 def test_deferred_fields_equal_an_eager_read(trace: Path) -> None:
     fresh = ingest_mod._read(trace, ingest_mod._format(trace, None))
     entry = _entry_store(trace).parent
-    hit = ingest_mod._load_entry(entry, trace)
+    hit = ingest_mod._load_entry(entry, trace, cache.read_meta(entry))
     assert "_build_deferred" in hit.__dict__
     assert hit.observations == fresh.observations  # the first read builds every deferred field
     assert "_build_deferred" not in hit.__dict__

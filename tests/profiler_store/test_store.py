@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from mrsim.errors import InputError
+from mrsim.io.output_errors import OutputError
 from mrsim.profiler import store as store_mod
 from mrsim.profiler.store import (FORMAT_VERSION, STORED_FIELDS, add_to_store, is_store, load_hosts,
                                 load_observations, load_store, read_manifest)
@@ -97,7 +98,7 @@ def test_failure_mid_write_leaves_the_old_store_intact(tmp_path, monkeypatch):
         return real_save(file, arr, *args, **kwargs)
 
     monkeypatch.setattr(store_mod.np, "save", failing_save)
-    with pytest.raises(OSError, match="simulated"):
+    with pytest.raises(OutputError, match="trace store .disk full .simulated."):
         add_to_store(path, [full_template("job_2", 2.0, seed=2)])
     monkeypatch.undo()
     assert (path / "manifest.json").read_bytes() == before_manifest
@@ -118,7 +119,7 @@ def test_failure_at_the_swap_leaves_the_old_store_intact(tmp_path, monkeypatch):
         raise OSError("crash at rename (simulated)")
 
     monkeypatch.setattr("mrsim.io.atomic.os.replace", failing_replace)
-    with pytest.raises(OSError, match="simulated"):
+    with pytest.raises(OutputError, match=r"s: cannot write the trace store \(crash at rename \(simulated\)\)"):
         add_to_store(path, [full_template("job_2", 2.0, seed=2)])
     monkeypatch.undo()
     assert (path / "manifest.json").read_bytes() == before_manifest

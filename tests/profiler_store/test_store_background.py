@@ -140,7 +140,7 @@ def test_a_format_1_store_loads_with_a_warning_and_is_upgraded_when_added_to(tmp
 
     add_to_store(store, [full_template("job_2", 50.0)], background_inputs=[BackgroundCollector().stored()])
     manifest = read_manifest(store)
-    assert manifest["format_version"] == FORMAT_VERSION == 2
+    assert manifest["format_version"] == FORMAT_VERSION == 3
     assert [b["approximate"] for b in manifest["background_inputs"]] == [True, False]
     first, second = load_background_inputs(store)
     assert first.approximate and first.waits == (("job_1", 100.0, 130.0),)

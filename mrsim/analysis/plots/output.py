@@ -27,6 +27,6 @@ def save_figure(fig: Figure, path: str | os.PathLike[str]) -> Path:
     """Save ``fig`` to ``path`` (PNG, SVG or PDF by extension), appearing only once complete."""
     p = check_output(path)
     fmt = FORMATS[p.suffix.lower()]
-    with atomic_path(p) as tmp:
+    with atomic_path(p, "the plot") as tmp:
         fig.savefig(tmp, format=fmt, dpi=PNG_DPI if fmt == "png" else "figure")
     return p

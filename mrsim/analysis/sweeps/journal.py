@@ -50,17 +50,32 @@ def journal_path(output: Path) -> Path:
 
 
 class Journal:
-    """Open with ``with Journal(path) as j``; then :meth:`read`, :meth:`append`, :meth:`clear`."""
+    """Open with ``with Journal(path) as j``; then :meth:`read`, :meth:`append`, :meth:`clear`.
 
-    def __init__(self, path: Path) -> None:
+    ``read_only`` (``sweep --dry-run``): nothing is created, locked for writing or cut; a missing journal reads as
+    empty and a torn last line is skipped, not removed."""
+
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         self._fh: IO[bytes] | None = None
         self._created = False
 
     def __enter__(self) -> "Journal":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._created = not self.path.exists()
-        fh = open(self.path, "a+b")
+        if self.read_only:
+            import io
+
+            try:
+                self._fh = open(self.path, "rb")
+            except FileNotFoundError:
+                self._fh = io.BytesIO()
+            return self
+        from mrsim.io.output_errors import writing
+
+        with writing(self.path, "the sweep journal"):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._created = not self.path.exists()
+            fh = open(self.path, "a+b")
         if fcntl is not None:
             try:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -102,7 +117,7 @@ class Journal:
         fh.seek(0)
         done: dict[str, dict[str, Any]] = {}
         for lineno, line in enumerate(fh, 1):
-            if not line.strip():
+            if not line.strip() or (self.read_only and not line.endswith(b"\n")):  # blank, or torn by a kill
                 continue
             try:
                 rec = orjson.loads(line)
@@ -114,15 +129,21 @@ class Journal:
 
     def append(self, outcomes: Sequence[CellOutcome]) -> list[dict[str, Any]]:
         """Write the successful outcomes durably; returns the records written."""
+        if self.read_only:
+            raise RuntimeError("journal opened read-only")
         fh = self._require()
         records = [{"cell_id": o.cell_id, "metrics": o.metrics, "cell_wall_s": round(o.wall_s, 6),
                     "cell_cpu_s": round(o.cpu_s, 6)}
                    for o in outcomes if o.metrics is not None]
         if records:
-            fh.seek(0, os.SEEK_END)
-            fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n" for r in records))
-            fh.flush()
-            os.fsync(fh.fileno())
+            from mrsim.io.output_errors import writing
+
+            # A write cut short (a full disk) leaves a torn last line, cut when the journal is next opened.
+            with writing(self.path, "the sweep journal"):
+                fh.seek(0, os.SEEK_END)
+                fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n" for r in records))
+                fh.flush()
+                os.fsync(fh.fileno())
         return records
 
     def clear(self) -> None:

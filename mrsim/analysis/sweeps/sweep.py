@@ -168,21 +168,24 @@ class open_sweep:
     """``with open_sweep(spec, output) as sweep:`` locks the journal beside ``output`` for the block.
 
     ``restart`` discards the journal first (recompute everything); ``csv`` also writes ``<output stem>.csv``.
+    ``dry_run`` reads the journal without creating, locking or changing anything (nothing is written).
     """
 
-    def __init__(self, spec: SweepSpec, output: str | Path, *, csv: bool = False, restart: bool = False) -> None:
+    def __init__(self, spec: SweepSpec, output: str | Path, *, csv: bool = False, restart: bool = False,
+                 dry_run: bool = False) -> None:
         self.output = Path(output)
         if self.output.suffix.lower() != ".parquet":
             raise InputError(f"{self.output}: the results file must end in .parquet (add --csv for a CSV copy)")
         self.spec = spec
         self.csv = csv
         self.restart = restart
-        self._journal = Journal(journal_path(self.output))
+        self.dry_run = dry_run
+        self._journal = Journal(journal_path(self.output), read_only=dry_run)
 
     def __enter__(self) -> Sweep:
         journal = self._journal.__enter__()
         try:
-            if self.restart:
+            if self.restart and not self.dry_run:
                 journal.clear()
             return Sweep(self.spec, self.output, journal, self.csv)
         except BaseException:

@@ -76,14 +76,14 @@ def write_results(table: pd.DataFrame, output: Path, spec_record: Mapping[str, A
     arrow = pa.Table.from_pandas(table, preserve_index=False)
     arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), SPEC_METADATA_KEY: spec_json})
     written = []
-    with atomic_path(output) as tmp:
+    with atomic_path(output, "the sweep results") as tmp:
         pq.write_table(arrow, tmp)
     written.append(output)
     if csv:
-        with atomic_path(csv_path(output)) as tmp:
+        with atomic_path(csv_path(output), "the sweep results (CSV)") as tmp:
             table.to_csv(tmp, index=False)
         written.append(csv_path(output))
-    with atomic_path(spec_path(output)) as tmp:
+    with atomic_path(spec_path(output), "the sweep spec record") as tmp:
         tmp.write_bytes(spec_json + b"\n")
     written.append(spec_path(output))
     return written

@@ -154,12 +154,16 @@ def ingest(path: str | os.PathLike[str], fmt: str | None = None) -> SingleInput:
     if found is not None:
         _uses[str(p)] = found.cache
         return found
+    refused = cache.root_problem() if use_cache else None
     if not use_cache:
         result = _read(p, format_)
         result.cache = CacheUse("off", notes=["trace cache: off (--no-cache or MRSIM_NO_CACHE)"])
+    elif refused is not None:
+        result = _read(p, format_)
+        result.cache = CacheUse("unavailable", notes=[refused])
     else:
         key = cache.entry_key(digest, {"format": format_.value})
-        result = _from_cache(p, format_, key)
+        result = _from_cache(p, format_, key, cache.input_identity(digest, _input_bytes(p)))
     while len(_memo) >= _MEMO_SIZE:  # a sweep or a notebook does not pile up traces
         del _memo[next(iter(_memo))]
     _memo[memo_key] = result
@@ -202,7 +206,7 @@ def _format(p: Path, fmt: str | None) -> Format:
     return detect_format(p)
 
 
-def _from_cache(p: Path, format_: Format, key: str) -> SingleInput:
+def _from_cache(p: Path, format_: Format, key: str, identity: dict[str, Any]) -> SingleInput:
     """A hit's :class:`SingleInput`, else one pass over the input whose entry is then saved: by a forked child
     while this process replays, where :func:`mrsim.profiler.cache.save_child_wanted` allows (the miss's
     ``entry``, ``notes`` and ``evicted`` wait for it when first read, see :class:`~mrsim.profiler.cache.CacheUse`),
@@ -211,16 +215,19 @@ def _from_cache(p: Path, format_: Format, key: str) -> SingleInput:
 
     warning: list[str] = []
     cache.wait_for_save(key)  # this process's own child may still be saving this very entry
+    cache.clean_temporaries()
     entry = cache.find(key)
     if entry is not None:
         try:
-            result = _load_entry(entry, p)
+            # The input's identity first: an entry of another input is refused before its store is read.
+            result = _load_entry(entry, p, cache.verify_entry(entry, key, identity))
         except Exception as exc:  # noqa: BLE001 - any damage means: rebuild, never a wrong result
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             warning.append(f"mrsim: warning: trace cache: entry {entry} is unreadable ({reason}); ignored, "
                            "rebuilt from the input")
-            cache.discard(entry)
+            warning.extend(cache.discard(entry))
         else:
+            cache.touch(entry)
             result.cache = CacheUse("hit", key, str(entry), [f"trace cache: hit {key[:12]} ({entry}); "
                                                              "--no-cache parses the input instead"])
             return result
@@ -231,7 +238,7 @@ def _from_cache(p: Path, format_: Format, key: str) -> SingleInput:
         return result
 
     def build(tmp: Path) -> dict[str, Any]:
-        return _save_entry(result, tmp)
+        return {**_save_entry(result, tmp), "input": identity}
 
     saving = cache.publish_in_child(key, build) if cache.save_child_wanted(_input_bytes(p)) else None
     if saving is not None:
@@ -506,7 +513,7 @@ def _lazy_input(fields: dict[str, Any], lazy: dict[str, Callable[[], dict[str, A
 
 def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
     """Write ``result`` into a new entry directory: a trace store plus what ``entry.json`` keeps."""
-    from mrsim.profiler.store import StoredBackground, add_to_store
+    from mrsim.profiler.store import LOCK, StoredBackground, add_to_store
 
     kept = [t for i, t in enumerate(result.templates) if i not in result.profiler_skipped]
     # The background's columns as the pass keeps them (what BackgroundCollector.stored() would rebuild from a
@@ -520,6 +527,9 @@ def _save_entry(result: SingleInput, directory: Path) -> dict[str, Any]:
                  hosts=result.profiled_hosts, sources=[result.report.as_dict()], conf_values=result.conf_counts,
                  calibration_toml=result.calibration.to_toml() if result.calibration is not None else None,
                  background_inputs=[background], job_table_json=True)
+    # An entry's store is never added to: without its (empty, unchecksummed) lock file, every file of the entry is
+    # covered by a checksum (mrsim.profiler.cache.check_files).
+    (directory / _STORE / LOCK).unlink()
     # The store's background inputs are complete (store format 2): the entry needs nothing beside them.
     return {"path": result.path, "format": result.format,
             "workload_warnings": result.workload_warnings,
@@ -548,17 +558,18 @@ class _EntryInput(SingleInput):
         return self.__dict__[name]
 
 
-def _load_entry(entry: Path, p: Path) -> SingleInput:
-    """The :class:`SingleInput` an entry holds, named after ``p`` (the same bytes may have moved)."""
+def _load_entry(entry: Path, p: Path, meta: dict[str, Any]) -> SingleInput:
+    """The :class:`SingleInput` an entry holds (``meta``: its metadata, verified by
+    :func:`mrsim.profiler.cache.verify_entry`), named after ``p`` (the same bytes may have moved)."""
     from mrsim.profiler import cache
     from mrsim.profiler.store import load_store_contents
 
-    meta = cache.read_meta(entry)
     store = entry / _STORE
     # One read of the store: one manifest, every data file read once and checked against its SHA-256 (a damaged
     # entry fails here and is rebuilt by the caller), the job table from its JSON copy (no pyarrow import).
     contents = load_store_contents(store)
     manifest = contents.manifest
+    cache.check_files(entry, str(manifest["data"]), manifest.get("checksums") or {})
     templates = list(contents.workload.jobs)
     source, old = str(p), str(meta["path"])
     calibration = None

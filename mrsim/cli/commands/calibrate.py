@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     calibration = _measure(args.inputs)
     if args.out:
-        with atomic_write(args.out, "w") as f:
+        with atomic_write(args.out, "w", what="the calibration") as f:
             f.write(calibration.to_toml())
     if args.json:
         import tomllib

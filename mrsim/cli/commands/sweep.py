@@ -91,7 +91,7 @@ def _run(args: argparse.Namespace) -> int:
     executor = ExecutorOptions(ExecutorKind(args.executor), args.workers, args.address)
     spec = load_spec(args.spec)
     # A dry run changes nothing on disk: it never discards the journal (--restart only counts every cell as to do)
-    with open_sweep(spec, args.output, csv=args.csv, restart=args.restart and not args.dry_run) as sweep:
+    with open_sweep(spec, args.output, csv=args.csv, restart=args.restart and not args.dry_run, dry_run=args.dry_run) as sweep:
         if args.dry_run:
             done = 0 if args.restart else len(sweep.cells) - len(sweep.todo)
             plan = {"spec": spec.name, "cells": len(sweep.cells), "done": done,

@@ -43,6 +43,9 @@ from mrsim.errors import InputError
 INF = math.inf
 
 
+#: Hadoop reads the allocation file's counts with ``Integer.parseInt``.
+_JAVA_INT_MAX = 2**31 - 1
+
 class SchedulingMode(enum.Enum):
     """How a pool orders its own jobs (``Pool.SchedulingMode``): fair sharing or FIFO."""
 
@@ -262,9 +265,22 @@ class _Parser:
         self.warnings.append(f"{self.w.at(node.line)}: {text}")
 
     def _int(self, node: Node) -> int:
+        """A count of slots or jobs: a Java int, as Hadoop's ``Integer.parseInt`` reads it, not negative."""
         value = self.w.integer(node.text, f"<{node.tag}>", node.line)
         if value < 0:
             raise InputError(f"{self.w.at(node.line)}: <{node.tag}> must not be negative, got {value}")
+        if value > _JAVA_INT_MAX:
+            raise InputError(f"{self.w.at(node.line)}: <{node.tag}> {value} is out of range (Hadoop reads it as a "
+                             f"Java int: at most {_JAVA_INT_MAX:,})")
+        return value
+
+    def _job_limit(self, node: Node) -> int:
+        """A running-job limit: :meth:`_int`, and at least 1 (0 would let no job of the pool or user run: the
+        replay could never end)."""
+        value = self._int(node)
+        if value == 0:
+            raise InputError(f"{self.w.at(node.line)}: <{node.tag}> 0 lets no job run (the replay would never "
+                             "end); give 1 or more, or leave the element out for no limit")
         return value
 
     def _seconds(self, node: Node) -> float:
@@ -312,7 +328,7 @@ class _Parser:
             elif tag == "maxReduces":
                 fields["max_reduces"] = self._int(child)
             elif tag in ("maxRunningJobs", "maxRunningApps"):
-                fields["max_running_jobs"] = self._int(child)
+                fields["max_running_jobs"] = self._job_limit(child)
             elif tag == "weight":
                 weight = self.w.number(child.text, "<weight>", child.line)
                 if not weight > 0:
@@ -395,13 +411,13 @@ class _Parser:
                     raise InputError(f"{self.w.at(child.line)}: <user> needs a name attribute")
                 for g in child.children:
                     if g.tag in ("maxRunningJobs", "maxRunningApps"):
-                        users.append((name, self._int(g)))
+                        users.append((name, self._job_limit(g)))
                     else:
                         self.warn(g, f"unknown element <{g.tag}> in <user> ignored")
             elif tag in ("userMaxJobsDefault", "userMaxAppsDefault"):
-                top["user_max_jobs_default"] = self._int(child)
+                top["user_max_jobs_default"] = self._job_limit(child)
             elif tag in ("poolMaxJobsDefault", "queueMaxAppsDefault"):
-                top["pool_max_jobs_default"] = self._int(child)
+                top["pool_max_jobs_default"] = self._job_limit(child)
             elif tag == "defaultMinSharePreemptionTimeout":
                 top["default_min_share_preemption_timeout_s"] = self._seconds(child)
             elif tag in ("fairSharePreemptionTimeout", "defaultFairSharePreemptionTimeout"):

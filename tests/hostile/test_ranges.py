@@ -1,0 +1,108 @@
+"""Numeric fields range-checked before they reach the engine's C types: flags, environment limits, a Fair
+allocation file, a cluster file and Rumen traces. Each bad value is one error line naming the flag, file, job or
+key.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from mrsim.cli import main
+from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
+from tests.profiler_store.helpers import assert_one_line_error, run_cli
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def jobs() -> list[dict]:
+    return [template_to_logged_job(t) for t in facebook_like_workload(FacebookLikeSpec(jobs=2, seed=1))]
+
+
+def _write(path: Path, jobs: list[dict], prefix: str = "") -> Path:
+    path.write_text(prefix + "\n".join(json.dumps(j) for j in jobs))
+    return path
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory: pytest.TempPathFactory, jobs: list[dict]) -> Path:
+    return _write(tmp_path_factory.mktemp("t") / "t.json", jobs)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--rack-local-slowdown", "1e308"], "--rack-local-slowdown: expected a number in (0, 1e+06], got 1e308"),
+    (["--off-switch-slowdown", "0"], "--off-switch-slowdown: expected a number in (0, 1e+06]"),
+    (["--heartbeat-interval", "5e-324"], "--heartbeat-interval must be in [0.001, 86400] seconds"),
+    (["--cores", "-4"], "--cores: expected an integer in [1, 10,000]"),
+    (["--racks", "0"], "--racks: expected an integer in [1, 1,000,000]"),
+    (["--threshold", "bogus=0.5"], "--threshold 'bogus=0.5': unknown resource 'bogus'"),
+    (["--limit", f"jobs={2**70}"], "at most 2**63-1"),
+])
+def test_flag_values_out_of_range_are_usage_errors(trace: Path, capsys: pytest.CaptureFixture[str],
+                                                   args: list[str], needle: str) -> None:
+    try:
+        code = main(["replay", str(trace), *args])
+    except SystemExit as exc:  # argparse's usage error
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and needle in err, err
+
+
+def test_a_limit_from_the_environment_beyond_a_java_long(trace: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MRSIM_MAX_JOBS", str(2**70))
+    code, out, err = run_cli(["replay", str(trace)], capsys)
+    assert code == 2 and "MRSIM_MAX_JOBS" in err and "at most 2**63-1" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("old, new, needle", [
+    ("<minMaps>4</minMaps>", "<minMaps>99999999999999999999</minMaps>", "<minMaps> 99999999999999999999 is out of"),
+    ("<maxRunningJobs>3</maxRunningJobs>", "<maxRunningJobs>99999999999999999999</maxRunningJobs>",
+     "<maxRunningJobs> 99999999999999999999 is out of range"),
+    ("<userMaxJobsDefault>8", "<userMaxJobsDefault>99999999999999999999", "Java int"),
+    ("<userMaxJobsDefault>8", "<userMaxJobsDefault>0", "<userMaxJobsDefault> 0 lets no job run"),
+    ("<poolMaxJobsDefault>20", "<poolMaxJobsDefault>0", "<poolMaxJobsDefault> 0 lets no job run"),
+])
+def test_fair_allocation_counts_out_of_range(trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             old: str, new: str, needle: str) -> None:
+    text = (REPO / "examples" / "fair-allocations.xml").read_text()
+    assert text.count(old) == 1
+    xml = tmp_path / "alloc.xml"
+    xml.write_text(text.replace(old, new))
+    code, out, err = run_cli(["replay", str(trace), "--scheduler", "fair", "--scheduler-config", str(xml)], capsys)
+    assert_one_line_error(code, out, err, "alloc.xml:")
+    assert needle in err
+
+
+@pytest.mark.parametrize("body, needle", [
+    ('[defaults]\nmap_slots = 1000000\nreduce_slots = 2\n[[racks]]\nname = "/r"\ncount = 2\n',
+     "map_slots must be a non-negative integer at most 10,000, got 1000000"),
+    ('[[racks]]\nname = "/r"\ncount = 2\nspeed = 1e-300\n', "speed must be a number in [1e-06, 1e+06], got 1e-300"),
+])
+def test_cluster_file_values_out_of_range(trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          body: str, needle: str) -> None:
+    (tmp_path / "c.toml").write_text(body)
+    code, out, err = run_cli(["replay", str(trace), "--cluster", str(tmp_path / "c.toml")], capsys)
+    assert_one_line_error(code, out, err, "c.toml: racks[0]:")
+    assert needle in err
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda j: j[0]["mapTasks"][0]["attempts"][0].update(startTime=1e308), "field 'startTime' must be a time"),
+    (lambda j: j[0]["mapTasks"][0]["attempts"][0].update(startTime=-1e308), "field 'startTime' must be a time"),
+    (lambda j: j[0]["mapTasks"][0]["attempts"][0].update(finishTime=2**70), "field 'finishTime' must be a time"),
+    (lambda j: j[0].update(jobID=12345), "field 'jobID' must be a job id string, got 12345"),
+    (lambda j: j[0].update(submitTime="abc"), "field 'submitTime' must be a time in ms (a number), got 'abc'"),
+])
+def test_rumen_fields_of_the_wrong_type_or_range(jobs: list[dict], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str], edit, needle: str) -> None:
+    changed = copy.deepcopy(jobs)
+    edit(changed)
+    path = _write(tmp_path / "bad.json", changed)
+    code, out, err = run_cli(["replay", str(path), "--no-cache"], capsys)
+    assert_one_line_error(code, out, err, "bad.json")
+    assert needle in err
