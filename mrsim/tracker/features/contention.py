@@ -42,7 +42,7 @@ solves, same tie rule; ``tests/tdam/test_nodemix.py`` checks it against both tha
 templates validated them), pending-task bookkeeping and versions (the engine retires finished tasks in the same
 event). A task lifecycle costs about 7 µs instead of 23 µs (both interpreted). :class:`NodeMix` and the epoch
 bookkeeping (:class:`~mrsim.tracker.contention_core.EpochCore`) live in :mod:`mrsim.tracker.contention_core`, compiled
-with the engine core; this class wires them to the engine's hooks (``docs/tdam.md``, "With the compiled engine").
+with the engine core; this class wires them to the engine's hooks (``docs/tdam.md``, "Reference: what the engine does").
 
 Costs per epoch on a node: one mix lookup (an AMVA solve on a cache miss, O(sweeps x shapes x centres)) plus
 O(tasks on the node) to publish predictions; per launch O(log n + shapes); per completion O(shapes).
