@@ -9,7 +9,7 @@ JSON) unless ``--trace`` names one, then measures, min of ``--repeat`` runs each
    the figure (the same objects are produced, asserted);
 2. ``mrsim replay TRACE --nodes 64 --map-slots 1 --reduce-slots 1 --json`` as a child process: ``--no-cache`` (parse
    every time), a cache miss (parse, then save the entry: by a child process while the engine runs, where the
-   cache may fork, and again with ``MRSIM_CACHE_SAVE_CHILD=0``: in the replaying process, as before session 11),
+   cache may fork, and again with ``MRSIM_CACHE_SAVE_CHILD=0``: in the replaying process),
    a cache hit, and a trace store made by ``mrsim profile``;
    CPU time (user + system, from ``RUSAGE_CHILDREN``) and wall time. The baseline is the ``--no-cache`` run of the
    same invocation; the hit and store runs are printed as ratios of it;

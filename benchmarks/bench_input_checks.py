@@ -1,4 +1,4 @@
-"""Cost of the input checks (issue 16) at the SimMR scale: load a 1148-job Rumen trace and replay it.
+"""Cost of the input checks (``docs/reliability.md``) at the SimMR scale: load a 1148-job Rumen trace and replay it.
 
 The checks live at the input boundaries (strict JSON decoding, ``LoggedJob`` shape and range checks, limits,
 special-file refusal, store checksums), never inside the engine, so ``bench_replay.py`` (which replays an

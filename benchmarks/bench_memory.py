@@ -1,4 +1,4 @@
-"""Memory held per task while replaying, before and after issue 18's memory work, measured with ``tracemalloc``.
+"""Memory held per task while replaying, this tree and optionally an older one, measured with ``tracemalloc``.
 
 The workload (``mrsim.profiler.synth`` Facebook-like jobs, ``--gap`` seconds apart on average, on ``--nodes`` nodes of
 1 map + 1 reduce slot, FIFO, Hadoop 1.2 heartbeats) is built first; tracing starts after it, so the figure is what

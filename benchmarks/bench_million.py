@@ -1,4 +1,4 @@
-"""A million jobs on ten thousand nodes, streamed (issue 18): peak RSS and wall time of the whole process.
+"""A million jobs on ten thousand nodes, streamed: peak RSS and wall time of the whole process.
 
 Usage: python3 benchmarks/bench_million.py [--jobs 1000000] [--nodes 10000] [--scheduler fifo] [--keep FILE]
 

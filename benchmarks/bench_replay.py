@@ -15,7 +15,7 @@ memory, with ratios against the task-driven (SimMR-style) run of the same proces
 
 The engine's baseline is one "hold" on a binary heap: ``heappop`` then ``heappush`` of a later event on a heapq of
 1024 ``(time, order, seq, kind, a, b)`` tuples, the least work any discrete-event loop does per event; the heartbeat
-run prints its engine CPU time per event as a multiple of that hold (issue 18's target: at most 1.5x).
+run prints its engine CPU time per event as a multiple of that hold (the target: at most 1.5x).
 
 CPU time (``time.process_time``) is reported beside wall time because a shared machine makes wall time noisy.
 Each run asserts its event count is what the workload implies (at least one launch and one completion per task),

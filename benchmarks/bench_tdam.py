@@ -19,7 +19,7 @@ least one node epoch per task, so skipping work cannot pass as a speed-up. Print
 makespan, a digest of the task table (equal digests before and after a change: identical results), the model's
 counters (epochs, AMVA solves, cache hit rate) and the ratios.
 
-* ``shapes6``: issue 18's mixed-demand case, its own workload (:func:`shapes6_workload`: 120 jobs, 25,200 tasks,
+* ``shapes6``: the mixed-demand case, its own workload (:func:`shapes6_workload`: 120 jobs, 25,200 tasks,
   six demand shapes) on 32 nodes x (4 map, 2 reduce slots, 4 cores, 1 disk); ``--jobs`` does not apply.
 
 ``--no-cache-run`` adds one TDAM run with the mix cache off (every epoch's mix solved afresh), prints that ratio
@@ -83,7 +83,7 @@ SHAPES6_DISK_SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 
 
 def shapes6_workload(seed: int, jobs: int = 120, maps: int = 180, reduces: int = 30) -> Workload:
-    """Issue 18's mixed-demand case: ``jobs`` jobs of ``maps + reduces`` tasks (120 x 210 = 25,200), job ``j`` with
+    """The mixed-demand case: ``jobs`` jobs of ``maps + reduces`` tasks (120 x 210 = 25,200), job ``j`` with
     disk share ``SHAPES6_DISK_SHARES[j % 6]`` of every task's duration (six demand shapes), durations lognormal
     (median 30 s maps, 60 s reduces) from the named stream ``bench-tdam-shapes6``, one job every 15 s."""
     rng = stream(seed, "bench-tdam-shapes6")
@@ -149,7 +149,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mode", choices=["heartbeat", "task"], default="heartbeat")
     ap.add_argument("--demands", choices=["fallback", "mixed", "shapes6"], default="fallback",
-                    help="shapes6: issue 18's 120 jobs / 25,200 tasks / six shapes on 32 nodes (ignores --jobs)")
+                    help="shapes6: the 120 jobs / 25,200 tasks / six shapes on 32 nodes (ignores --jobs)")
     ap.add_argument("--repeat", type=int, default=1, help="alternate plain and tdam runs N times; report the best")
     ap.add_argument("--profile", action="store_true", help="cProfile the (first) contention run")
     ap.add_argument("--no-cache-run", action="store_true",

@@ -5,7 +5,7 @@ does (:func:`mrsim.profiler.rumen.iter_rumen_jobs` with ``typed=True``) and coun
 :class:`mrsim.profiler.typed.TypedJob` (decoded into columns, no task dicts) and those that are *plain* at all (a
 ``TypedJob`` or a dict that :func:`mrsim.profiler.plain.plain_job` accepts: the most the typed decoder could take).
 A plain job the typed decoder leaves to the dicts is listed with the reason ``msgspec`` gives for the last schema
-it tried. Not a timing; the ``docs/performance.md`` figures ("Sixth round") come from it.
+it tried. Not a timing; the ``docs/performance.md`` figures ("Checks that are not timings") come from it.
 
 Usage: ``python3 benchmarks/typed_coverage.py [--quiet]`` (``--quiet``: the totals only)
 """

@@ -1,4 +1,4 @@
-"""The architecture rules of issue 17 that a test can hold (``docs/architecture.md``).
+"""The architecture rules that a test can hold (``docs/architecture.md``).
 
 * **No import cycles** among ``mrsim.*`` modules. The graph has an edge A -> B when module A imports B at its top
   level (module body, including ``try``/``if`` blocks): those imports run when A is imported, so a cycle among
@@ -272,21 +272,21 @@ def event_loop_owners() -> dict[str, list[int]]:
     return owners
 
 
-#: The engine core: what every replay runs, and what issue 18 compiles. It must not depend on a feature.
+#: The engine core: what every replay runs, and what mypyc compiles. It must not depend on a feature.
 CORE_MODULES = ("mrsim.tracker.kernel", "mrsim.tracker.jobtracker", "mrsim.tracker.hooks", "mrsim.tracker.state",
                 "mrsim.tracker.events",
                 # helpers of the JobTracker core, one concern each (docs/architecture.md, "Where each concern ...")
                 "mrsim.tracker.heartbeats", "mrsim.tracker.assignment", "mrsim.tracker.stages",
                 "mrsim.tracker.preemption", "mrsim.tracker.locality", "mrsim.tracker.placement", "mrsim.tracker.invariants",
                 "mrsim.tracker.scheduling",  # the plug-in API the core calls
-                "mrsim.tracker.wakeups")  # bounded wake-ups (issue 18)
+                "mrsim.tracker.wakeups")  # bounded wake-ups
 #: Engine features: objects attached with ``jt.attach(feature)`` to the JobTracker's hooks.
 FEATURE_MODULES = ("mrsim.tracker.features.contention", "mrsim.tracker.features.speculation",
                    "mrsim.tracker.features.overheads", "mrsim.tracker.features.failures",
                    "mrsim.tracker.features.reducer_preemption", "mrsim.tracker.features.resources",
                    "mrsim.tracker.features.federation", "mrsim.calibration.feature", "mrsim.calibration.background")
-#: Feature code the core still imports, and why. Empty since issue 17 moved overheads, failed attempts, speculation
-#: and contention onto hooks; a new entry needs a reason.
+#: Feature code the core imports, and why. Empty: overheads, failed attempts, speculation and contention are on
+#: hooks; a new entry needs a reason.
 CORE_STILL_IMPORTS: dict[str, str] = {}
 
 
@@ -302,12 +302,12 @@ def test_the_core_imports_no_feature() -> None:
     assert not any(stray.values()), f"core modules import engine modules outside the core: {stray}"
 
 
-#: Issue 17's target for the JobTracker core; what does not fit goes into a helper module or a feature.
+#: The limit for the JobTracker core; what does not fit goes into a helper module or a feature.
 JOBTRACKER_MAX_LINES = 400
 
 
 def test_the_jobtracker_core_stays_under_400_lines() -> None:
-    """``mrsim/tracker/jobtracker.py`` holds the event handlers and the plug-in API only (issue 17: "JobTracker
+    """``mrsim/tracker/jobtracker.py`` holds the event handlers and the plug-in API only ("JobTracker
     core under 400 lines"); every other concern has its module (``docs/architecture.md``, "Where each concern of
     the engine lives"). Counted as ``wc -l`` counts: newline-terminated lines."""
     text = (REPO / "mrsim" / "tracker" / "jobtracker.py").read_text()
@@ -331,7 +331,7 @@ def _heap_touches(tree: ast.Module) -> list[int]:
 
 def test_only_the_kernel_touches_its_heap() -> None:
     """Events are queued with ``kernel.schedule`` (handlers registered with ``kernel.register`` /
-    ``jt.register_event``), never pushed onto the heap around the kernel (issue 17: one way to schedule)."""
+    ``jt.register_event``), never pushed onto the heap around the kernel (one way to schedule)."""
     touches = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
@@ -345,7 +345,7 @@ def test_only_the_kernel_touches_its_heap() -> None:
 
 
 #: Modules of the JobTracker core that handle tracker heartbeats: ``EV_HEARTBEAT`` is defined, queued and handled
-#: there and nowhere else (issue 17: one heartbeat mechanism for TaskTrackers and NodeManagers).
+#: there and nowhere else (one heartbeat mechanism for TaskTrackers and NodeManagers).
 HEARTBEAT_OWNERS = {"mrsim/tracker/events.py", "mrsim/tracker/heartbeats.py", "mrsim/tracker/jobtracker.py"}
 #: Tracker attributes that are the core's heartbeat grid and parking state.
 PARKING_STATE = ("next_hb", "hb_k", "hb_stamp")
@@ -372,7 +372,7 @@ def _parking_writes(tree: ast.Module) -> list[int]:
 
 
 def test_one_core_owns_the_kernel_and_the_heartbeats() -> None:
-    """Issue 17: "one JobTracker core (heartbeats, slots or containers, assignment, completion) that every scheduler
+    """The rule: "one JobTracker core (heartbeats, slots or containers, assignment, completion) that every scheduler
     and every study runs on". YARN mode too: its NodeManager heartbeats are the core's tracker heartbeats (no
     second grid, parking rule or event loop in ``mrsim/tracker/yarn``)."""
     kernels, heartbeats, parking = {}, [], {}
@@ -416,7 +416,7 @@ def test_yarn_mode_runs_on_the_jobtracker_core() -> None:
     assert list(jt.jobs[0].map_start) == list(result.task_columns["start_s"][:2])
 
 
-#: How many code lines in a row make a copied block (issue 17's target).
+#: How many code lines in a row make a copied block (the limit).
 REPEAT_LINES = 6
 #: Groups of files that must not share a block: the scheduler plug-ins, YARN's scheduler plug-ins, the features.
 REPEAT_GROUPS = {

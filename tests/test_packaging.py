@@ -1,4 +1,4 @@
-"""Packaging (issue 17): the installed distribution's only top-level package is ``mrsim``.
+"""Packaging: the installed distribution's only top-level package is ``mrsim``.
 
 The repository keeps its top-level ``schedulers/`` and ``rumen_traces/`` directories, but they install as
 ``mrsim.schedulers`` and ``mrsim.rumen_traces`` (``package-dir`` in pyproject.toml), so a user's own

@@ -1,4 +1,4 @@
-"""Every reference resolves (issue 17): no text file of the repository cites a path of a development machine or
+"""Every reference resolves: no text file of the repository cites a path of a development machine or
 a note that is not in the repository.
 
 What the development notes taught that the code relies on is written into ``docs/*.md``; code, tests, docs and

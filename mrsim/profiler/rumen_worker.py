@@ -36,7 +36,7 @@ forked reader on a busy machine). Cost: the jobs' pickling (columns, host codes,
 about 0.1 s of CPU on each side for the 1148-job trace; an undecoded piece: its bytes, copied twice more), and a copy
 of the process's pages as either side writes them. The child runs without the cyclic collector and keeps the memory
 it frees for its next allocations (:func:`_send_jobs`), so that it neither walks the parent's pages nor faults its
-own in again and again (``docs/performance.md``, "Eighth round (session 12)").
+own in again and again (``docs/performance.md``, "How a trace is read").
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def share_wanted() -> bool | None:
     """The default of :func:`iter_rumen_jobs_forked`'s ``share``: None (shared as this process waits) when
     ``MRSIM_INGEST_SHARE=1``, else False (the child decodes every piece). Off by default: on the loaded machine it
     was measured on, sharing balanced the two processes' CPU but did not shorten the pass (``docs/performance.md``,
-    "Seventh round")."""
+    "How a trace is read")."""
     return None if os.environ.get("MRSIM_INGEST_SHARE", "0").strip() == "1" else False
 
 

@@ -4,7 +4,7 @@ The one-pass ingest (:mod:`mrsim.analysis.validation.ingest`) reads most jobs th
 :func:`mrsim.profiler.plain.plain_job`: one Python walk over the dicts ``orjson`` built, proving the job's *plain*
 shape (every map and reduce task has one successful attempt with integer times in range and a host name) while
 reading a few fields of each task into lists. On the 1148-job benchmark trace, building those 900,000 dicts and
-walking them was about half of a ``--no-cache`` replay's parse (``docs/performance.md``, "Sixth round").
+walking them is about half of a ``--no-cache`` replay's parse (``docs/performance.md``, "How a trace is read").
 
 :func:`typed_job` decodes one job object with ``msgspec`` instead, into :class:`msgspec.Struct` types whose fields
 carry the walk's conditions as their types (``Literal["SUCCESS"]``, integers in ``(0, 10**14)``, a list of exactly
@@ -58,7 +58,7 @@ surrogate, invalid UTF-8, nesting past the interpreter's recursion limit). Dupli
 file's (nothing reads them in order).
 
 Cost: on the benchmark trace about a third of ``orjson`` plus the walk, per job; every plain job of the real Rumen
-traces under ``shared/data`` takes it too (``docs/performance.md``, "Sixth round").
+traces under ``shared/data`` takes it too (``docs/performance.md``, "How a trace is read").
 """
 
 from __future__ import annotations

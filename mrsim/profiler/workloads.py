@@ -100,7 +100,7 @@ def load_workload_with_demands(path: str | os.PathLike[str], *, counters: bool =
     counters (``counters=True``), then from a demand table (which wins for the jobs it names).
 
     It lives here, not in :mod:`mrsim.model.demands`, because it composes loading (this module, above the formats) with
-    the demand model (below them): the data model must not import the loader (an import cycle, issue 17)."""
+    the demand model (below them): the data model must not import the loader (an import cycle)."""
     workload = load_workload(path, fmt)
     if counters:
         workload = apply_trace_demands(workload, path, disk_mb_s=disk_mb_s, fmt=fmt)

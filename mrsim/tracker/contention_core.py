@@ -5,7 +5,7 @@ eq. 5.3) and :class:`EpochCore` (each node's one live completion event, the end-
 nodes, the retirement of finished tasks, the event dispatch of the feature's two event kinds) are what ``--contention tdam`` runs per task and per epoch. The feature
 itself (:class:`mrsim.tracker.features.contention.ContentionFeature`: set-up, validation, the plug-in API, reduces'
 shuffles, kills) stays a plain Python class that users read; this module is its hot path, compiled by mypyc like
-``fifo_core`` serves the FIFO plug-in (issue 18: with the engine compiled, the interpreted model cost about 9x a
+``fifo_core`` serves the FIFO plug-in (with the engine compiled, an interpreted model costs about 9x a
 plain replay with six demand shapes; ``docs/performance.md``, "TDAM"). Nothing here is a plug-in API beyond what
 :class:`NodeMix` documents as queries.
 
@@ -13,7 +13,7 @@ Solved mixes are looked up by the node's dense count vector in :class:`MixTable`
 not hold (about one epoch in fifty) with the compiled AMVA for the default node model, keeping the statistics and
 memo of :class:`mrsim.contention.MixCache` as that class would; other node models go through the cache itself.
 
-Compiled-code habits here (issue 18, ``docs/tdam.md``): a list item is updated as ``a[i] = a[i] + 1`` (mypyc
+Compiled-code habits here (``docs/tdam.md``): a list item is updated as ``a[i] = a[i] + 1`` (mypyc
 compiles ``a[i] += 1`` to a generic, boxed in-place add), and the shape heaps have their own push and pop
 (``heapq``'s are a Python-level call each, comparing tuples generically).
 """
@@ -1123,7 +1123,7 @@ class EpochCore(EventSink):
         After a completion the node's next one is *held back* when the node's tracker has a heartbeat queued
         before it (it always has in heartbeat mode, to report the task that ended): that heartbeat usually
         launches a task there, which changes the prediction, so a completion event queued now would mostly be
-        tombstoned (about half of all completion events were, issue 18). :meth:`heartbeat` notes the tracker's
+        tombstoned (about half of all completion events would be). :meth:`heartbeat` notes the tracker's
         heartbeat (it comes before the held time) and the end of that event queues the held time, or the new
         prediction if the node changed. The schedule is the same; only events that would have been ignored are
         not queued."""

@@ -2,8 +2,8 @@
 
 The FIFO plug-in (``mrsim.schedulers.fifo.FifoScheduler``, Hadoop's ``JobQueueTaskScheduler``) stays a plain Python
 class that users read and subclass; its per-heartbeat work (the load cap, padding, the walk of the job queue, one
-reduce per heartbeat) is :meth:`FifoCore.assign_tasks` here, compiled by mypyc with the core (issue 18: at 10,000
-nodes a task costs about one heartbeat, and the interpreted walk was 40 % of a streamed replay's CPU). The plug-in
+reduce per heartbeat) is :meth:`FifoCore.assign_tasks` here, compiled by mypyc with the core (at 10,000
+nodes a task costs about one heartbeat, and an interpreted walk is 40 % of a streamed replay's CPU). The plug-in
 documents the algorithm (``JobQueueTaskScheduler.assignTasks``, ``docs/hadoop-behaviour.md`` §2); this module is
 its one implementation. Nothing here is a plug-in API: other plug-ins keep their own queues.
 

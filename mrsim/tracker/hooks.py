@@ -155,7 +155,7 @@ class TaskAssigner:
     (``FifoCore``, ``mrsim/tracker/fifo_core.py``). When the plug-in's ``assign_tasks`` is a bound
     ``TaskAssigner.assign_tasks``, the JobTracker calls it directly from compiled code (a C call through the
     class's vtable, machine values in and out), where the bound method cost a Python-level call per heartbeat:
-    arguments parsed, the result boxed (``docs/performance.md``, session 12). Same method, same result."""
+    arguments parsed, the result boxed (``docs/performance.md``, "The compiled core"). Same method, same result."""
 
     def assign_tasks(self, tracker: TrackerState) -> int:
         raise NotImplementedError
@@ -196,8 +196,8 @@ class FeatureHook:
     when the engine's ``finish_model`` is a bound ``FeatureHook.finish_model``, or its only ``on_launch`` /
     ``on_heartbeat`` hook a bound ``launched`` / ``heartbeat``, the engine calls the method directly from compiled
     code (a C call through the vtable, machine values in), where the bound method cost a Python-level call per
-    launch or heartbeat: arguments parsed, a tuple built (:func:`bind_hooks`; ``docs/performance.md``, "Eighth round
-    (session 12): TDAM after the engine round"). Same method, same order, same result. Here: nothing to do."""
+    launch or heartbeat: arguments parsed, a tuple built (:func:`bind_hooks`; ``docs/performance.md``, "The compiled
+    core"). Same method, same order, same result. Here: nothing to do."""
 
     def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
         pass

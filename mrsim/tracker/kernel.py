@@ -10,7 +10,7 @@ Every event has a key ``(time, order, seq)`` and a payload ``(kind, a, b)``:
 
 Each queued event is one :class:`Event` object whose fields hold the key and the payload (compiled: a double and
 five machine ints), and the kernel reuses popped events for later pushes, so the queue allocates nothing per event
-once it has reached its largest size (issue 18; session 12). The queue is a binary heap of events compiled with the
+once it has reached its largest size. The queue is a binary heap of events compiled with the
 core: a heap step compares two times as machine doubles read from the events, and ``(order, seq)`` only when the
 times are equal. Beside the heap, each of the first :data:`LANE_KINDS` kinds has a *lane* (:class:`Lane`), a FIFO
 that takes an event of its kind whenever the event's key is after the key of the lane's last event: most events of
@@ -58,7 +58,7 @@ class Event:
     nothing and a heap step compares two doubles read from the objects. The kernel recycles the objects: the run
     loop reads a popped event's fields, then puts it on :attr:`Kernel.spare` for the next push, so a replay
     allocates about as many events as it ever has queued at once, not one per event (a tuple, a float and up to
-    three ints per event before session 12: a fifth of the engine's instructions went to allocating and freeing
+    three ints per event would put a fifth of the engine's instructions into allocating and freeing
     them, ``docs/performance.md``). Nothing outside the kernel holds an event."""
 
     __slots__ = ("time", "order", "seq", "kind", "a", "b")

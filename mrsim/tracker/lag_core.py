@@ -3,8 +3,8 @@
 
 A calibrated replay draws a launch lag for every task attempt and a report lag for every out-of-band report
 (``docs/calibration.md``): two draws per task, each an inverse-CDF sample of a 101-quantile law from a batched
-uniform stream. Interpreted, that cost 1.3 to 1.5x a plain replay of the 1148-job benchmark once the engine was
-compiled (issue 14's budget: 1.2x; ``docs/performance.md``). The calibration feature stays a plain Python class
+uniform stream. Interpreted, that costs 1.3 to 1.5x a plain replay of the 1148-job benchmark with the engine
+compiled (the budget: 1.2x; ``docs/performance.md``). The calibration feature stays a plain Python class
 (what it replays and why is documented there); when a calibration has nothing per job or tracker (no carried
 stalls, stall windows, JVM reuse or job localisation) its launch lag is :meth:`PlainLaunchLag.launch_lag` alone,
 and its report lag is always :meth:`ReportLag.report_lag`. Same streams, same arithmetic: results are identical to

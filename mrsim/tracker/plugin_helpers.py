@@ -1,7 +1,7 @@
 """Small helpers that several scheduler plug-ins share, so that no plug-in keeps a copy of another's code.
 
 Not part of the engine core: the core never imports this module, and nothing here changes what the engine does.
-Each helper is the one written-out form of a step two or more plug-ins take the same way (issue 17: no block of
+Each helper is the one written-out form of a step two or more plug-ins take the same way (the rule: no block of
 six or more lines repeated between plug-ins, checked by ``tests/test_architecture.py``).
 """
 

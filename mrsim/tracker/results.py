@@ -265,8 +265,8 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
     # scheduler's own statistics (controller decision times, jobs in the system) when it keeps any.
     run_stats = getattr(jt.scheduler, "run_stats", None)
     if jt.datacenters or run_stats is not None:
-        # Deferred: only federated runs need it, and the core should not load a study package (issue 17 moves
-        # this onto a feature's describe_run).
+        # Deferred: only federated runs need it, and the core should not load a study package (a feature's
+        # describe_run could carry it).
         from mrsim.studies.federation.metrics import federation_summary
 
         summary["federation"] = federation_summary(jt, completion, makespan)

@@ -3,7 +3,7 @@
 The reference policy (``JobTracker.wake_for_maps`` / ``wake_for_reduces`` without this module) wakes *every*
 parked tracker with a free slot of the kind when work of that kind appears (a job becomes RUNNING, slow start is
 met, a task is requeued, a scheduler's limits loosen). On 10,000 nodes a job of ten maps then costs 10,000
-heartbeats, nearly all of which find nothing left to take (issue 18 measured 13 events per task).
+heartbeats, nearly all of which find nothing left to take (13 events per task, measured).
 
 This module gives the same schedule with far fewer heartbeats. A wake call for kind X (maps or reduces) at event
 key ``w = (time, order)`` makes *owed* every tracker that is parked at ``w`` with a free X slot: the reference policy

@@ -1,5 +1,5 @@
-"""What the command line imports before a command runs (docs/performance.md, "Session 11: the first run and
-start-up").
+"""What the command line imports before a command runs (docs/performance.md, "The trace cache":
+start-up).
 
 ``mrsim replay --help`` (and the parser every ``mrsim replay`` builds first) imported numpy through the calibration
 and engine modules the flags' definitions never use: about a tenth of a second of every invocation. Oracles: a

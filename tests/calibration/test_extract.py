@@ -344,7 +344,7 @@ def test_an_end_and_an_assignment_at_one_instant():
 
 
 # result()'s shortcuts against the plain numpy they replace (random and boundary cases; docs/performance.md,
-# "Eighth round").
+# "How a trace is read").
 
 
 def test_median_and_stall_limit_equal_numpys():

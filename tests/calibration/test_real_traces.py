@@ -33,9 +33,9 @@ def test_gridmix_group(capsys):
     assert len(errors) == 103
     mean_abs = sum(abs(e) for e in errors) / len(errors)
     signed = sum(errors) / len(errors)
-    # Seed 0 gives 3.9 / +0.2 since the stalls are carried by the tasks the trace shows stuck (seeds 1-3: 2.9-3.6 /
-    # +0.2 to +0.3); 6.2 / -2.3 before (the stall hit other jobs in the replay than in the trace); 6.8 / -3.3 at the
-    # fourth round; uncalibrated 19.8 / -19.6 (docs/validation.md, "Sixth round").
+    # Seed 0 gives 3.9 / +0.2 with the stalls carried by the tasks the trace shows stuck (seeds 1-3: 2.9-3.6 /
+    # +0.2 to +0.3); 6.2 / -2.3 without (the stall hits other jobs in the replay than in the trace); 6.8 / -3.3 under
+    # stall windows alone; uncalibrated 19.8 / -19.6 (docs/validation.md, "Stalls carried by their tasks").
     assert mean_abs <= 5.0 and abs(signed) <= 1.5, (mean_abs, signed)
 
 

@@ -1,4 +1,4 @@
-"""The case classes of issue 16, one builder each, shared by the regression tests and the repro script.
+"""The hostile-input case classes, one builder each, shared by the regression tests and the repro script.
 
 Each case writes its input under a scratch directory and returns the ``mrsim`` argument list plus the outcome
 the fix promises: ``usage`` (exit 2, one line), ``error`` (exit 1, one line), ``warn`` (exit 0 with a warning

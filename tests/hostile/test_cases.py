@@ -1,4 +1,4 @@
-"""Regression tests for every case class of issue 16 (hostile and broken inputs), run in-process.
+"""Regression tests for every hostile-input case class (hostile and broken inputs), run in-process.
 
 Each case of :mod:`tests.hostile.cases` must end as promised: one error line with exit 1 (bad file) or 2 (bad
 flag), or a warning naming the problem -- never a traceback, a hang (each run has a time limit) or a silent

@@ -1,5 +1,5 @@
-"""Test oracle: the standalone LoTES simulator (Tran & Beck, sections 5-7) that ``mrsim lotes`` ran on until
-issue 17. Poisson job arrivals and task completions on resource-vector machines, as events on mrsim's kernel
+"""Test oracle: the standalone LoTES simulator (Tran & Beck, sections 5-7) that ``mrsim lotes`` is checked
+against. Poisson job arrivals and task completions on resource-vector machines, as events on mrsim's kernel
 (:class:`mrsim.tracker.kernel.Kernel`) with no JobTracker.
 
 ``mrsim lotes`` now runs the same model on the JobTracker engine (:mod:`mrsim.studies.lotes.engine`: task mode and

@@ -1,6 +1,6 @@
 """A trace store's replay reads the store once for the profiler, keeps the background as columns until read, and
-(for a store ``mrsim profile`` wrote) imports no pyarrow (docs/performance.md, "Session 11: the first run and
-start-up").
+(for a store ``mrsim profile`` wrote) imports no pyarrow (docs/performance.md, "The trace cache":
+start-up).
 
 Oracles: :meth:`BackgroundCollector.from_stored` (the lists the columns replace), the same store read with
 ``--no-verify``, and a fresh interpreter's ``sys.modules``.

@@ -42,7 +42,7 @@ def run_30(nodes: int, slots: int, interval: float | None, cpu_model: str = "sei
 
 
 @pytest.mark.parametrize("nodes,slots,interval,expected", [
-    (2, 4, None, 530.46), (2, 6, None, 509.46), (2, 8, None, 427.26), (2, 10, None, 520.86),  # issue 14's figures
+    (2, 4, None, 530.46), (2, 6, None, 509.46), (2, 8, None, 427.26), (2, 10, None, 520.86),  # the published figures
     (5, 4, None, 265.26), (5, 4, 0.0, 240.14),
 ])
 def test_section_6_7_2_figures_under_seidmann(nodes, slots, interval, expected):

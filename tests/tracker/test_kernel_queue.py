@@ -1,4 +1,4 @@
-"""The kernel's queue (issue 18, fourth round): lanes beside a heap pop events in exactly ``(time, order, seq)``
+"""The kernel's queue: lanes beside a heap pop events in exactly ``(time, order, seq)``
 order, wherever each event waited, including events pushed by handlers while the run goes."""
 
 from __future__ import annotations

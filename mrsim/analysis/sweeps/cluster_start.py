@@ -12,7 +12,7 @@ Why a process: importing ``dask.distributed`` costs about 0.5 s of CPU beyond nu
 development machine). With the cluster in the driver it was paid twice, by the fork server for the workers and by
 the driver itself, and the driver's share ran on the core that also runs the driver's own cells (one GIL). The host
 is forked with Dask already imported, so Dask is imported once, on the other core, while the driver imports the
-sweep modules and runs cells (``docs/performance.md``, "Fifth round": the sweep's CPU fell by about a quarter).
+sweep modules and runs cells (``docs/performance.md``, "Sweeps on Dask": about a quarter less CPU per sweep).
 
 Light on purpose: the standard library and :mod:`.forkserver` only; Dask and the runner are imported in the host.
 """

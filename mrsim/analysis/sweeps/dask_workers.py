@@ -10,7 +10,7 @@ register with the scheduler, a memory poll and, on the start-up's critical path,
 which its worker reports that it is up. :class:`ForkedWorker` is a ``distributed.deploy.ProcessInterface`` (Dask's
 documented hook for clusters that start their workers themselves), given to the LocalCluster as its
 ``worker_class``: it forks a plain :class:`distributed.Worker` process from the fork server, which joins the
-scheduler directly (``docs/performance.md``, "Sixth round").
+scheduler directly (``docs/performance.md``, "Sweeps on Dask").
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 A ``mrsim replay`` or ``compare`` without ``--background trace`` reads the pass's templates, warnings, workload
 hosts, calibration and input report, and never the profiler's observations, its inferred hosts (on a ``mrsim
 synth`` trace, whose workload hosts are a placeholder) or the background's waits and usage: on the 1148-job
-benchmark trace those three collectors were about 0.65 s of a 4.9 s pass (docs/performance.md, "Fifth
-round"). :class:`LaterCollectors` queues what they need of each job and runs them, in the pass's order, when
+benchmark trace those three collectors were about 0.65 s of a 4.9 s pass (docs/performance.md, "How
+a trace is read"). :class:`LaterCollectors` queues what they need of each job and runs them, in the pass's order, when
 something reads one of them: ``mrsim validate``, ``--background trace``, a cache miss saving its entry.
 
 Exactly the same values, warnings and errors: a job is queued only when it is plain (:mod:`mrsim.profiler.plain`)

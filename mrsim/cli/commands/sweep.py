@@ -52,14 +52,14 @@ def run(args: argparse.Namespace) -> int:
 
         # now, so that the workers' fork server imports Dask on another core while this process imports the rest of
         # the sweep modules (pandas) and reads the spec; forked, it does not import numpy and the engines again
-        # (docs/performance.md, "Fifth round")
+        # (docs/performance.md, "Sweeps on Dask")
         if not fork_dask_forkserver():
             start_dask_forkserver()
     code = _run(args)
     if getattr(args, "process_entry", False):
         # The results are written and the executor closed: skip the interpreter's teardown of pandas, pyarrow and
         # the engines (0.3-0.5 s on the loaded 2-core development machine). Both executors, so that their
-        # whole-process times compare like with like (before session 9 only the Dask LocalCluster's did this)
+        # whole-process times compare like with like
         _exit_now(code)
     return code
 

@@ -1,6 +1,6 @@
 """The emulated ResourceManager: a feature of the JobTracker core (``docs/architecture.md``, "YARN mode on the core").
 
-YARN mode runs on the one JobTracker core (issue 17): the core owns the event loop (the kernel), job arrivals (a
+YARN mode runs on the one JobTracker core: the core owns the event loop (the kernel), job arrivals (a
 submission is the core's job arrival), the NodeManagers' heartbeats (each NodeManager is a core tracker: its
 heartbeat is the core's tracker heartbeat on the core's grid, parked and woken by the core's rules) and the
 reporting of a finished container in its node's next heartbeat (``jt.report_completion``, applied by the
