@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrsim.model.templates import Workload
+from mrsim.model.load import scale_load
 
 #: The documented tolerance of the ordering laws: a variant may be worse by this fraction of the base value.
 TOLERANCE = 0.02
@@ -95,14 +95,6 @@ class _Runs:
         return min(values), max(values)
 
 
-def _heavier(workload: Workload, factor: float = 0.5) -> Workload:
-    """Inter-arrival gaps times ``factor``, the first submission kept; the source stays the trace (so that the run
-    is calibrated from it, as the base is)."""
-    origin = workload.origin_s
-    jobs = [j.with_changes(submit_s=origin + (j.submit_s - origin) * factor) for j in workload]
-    return Workload.of(jobs, source=workload.source, warnings=workload.warnings)
-
-
 def check_trace(trace: str, seeds: Sequence[int] = tuple(range(10)),
                 replay: Callable[..., Any] | None = None) -> list[Check]:
     """Every law of the module docstring that applies to ``trace`` (one-job traces: ``one-job`` and
@@ -141,7 +133,7 @@ def check_trace(trace: str, seeds: Sequence[int] = tuple(range(10)),
             checks.append(Check(trace, law, metric, base.mean(metric), runs.mean(metric), direction,
                                 base.range(metric), runs.range(metric), detail, exempt))
     light = _Runs.of(run(workload, cluster=inferred, seed=s) for s in seeds)
-    heavy = _Runs.of(run(_heavier(workload), cluster=inferred, seed=s) for s in seeds)
+    heavy = _Runs.of(run(scale_load(workload, 2.0), cluster=inferred, seed=s) for s in seeds)
     checks.append(Check(trace, "heavier-load", "mean_completion_s", light.mean("mean_completion_s"),
                         heavy.mean("mean_completion_s"), ">=", light.range("mean_completion_s"),
                         heavy.range("mean_completion_s"), "inter-arrival gaps x0.5"))

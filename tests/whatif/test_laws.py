@@ -72,23 +72,25 @@ def test_the_laws_hold_on_a_quick_subset():
     assert TOLERANCE <= 0.02
 
 
-def test_the_published_result_is_the_rendering_of_the_result_file():
+def _published(marker: str, script: str, result: str) -> tuple[str, str]:
+    """``(the docs/what-if.md section between the marker comments, the script's --render of the result file)``."""
     doc = (REPO / "docs" / "what-if.md").read_text()
-    section = doc.split("<!-- metamorphic:begin -->\n")[1].split("<!-- metamorphic:end -->")[0]
-    rendered = subprocess.run([sys.executable, str(REPO / "benchmarks" / "metamorphic.py"), "--render",
-                               str(REPO / "benchmarks" / "results" / "metamorphic.json")],
+    section = doc.split(f"<!-- {marker}:begin -->\n")[1].split(f"<!-- {marker}:end -->")[0]
+    rendered = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), "--render",
+                               str(REPO / "benchmarks" / "results" / result)],
                               capture_output=True, text=True, check=True).stdout
+    return section, rendered
+
+
+def test_the_published_result_is_the_rendering_of_the_result_file():
+    section, rendered = _published("metamorphic", "metamorphic.py", "metamorphic.json")
     assert section == rendered
     result = json.loads((REPO / "benchmarks" / "results" / "metamorphic.json").read_text())
     assert result["violations"] == 0 and result["traces"] >= 32
 
 
 def test_the_published_cost_is_the_rendering_of_its_result_file():
-    doc = (REPO / "docs" / "what-if.md").read_text()
-    section = doc.split("<!-- whatif-cost:begin -->\n")[1].split("<!-- whatif-cost:end -->")[0]
-    rendered = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_whatif.py"), "--render",
-                               str(REPO / "benchmarks" / "results" / "whatif_cost.json")],
-                              capture_output=True, text=True, check=True).stdout
+    section, rendered = _published("whatif-cost", "bench_whatif.py", "whatif_cost.json")
     assert section == rendered
 
 
