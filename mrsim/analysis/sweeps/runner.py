@@ -129,7 +129,10 @@ def flatten_metrics(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
 
 
 def _run_slots(cell: Cell) -> dict[str, Any]:
-    from mrsim.tracker.replay import replay, requested_interval
+    from types import SimpleNamespace
+
+    from mrsim.profiler.assumptions import heartbeat_origin
+    from mrsim.tracker.replay import replay
     from mrsim.tracker.scheduling import create_scheduler
 
     cluster, engine = cell.cluster, cell.engine
@@ -140,7 +143,6 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     workload = _point_workload(cell.workload, cell.seed, mean, scale, load)
     conf = engine.conf()
     options = engine.replay_options(cell.seed)
-    rule: str | None = None
     if (cell.workload.trace is not None and engine.calibration != "none" and options.contention is None
             and engine.engine != "yarn"):
         choice = _calibration(engine.calibration, cell.workload.trace, cell.workload.format,
@@ -148,10 +150,6 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
         if choice.calibration is not None:
             options = replace(options, calibration=choice.calibration)
             conf = choice.conf(conf)
-            if "docs/what-if.md" in choice.calibration.heartbeat_source:
-                rule = choice.calibration.heartbeat_source
-            elif conf.version_origin and choice.calibration.heartbeat_interval_s is None:
-                rule = f"Hadoop {conf.version.value} formula ({conf.version_origin})"
     factor = cell.value(Param.DEADLINE_FACTOR)
     if factor is not None:
         isolated = _isolated(cell.workload, cell.seed, mean, scale, load, cluster, engine)
@@ -171,9 +169,8 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     metrics = flatten_metrics(result.summary)
     # What the cell's heartbeat was and why (a what-if of the trace's cluster re-derives it; docs/what-if.md).
     metrics["heartbeat_interval_s"] = result.spec.get("heartbeat_interval_s")
-    metrics["heartbeat_rule"] = rule if rule is not None else f"Hadoop {conf.version.value} formula" \
-        if requested_interval(options) is None else f"calibration: {options.calibration.heartbeat_source}" \
-        if options.heartbeat_interval_s is None else "heartbeat_interval_s"
+    flags = SimpleNamespace(heartbeat_interval=engine.heartbeat_interval_s, hadoop_version=engine.hadoop_version)
+    metrics["heartbeat_rule"] = heartbeat_origin(flags, conf, len(cluster.cluster), options=options)  # as replay says
     return metrics
 
 
