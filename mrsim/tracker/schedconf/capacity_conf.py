@@ -1,5 +1,8 @@
 """Capacity Scheduler settings: MRv1 ``capacity-scheduler.xml`` (``CapacitySchedulerConf``, Hadoop 0.20.203-1.2)
-or YARN ``capacity-scheduler.xml`` (``yarn.scheduler.capacity.root...``), into one frozen :class:`CapacityConf`.
+or YARN ``capacity-scheduler.xml`` (``yarn.scheduler.capacity.root...``), into one frozen :class:`CapacityConf`:
+what the MRv1 Capacity Scheduler (``schedulers/capacity.py``) takes from the one reading of the file
+(:func:`mrsim.tracker.schedconf.capacity_file.read_capacity_file`, which YARN's Capacity Scheduler reads too),
+layered over ``--mapred-site`` and under the config dict.
 
 Queue names (MRv1, ``QueueManager``): ``mapred.queue.names`` from the replay's ``--mapred-site`` file, or, as an
 mrsim convenience, from the capacity file itself or the config dict. If it is set nowhere, the queues are the ones
@@ -27,9 +30,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from mrsim.tracker.schedconf.fair_alloc import Dialect
+from mrsim.tracker.schedconf.capacity_file import dialect_of, queue_list, read_capacity_file
+from mrsim.tracker.schedconf.document import Dialect
 from mrsim.tracker.schedconf.filekind import check_scheduler_file
-from mrsim.tracker.schedconf.properties import Layers, dict_layer, file_layer
+from mrsim.tracker.schedconf.properties import Layers, dict_layer, file_layer, site_layer
 from mrsim.errors import InputError
 
 KEY_QUEUE_NAMES = "mapred.queue.names"  # "default"
@@ -142,7 +146,7 @@ def _check_queue(layers: Layers, q: QueueConf, cap_key: str, max_key: str, ul_ke
 def _mrv1_queues(layers: Layers, capacity_file: str | None, warnings: list[str]) -> tuple[QueueConf, ...]:
     names_text = layers.text(KEY_QUEUE_NAMES)
     if names_text is not None:
-        names = [n.strip() for n in names_text.split(",") if n.strip()]
+        names = queue_list(names_text)
     else:
         names = []
         for layer in layers.layers:
@@ -209,8 +213,7 @@ def _yarn_queues(layers: Layers, warnings: list[str]) -> tuple[QueueConf, ...]:
     leaves: list[QueueConf] = []
 
     def children_of(path: str) -> list[str]:
-        text = layers.text(f"{Y}{path}.queues")
-        return [c.strip() for c in text.split(",") if c.strip()] if text else []
+        return queue_list(layers.text(f"{Y}{path}.queues"))
 
     def percent(path: str, key: str, default: float) -> float:
         full = f"{Y}{path}.{key}"
@@ -291,12 +294,12 @@ def load_capacity_conf(config: Mapping[str, object] | None = None,
     cfg = config.get("config_file")
     if cfg:
         check_scheduler_file("capacity", str(cfg))  # not a fair file nor another XML (schedconf.filekind)
-        layer_list.append(file_layer(str(cfg)))
+        layer_list.append(site_layer(read_capacity_file(str(cfg)).site))
         sources.append(str(cfg))
     layer_list.append(dict_layer(config))
     layers = Layers(layer_list)
     warnings: list[str] = []
-    yarn = any(k.startswith(Y) for k in layers.keys())
+    yarn = dialect_of(layers.keys()) is Dialect.YARN
     if yarn:
         queues = _yarn_queues(layers, warnings)
     else:

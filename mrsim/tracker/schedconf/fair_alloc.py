@@ -1,5 +1,7 @@
 """Fair Scheduler allocation files: MRv1 ``fair-scheduler.xml`` (``PoolManager.reloadAllocs``, Hadoop 0.20.205-1.2)
-and YARN ``fair-scheduler.xml`` (``AllocationFileLoaderService``, Hadoop 2/3), both into :class:`FairAllocations`.
+and YARN ``fair-scheduler.xml`` (``AllocationFileLoaderService``, Hadoop 2/3), both into :class:`FairAllocations`:
+what the MRv1 Fair Scheduler (``schedulers/fair.py``) takes from the one reading of the file
+(:func:`mrsim.tracker.schedconf.allocation_file.read_allocation_file`, which YARN's Fair Scheduler reads too).
 
 MRv1 (``docs/hadoop-behaviour.md`` §3.2): root ``<allocations>``; ``<pool name>`` with ``minMaps``, ``minReduces``,
 ``maxMaps``, ``maxReduces``, ``maxRunningJobs``, ``weight``, ``minSharePreemptionTimeout`` (s), ``schedulingMode``;
@@ -37,8 +39,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from mrsim.tracker.schedconf.xmlfile import Node, Where, parse_xml
+from mrsim.tracker.schedconf.allocation_file import YARN_ONLY, AllocationFile, read_allocation_file
+from mrsim.tracker.schedconf.document import Dialect, Element
+from mrsim.tracker.schedconf.xmlfile import Where
 from mrsim.errors import InputError
+
 
 INF = math.inf
 
@@ -51,13 +56,6 @@ class SchedulingMode(enum.Enum):
 
     FAIR = "fair"
     FIFO = "fifo"
-
-
-class Dialect(enum.Enum):
-    """Which generation of allocation file was read."""
-
-    MRV1 = "mrv1"
-    YARN = "yarn"
 
 
 class PlacementKind(enum.Enum):
@@ -196,10 +194,6 @@ def _finite(x: float) -> float | None:
 
 # ------------------------------------------------------------------------------------------------- parsing
 
-_YARN_ONLY = {"queue", "maxRunningApps", "userMaxAppsDefault", "queueMaxAppsDefault", "defaultQueueSchedulingPolicy",
-              "defaultQueueSchedulingMode", "queuePlacementPolicy", "minResources", "maxResources",
-              "queueMaxAMShareDefault", "defaultFairSharePreemptionTimeout", "defaultFairSharePreemptionThreshold",
-              "schedulingPolicy", "queueMaxResourcesDefault"}
 _IGNORED_QUEUE = {"maxAMShare", "aclSubmitApps", "aclAdministerApps", "maxChildResources", "maxContainerAllocation",
                   "reservation", "aclAdministerReservations", "aclListReservations", "aclSubmitReservations"}
 _IGNORED_TOP = {"queueMaxAMShareDefault", "queueMaxResourcesDefault", "reservation-agent", "reservation-policy",
@@ -261,10 +255,10 @@ class _Parser:
         self.pools: list[PoolAllocation] = []
         self.yarn = False
 
-    def warn(self, node: Node, text: str) -> None:
+    def warn(self, node: Element, text: str) -> None:
         self.warnings.append(f"{self.w.at(node.line)}: {text}")
 
-    def _int(self, node: Node) -> int:
+    def _int(self, node: Element) -> int:
         """A count of slots or jobs: a Java int, as Hadoop's ``Integer.parseInt`` reads it, not negative."""
         value = self.w.integer(node.text, f"<{node.tag}>", node.line)
         if value < 0:
@@ -274,7 +268,7 @@ class _Parser:
                              f"Java int: at most {_JAVA_INT_MAX:,})")
         return value
 
-    def _job_limit(self, node: Node) -> int:
+    def _job_limit(self, node: Element) -> int:
         """A running-job limit: :meth:`_int`, and at least 1 (0 would let no job of the pool or user run: the
         replay could never end)."""
         value = self._int(node)
@@ -283,13 +277,13 @@ class _Parser:
                              "end); give 1 or more, or leave the element out for no limit")
         return value
 
-    def _seconds(self, node: Node) -> float:
+    def _seconds(self, node: Element) -> float:
         value = self.w.number(node.text, f"<{node.tag}>", node.line)
         if value < 0:
             raise InputError(f"{self.w.at(node.line)}: <{node.tag}> must not be negative, got {value}")
         return value
 
-    def _mode(self, node: Node) -> SchedulingMode:
+    def _mode(self, node: Element) -> SchedulingMode:
         text = node.text.strip().lower()
         if text == "drf":
             self.warn(node, "schedulingPolicy drf is read as fair (with slots there is a single resource)")
@@ -301,7 +295,7 @@ class _Parser:
 
     # --------------------------------------------------------------------------------------------- queues
 
-    def queue(self, node: Node, parent: str | None, parent_weight: float, sibling_weight_sum: float) -> None:
+    def queue(self, node: Element, parent: str | None, parent_weight: float, sibling_weight_sum: float) -> None:
         name = node.attrs.get("name", "").strip()
         if not name:
             raise InputError(f"{self.w.at(node.line)}: <{node.tag}> needs a name attribute")
@@ -385,12 +379,13 @@ class _Parser:
 
     # --------------------------------------------------------------------------------------------- file
 
-    def parse(self, root: Node) -> FairAllocations:
+    def parse(self, document: AllocationFile) -> FairAllocations:
+        root = document.root
+        self.dialect = document.dialect
         if root.tag != "allocations":
             raise InputError(f"{self.w.at(root.line)}: bad fair scheduler allocation file: the top-level element is "
                              f"<{root.tag}>, expected <allocations>")
-        self.yarn = any(c.tag in _YARN_ONLY for c in root.children) or any(
-            g.tag in _YARN_ONLY for c in root.children for g in c.children)
+        self.yarn = self.dialect is Dialect.YARN
         top: dict[str, object] = {}
         users: list[tuple[str, int]] = []
         placement: list[PlacementRule] = []
@@ -438,7 +433,7 @@ class _Parser:
             **top,  # type: ignore[arg-type]
         )
 
-    def placement(self, node: Node) -> list[PlacementRule]:
+    def placement(self, node: Element) -> list[PlacementRule]:
         rules: list[PlacementRule] = []
         for r in node.children:
             if r.tag != "rule":
@@ -458,7 +453,7 @@ class _Parser:
         return rules
 
 
-def _weight_of(node: Node, w: Where) -> float:
+def _weight_of(node: Element, w: Where) -> float:
     for c in node.children:
         if c.tag == "weight":
             return w.number(c.text, "<weight>", c.line)
@@ -467,4 +462,4 @@ def _weight_of(node: Node, w: Where) -> float:
 
 def load_allocations(path: str | os.PathLike[str], containers: ContainerSize = ContainerSize()) -> FairAllocations:
     """Parse an MRv1 or YARN allocation file (the dialect is detected from its elements). Cost: O(file)."""
-    return _Parser(str(path), containers).parse(parse_xml(path))
+    return _Parser(str(path), containers).parse(read_allocation_file(path))

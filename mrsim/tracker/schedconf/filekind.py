@@ -6,7 +6,7 @@ Hadoop's schedulers read different files: the Fair Scheduler an allocation file 
 ``mapred.capacity-scheduler.*`` or ``yarn.scheduler.capacity.*`` keys). A file of one given to the other would be
 read as "no settings" (Hadoop ignores keys it does not know), so mrsim refuses it in one line naming the file and
 what it looks like; so do schedulers without such files (FIFO, the deadline and size-based plug-ins) given one.
-Cost: one parse of the file.
+Cost: one parse of the file, shared with the scheduler that reads it (:mod:`mrsim.tracker.schedconf.document`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 
 from mrsim.errors import InputError
-from mrsim.tracker.schedconf.xmlfile import Node, parse_xml
+from mrsim.tracker.schedconf.document import Element, read_document
 
 _FAIR_PREFIXES = ("mapred.fairscheduler.", "yarn.scheduler.fair.")
 _CAPACITY_PREFIXES = ("mapred.capacity-scheduler.", "yarn.scheduler.capacity.")
@@ -49,7 +49,7 @@ class FileLook:
 
     path: str
     kind: FileKind
-    root: Node | None = None
+    root: Element | None = None
 
     def describe(self) -> str:
         if self.kind is FileKind.OTHER_XML and self.root is not None:
@@ -57,7 +57,7 @@ class FileLook:
         return self.kind.value
 
 
-def _keys(root: Node) -> list[str]:
+def _keys(root: Element) -> list[str]:
     return [next((c.text for c in prop.children if c.tag == "name"), "") for prop in root.children
             if prop.tag == "property"]
 
@@ -75,7 +75,7 @@ def look_at(path: str | os.PathLike[str]) -> FileLook:
         raise InputError(f"{p}: cannot read ({exc.strerror})") from None
     if not head.startswith(b"<"):
         return FileLook(str(path), FileKind.NOT_XML)
-    root = parse_xml(p)
+    root = read_document(p)
     if root.tag == "allocations":
         return FileLook(str(path), FileKind.FAIR_ALLOCATIONS, root)
     if root.tag != "configuration":

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from mrsim.tracker.schedconf.xmlfile import Property, Where, read_properties
+from mrsim.tracker.schedconf.site_file import SiteFile, read_site_file
+from mrsim.tracker.schedconf.xmlfile import Property, Where
 from mrsim.errors import InputError
 
 
@@ -26,7 +27,12 @@ class Layer:
 
 
 def file_layer(path: str | os.PathLike[str]) -> Layer:
-    return Layer(str(path), read_properties(path), Path(path).resolve().parent)
+    return site_layer(read_site_file(path))
+
+
+def site_layer(site: SiteFile) -> Layer:
+    """The properties of a ``<configuration>`` file read once (:mod:`mrsim.tracker.schedconf.site_file`)."""
+    return Layer(site.path, site.props, site.directory)
 
 
 def dict_layer(config: Mapping[str, object], source: str = "scheduler config") -> Layer:

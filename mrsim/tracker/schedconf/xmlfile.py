@@ -73,26 +73,11 @@ def parse_xml(path: str | os.PathLike[str]) -> Node:
 
 @dataclass(frozen=True)
 class Property:
-    """A ``<property>`` of a Hadoop ``<configuration>`` file: value and the line it was set on."""
+    """A ``<property>`` of a Hadoop ``<configuration>`` file: value and the line it was set on
+    (:func:`mrsim.tracker.schedconf.site_file.read_site_file` reads them)."""
 
     value: str
     line: int
-
-
-def read_properties(path: str | os.PathLike[str]) -> dict[str, Property]:
-    """A Hadoop ``<configuration>`` file as ``{name: Property}``; later properties win, as in Hadoop."""
-    root = parse_xml(path)
-    if root.tag != "configuration":
-        raise InputError(f"{path}:{root.line}: expected a Hadoop <configuration> file, found <{root.tag}>")
-    props: dict[str, Property] = {}
-    for prop in root.children:
-        if prop.tag != "property":
-            continue
-        name = next((c.text for c in prop.children if c.tag == "name"), "")
-        value = next((c.text for c in prop.children if c.tag == "value"), "")
-        if name:
-            props[name] = Property(value, prop.line)
-    return props
 
 
 class Where:

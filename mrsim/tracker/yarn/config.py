@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
-from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.schedconf.site_file import read_site_file
 from mrsim.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -242,7 +242,7 @@ def build_yarn_conf(*, trace_props: Mapping[str, str] | None = None, files: tupl
         conf = _apply(conf, trace_props, "trace job conf")
         conf = replace(conf, from_trace=tuple(sorted(trace_props.items())))
     for path in files:
-        props = read_properties(path)
+        props = read_site_file(path).props
         conf = _apply(conf, {k: p.value for k, p in props.items()}, str(path))
         conf = replace(conf, sources=conf.sources + (str(path),))
     if overrides:
@@ -307,7 +307,7 @@ def infer_nm_resources(conf: YarnConf, cluster: "ClusterSpec", workload: "Worklo
 
 def unmodelled_keys(path: str | os.PathLike[str], honoured: frozenset[str] | set[str]) -> list[str]:
     """One warning per ``yarn.*`` / ``mapreduce.*`` / ``mapred.*`` key of ``path`` mrsim does not honour."""
-    props = read_properties(path)
+    props = read_site_file(path).props
     out = []
     for key in sorted(props):
         if key in honoured or key in HONOURED:

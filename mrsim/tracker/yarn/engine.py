@@ -21,7 +21,7 @@ from mrsim.tracker.yarn.config import YarnConf, build_yarn_conf, infer_nm_resour
 from mrsim.tracker.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
 from mrsim.model.yarn_version import DEFAULT as DEFAULT_VERSION, YarnVersion, parse_yarn_version, yarn_version
 from mrsim.errors import InputError
-from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.schedconf.site_file import read_site_file
 from mrsim.wording import clip_left
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
@@ -127,7 +127,7 @@ def ignored_keys(args: argparse.Namespace, scheduler: str) -> list[str]:
             out.append(w)
         if scheduler != "fair":
             # the honoured Fair keys mean nothing to FIFO or Capacity: said, not silently dropped
-            props = read_properties(path)
+            props = read_site_file(path).props
             out.extend(f"{path}:{props[k].line}: {k} is a Fair Scheduler key and the scheduler is {scheduler} "
                        "(ignored)" for k in sorted(props) if k.startswith(fair.Y))
     return out

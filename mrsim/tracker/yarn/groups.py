@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from mrsim.errors import InputError
-from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.schedconf.site_file import read_site_file
 
 STATIC_KEY = "hadoop.user.group.static.mapping.overrides"
 
@@ -53,7 +53,7 @@ class UserGroups:
         mapping: dict[str, list[str]] = {}
         source = ""
         for path in site_files:
-            props = read_properties(str(path))
+            props = read_site_file(str(path)).props
             if STATIC_KEY in props:
                 where = f"{path}:{props[STATIC_KEY].line}"
                 mapping.update(cls.parse(props[STATIC_KEY].value, where))

@@ -35,7 +35,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.schedconf.capacity_file import queue_list, read_capacity_file
 from mrsim.tracker.yarn.groups import UserGroups
 from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
 from mrsim.model.yarn_version import from_config
@@ -110,7 +110,7 @@ class CapacityScheduler(YarnScheduler):
         super().__init__()
         config = dict(config or {})
         path = config.get("config_file")
-        props = {k: (p.value, p.line) for k, p in read_properties(path).items()} if path else {}
+        props = {k: (p.value, p.line) for k, p in read_capacity_file(path).props.items()} if path else {}
         for key, value in config.items():
             if key != "config_file" and key.startswith(P):
                 props[key] = (str(value), 0)
@@ -193,7 +193,7 @@ class CapacityScheduler(YarnScheduler):
 
     def _build(self, queue: CSQueue, default_am: float, default_apps: float) -> None:
         self._paths.add(queue.path)
-        kids = [k.strip() for k in self._text(P + queue.path + ".queues", "").split(",") if k.strip()]
+        kids = queue_list(self._text(P + queue.path + ".queues", ""))
         if queue.path == "root" and not kids:
             kids = ["default"]
         total = 0.0

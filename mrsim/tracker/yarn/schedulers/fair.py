@@ -34,7 +34,9 @@ import math
 import re
 from typing import TYPE_CHECKING, Final, Iterable, Iterator
 
-from mrsim.tracker.schedconf.xmlfile import Node, parse_xml, read_properties
+from mrsim.tracker.schedconf.allocation_file import read_allocation_file
+from mrsim.tracker.schedconf.document import Element, read_document
+from mrsim.tracker.schedconf.site_file import properties_of, read_site_file
 from mrsim.tracker.yarn.groups import UserGroups
 from mrsim.tracker.yarn.schedulers.base import PRIORITY_AM, SchedulerApp, YarnScheduler
 from mrsim.model.yarn_version import from_config
@@ -202,17 +204,17 @@ class FairScheduler(YarnScheduler):
         # yarn-site.xml files first (--yarn-site, in order): the RM reads the yarn.scheduler.fair.* keys from there;
         # a --scheduler-config <configuration> file and the config dict override them
         for path in config.get("site_files", ()) or ():
-            for k, p in read_properties(str(path)).items():
+            for k, p in read_site_file(str(path)).props.items():
                 if k.startswith(Y):
                     site[k] = (p.value, f"{path}:{p.line}")
         alloc_path = None
         cfg = config.get("config_file")
         if cfg:
-            root = parse_xml(str(cfg))
+            root = read_document(str(cfg))
             if root.tag == "allocations":
                 alloc_path = str(cfg)
             elif root.tag == "configuration":
-                for k, p in read_properties(str(cfg)).items():
+                for k, p in properties_of(root).items():
                     site[k] = (p.value, f"{cfg}:{p.line}")
             else:
                 raise InputError(f"{cfg}:{root.line}: expected <allocations> or <configuration>, found <{root.tag}>")
@@ -249,7 +251,7 @@ class FairScheduler(YarnScheduler):
         self.default_policy = "fair"
         self.rules: list[tuple[str, bool, str]] = []  # (rule, create, queue of a default rule)
         if alloc_path:
-            self._load(parse_xml(alloc_path))
+            self._load(read_allocation_file(alloc_path).root)
         if not any(q.is_leaf for q in self.queues.values()) or "root.default" not in self.queues:
             self._leaf("root.default", create=True)
         self.user_running: dict[str, int] = {}
@@ -257,10 +259,10 @@ class FairScheduler(YarnScheduler):
 
     # ------------------------------------------------------------------------------------------ allocation file
 
-    def _at(self, node: Node) -> str:
+    def _at(self, node: Element) -> str:
         return f"{self.source}:{node.line}"
 
-    def _load(self, root: Node) -> None:
+    def _load(self, root: Element) -> None:
         if root.tag != "allocations":
             raise InputError(f"{self._at(root)}: expected <allocations>, found <{root.tag}>")
         for el in root.children:
@@ -293,12 +295,12 @@ class FairScheduler(YarnScheduler):
             if q.max_apps_default:
                 q.max_apps = self.default_max_apps
 
-    def _placement_policy(self, el: Node) -> None:
+    def _placement_policy(self, el: Element) -> None:
         """``QueuePlacementPolicy.fromXml``: the rules in order. As Hadoop does, a policy whose last rule is not
         terminal (an app could pass every rule unplaced), or with a rule after a terminal one (never reached), is a
         configuration error; so is a rule Hadoop does not know. ``nestedUserQueue``, which mrsim does not model, is
         skipped with a warning but counts in the check."""
-        seen: list[tuple[str, bool, Node]] = []
+        seen: list[tuple[str, bool, Element]] = []
         for rule in el.children:
             if rule.tag != "rule":
                 continue
@@ -332,7 +334,7 @@ class FairScheduler(YarnScheduler):
             return create or self.version.major < 3
         return create and kind in ("user", "primaryGroup", "nestedUserQueue")
 
-    def _number(self, el: Node, queue: str, key: str) -> float:
+    def _number(self, el: Element, queue: str, key: str) -> float:
         try:
             value = float(el.text)
         except ValueError:
@@ -341,14 +343,14 @@ class FairScheduler(YarnScheduler):
             raise InputError(f"{self._at(el)}: queue {queue}: {key} is not finite")
         return value
 
-    def _policy(self, el: Node, queue: str) -> str:
+    def _policy(self, el: Element, queue: str) -> str:
         text = el.text.strip().lower()
         if text not in POLICIES:
             raise InputError(f"{self._at(el)}: queue {queue}: {el.tag} = {el.text!r} is not one of "
                              f"{', '.join(POLICIES)}")
         return text
 
-    def _queue(self, el: Node, parent: FSQueue) -> None:
+    def _queue(self, el: Element, parent: FSQueue) -> None:
         name = el.attrs.get("name", "").strip()
         if not name:
             raise InputError(f"{self._at(el)}: a <{el.tag}> has no name")
