@@ -42,7 +42,7 @@ from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, PRIORITY_MAP, PRIORIT
 from mrsim.model.templates import JobTemplate
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.tracker.yarn.rm import ResourceManager
+    from mrsim.tracker.yarn.views import AppMasterHost
 
 
 
@@ -156,7 +156,7 @@ class MRAppMaster:
             outbox.append((PRIORITY_MAP, plain, (), ()))
         self.scheduled_maps = self.n_maps
 
-    def maps_done_trivially(self, rm: "ResourceManager", now: float) -> None:
+    def maps_done_trivially(self, rm: "AppMasterHost", now: float) -> None:
         """A job without maps: its map stage is complete at start."""
         if self.n_maps == 0:
             self.map_stage_done = True
@@ -175,7 +175,7 @@ class MRAppMaster:
 
     # ------------------------------------------------------------------------------------------ allocate
 
-    def allocate(self, rm: "ResourceManager", now: float) -> None:
+    def allocate(self, rm: "AppMasterHost", now: float) -> None:
         """One ``RMContainerAllocator.heartbeat``: send asks, take containers, then plan reduces."""
         if self.outbox:
             rm.apply_asks(self.app, self.outbox, self.map_size, self.reduce_size)
@@ -192,7 +192,7 @@ class MRAppMaster:
             self._schedule_reduces(rm)
         self.headroom_mb = -1.0  # stale after this allocate
 
-    def task_done(self, rm: "ResourceManager", c: Container, now: float) -> None:
+    def task_done(self, rm: "AppMasterHost", c: Container, now: float) -> None:
         """Task ``c.task`` ended at ``now`` and told its AM (umbilical); the job ends with its last task."""
         if c.kind == MAP:
             self.assigned_maps -= 1
@@ -256,7 +256,7 @@ class MRAppMaster:
         self.any_next = n
         return -1
 
-    def _assign(self, rm: "ResourceManager", c: Container, now: float) -> None:
+    def _assign(self, rm: "AppMasterHost", c: Container, now: float) -> None:
         node = rm.nodes[c.node]
         if c.kind == MAP:
             i, loc = self._pop_map(node.name, node.rack)
@@ -332,7 +332,7 @@ class MRAppMaster:
         if start < self.first_task_start:
             self.first_task_start = start
 
-    def _finish_reduce(self, rm: "ResourceManager", c: Container, shuffle_end: float) -> None:
+    def _finish_reduce(self, rm: "AppMasterHost", c: Container, shuffle_end: float) -> None:
         i = c.task
         node = rm.nodes[c.node]
         job = self.state()
@@ -342,7 +342,7 @@ class MRAppMaster:
         job.reduce_finish_w[ix] = c.finish
         rm.container_runs(c)
 
-    def _map_stage_done(self, rm: "ResourceManager", now: float) -> None:
+    def _map_stage_done(self, rm: "AppMasterHost", now: float) -> None:
         """First-wave reduces get their shuffle end: ``first_shuffle`` after the last map finished (SimMR III-B),
         never before the AM knows the map stage is complete."""
         self.map_stage_done = True
@@ -356,7 +356,7 @@ class MRAppMaster:
 
     # ------------------------------------------------------------------------------------------ reduces
 
-    def _mem_limit(self, rm: "ResourceManager") -> float:
+    def _mem_limit(self, rm: "AppMasterHost") -> float:
         """``getMemLimit``: headroom + memory of the containers the job holds (the headroom of this allocate's
         response, read once: :attr:`headroom_mb`)."""
         headroom = self.headroom_mb
@@ -364,7 +364,7 @@ class MRAppMaster:
             headroom = self.headroom_mb = rm.headroom(self.app)
         return headroom + self.assigned_maps * self.map_size[0] + self.assigned_reduces * self.reduce_size[0]
 
-    def _schedule_reduces(self, rm: "ResourceManager") -> None:
+    def _schedule_reduces(self, rm: "AppMasterHost") -> None:
         """``RMContainerAllocator.scheduleReduces`` (memory, as Hadoop 2.x): nothing once every reduce is asked for;
         slow start at ``completed maps >= ceil(slowstart x maps)``; all reduces once no map request is outstanding;
         else ramp up or down to the limit (container counts truncated toward zero, as Java's int division)."""
@@ -402,7 +402,7 @@ class MRAppMaster:
         self.scheduled_reduces += n
         self.outbox.append((PRIORITY_REDUCE, n, (), ()))
 
-    def _preempt_reduces_if_needed(self, rm: "ResourceManager", now: float) -> None:
+    def _preempt_reduces_if_needed(self, rm: "AppMasterHost", now: float) -> None:
         """``RMContainerAllocator.preemptReducesIfNeeded`` (Hadoop 2.x rule, no preemption delays)."""
         if not self.scheduled_maps or not self.assigned_reduces:
             return

@@ -215,7 +215,6 @@ class ResourceManager(EventSink):
     def start(self) -> None:
         """The run starts (the core's ``scheduler.start``): start the YARN scheduler."""
         self.scheduler.start(self)
-        self.scheduler.native_rm = self  # the scheduler's typed calls (YarnScheduler.give)
 
     def finish(self) -> None:
         """The run is over: close the per-queue series."""

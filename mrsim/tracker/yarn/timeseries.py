@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Iterator
 from mrsim.io import atomic_path
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.tracker.yarn.rm import ResourceManager
+    from mrsim.tracker.yarn.views import QueueSource
 
 COLUMNS = ("time_s", "queue", "allocated_mb", "allocated_vcores", "pending_mb", "pending_vcores",
            "running_containers", "pending_containers", "running_apps", "pending_apps", "share_mb")
@@ -185,7 +185,7 @@ class QueueSeries:
     touch otherwise costs; a compiled class's typed attributes are plain stores.
     """
 
-    def __init__(self, rm: "ResourceManager") -> None:
+    def __init__(self, rm: "QueueSource") -> None:
         self.rm = rm
         self.next_second = 0  # first second not yet recorded
         self.acc: dict[str, QueueSums] = {}  # per queue: the summary, kept as runs are recorded

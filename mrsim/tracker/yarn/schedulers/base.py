@@ -6,18 +6,19 @@ uses 0 for its own container, 10 for reduces, 20 for maps; a lower number is ser
 ANY; rack-local from the rack and ANY; off-switch from ANY only (``AppSchedulingInfo.allocateNodeLocal`` etc.).
 
 A scheduler is called once per NodeManager heartbeat (:meth:`YarnScheduler.node_update`) and hands out containers
-one at a time through :meth:`mrsim.tracker.yarn.rm.ResourceManager.allocate`.
+one at a time through :meth:`mrsim.tracker.yarn.rm.ResourceManager.allocate`. The scheduler does not import the
+RM's module (the RM imports the schedulers): it holds the RM as ``Any`` (the scheduler tests drive it with a
+stand-in) and binds the two calls of a heartbeat, ``allocate`` and ``has_room``, when the run starts.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Callable, Final
 
 from mrsim.model.yarn_version import DEFAULT as DEFAULT_VERSION, YarnVersion
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.yarn.nodemanager import NodeManager
-    from mrsim.tracker.yarn.rm import ResourceManager
     from mrsim.tracker.yarn.timeseries import QueueStats
 
 # Final: the compiled core inlines them (a plain module attribute costs a dict lookup at every use)
@@ -145,9 +146,10 @@ class YarnScheduler:
         # Typed Any, not ResourceManager: the scheduler tests drive schedulers with a stub RM (tests/yarn/helpers.py),
         # which compiled code would reject as the wrong class
         self.rm: Any = None
-        # the same RM typed, when it is the real one (ResourceManager.start sets it): give() calls its allocate
-        # directly in compiled code, where a call through ``rm`` (typed Any) is a generic method call
-        self.native_rm: "ResourceManager | None" = None
+        # the RM's allocate and has_room, bound at start(): a call of a bound method skips the attribute lookup a
+        # call through ``rm`` (typed Any) makes in compiled code
+        self.allocate: Callable[[SchedulerApp, Ask, NodeManager, int], object] | None = None
+        self.has_room: Callable[[NodeManager], bool] | None = None
         self.warnings: list[str] = []
         self.pending_known = False
         self.cluster_mem = self.cluster_vcores = 0.0  # the RM's, from start()
@@ -158,6 +160,8 @@ class YarnScheduler:
 
     def start(self, rm: Any) -> None:
         self.rm = rm
+        self.allocate = rm.allocate
+        self.has_room = getattr(rm, "has_room", None)
         # The ResourceManager keeps SchedulerApp.pending_mb at every change, so a scheduler may skip apps with
         # nothing asked; a stand-in (tests) may not keep it.
         self.pending_known = bool(getattr(rm, "keeps_pending", False))
@@ -170,12 +174,10 @@ class YarnScheduler:
         self.n_nodes = len(rm.nodes)
 
     def give(self, app: SchedulerApp, ask: Ask, node: "NodeManager", locality: int) -> None:
-        """One container of ``ask`` to ``app`` on ``node`` (``rm.allocate``; typed when the RM is the real one)."""
-        native = self.native_rm
-        if native is not None:
-            native.allocate(app, ask, node, locality)
-        else:
-            self.rm.allocate(app, ask, node, locality)
+        """One container of ``ask`` to ``app`` on ``node`` (``rm.allocate``, bound at :meth:`start`)."""
+        allocate = self.allocate
+        assert allocate is not None
+        allocate(app, ask, node, locality)
 
     def set_runnable(self, app: SchedulerApp, runnable: bool) -> None:
         """Mark ``app`` as one the scheduler may (not) serve; the RM counts only runnable apps' asks as outstanding,

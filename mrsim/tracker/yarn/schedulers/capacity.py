@@ -394,8 +394,7 @@ class CapacityScheduler(YarnScheduler):
         usage: UserUsage = app.usage  # type: ignore[assignment]
         user_room = self._user_limit(queue, 0.0) - usage.mem
         q: CSQueue | None = queue
-        native = self.native_rm  # typed: a read through ``rm`` (Any) is a generic attribute lookup
-        room: float = native.free_mem if native is not None else self.rm.free_mem
+        room: float = self.rm.free_mem
         cluster = self.cluster_mem
         while q is not None:
             left = q.abs_max * cluster - q.used_mem

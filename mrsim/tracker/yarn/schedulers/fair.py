@@ -682,9 +682,10 @@ class FairScheduler(YarnScheduler):
     def node_update(self, node: "NodeManager") -> None:
         rm = self.rm
         assert rm is not None
-        native = self.native_rm  # typed: ``rm.has_room`` through ``rm`` (Any) is a generic method call
+        has_room = self.has_room  # bound at start(): no lookup through ``rm`` (Any) per container
+        assert has_room is not None
         assigned = 0
-        while native.has_room(node) if native is not None else rm.has_room(node):
+        while has_room(node):
             if not self._assign(self.root, node):
                 return
             assigned += 1
@@ -860,8 +861,7 @@ class FairScheduler(YarnScheduler):
         q: FSQueue = app.sched  # type: ignore[assignment]
         # min() and max() of the builtins written out (the first of equal values, as they pick): no generic call
         room = q.fair_share - q.used_mem
-        native = self.native_rm  # typed: a read through ``rm`` (Any) is a generic attribute lookup
-        free: float = native.free_mem if native is not None else self.rm.free_mem
+        free: float = self.rm.free_mem
         if free < room:
             room = free
         left = q.max_mem - q.used_mem
