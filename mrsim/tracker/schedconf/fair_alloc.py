@@ -39,7 +39,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from mrsim.tracker.schedconf.allocation_file import YARN_ONLY, AllocationFile, read_allocation_file
+from mrsim.tracker.schedconf.allocation_file import AllocationFile, read_allocation_file
 from mrsim.tracker.schedconf.document import Dialect, Element
 from mrsim.tracker.schedconf.xmlfile import Where
 from mrsim.errors import InputError

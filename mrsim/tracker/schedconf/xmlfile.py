@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from xml.parsers import expat
 
 from mrsim.errors import InputError
