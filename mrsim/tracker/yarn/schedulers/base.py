@@ -148,8 +148,8 @@ class YarnScheduler:
         self.rm: Any = None
         # the RM's allocate and has_room, bound at start(): a call of a bound method skips the attribute lookup a
         # call through ``rm`` (typed Any) makes in compiled code
-        self.allocate: Callable[[SchedulerApp, Ask, NodeManager, int], object] | None = None
-        self.has_room: Callable[[NodeManager], bool] | None = None
+        self.rm_allocate: Callable[[SchedulerApp, Ask, NodeManager, int], object] | None = None
+        self.rm_has_room: Callable[[NodeManager], bool] | None = None
         self.warnings: list[str] = []
         self.pending_known = False
         self.cluster_mem = self.cluster_vcores = 0.0  # the RM's, from start()
@@ -160,8 +160,8 @@ class YarnScheduler:
 
     def start(self, rm: Any) -> None:
         self.rm = rm
-        self.allocate = rm.allocate
-        self.has_room = getattr(rm, "has_room", None)
+        self.rm_allocate = rm.allocate
+        self.rm_has_room = getattr(rm, "has_room", None)
         # The ResourceManager keeps SchedulerApp.pending_mb at every change, so a scheduler may skip apps with
         # nothing asked; a stand-in (tests) may not keep it.
         self.pending_known = bool(getattr(rm, "keeps_pending", False))
@@ -175,7 +175,7 @@ class YarnScheduler:
 
     def give(self, app: SchedulerApp, ask: Ask, node: "NodeManager", locality: int) -> None:
         """One container of ``ask`` to ``app`` on ``node`` (``rm.allocate``, bound at :meth:`start`)."""
-        allocate = self.allocate
+        allocate = self.rm_allocate
         assert allocate is not None
         allocate(app, ask, node, locality)
 

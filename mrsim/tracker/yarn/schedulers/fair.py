@@ -682,7 +682,7 @@ class FairScheduler(YarnScheduler):
     def node_update(self, node: "NodeManager") -> None:
         rm = self.rm
         assert rm is not None
-        has_room = self.has_room  # bound at start(): no lookup through ``rm`` (Any) per container
+        has_room = self.rm_has_room  # bound at start(): no lookup through ``rm`` (Any) per container
         assert has_room is not None
         assigned = 0
         while has_room(node):
