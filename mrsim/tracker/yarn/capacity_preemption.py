@@ -219,3 +219,31 @@ def select(leaves: Sequence[TempQueue], apps_of: "dict[int, list[list[Candidate]
                     allowed -= c.mem
                     out.append((q, c))
     return out
+
+
+class Marks:
+    """``ProportionalCapacityPreemptionPolicy.preemptOrkillSelectedContainerAfterWait`` and
+    ``cleanupStaledPreemptionCandidates``: when each selected container was first marked (the
+    ``MARK_CONTAINER_FOR_PREEMPTION`` event), which are killed (``MARK_CONTAINER_FOR_KILLABLE``: selected again
+    ``max_wait_s`` or more after the mark) and which marks are forgotten (older than twice the wait). Seconds."""
+
+    def __init__(self, max_wait_s: float) -> None:
+        self.max_wait_s = max_wait_s
+        self.first: dict[object, float] = {}
+        self.marked = 0  # mark events sent
+
+    def update(self, chosen: Iterable[object], now: float) -> list[object]:
+        """One run's selection at ``now``: the containers to kill now (their marks are dropped)."""
+        wait = self.max_wait_s
+        killed = []
+        for c in chosen:
+            first = self.first.get(c)
+            if first is not None and first + wait <= now + 1e-9:
+                del self.first[c]
+                killed.append(c)
+            elif first is None:
+                self.first[c] = now
+                self.marked += 1
+        for c in [c for c, t in self.first.items() if t + 2 * wait < now - 1e-9]:
+            del self.first[c]
+        return killed

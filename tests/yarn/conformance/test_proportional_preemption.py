@@ -11,7 +11,7 @@ containers one ``editSchedule`` marks for preemption per application. The test's
 
 from __future__ import annotations
 
-from mrsim.tracker.yarn.capacity_preemption import Candidate, PolicyKnobs, TempQueue, compute_ideal, select
+from mrsim.tracker.yarn.capacity_preemption import Candidate, Marks, PolicyKnobs, TempQueue, compute_ideal, select
 from tests.yarn.conformance.hadoop import hadoop
 
 V = "3.3.6"
@@ -176,3 +176,20 @@ def test_zero_guarantee() -> None:
     m = [[200, 100, 0, 99, 100, 10, 90], [200] * 7, [170, 80, 60, 20, 90, 90, 0], [10, 0, 0, 0, 10, 0, 10],
          [4, 2, 1, 1, 2, 1, 1], [2, 2, 0, 0, 2, 0, 0]]
     assert preempted(m).get("q2", 0) == 0
+
+
+@hadoop(CLS, "testExpireKill", V)
+def test_expire_kill() -> None:
+    # max_wait_before_kill 10 s: 10 containers of appC marked at 0 s, marked again (no new event) at 5 s, killed
+    # at 10.001 s: 20 events in all
+    m = [[100, 40, 40, 20], [100] * 4, [100, 0, 60, 40], [10, 10, 0, 0], [3, 1, 1, 1], [3, 0, 0, 0]]
+    abs_, max_, used, pending, _apps, subqueues = m
+    root, _ = _tree(abs_, max_, used, pending, subqueues)
+    leaves = compute_ideal(root, 100, IDEAL)
+    containers = {id(q): [[Candidate(1, 1, q.used * 1000 + k) for k in range(q.used)]] for q in leaves}
+    chosen = [c for _q, c in select(leaves, containers, 100, IDEAL)]
+    marks = Marks(10.0)
+    assert marks.update(chosen, 0.0) == [] and marks.marked == 10
+    assert marks.update(chosen, 5.0) == [] and marks.marked == 10
+    killed = marks.update(chosen, 10.001)
+    assert len(killed) == 10 and set(killed) == set(chosen) and marks.marked + len(killed) == 20

@@ -25,7 +25,8 @@ waiting too), and the queue's maximum capacity. Headroom is rounded down to the 
 keeps assigning until nothing fits or an off-switch container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
 the AMs of the active applications fit in ``maximum-am-resource-percent`` of the queue's guaranteed capacity
 (``LeafQueue.activateApplications``, Hadoop 2.6+: at least one application is always active); the others wait.
-Not modelled: preemption (``ProportionalCapacityPreemptionPolicy``), reservations, node labels, priorities,
+Preemption (``ProportionalCapacityPreemptionPolicy``) is the RM's monitor, :mod:`mrsim.tracker.yarn.preemption_monitor`.
+Not modelled: reservations, node labels, priorities,
 absolute-resource and weight capacities of Hadoop 3.
 """
 
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from mrsim.tracker.schedconf.xmlfile import read_properties
 from mrsim.tracker.yarn.groups import UserGroups
+from mrsim.tracker.yarn.preemption_conf import is_preemption_key
 from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
 from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
@@ -112,8 +114,10 @@ class CapacityScheduler(YarnScheduler):
         path = config.get("config_file")
         props = {k: (p.value, p.line) for k, p in read_properties(path).items()} if path else {}
         for key, value in config.items():
-            if key != "config_file" and key.startswith(P):
+            if key != "config_file" and key.startswith((P, "yarn.resourcemanager.")):
                 props[key] = (str(value), 0)
+        # the --yarn-site files: the preemption monitor reads its keys from them too (preemption_monitor)
+        self.site_files = tuple(config.get("site_files", ()) or ())
         self.source = str(path) if path else "defaults"
         self.props = props
         self.root = CSQueue("root", None)
@@ -134,7 +138,7 @@ class CapacityScheduler(YarnScheduler):
         self._check_mappings()
         used = {P + "root.queues"}
         for key in sorted(props):
-            if key in _GLOBAL_KEYS or key in used:
+            if key in _GLOBAL_KEYS or key in used or is_preemption_key(key):
                 continue
             m = re.fullmatch(re.escape(P) + r"(root(?:\.[^.]+)*)\.([a-z-]+)", key)
             if m and m.group(2) in _QUEUE_KEYS and (m.group(1) == "root" or m.group(1) in self._paths):
