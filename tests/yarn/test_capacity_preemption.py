@@ -127,3 +127,22 @@ def test_cli_reports_preemption_in_json_and_out(tmp_path, capsys) -> None:
     assert header[-2:] == ["preempted_containers", "preempted_mb"]
     code = main(["replay", str(SLS), "--engine", "yarn", "--scheduler", "capacity", "--nodes", "2", "--json"])
     assert "yarn_preemption" not in json.loads(capsys.readouterr()[0])["spec"]
+
+
+def test_preempted_reduces_run_again_and_every_invariant_holds() -> None:
+    # reduce-heavy jobs alternating between the queues, users spread, both queues elastic: reduces are the
+    # newest containers of their apps and are preempted; every task still finishes once, after its kills
+    jobs = [job(f"j{k:02d}", [2.0, 3.0], [60.0 + 10 * (k % 4)] * 12, submit=float(15 * k), first=[5.0],
+                typical=[2.0], queue="b" if k % 2 else "a", user=f"u{k % 3}") for k in range(8)]
+    elastic = {**QUEUES, P + "root.b.maximum-capacity": "100", P + "root.b.user-limit-factor": "2",
+               "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill": "3000",
+               **{k: v for k, v in IDEAL.items()}}
+    result = replay_yarn(workload(*jobs), cluster(4), conf(), CapacityScheduler(elastic), aligned_heartbeats=True,
+                         check=lambda rm: rm.check_invariants())
+    reduces = [a for a in result.lost_attempts if a[1] == "REDUCE"]
+    assert reduces and len(result.lost_attempts) == result.summary["yarn"]["containers_preempted"]
+    tasks = result.tasks
+    assert len(tasks) == 8 * 14 and not tasks.finish_s.isna().any() and (tasks.finish_s >= tasks.start_s).all()
+    for job_id, kind, task, _node, _start, end, _r in reduces:
+        row = tasks[(tasks.job_id == job_id) & (tasks.type == kind) & (tasks.task == task)].iloc[0]
+        assert row.start_s >= end
