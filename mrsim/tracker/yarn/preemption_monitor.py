@@ -66,6 +66,7 @@ class CapacityPreemptionMonitor:
         self.ticks = 0
         self.rm: "ResourceManager | None" = None
         self.kind = -1
+        self._watch: list[tuple[Any, float]] | None = None  # (leaf, dead-zone threshold MB), built at the first run
 
     def attach(self, rm: "ResourceManager") -> None:
         """Join the replay: the monitor's event kind on the core, its first run at 0 s."""
@@ -101,21 +102,46 @@ class CapacityPreemptionMonitor:
         """``getTotalPendingResourcesConsideringUserLimit``: the active apps' asks, per user at most its headroom."""
         room: dict[str, float] = {}
         total = 0.0
+        limit = -1.0  # the user limit (the same for every user of the queue), computed at the first app with asks
         for app in queue.active_list:
+            if app.pending_mb <= 0.0:
+                continue
             user = app.user
             if user not in room:
+                if limit < 0.0:
+                    limit = self.scheduler._user_limit(queue, 0.0)
                 usage: Any = app.usage
-                room[user] = max(0.0, self.scheduler._user_limit(queue, 0.0) - usage.mem)
+                room[user] = max(0.0, limit - usage.mem)
             take = min(room[user], max(0.0, app.pending_mb))
             room[user] -= take
             total += take
         return int(total)
+
+    def _may_preempt(self, cluster: int) -> bool:
+        """Whether a run can take anything: some preemptable leaf is above its dead zone and some leaf has asks.
+        Otherwise every leaf's amount is 0 (the policy's own test), so the run is skipped. O(leaves + apps)."""
+        watch = self._watch
+        if watch is None:
+            factor = 1.0 + policy.f32(self.knobs.max_ignored_over_capacity)
+            # each leaf is listed by its name and by its path; the dead zone's threshold is fixed for the replay
+            watch = self._watch = [(leaf, float(int(int(cluster * policy.f32(leaf.abs_capacity)) * factor)))
+                                   for name, leaf in self.scheduler.leaves.items()
+                                   if "." in name and leaf.path not in self.disabled]
+        for leaf, threshold in watch:
+            if int(leaf.used_mem) > threshold:
+                break
+        else:
+            return False
+        return any(app.pending_mb > 0.0 for name, leaf in self.scheduler.leaves.items() if "." in name
+                   for app in leaf.active_list)
 
     def edit_schedule(self, now: float) -> list["Container"]:
         """One ``editSchedule``: mark, kill and forget; returns the containers killed."""
         rm = self.rm
         assert rm is not None
         cluster = int(rm.cluster_mem)
+        if not self._may_preempt(cluster):
+            return []
         root = self._snapshot(self.scheduler.root, cluster)
         leaves = policy.compute_ideal(root, cluster, self.knobs)
         by_app: dict[int, list[policy.Candidate]] = {}
