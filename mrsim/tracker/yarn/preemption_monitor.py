@@ -151,7 +151,7 @@ class CapacityPreemptionMonitor:
         apps_of: dict[int, list[list[policy.Candidate]]] = {}
         for q in leaves:
             leaf: Any = q.leaf
-            apps_of[id(q)] = [by_app.get(app.index, []) for app in leaf.active_list]
+            apps_of[id(q)] = [by_app.get(app.index, []) for app in self.scheduler.serving_order(leaf)]
         chosen = policy.select(leaves, apps_of, cluster, self.knobs)
         killed: list["Container"] = []
         if self.settings.observe_only:

@@ -19,6 +19,7 @@ from mrsim.tracker.results import ReplayResult, _r
 from mrsim.tracker.yarn.calibration import YarnCalibration
 from mrsim.tracker.yarn.config import YarnConf
 from mrsim.tracker.yarn.heartbeat import NodeUpdates
+from mrsim.tracker.yarn.capacity_ordering import attach_priorities
 from mrsim.tracker.yarn.preemption_monitor import monitor_for
 from mrsim.tracker.yarn.rm import ResourceManager
 from mrsim.model.hadoop_conf import HadoopConf
@@ -53,6 +54,7 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
                              poll_ams=poll_ams, commit_s=commit_s)
         rm.progress = progress
         jt = yarn_jobtracker(rm, workload, cluster, seed)
+        attach_priorities(scheduler, workload)  # the jobs' mapreduce.job.priority (Capacity only)
         monitor = monitor_for(scheduler)  # the RM's preemption monitor, when the settings turn it on
         if monitor is not None:
             monitor.attach(rm)
