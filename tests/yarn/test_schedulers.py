@@ -209,9 +209,9 @@ def test_fair_malformed_values_name_file_queue_and_key(tmp_path, body, message) 
 
 
 def test_unmodelled_keys_are_reported_per_key(tmp_path) -> None:
-    path = write(tmp_path, "cs.xml", capacity_xml({P + "root.default.ordering-policy": "fair",
+    path = write(tmp_path, "cs.xml", capacity_xml({P + "root.default.accessible-node-labels": "x",
                                                     P + "schedule-asynchronously.enable": "true"}))
     cs = create_yarn_scheduler("capacity", {"config_file": str(path)})
     lines = [w for w in cs.warnings if "not modelled" in w]
     assert len(lines) == 2 and all(str(path) in w for w in lines)
-    assert any("ordering-policy" in w for w in lines)
+    assert any("accessible-node-labels" in w for w in lines)

@@ -110,9 +110,10 @@ def scheduler_name(args: argparse.Namespace, conf: YarnConf) -> tuple[str, str |
 
 def ignored_keys(args: argparse.Namespace, scheduler: str) -> list[str]:
     """One line per key of the user's site files that YARN mode does not honour."""
+    from mrsim.tracker.yarn.preemption_conf import HONOURED as PREEMPTION_KEYS
     from mrsim.tracker.yarn.schedulers import capacity, fair
 
-    honoured: set[str] = set()
+    honoured: set[str] = set(PREEMPTION_KEYS) | {"yarn.cluster.max-application-priority"}
     out: list[str] = []
     for path in tuple(getattr(args, "yarn_site", None) or ()):
         keys = set(capacity._GLOBAL_KEYS) | {fair.Y + k for k in ("allocation.file", "user-as-default-queue",

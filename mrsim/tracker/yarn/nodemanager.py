@@ -24,7 +24,7 @@ class Container:
     """One allocated container. ``task`` is the map/reduce index (-1 for the AM); times in seconds (-1: not yet)."""
 
     __slots__ = ("app", "node", "mem", "vcores", "kind", "task", "priority", "locality", "start", "finish",
-                 "killed", "exit_seq")
+                 "killed", "exit_seq", "seq")
 
     def __init__(self, app: int, node: int, mem: float, vcores: float, kind: int, priority: int, locality: int) -> None:
         self.app = app
@@ -39,6 +39,7 @@ class Container:
         self.finish = -1.0
         self.killed = False
         self.exit_seq = 0
+        self.seq = 0  # allocation order over the replay (the container id's sequence number)
 
 
 class NodeManager:

@@ -19,6 +19,8 @@ from mrsim.tracker.results import ReplayResult, _r
 from mrsim.tracker.yarn.calibration import YarnCalibration
 from mrsim.tracker.yarn.config import YarnConf
 from mrsim.tracker.yarn.heartbeat import NodeUpdates
+from mrsim.tracker.yarn.capacity_ordering import attach_priorities
+from mrsim.tracker.yarn.preemption_monitor import monitor_for
 from mrsim.tracker.yarn.rm import ResourceManager
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.tracker.yarn.schedulers.base import YarnScheduler
@@ -52,6 +54,10 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
                              poll_ams=poll_ams, commit_s=commit_s)
         rm.progress = progress
         jt = yarn_jobtracker(rm, workload, cluster, seed)
+        attach_priorities(scheduler, workload)  # the jobs' mapreduce.job.priority (Capacity only)
+        monitor = monitor_for(scheduler)  # the RM's preemption monitor, when the settings turn it on
+        if monitor is not None:
+            monitor.attach(rm)
         started = time.perf_counter()
         jt.run((lambda: check(rm)) if check is not None else None)
         rm.finish()
@@ -64,6 +70,8 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
                 f"ApplicationMasters fill the cluster under the {scheduler.name} scheduler (use capacity with "
                 f"maximum-am-resource-percent, or fair with maxAMShare)")
         result = collect_yarn_result(rm, wall, seed, locality, job_overheads, warnings)
+        if monitor is not None:
+            monitor.add_to(result)
     result.spec["yarn_calibration"] = calibration.describe(job_ids) if calibration is not None else None
     return result
 

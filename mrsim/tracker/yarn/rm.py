@@ -462,6 +462,7 @@ class ResourceManager(EventSink):
             self.outstanding -= 1
         kind = AM if ask.priority == PRIORITY_AM else (REDUCE if ask.priority == PRIORITY_REDUCE else MAP)
         c = Container(app.index, node.index, ask.mem, ask.vcores, kind, ask.priority, locality)
+        c.seq = self.containers
         node.hold(c)
         self.free_mem -= c.mem
         self.free_vcores -= c.vcores
@@ -536,6 +537,25 @@ class ResourceManager(EventSink):
         self.wasted_s += max(0.0, now - c.start)
         c.finish = now
         self._push_exit(c, now)
+
+    def preempt_container(self, c: Container, now: float) -> None:
+        """The RM's preemption monitor kills ``c`` (``ContainerPreemptEvent`` KILL): it exits now, its work is lost
+        (counted in ``wasted_s``), and its node reports it at its next heartbeat. The AM's side is the monitor's."""
+        c.killed = True
+        self.wasted_s += max(0.0, now - c.start)
+        c.finish = now
+        self._push_exit(c, now)
+
+    def live_task_containers(self) -> list[Container]:
+        """Map and reduce containers running now (launched, not exited, not killed), in no particular order:
+        those with a queued exit and the reduces waiting for their map stage. O(running containers)."""
+        now = self.kernel.now
+        out = [c for slot, c in enumerate(self._exiting)
+               if c is not None and c.exit_seq == slot and not c.killed and c.kind != AM and c.finish > now]
+        for am in self.ams:
+            if am.waiting_reduces:
+                out.extend(c for c in am.waiting_reduces if not c.killed)
+        return out
 
     def _release(self, node: NodeManager, c: Container) -> None:
         node.release(c)

@@ -25,7 +25,8 @@ waiting too), and the queue's maximum capacity. Headroom is rounded down to the 
 keeps assigning until nothing fits or an off-switch container was assigned (at most one off-switch container per heartbeat). An application is *activated* only while
 the AMs of the active applications fit in ``maximum-am-resource-percent`` of the queue's guaranteed capacity
 (``LeafQueue.activateApplications``, Hadoop 2.6+: at least one application is always active); the others wait.
-Not modelled: preemption (``ProportionalCapacityPreemptionPolicy``), reservations, node labels, priorities,
+Preemption (``ProportionalCapacityPreemptionPolicy``) is the RM's monitor, :mod:`mrsim.tracker.yarn.preemption_monitor`.
+Not modelled: reservations, node labels, priorities,
 absolute-resource and weight capacities of Hadoop 3.
 """
 
@@ -37,6 +38,8 @@ from typing import TYPE_CHECKING
 
 from mrsim.tracker.schedconf.capacity_file import queue_list, read_capacity_file
 from mrsim.tracker.yarn.groups import UserGroups
+from mrsim.tracker.yarn import capacity_ordering
+from mrsim.tracker.yarn.preemption_conf import is_preemption_key
 from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
 from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
@@ -77,6 +80,7 @@ class CSQueue:
         self.max_am_pct = 0.1
         self.max_apps = 10000
         self.running = True
+        self.ordered = False  # serves its apps in another order than submission (capacity_ordering)
         self.used_mem = 0.0
         self.am_used = 0.0
         self.active: dict[int, SchedulerApp] = {}  # insertion = submission order
@@ -112,8 +116,10 @@ class CapacityScheduler(YarnScheduler):
         path = config.get("config_file")
         props = {k: (p.value, p.line) for k, p in read_capacity_file(path).props.items()} if path else {}
         for key, value in config.items():
-            if key != "config_file" and key.startswith(P):
+            if key != "config_file" and key.startswith((P, "yarn.resourcemanager.", "yarn.cluster.")):
                 props[key] = (str(value), 0)
+        # the --yarn-site files: the preemption monitor reads its keys from them too (preemption_monitor)
+        self.site_files = tuple(config.get("site_files", ()) or ())
         self.source = str(path) if path else "defaults"
         self.props = props
         self.root = CSQueue("root", None)
@@ -132,9 +138,17 @@ class CapacityScheduler(YarnScheduler):
         default_apps = self._num(P + "maximum-applications", 10000, None)
         self._build(self.root, default_am, default_apps)
         self._check_mappings()
+        # application priorities and ordering policies (capacity_ordering): the default serves in submission order
+        self.ordering = capacity_ordering.load(props, self.source, self.site_files,
+                                               [q.path for name, q in self.leaves.items() if "." in name])
+        self.asked_priority: dict[int, int] = {}  # app index -> mapreduce.job.priority (capacity_ordering)
+        self.app_priority: dict[int, int] = {}  # app index -> its priority, when not 0
+        for name, q in self.leaves.items():
+            if "." in name and self.ordering.policy.get(q.path) == "fair":
+                q.ordered = True
         used = {P + "root.queues"}
         for key in sorted(props):
-            if key in _GLOBAL_KEYS or key in used:
+            if key in _GLOBAL_KEYS or key in used or is_preemption_key(key) or capacity_ordering.is_ordering_key(key):
                 continue
             m = re.fullmatch(re.escape(P) + r"(root(?:\.[^.]+)*)\.([a-z-]+)", key)
             if m and m.group(2) in _QUEUE_KEYS and (m.group(1) == "root" or m.group(1) in self._paths):
@@ -292,6 +306,11 @@ class CapacityScheduler(YarnScheduler):
         # the app's user's usage in its queue (the queue's ``users`` entry), looked up once per app: an attribute of
         # the app, where a dict keyed by app index cost a lookup at every charge (about 140 instructions)
         app.usage = usage
+        priority = self.ordering.priority(queue.path, self.asked_priority.get(app.index))
+        if priority != 0:
+            self.app_priority[app.index] = priority
+            for name, q in self.leaves.items():
+                q.ordered = True  # priorities differ from now on: every leaf sorts
         queue.pending[app.index] = app
         app.runnable = False  # until activated (no RM bookkeeping yet: the app has no asks)
         self._activate(queue)
@@ -303,7 +322,10 @@ class CapacityScheduler(YarnScheduler):
     def _activate(self, queue: CSQueue) -> None:
         """``LeafQueue.activateApplications``: AMs of active apps within the AM limit; at least one active."""
         limit = self._am_limit(queue)
-        for index in list(queue.pending):
+        waiting = list(queue.pending)
+        if self.app_priority:  # FifoOrderingPolicyForPendingApps: priority, then submission
+            waiting.sort(key=lambda i: (-self.app_priority.get(i, 0), queue.pending[i].order))
+        for index in waiting:
             app = queue.pending[index]
             if queue.active and queue.am_used + app.am_mem > limit:
                 break
@@ -442,7 +464,8 @@ class CapacityScheduler(YarnScheduler):
         fit_mem, fit_ok = -1.0, False
         limit_mem, limit = -1.0, 0.0
         skip_idle = self.pending_known
-        for app in queue.active_list:  # the loop ends at the first allocation: the list does not change under it
+        apps = queue.active_list if not queue.ordered else self.serving_order(queue)
+        for app in apps:  # the loop ends at the first allocation: the list does not change under it
             if skip_idle and app.pending_mb <= 0.0:
                 continue  # nothing asked: the loop below would find nothing
             for ask in app.asks:
@@ -483,6 +506,12 @@ class CapacityScheduler(YarnScheduler):
                 return loc
         return 0
 
+    def serving_order(self, queue: CSQueue) -> list[SchedulerApp]:
+        """The leaf's active apps in the order it serves them (its ordering policy and the apps' priorities)."""
+        if not queue.ordered:
+            return queue.active_list
+        return self.ordering.order(queue.path, queue.active_list, self.app_priority)
+
     def _queue_fits_chain(self, queue: CSQueue, required: float) -> bool:
         q: CSQueue | None = queue
         while q is not None:
@@ -511,6 +540,12 @@ class CapacityScheduler(YarnScheduler):
                                   "minimum-user-limit-percent": q.min_user_limit,
                                   "maximum-am-resource-percent": q.max_am_pct}
                          for name, q in self.leaves.items() if "." in name}
+        policies = {p: v for p, v in self.ordering.policy.items() if v != "fifo"}
+        if policies:
+            out["ordering_policies"] = policies
+        if self.app_priority:
+            out["application_priorities"] = {"max": self.ordering.max_priority,
+                                             "apps_with_priority": len(self.app_priority)}
         out["node_locality_delay"] = self.node_locality_delay
         out["queue_mappings"] = [":".join(m) for m in self.mappings]
         out["source"] = self.source
