@@ -48,8 +48,9 @@ COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.tracker.preemption",
     "mrsim.tracker.wakeups",
     "mrsim.tracker.fifo_core",  # the FIFO plug-in's queues and heartbeat walk (the plug-in itself stays Python)
-    # TDAM (--contention tdam): the feature's per-node model and epochs, and the AMVA solver of a mix (the feature
+    # TDAM (--contention tdam): the node model, the feature's epochs and the AMVA solver of a mix (the feature
     # itself, its set-up and plug-in API stay Python; docs/performance.md, "TDAM")
+    "mrsim.contention.nodemix",
     "mrsim.tracker.contention_core",
     "mrsim.contention.amva",
     # calibrated replays: the launch and report lags' draws (the calibration feature stays Python)
