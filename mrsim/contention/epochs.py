@@ -8,9 +8,10 @@ and ``min_n T_{i,n}``; during it every job accomplishes (eq. 5.3)::
 
     D^i_{k,n} = R^i_{k,n} * d(E_i) / T_{i,n}        for every resource k
 
-so residual vectors shrink *proportionally*. This module is the literal, one-class-per-job algorithm: it is
-the reference the incremental per-node model (:mod:`mrsim.contention.incremental`) is tested against, and
-it keeps a full per-epoch record (Table 5.1's rows) when asked.
+so residual vectors shrink *proportionally*. This module is the literal, one-class-per-job algorithm, the
+oracle of mrsim's node model: no replay runs it; the node model (:class:`mrsim.contention.nodemix.NodeMix`, which
+the engine runs, and its keyed form :class:`mrsim.contention.NodeContention`) is pinned against it in the tests
+(``tests/contention/test_node_model_oracle.py``). It keeps a full per-epoch record (Table 5.1's rows) when asked.
 
 Cost: one AMVA solve per epoch, O(epochs x sweeps x K x J) with ``J`` the mean concurrency (section 5.6).
 

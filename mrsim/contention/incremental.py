@@ -1,41 +1,33 @@
-"""Incremental per-node contention model for the replay engine (TDAM / CA-Mumak, dissertation sections 5.3, 6.5).
+"""The node model's solved mixes and its keyed interface (TDAM / CA-Mumak, dissertation sections 5.3, 6.5).
 
-The engine tells a :class:`NodeContention` when a task starts (:meth:`~NodeContention.add_task`) or is killed
-(:meth:`~NodeContention.remove_task`) and asks when the next running task will finish under the current mix
-(:meth:`~NodeContention.next_completion`). Between changes of the mix the node advances by the Epochs rule
-(eq. 5.3), so its predictions equal :func:`mrsim.contention.epochs.epochs` on the same local stream (up to AMVA
-tolerance; the tests check this).
+mrsim has one node model, :class:`mrsim.contention.nodemix.NodeMix` (Algorithm 7's eq. 5.3 accrued by demand
+shape; its module docstring says why that is exact and cheap). This module holds what it is built on and how it is
+used outside a replay:
 
-Why it is cheap (``docs/engine.md``, "Why the engine is fast", idea 5):
+* :class:`MixCache`: shape interning (a task's demand is ``size * u``, ``u`` its unit *shape*) and a memo of solved
+  mixes keyed by the mix signature, a sorted tuple of ``(shape id, count)``; share one cache between all nodes
+  with the same :class:`NodeSpec`. :func:`predicted_utilization` asks it about a mix with no live node at hand.
+* :class:`NodeContention`: the node model keyed by any hashable, with pending tasks, versions and validated
+  demands, for a local stream driven from outside the engine (the stream dispatchers of
+  :mod:`mrsim.contention.dispatch`, the tutorial of ``docs/contention.md``). The engine drives
+  :class:`~mrsim.contention.nodemix.NodeMix` directly.
 
-* Under eq. 5.3 a residual demand vector stays proportional to the task's original vector. Write a task's demand
-  as ``size * u`` with ``size = sum(demand)`` (s) and ``u`` its *shape* (unit vector). With one job per class, the
-  Schweitzer queue lengths ``Q_k = D_k (1 + A_k) / sum_j D_j (1 + A_j)`` do not depend on ``size``. So the mix's
-  queue lengths depend only on the multiset of (shape, count), and a task's remaining time is
-  ``residual_size * stretch[shape]`` where ``stretch`` is the response time of a unit-size job of that shape.
-* ``k`` same-shape tasks solved as one class of population ``k`` give the same Schweitzer fixed point as ``k``
-  classes of population 1 (by symmetry), so a node with 40 tasks of 3 jobs solves a 3-class network.
-* All tasks of one shape lose residual size at the same rate, ``1 / stretch`` per second. Each shape keeps a
-  virtual clock ``V`` (size units done per task) and each task its virtual finish ``F = V_at_start + size``;
-  residual = ``F - V``. Advancing costs O(shapes), the next finisher of a shape is the heap minimum of ``F``.
-* Solved mixes are cached in a :class:`MixCache` keyed by the mix signature, a sorted tuple of
-  ``(shape id, count)``; share one cache between all nodes with the same :class:`NodeSpec`.
-
-Costs: ``add_task``/``remove_task`` O(log n + shapes) plus one AMVA solve on a cache miss, deferred until time
-next moves (several starts at one instant cost one solve); ``next_completion`` O(shapes);
-``completion_times`` O(n). All times are seconds on the engine's clock; demands are seconds of service.
+Both are pinned against the literal Algorithm 7, :func:`mrsim.contention.epochs.epochs`, on hand-computed and
+random streams (up to AMVA tolerance; ``tests/contention/test_node_model_oracle.py``). All times are seconds on
+the caller's clock; demands are seconds of service.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-from dataclasses import dataclass, field
 from typing import Hashable, Iterable, Sequence
+
+from dataclasses import dataclass
 
 from mrsim.contention.amva import DEFAULT_MAX_ITER, DEFAULT_TOL, amva_core
 from mrsim.contention.node import NodeSpec, _resource_utilization, solve_rows
 from mrsim.contention.network import CentreKind
+from mrsim.contention.nodemix import INF, NodeMix
 from mrsim.errors import InputError
 
 Signature = tuple[tuple[int, int], ...]
@@ -150,6 +142,18 @@ class MixCache:
             self.memo[signature] = entry
         return entry
 
+    def record(self, signature: Signature, stretch: Sequence[float], utilization: tuple[float, ...],
+               converged: bool, sweeps: int) -> None:
+        """Count and memoise a mix of the default model solved by the engine's node model (``MixTable``), as
+        :meth:`solve` counts and memoises its own solves: the statistics and later what-if queries see one cache."""
+        self.sweeps += sweeps
+        self.solves += 1
+        self.nonconverged += not converged
+        if self.memoize:
+            if len(self.memo) >= self.max_entries:
+                self.memo.clear()
+            self.memo[signature] = MixEntry(tuple(stretch), utilization, converged)
+
     def solve_counts(self, counts: tuple[int, ...]) -> tuple[tuple[int, ...], MixEntry]:
         """:meth:`solve` for a dense count vector (``counts[sid]`` tasks of shape ``sid``, no trailing zeros):
         ``(shape ids with a count, ascending; entry)``, whose ``stretch`` follows those ids. Memoised in
@@ -180,26 +184,9 @@ class MixCache:
         }
 
 
-@dataclass(slots=True)
-class _Group:
-    """Running tasks of one shape on one node."""
-
-    count: int = 0
-    virtual: float = 0.0  # V: size units accomplished by every task of this shape since the group was created
-    stretch: float = math.inf  # wall seconds per size unit under the current mix
-    heap: list[tuple[float, int, Hashable]] = field(default_factory=list)  # (F, seq, key), lazily pruned
-
-
-@dataclass(slots=True)
-class _Task:
-    sid: int
-    finish_v: float  # F
-    seq: int
-    size: float  # original size, s
-
-
 class NodeContention:
-    """Running tasks on one node and their predicted completions under the Epochs rule (see module docstring).
+    """One node's local stream under the Epochs rule, keyed by any hashable: the engine's node model
+    (:class:`~mrsim.contention.nodemix.NodeMix`) behind the interface of a stream of tasks.
 
     Task keys are any hashable (e.g. ``(job_index, task_index)``). A finished task stops contending at its
     completion instant; it is then *pending* until collected by :meth:`advance` or retired by
@@ -210,91 +197,91 @@ class NodeContention:
     * heartbeat collection: at each heartbeat ``for t_done, key in node.advance(now)`` reports the tasks that
       finished since the last call, each with its exact finish time.
 
-    Time never runs backwards: a call with ``now`` earlier than the node's clock raises ``ValueError``.
+    Tasks predicted to end within :data:`~mrsim.contention.nodemix.TIE_RTOL` (relative) of each other end
+    together, in start order. Time never runs backwards: a call with ``now`` earlier than the node's clock raises
+    ``ValueError``. Demands are validated (:meth:`NodeSpec.check`); all times are seconds.
+
+    Costs: as :class:`~mrsim.contention.nodemix.NodeMix` (``add_task``/``remove_task`` O(log n + shapes) plus one
+    AMVA solve on a cache miss, deferred until time next moves; ``next_completion`` O(tasks) to name the task);
+    per-key queries (``remaining_size``, ``completion_time``) O(tasks on the node).
     """
 
-    def __init__(self, spec: NodeSpec | MixCache, now: float = 0.0, *, tie_rtol: float = 1e-10) -> None:
+    def __init__(self, spec: NodeSpec | MixCache, now: float = 0.0) -> None:
         self.cache = spec if isinstance(spec, MixCache) else MixCache(spec)
         self.spec = self.cache.spec
-        self._now = float(now)
-        self._tie_rtol = tie_rtol
-        self._groups: dict[int, _Group] = {}
-        self._tasks: dict[Hashable, _Task] = {}
+        self._mix = NodeMix(self.cache, cpu_shape_first=False)
+        self._mix.now = float(now)
+        self._gids: dict[Hashable, int] = {}  # running task -> its key in the node model
+        self._keys: dict[int, Hashable] = {}
+        self._sizes: dict[Hashable, float] = {}  # original total demand (s)
         self._pending: list[tuple[float, int, Hashable]] = []  # finished, not yet collected: (time, seq, key)
         self._pending_keys: set[Hashable] = set()
-        self._seq = 0
-        self._dirty = False
-        self._util: tuple[float, ...] = (0.0,) * self.spec.n_resources
+        self._seq = 0  # start order; also the task's key in the node model
         self.version = 0
 
     # ----------------------------------------------------------------- queries
     @property
     def now(self) -> float:
         """The node's clock: the last time it was advanced to (s)."""
-        return self._now
+        return self._mix.now
 
     def __len__(self) -> int:
         """Tasks the engine has not heard the end of: running plus pending (finished, not yet collected)."""
-        return len(self._tasks) + len(self._pending_keys)
+        return len(self._gids) + len(self._pending_keys)
 
     @property
     def running(self) -> int:
         """Number of running (contending) tasks."""
-        return len(self._tasks)
+        return len(self._gids)
 
     def __contains__(self, key: Hashable) -> bool:
-        return key in self._tasks or key in self._pending_keys
+        return key in self._gids or key in self._pending_keys
 
     def signature(self) -> Signature:
         """The current mix signature: sorted ``(shape id, count)`` pairs."""
-        return tuple(sorted((sid, g.count) for sid, g in self._groups.items()))
+        return tuple((sid, n) for sid, n in enumerate(self._mix.counts) if n)
 
     def utilization(self) -> tuple[float, ...]:
         """Per-resource utilization of the current mix (order of ``spec.resources``; CPU = fraction of cores)."""
-        self._solve()
-        return self._util
+        return self._mix.utilization()
 
     def remaining_size(self, key: Hashable) -> float:
         """Residual total demand of a running task as of the node's clock (s); 0 for a pending one."""
         if key in self._pending_keys:
             return 0.0
-        t = self._tasks[key]
-        return max(0.0, t.finish_v - self._groups[t.sid].virtual)
+        return self._mix.residual(self._gids[key])
 
     def remaining_demand(self, key: Hashable) -> tuple[float, ...]:
         """Residual demand vector ``R_n`` (eq. 5.2) of a task as of the node's clock (s per resource)."""
         if key in self._pending_keys:
             return (0.0,) * self.spec.width
-        size = self.remaining_size(key)
-        return tuple(size * u for u in self.cache.shape(self._tasks[key].sid))
+        gid = self._gids[key]
+        size = self._mix.residual(gid)
+        return tuple(size * u for u in self.cache.shape(self._mix.task_shape(gid)))
 
     def progress(self, key: Hashable) -> float:
         """Fraction of a task's demand already accomplished, in [0, 1]."""
         if key in self._pending_keys:
             return 1.0
-        return 1.0 - self.remaining_size(key) / self._tasks[key].size
+        return 1.0 - self.remaining_size(key) / self._sizes[key]
 
     def completion_time(self, key: Hashable) -> float:
         """Predicted finish time of a task if the mix stays as it is (s); actual time for a pending task."""
         if key in self._pending_keys:
             return next(t for t, _, k in self._pending if k == key)
-        self._solve()
-        t = self._tasks[key]
-        g = self._groups[t.sid]
-        return self._now + max(0.0, t.finish_v - g.virtual) * g.stretch
+        gid = self._gids[key]
+        return next(t for g, t in self._mix.completion_times() if g == gid)
 
     def completion_times(self) -> dict[Hashable, float]:
         """Predicted finish time of every running task (and actual time of pending ones). O(n)."""
-        self._solve()
         out = {k: t for t, _, k in self._pending}
-        now, groups = self._now, self._groups
-        for key, t in self._tasks.items():
-            g = groups[t.sid]
-            out[key] = now + max(0.0, t.finish_v - g.virtual) * g.stretch
+        keys = self._keys
+        for gid, t in self._mix.completion_times():
+            out[keys[gid]] = t
         return out
 
     def next_completion(self) -> tuple[float, Hashable] | None:
-        """``(time, key)`` of the earliest completion under the current mix, or None when idle. O(shapes).
+        """``(time, key)`` of the earliest completion under the current mix, or None when idle.
 
         Pending (already finished) tasks come first, with their past finish times. Ties go to the task that
         started first.
@@ -302,8 +289,10 @@ class NodeContention:
         if self._pending:
             t, _, key = min(self._pending)
             return t, key
-        best = self._peek()
-        return None if best is None else (best[0], best[2])
+        when = self._mix.next_completion()
+        if when == INF:
+            return None
+        return when, self._keys[self._mix.next_task()]
 
     # ----------------------------------------------------------------- changes
     def advance(self, now: float) -> list[tuple[float, Hashable]]:
@@ -325,25 +314,21 @@ class NodeContention:
         A task whose demand is all zeros finishes at ``now`` (it becomes pending at once). Raises
         :class:`InputError` for a malformed demand vector and ``ValueError`` for a key that is already known.
         """
-        if key in self._tasks or key in self._pending_keys:
+        if key in self._gids or key in self._pending_keys:
             raise ValueError(f"task {key!r} is already on this node")
         vec = self.spec.check(demand, f"task {key!r}")
         self._run_to(now)
         self._seq += 1
         self.version += 1
         if not any(vec):
-            self._pending.append((self._now, self._seq, key))
+            self._pending.append((self._mix.now, self._seq, key))
             self._pending_keys.add(key)
             return
-        sid, size = self.cache.shape_of(vec)
-        g = self._groups.get(sid)
-        if g is None:
-            g = self._groups[sid] = _Group()
-        fin = g.virtual + size
-        g.count += 1
-        heapq.heappush(g.heap, (fin, self._seq, key))
-        self._tasks[key] = _Task(sid, fin, self._seq, size)
-        self._dirty = True
+        gid = self._seq
+        self._mix.add(gid, vec, self._mix.now)
+        self._gids[key] = gid
+        self._keys[gid] = key
+        self._sizes[key] = math.fsum(vec)
 
     def remove_task(self, key: Hashable, now: float) -> float:
         """Take task ``key`` off the node at ``now`` (finished or killed); return its residual size (s).
@@ -351,22 +336,17 @@ class NodeContention:
         The node first advances to ``now``; if the task finished on the way (or earlier and is pending) the
         result is 0.0. Raises ``KeyError`` for an unknown key.
         """
-        if key not in self._tasks and key not in self._pending_keys:
+        if key not in self._gids and key not in self._pending_keys:
             raise KeyError(key)
         self._run_to(now)
         if key in self._pending_keys:
             self._pending_keys.discard(key)
             self._pending = [p for p in self._pending if p[2] != key]
             return 0.0
-        t = self._tasks.pop(key)
-        g = self._groups[t.sid]
-        residual = max(0.0, t.finish_v - g.virtual)
-        g.count -= 1
-        if g.count == 0:
-            del self._groups[t.sid]
-        # The heap entry stays behind; _peek drops entries whose key is no longer running.
+        gid = self._gids.pop(key)
+        del self._keys[gid], self._sizes[key]
+        residual = self._mix.remove(gid, self._mix.now)
         self.version += 1
-        self._dirty = True
         return residual
 
     # ----------------------------------------------------------------- what-if (CA-FIFO, LRT, LMUF)
@@ -377,7 +357,7 @@ class NodeContention:
         """
         if extra is None:
             return self.utilization()
-        return self.cache.solve(self._with_extra(extra)[0]).utilization
+        return self._mix.predicted_utilization(self.spec.check(extra, "candidate task"))
 
     def max_utilization(self, extra: Sequence[float] | None = None) -> float:
         """Bottleneck utilization (max over resources) of the current mix, or with one more task."""
@@ -388,123 +368,50 @@ class NodeContention:
 
         LRT's estimate (sections 5.5 and 6.4): the first-epoch time ``T`` of the new task.
         """
-        sig, pos, size = self._with_extra(demand)
-        if pos < 0:
-            return 0.0
-        return size * self.cache.solve(sig).stretch[pos]
-
-    # ----------------------------------------------------------------- internals
-    def _with_extra(self, demand: Sequence[float]) -> tuple[Signature, int, float]:
         vec = self.spec.check(demand, "candidate task")
-        counts = {sid: g.count for sid, g in self._groups.items()}
         if not any(vec):
-            return tuple(sorted(counts.items())), -1, 0.0
+            return 0.0
         sid, size = self.cache.shape_of(vec)
+        counts = dict(self.signature())
         counts[sid] = counts.get(sid, 0) + 1
         sig = tuple(sorted(counts.items()))
         pos = next(i for i, (s, _) in enumerate(sig) if s == sid)
-        return sig, pos, size
+        return size * self.cache.solve(sig).stretch[pos]
 
-    def _solve(self) -> None:
-        if not self._dirty:
-            return
-        self._dirty = False
-        if not self._groups:
-            self._util = (0.0,) * self.spec.n_resources
-            return
-        sig = self.signature()
-        entry = self.cache.solve(sig)
-        groups = self._groups
-        for (sid, _), s in zip(sig, entry.stretch):
-            groups[sid].stretch = s
-        self._util = entry.utilization
-
-    def _peek(self) -> tuple[float, int, Hashable, _Group] | None:
-        """Earliest (time, seq, key, group) among running tasks; prunes stale heap entries."""
-        self._solve()
-        best = None
-        tasks = self._tasks
-        for g in self._groups.values():
-            heap = g.heap
-            while heap:
-                fin, seq, key = heap[0]
-                t = tasks.get(key)
-                if t is not None and t.seq == seq:
-                    break
-                heapq.heappop(heap)
-            fin, seq, key = heap[0]
-            when = self._now + max(0.0, fin - g.virtual) * g.stretch
-            if best is None or (when, seq) < (best[0], best[1]):
-                best = (when, seq, key, g)
-        return best
-
-    def _accrue(self, t: float) -> None:
-        dt = t - self._now
-        if dt > 0.0:
-            for g in self._groups.values():
-                g.virtual += dt / g.stretch  # eq. 5.3: residual size shrinks by d(E)/stretch
-            self._now = t
-
+    # ----------------------------------------------------------------- internals
     def _run_to(self, now: float) -> None:
+        """Retire, epoch by epoch, every task that ends by ``now`` (each at its finish time), then accrue to ``now``."""
         now = float(now)
-        if now <= self._now:
-            if now < self._now - 1e-9 * max(1.0, abs(self._now)):
-                raise ValueError(f"time went backwards on a node: {now!r} < {self._now!r}")
+        mix = self._mix
+        if now <= mix.now:
+            if now < mix.now - 1e-9 * max(1.0, abs(mix.now)):
+                raise ValueError(f"time went backwards on a node: {now!r} < {mix.now!r}")
             return
-        while self._groups:
-            best = self._peek()
-            if best is None or best[0] > now:
+        while True:
+            when = mix.next_completion()
+            if when > now:
                 break
-            when = max(best[0], self._now)
-            self._accrue(when)
-            window = when + self._tie_rtol * max(1.0, abs(when))
-            self._retire_until(window, when)
-        if self._groups:
-            self._solve()
-        self._accrue(now)
-        self._now = now
-
-    def _retire_until(self, window: float, when: float) -> None:
-        """Retire every running task predicted to finish by ``window``; they finish at ``when``."""
-        tasks = self._tasks
-        done: list[tuple[int, Hashable]] = []
-        for sid, g in list(self._groups.items()):
-            heap = g.heap
-            while heap:
-                fin, seq, key = heap[0]
-                t = tasks.get(key)
-                if t is None or t.seq != seq:
-                    heapq.heappop(heap)
-                    continue
-                if self._now + max(0.0, fin - g.virtual) * g.stretch > window:
-                    break
-                heapq.heappop(heap)
-                del tasks[key]
-                g.count -= 1
-                done.append((seq, key))
-            if g.count == 0:
-                del self._groups[sid]
-        for seq, key in sorted(done, key=lambda p: p[0]):
-            self._pending.append((when, seq, key))
-            self._pending_keys.add(key)
-        if done:
+            when = max(when, mix.now)
+            ended = mix.retire(when)
+            if not ended:
+                break
+            for gid in ended:
+                key = self._keys.pop(gid)
+                del self._gids[key], self._sizes[key]
+                self._pending.append((when, gid, key))
+                self._pending_keys.add(key)
             self.version += 1
-            self._dirty = True
+        mix.advance(now)
 
     def _check(self) -> None:
-        """Invariants, for tests: counts match tasks, heaps hold every running task, clocks and residuals sane."""
-        per_shape: dict[int, int] = {}
-        for key, t in self._tasks.items():
-            per_shape[t.sid] = per_shape.get(t.sid, 0) + 1
-            g = self._groups[t.sid]
-            assert (t.finish_v, t.seq, key) in g.heap, f"task {key!r} missing from its shape heap"
-            assert t.finish_v - g.virtual >= -1e-9 * max(1.0, t.finish_v), f"task {key!r} overran its demand"
-            assert t.finish_v - g.virtual <= t.size * (1 + 1e-12) + 1e-12, f"task {key!r} has negative progress"
-        assert per_shape == {sid: g.count for sid, g in self._groups.items()}, "shape counts disagree with tasks"
-        assert not (self._pending_keys & set(self._tasks)), "a task is both running and pending"
+        """Invariants, for tests: the node model's own, and the keys agree with its tasks."""
+        self._mix._check()
+        running = {gid for gid, _ in self._mix.completion_times()}
+        assert running == set(self._keys) and len(running) == self._mix.running, "keys disagree with the node model"
+        assert {self._gids[k]: k for k in self._gids} == self._keys, "key index out of sync"
+        assert set(self._sizes) == set(self._gids), "sizes out of sync"
+        assert not (self._pending_keys & set(self._gids)), "a task is both running and pending"
         assert self._pending_keys == {k for _, _, k in self._pending}, "pending index out of sync"
-        for g in self._groups.values():
-            assert g.count > 0 and math.isfinite(g.virtual) and g.virtual >= 0.0
 
 
 def predicted_utilization(

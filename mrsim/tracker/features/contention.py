@@ -35,14 +35,13 @@ How the engine drives the model (``docs/tdam.md`` has the user-facing version):
 Slots may exceed cores: nothing caps concurrency but the slots, and the model decides how slow tasks become
 (ten 100-s CPU tasks on one core take 1000 s, section 6.6).
 
-**Why a node model of its own.** :class:`NodeMix` is the engine's hot-path form of
-:class:`mrsim.contention.NodeContention` (same eq. 5.3 accrual by shape, same :class:`~mrsim.contention.MixCache`
-solves, same tie rule; ``tests/tdam/test_nodemix.py`` checks it against both that class and the literal
-:func:`mrsim.contention.epochs`). It skips what the engine does not need per call: demand re-validation (the
-templates validated them), pending-task bookkeeping and versions (the engine retires finished tasks in the same
-event). A task lifecycle costs about 7 µs instead of 23 µs (both interpreted). :class:`NodeMix` and the epoch
-bookkeeping (:class:`~mrsim.tracker.contention_core.EpochCore`) live in :mod:`mrsim.tracker.contention_core`, compiled
-with the engine core; this class wires them to the engine's hooks (``docs/tdam.md``, "Reference: what the engine does").
+**The node model.** Each TaskTracker's tasks run in a :class:`~mrsim.contention.nodemix.NodeMix`, the one node
+model of mrsim (eq. 5.3 accrual by shape over the node type's :class:`~mrsim.contention.MixCache`; the keyed
+:class:`mrsim.contention.NodeContention` of the stream dispatchers is the same model). Its results are pinned
+against the literal Algorithm 7, :func:`mrsim.contention.epochs` (``tests/contention/test_node_model_oracle.py``,
+``tests/tdam/test_nodemix.py``). :class:`~mrsim.contention.nodemix.NodeMix` and the epoch bookkeeping
+(:class:`~mrsim.tracker.contention_core.EpochCore`, in :mod:`mrsim.tracker.contention_core`) are compiled with the
+engine core; this class wires them to the engine's hooks (``docs/tdam.md``, "Reference: what the engine does").
 
 Costs per epoch on a node: one mix lookup (an AMVA solve on a cache miss, O(sweeps x shapes x centres)) plus
 O(tasks on the node) to publish predictions; per launch O(log n + shapes); per completion O(shapes).
@@ -55,7 +54,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mrsim.contention import MixCache, NodeSpec
-from mrsim.tracker.contention_core import TIE_RTOL, EpochCore, EpochHooks, MixTable, NodeMix, TaskDemands
+from mrsim.contention.nodemix import TIE_RTOL, MixTable, NodeMix
+from mrsim.tracker.contention_core import EpochCore, EpochHooks, TaskDemands
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
 from mrsim.errors import InputError
 from mrsim.model.cluster import TrackerSpec
