@@ -350,10 +350,9 @@ class FifoScheduler(TaskScheduler):
         self.map_queue: JobQueue = self.core.map_queue  # running jobs with unlaunched maps
         self.reduce_queue: JobQueue = self.core.reduce_queue  # past slow start, unlaunched reduces
         self.with_reduces: JobQueue = self.core.with_reduces  # running jobs with numReduceTasks > 0
-        if type(self).assign_tasks is FifoScheduler.assign_tasks:
-            # The engine calls ``scheduler.assign_tasks`` once per heartbeat: bound to the compiled method, that
-            # call runs no interpreted frame (a subclass that overrides assign_tasks keeps its own).
-            self.assign_tasks = self.core.assign_tasks  # type: ignore[method-assign]
+        if jt.scheduler is self:  # the engine's plug-in (not one composed in another, e.g. CA-FIFO's)
+            # the engine calls the compiled heartbeat once per heartbeat: no interpreted frame
+            jt.register(self, assign_tasks=self.core)
 
     @property
     def needed_maps(self) -> int:

@@ -440,7 +440,7 @@ class BackgroundFeature:
             jt.kernel.schedule(max(0.0, t - origin), ORDER_TIMER, kind, i, 0)
         for i, t in enumerate(self.background.reduce_times):
             jt.kernel.schedule(max(0.0, t - origin), ORDER_TIMER, kind, i, 1)
-        jt.before_assign.append(self._take)
+        jt.register(self, before_assign=self._take)
 
     def describe_run(self) -> tuple[str, dict, dict]:
         b = self.background

@@ -141,13 +141,14 @@ class CalibrationFeature:
                 self._reuse[job.index] = reuse
         if self.use_launch:
             if self._carried or self._reuse or self._stalls or self.use_localize:
-                jt.launch_lag = self.launch_lag
+                jt.register(self, launch_lag=self.launch_lag)
             else:  # nothing per job or tracker: the compiled draw of the kind's law (what _lag would do)
-                jt.launch_lag = self._counter.launch_lag
+                jt.register(self, launch_lag=self._counter.launch_lag)
         if self.use_report and jt.oob:
-            jt.report_lag = ReportLag([list(d.quantiles) for d in self._report], self._report_draws).report_lag
+            jt.register(self, report_lag=ReportLag([list(d.quantiles) for d in self._report],
+                                                   self._report_draws).report_lag)
         if self.use_aux:
-            jt.aux_duration = self.aux_duration
+            jt.register(self, aux_duration=self.aux_duration)
 
     def _carry(self, jt: "JobTracker") -> list:
         """Index the stalls the replayed jobs' tasks carry (by job id); the carried records, for the windows."""

@@ -101,12 +101,14 @@ def launch_map(jt: "JobTracker", job: JobState, tracker: TrackerState, locality:
     tracker.running_maps += job.map_width
     if job.start_time < 0.0:
         job.start_time = now
-    if jt.finish_model is None:
+    model = jt.finish_model
+    if model is None:
         jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
     else:
-        jt.model_hook.finish_model(job, tracker, gid)
+        model.finish_model(job, tracker, gid)
     if jt.on_launch:
-        jt.launch_hook.launched(job, tracker, gid)  # a C call when bound to a compiled FeatureHook (hooks.bind_hooks)
+        for hook in jt.on_launch:
+            hook.launched(job, tracker, gid)
     return level
 
 
@@ -148,10 +150,11 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         finish = now + lag + lost / tracker.speed
         job.reduce_shuffle_end_w[key] = finish
         job.reduce_finish_w[key] = finish
-        if jt.finish_model is None:
+        model = jt.finish_model
+        if model is None:
             jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
-            jt.model_hook.finish_model(job, tracker, gid)
+            model.finish_model(job, tracker, gid)
     elif job.map_stage_done:
         speed = tracker.speed
         shuffle_end = now + lag + job.next_typical_shuffle() / speed
@@ -159,14 +162,16 @@ def launch_reduce(jt: "JobTracker", job: JobState, tracker: TrackerState) -> boo
         finish = shuffle_end + trace_s / speed
         job.reduce_shuffle_end_w[key] = shuffle_end
         job.reduce_finish_w[key] = finish
-        if jt.finish_model is None:
+        model = jt.finish_model
+        if model is None:
             jt.kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
-            jt.model_hook.finish_model(job, tracker, gid)
+            model.finish_model(job, tracker, gid)
     else:
         job.waiting_reduces.append(gid)  # SimMR's filler: finish time set when the map stage ends
         if lag > 0.0:
             job.reduce_shuffle_end_w[key] = now + lag  # the shuffle cannot end before the attempt has started
     if jt.on_launch:
-        jt.launch_hook.launched(job, tracker, gid)  # a C call when bound to a compiled FeatureHook (hooks.bind_hooks)
+        for hook in jt.on_launch:
+            hook.launched(job, tracker, gid)
     return True

@@ -95,7 +95,7 @@ def report(jt: "JobTracker", tracker: TrackerState, gid: int, now: float, aux_ki
     tracker's next (or an out-of-band) heartbeat."""
     if jt.task_mode:
         if aux_kind >= 0:
-            jt.apply_aux(tracker, gid, now)  # type: ignore[misc]
+            jt.apply_aux.apply_aux(tracker, gid, now)
         else:
             jt._apply_completion(tracker, gid, now)
         refresh_status(jt, tracker)

@@ -1,26 +1,58 @@
 """The engine's hooks: the surface features attach to (``docs/architecture.md``, "The engine's hooks").
 
 :class:`EngineHooks` declares every hook the JobTracker calls, with its signature and the point where it is
-called, and the three calls a feature uses to join a replay (:meth:`~EngineHooks.attach`,
-:meth:`~EngineHooks.register_event`, :meth:`~EngineHooks.feature`). ``JobTracker`` is its one subclass: the hooks
-are plain attributes of the engine (``jt.on_launch``), so a hook costs one ``is None`` or falsy test where it
-is called when unset. Features extend the engine by composition (an object with ``attach(jt)``), never by
-subclassing ``JobTracker``.
+called, and the calls a feature uses to join a replay: :meth:`~EngineHooks.attach`, :meth:`~EngineHooks.register`
+(the one way to set a hook), :meth:`~EngineHooks.register_event` and :meth:`~EngineHooks.feature`.
+``JobTracker`` is its one subclass: the hooks are attributes of the engine (``jt.on_launch``), so an unset hook
+costs one ``is None`` or emptiness test where it is called.
+
+Each hook is called one way. Most are plain functions. The six on the per-task and per-heartbeat path are objects
+of a class compiled with the core, called by a method (compiled to compiled: a C call through the class's vtable,
+machine values in and out): ``finish_model``, ``on_launch`` and ``on_heartbeat`` take a :class:`FeatureHook`
+(its ``finish_model`` / ``launched`` / ``heartbeat``), ``apply_aux`` and ``assign_tasks`` a :class:`TaskAssigner`,
+``after_event`` a :class:`~mrsim.tracker.kernel.EventSink` (its ``end_of_event``). A feature written in Python
+registers a plain function for those too; :meth:`~EngineHooks.register` puts it behind a compiled adapter
+(:class:`CallLaunched` and its siblings) whose method calls it.
+
+Sixteen hooks override what the core does and have one owner (:data:`SINGLE_OWNER`): a second feature claiming
+one is a :class:`HookClaimError` naming both. The others are lists, called in registration order. Features keep
+their per-job state in their own objects, keyed by ``job.index``.
 """
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from typing import Callable, Final, TypeVar
 
 from mrsim.tracker.events import EV_FIRST_FEATURE
-from mrsim.tracker.kernel import EventSink, Kernel
+from mrsim.tracker.kernel import CallEnd, EventSink, Handler, Kernel
 from mrsim.tracker.scheduling import Locality
 from mrsim.tracker.state import JobState, TrackerState
 
 F = TypeVar("F")
 
+#: Hooks that replace a step of the core: one feature (or the scheduler plug-in) owns each.
+SINGLE_OWNER: Final = frozenset({
+    "launch_lag", "report_lag", "aux_duration", "finish_model", "pick_task", "offer_backup", "hold_job_start",
+    "hold_job_finish", "assign_first", "apply_aux", "assign_tasks", "attempt_length", "attempt_failed", "task_fits",
+    "fits_request", "hold_resources", "release_resources",
+})
+#: Hooks that observe or add work: any number of features, called in registration order.
+LISTS: Final = frozenset({
+    "before_assign", "on_requeue", "on_launch", "on_job_arrival", "on_job_setup", "on_job_done", "on_attempt_end",
+    "on_task_finished", "on_heartbeat", "before_kill", "on_kill", "after_event",
+})
 
-class EngineHooks(EventSink):
+
+class HookClaimError(ValueError):
+    """Two features claimed one single-owner hook (:data:`SINGLE_OWNER`)."""
+
+
+def owner_name(owner: object) -> str:
+    """How an error names the feature or plug-in ``owner``: its class name (a string names itself)."""
+    return owner if isinstance(owner, str) else type(owner).__name__
+
+
+class EngineHooks:
     """Hooks and attached features of one engine; the base of ``mrsim.tracker.jobtracker.JobTracker``."""
 
     def __init__(self, kernel: Kernel) -> None:
@@ -46,7 +78,7 @@ class EngineHooks(EventSink):
         #: ``(job, tracker, gid)`` called *instead of* queuing the trace-derived completion of task ``gid`` (at
         #: launch; for first-wave reduces when the map stage ends): a feature that models durations (contention)
         #: decides when the task finishes and calls :meth:`task_done` then. ``job.*_finish`` holds the trace value.
-        self.finish_model: Callable[[JobState, TrackerState, int], None] | None = None
+        self.finish_model: FeatureHook | None = None
         #: ``(job, tracker, reduce, locality) -> task index or -1``: *instead of* the core's own pick (requeued
         #: first, then the locality search or the next index), the pending task a launch takes on ``tracker``; the
         #: hook updates the job's launch counter (``next_map`` / ``next_reduce``) and its own counts (federations:
@@ -55,8 +87,8 @@ class EngineHooks(EventSink):
         #: a running task was stopped and put back in its job's queue (a kill, a replayed failed attempt):
         #: ``(job, task index, reduce) -> None``
         self.on_requeue: list[Callable[[JobState, int, bool], None]] = []
-        #: after every map or reduce launch (not backups): ``(job, tracker, gid) -> None``
-        self.on_launch: list[Callable[[JobState, TrackerState, int], None]] = []
+        #: after every map or reduce launch (not backups): ``launched(job, tracker, gid)``
+        self.on_launch: list[FeatureHook] = []
         #: a job arrived (its template materialised, before the engine sets it up): ``(job) -> None``
         self.on_job_arrival: list[Callable[[JobState], None]] = []
         #: a job arrived and was set up (datacenter placement, locality caches), before ``hold_job_start``:
@@ -78,9 +110,13 @@ class EngineHooks(EventSink):
         #: ``(tracker, now) -> launched?`` at a heartbeat with a free slot, before the scheduler: True if the
         #: feature launched work there, and then the scheduler is not asked in this heartbeat (setup/cleanup).
         self.assign_first: Callable[[TrackerState, float], bool] | None = None
-        #: ``(tracker, code, now)``: a setup/cleanup task reported with :meth:`report_completion` and an
-        #: ``aux_kind`` is applied (set by the feature that launches them).
-        self.apply_aux: Callable[[TrackerState, int, float], None] | None = None
+        #: ``apply_aux(tracker, code, now)``: a setup/cleanup task reported with :meth:`report_completion` and an
+        #: ``aux_kind`` is applied (set by the feature that launches them; unset, reporting one is an error).
+        self.apply_aux: TaskAssigner = TaskAssigner()
+        #: ``assign_tasks(tracker) -> launched`` at a heartbeat with a free slot: the scheduler plug-in's, or the
+        #: compiled heartbeat it registers (FIFO's ``FifoCore``, YARN mode's ``NodeHeartbeats``); ``JobTracker.run``
+        #: puts the plug-in's ``assign_tasks`` behind :class:`CallAssign` when the plug-in registered none.
+        self.assign_tasks: TaskAssigner = TaskAssigner()
         #: ``(job, gid) -> seconds or -1``: length of the attempt of task ``gid`` launched now when it is one that
         #: fails (failed-attempt replay), else -1 (the task's own duration).
         self.attempt_length: Callable[[JobState, int], float] | None = None
@@ -89,8 +125,9 @@ class EngineHooks(EventSink):
         self.attempt_failed: Callable[[TrackerState, JobState, int, float], bool] | None = None
         #: a task's successful completion was applied (reported to the JobTracker): ``(job, tracker, gid) -> None``
         self.on_task_finished: list[Callable[[JobState, TrackerState, int], None]] = []
-        #: a heartbeat event of ``tracker`` is due (also a superseded one, before the engine drops it): ``(tracker)``
-        self.on_heartbeat: list[Callable[[TrackerState], None]] = []
+        #: a heartbeat event of ``tracker`` is due (also a superseded one, before the engine drops it):
+        #: ``heartbeat(tracker)``
+        self.on_heartbeat: list[FeatureHook] = []
         #: before :meth:`kill_task` picks its victim (it reads running tasks' finish times): ``() -> None``
         self.before_kill: list[Callable[[], None]] = []
         #: a running task is being killed (its victim chosen, before it is requeued): ``(job, gid, tracker index)``
@@ -107,23 +144,42 @@ class EngineHooks(EventSink):
         #: ``(job, tracker, reduce)``: an attempt of ``job`` left ``tracker`` (completion, kill or requeue, a
         #: feature's held slot), after its running count dropped: give the job's request back.
         self.release_resources: Callable[[JobState, TrackerState, bool], None] | None = None
-        #: at the end of every event (features that batch work within an event): ``() -> None``
-        self.after_event: list[Callable[[], None]] = []
-        #: what the engine calls for finish_model, on_launch and on_heartbeat (:func:`bind_hooks`, at the end of
-        #: ``JobTracker.__init__`` and again in ``run``). Not built from ``self`` here: compiled code passing
-        #: ``self`` out of ``__init__`` before every attribute is set makes the later ones checked at each read.
-        self.model_hook = self.launch_hook = self.hb_hook = FeatureHook()
+        #: at the end of every event (features that batch work within an event): ``end_of_event()``
+        self.after_event: list[EventSink] = []
+        #: which feature claimed each single-owner hook (:meth:`register`): hook name -> owner's name
+        self.hook_owners: dict[str, str] = {}
         self._next_feature_kind = EV_FIRST_FEATURE
         self.features: list[object] = []
 
     def attach(self, feature: object) -> None:
-        """Attach a feature: it keeps a reference to this engine and sets the hooks it needs (``feature.attach``)."""
+        """Attach a feature: it keeps a reference to this engine and registers the hooks it needs
+        (``feature.attach(jt)``, which calls :meth:`register`)."""
         self.features.append(feature)
         feature.attach(self)  # type: ignore[attr-defined]
 
-    def register_event(self, handler: Callable[[float, int, int, int], None]) -> int:
-        """A new event kind handled by ``handler(time, order, a, b)``; a feature queues its events with
-        ``jt.schedule(time, order, kind, a, b)`` (the kernel's). Call before :meth:`run`."""
+    def register(self, owner: object, **hooks: object) -> None:
+        """Set hooks for ``owner`` (a feature or plug-in): ``jt.register(self, on_launch=self._launched,
+        task_fits=self._fits)``. A list hook gets one more entry; a single-owner hook (:data:`SINGLE_OWNER`) is
+        claimed, and a hook another owner claimed is a :class:`HookClaimError` naming both. A plain function given
+        for an object hook is put behind its compiled adapter (module docstring). An unknown name is a
+        ``ValueError``. O(hooks)."""
+        who = owner_name(owner)
+        for name, hook in hooks.items():
+            if name in LISTS:
+                getattr(self, name).append(_as_hook(name, hook))
+            elif name in SINGLE_OWNER:
+                claimed = self.hook_owners.get(name)
+                if claimed is not None:
+                    raise HookClaimError(f"hook {name!r} is claimed by {claimed} and by {who}: it has one owner")
+                self.hook_owners[name] = who
+                setattr(self, name, _as_hook(name, hook))
+            else:
+                raise ValueError(f"{who} registers an unknown hook {name!r}")
+
+    def register_event(self, handler: "EventSink | Handler") -> int:
+        """A new event kind handled by ``handler``: an :class:`~mrsim.tracker.kernel.EventSink` (its ``handle``) or a
+        function ``handler(time, order, a, b)``; a feature queues its events with ``jt.schedule(time, order,
+        kind, a, b)`` (the kernel's). Call before :meth:`run`."""
         kind = self._next_feature_kind
         self._next_feature_kind += 1
         self.kernel.register(kind, handler)
@@ -150,124 +206,101 @@ class EngineHooks(EventSink):
             self.release_resources(job, tracker, reduce)
 
 
+class FeatureHook:
+    """The per-task and per-heartbeat hooks the engine calls from compiled code: ``finish_model``, ``on_launch``
+    (:meth:`launched`) and ``on_heartbeat`` (:meth:`heartbeat`). A feature compiled with the core subclasses it
+    (TDAM's ``mrsim.tracker.contention_core.EpochHooks``); a plain function is registered behind
+    :class:`CallFinishModel`, :class:`CallLaunched` or :class:`CallHeartbeat`. Here: nothing to do."""
+
+    def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        pass
+
+    def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        pass
+
+    def heartbeat(self, tracker: TrackerState) -> None:
+        pass
+
+
 class TaskAssigner:
-    """A compiled scheduler's heartbeat: :meth:`assign_tasks` is what the plug-in's ``assign_tasks`` is bound to
-    (``FifoCore``, ``mrsim/tracker/fifo_core.py``). When the plug-in's ``assign_tasks`` is a bound
-    ``TaskAssigner.assign_tasks``, the JobTracker calls it directly from compiled code (a C call through the
-    class's vtable, machine values in and out), where the bound method cost a Python-level call per heartbeat:
-    arguments parsed, the result boxed (``docs/performance.md``, "The compiled core"). Same method, same result."""
+    """A heartbeat's calls into a scheduler or feature: ``assign_tasks`` (:meth:`assign_tasks`, the plug-in's
+    heartbeat) and ``apply_aux`` (:meth:`apply_aux`, a reported setup/cleanup or container-exit code). Compiled
+    plug-in cores subclass it (FIFO's ``FifoCore``, YARN mode's ``NodeHeartbeats``); plain functions are
+    registered behind :class:`CallAssign` / :class:`CallAux`. Here: both are errors (nothing registered)."""
 
     def assign_tasks(self, tracker: TrackerState) -> int:
-        raise NotImplementedError
+        raise NotImplementedError("a heartbeat was offered but no assign_tasks hook is set")
 
     def apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
-        """The engine's ``apply_aux`` hook, when a feature binds it to this method (YARN mode's container exits:
-        ``mrsim.tracker.yarn.rm.NodeHeartbeats``): the JobTracker then calls it directly, as :meth:`assign_tasks`
-        (:func:`aux_caller`). Here: no hook is set, and a reported setup/cleanup or exit code is an error."""
         raise NotImplementedError("a completion was reported with an aux_kind but no apply_aux hook is set")
 
 
-class HookAux(TaskAssigner):
-    """An ``apply_aux`` hook that is not a compiled :class:`TaskAssigner`'s method (job overheads' setup and cleanup
-    tasks), called behind the same compiled method: one Python-level call per code, as before."""
+class CallFinishModel(FeatureHook):
+    """A plain ``(job, tracker, gid) -> None`` function as the ``finish_model`` hook."""
 
-    def __init__(self, hook: Callable[[TrackerState, int, float], None]) -> None:
-        self.hook = hook
+    def __init__(self, call: Callable[[JobState, TrackerState, int], None]) -> None:
+        self.call = call
+
+    def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        self.call(job, tracker, gid)
+
+
+class CallLaunched(FeatureHook):
+    """A plain ``(job, tracker, gid) -> None`` function as an ``on_launch`` hook."""
+
+    def __init__(self, call: Callable[[JobState, TrackerState, int], None]) -> None:
+        self.call = call
+
+    def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
+        self.call(job, tracker, gid)
+
+
+class CallHeartbeat(FeatureHook):
+    """A plain ``(tracker) -> None`` function as an ``on_heartbeat`` hook."""
+
+    def __init__(self, call: Callable[[TrackerState], None]) -> None:
+        self.call = call
+
+    def heartbeat(self, tracker: TrackerState) -> None:
+        self.call(tracker)
+
+
+class CallAssign(TaskAssigner):
+    """A plain ``(tracker) -> launched`` function (a plug-in's ``assign_tasks``) as the ``assign_tasks`` hook."""
+
+    def __init__(self, call: Callable[[TrackerState], int]) -> None:
+        self.call = call
+
+    def assign_tasks(self, tracker: TrackerState) -> int:
+        return self.call(tracker)
+
+
+class CallAux(TaskAssigner):
+    """A plain ``(tracker, code, now) -> None`` function as the ``apply_aux`` hook (job overheads' setup and
+    cleanup tasks)."""
+
+    def __init__(self, call: Callable[[TrackerState, int, float], None]) -> None:
+        self.call = call
 
     def apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
-        self.hook(tracker, code, now)
+        self.call(tracker, code, now)
 
 
-def aux_caller(hook: Callable[[TrackerState, int, float], None] | None) -> TaskAssigner:
-    """What a heartbeat calls to apply a reported aux code (``JobTracker.aux_applier``, set by ``run``): the object
-    ``hook`` is bound to when it is a :class:`TaskAssigner`'s ``apply_aux`` (a C call through the vtable, machine
-    values in: YARN mode's container exits), else ``hook`` behind :class:`HookAux`; without a hook, a bare
-    :class:`TaskAssigner` (reporting a code is then an error, as calling the unset hook was). O(1)."""
-    if hook is None:
-        return TaskAssigner()
-    owner = getattr(hook, "__self__", None)
-    if isinstance(owner, TaskAssigner) and getattr(hook, "__name__", "") == "apply_aux":
-        return owner
-    return HookAux(hook)
-
-
-class FeatureHook:
-    """Compiled per-task and per-heartbeat hooks of a feature (TDAM's: ``mrsim.tracker.contention_core.EpochHooks``):
-    when the engine's ``finish_model`` is a bound ``FeatureHook.finish_model``, or its only ``on_launch`` /
-    ``on_heartbeat`` hook a bound ``launched`` / ``heartbeat``, the engine calls the method directly from compiled
-    code (a C call through the vtable, machine values in), where the bound method cost a Python-level call per
-    launch or heartbeat: arguments parsed, a tuple built (:func:`bind_hooks`; ``docs/performance.md``, "The compiled
-    core"). Same method, same order, same result. Here: nothing to do."""
-
-    def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
-        pass
-
-    def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
-        pass
-
-    def heartbeat(self, tracker: TrackerState) -> None:
-        pass
-
-
-class HookLists(FeatureHook):
-    """The engine's hooks as set, read live (any hook that is not one compiled :class:`FeatureHook`'s method):
-    ``finish_model`` and every ``on_launch`` / ``on_heartbeat`` hook in attach order, one Python-level call each, as
-    before. What the engine calls until :func:`bind_hooks` runs (and after it, for hooks it does not bind)."""
-
-    def __init__(self, hooks: EngineHooks) -> None:
-        self.hooks = hooks
-
-    def finish_model(self, job: JobState, tracker: TrackerState, gid: int) -> None:
-        model = self.hooks.finish_model
-        if model is not None:
-            model(job, tracker, gid)
-
-    def launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
-        for hook in self.hooks.on_launch:
-            hook(job, tracker, gid)
-
-    def heartbeat(self, tracker: TrackerState) -> None:
-        for hook in self.hooks.on_heartbeat:
-            hook(tracker)
-
-
-def _bound(hook: object, name: str) -> FeatureHook | None:
-    """The :class:`FeatureHook` ``hook`` is the bound method ``name`` of, else None. O(1)."""
-    owner = getattr(hook, "__self__", None)
-    if isinstance(owner, FeatureHook) and getattr(hook, "__name__", "") == name:
-        return owner
-    return None
-
-
-def bind_hooks(hooks: EngineHooks) -> None:
-    """Set what the engine calls for ``finish_model``, ``on_launch`` and ``on_heartbeat`` (``model_hook``,
-    ``launch_hook``, ``hb_hook``; at the end of ``JobTracker.__init__``, and in ``run`` after the features
-    attached): the compiled :class:`FeatureHook` a hook is bound to when it is the only one (a direct C call), else
-    the live lists (:class:`HookLists`). The engine still tests ``finish_model is None`` and the lists' emptiness
-    first. O(1)."""
-    lists = HookLists(hooks)
-    owner = _bound(hooks.finish_model, "finish_model")
-    hooks.model_hook = owner if owner is not None else lists
-    owner = _bound(hooks.on_launch[0], "launched") if len(hooks.on_launch) == 1 else None
-    hooks.launch_hook = owner if owner is not None else lists
-    owner = _bound(hooks.on_heartbeat[0], "heartbeat") if len(hooks.on_heartbeat) == 1 else None
-    hooks.hb_hook = owner if owner is not None else lists
-
-
-def compose_after_event(hooks: tuple[Callable[[], None], ...],
-                        check: Callable[[], None] | None) -> Callable[[], None] | None:
-    """The one callable the kernel runs after each event: the features' ``after_event`` hooks in attach order, then
-    ``check`` (the invariant checks). One hook and no check is returned as it is, so the kernel calls it directly
-    (a composed closure costs two Python-level calls per event: 2.4 % of a TDAM replay). O(1)."""
-    if not hooks:
-        return check
-    if len(hooks) == 1 and check is None:
-        return hooks[0]
-
-    def after_event() -> None:
-        for hook in hooks:
-            hook()
-        if check is not None:
-            check()
-
-    return after_event
+def _as_hook(name: str, hook: object) -> object:
+    """What the engine stores for hook ``name``: ``hook`` itself, or for an object hook given as a plain function,
+    the function behind its adapter. O(1)."""
+    if name == "on_launch" or name == "finish_model" or name == "on_heartbeat":
+        if isinstance(hook, FeatureHook):
+            return hook
+        if name == "on_launch":
+            return CallLaunched(hook)  # type: ignore[arg-type]
+        if name == "finish_model":
+            return CallFinishModel(hook)  # type: ignore[arg-type]
+        return CallHeartbeat(hook)  # type: ignore[arg-type]
+    if name == "assign_tasks" or name == "apply_aux":
+        if isinstance(hook, TaskAssigner):
+            return hook
+        return CallAssign(hook) if name == "assign_tasks" else CallAux(hook)  # type: ignore[arg-type]
+    if name == "after_event" and not isinstance(hook, EventSink):
+        return CallEnd(hook)  # type: ignore[arg-type]
+    return hook

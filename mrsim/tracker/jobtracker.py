@@ -39,8 +39,8 @@ from mrsim.tracker.assignment import launch_map, launch_reduce
 from mrsim.tracker.events import (EV_HEARTBEAT, EV_JOB_ARRIVAL, EV_TASK_DONE, EV_TIMER, ORDER_HEARTBEAT,
                                  ORDER_JOB_ARRIVAL, ORDER_TIMER)
 from mrsim.tracker.heartbeats import next_grid_k, refresh_status, report, schedule_at, schedule_grid, wake_free
-from mrsim.tracker.hooks import EngineHooks, TaskAssigner, aux_caller, bind_hooks, compose_after_event
-from mrsim.tracker.kernel import Kernel
+from mrsim.tracker.hooks import CallAssign, EngineHooks
+from mrsim.tracker.kernel import CallEnd, EndOfEvents, EventSink, Kernel
 from mrsim.tracker.locality import LocalityMode
 from mrsim.tracker.scheduling import Locality, TaskScheduler
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
@@ -125,11 +125,6 @@ class JobTracker(EngineHooks):
         #: index of the task the last successful ``obtain_new_*_task`` call launched (for schedulers that track
         #: attempts; a speculative backup does not set it)
         self.last_task = -1
-        self.scheduler_assign: Callable[[TrackerState], int] = scheduler.assign_tasks  # run() sets it again
-        #: the compiled object whose ``assign_tasks`` the plug-in's is bound to, called directly (run() sets it)
-        self.assigner: TaskAssigner | None = None
-        self.aux_applier = TaskAssigner()  # what a heartbeat calls for the apply_aux hook (hooks.aux_caller; run())
-        bind_hooks(self)  # the hooks' live lists until run() binds them again (last: self escapes here)
     # ----------------------------------------------------------------------------------------- running
 
     def run(self, after_event: Callable[[], None] | None = None) -> None:
@@ -141,20 +136,18 @@ class JobTracker(EngineHooks):
             for t in self.trackers:
                 schedule_grid(self, t, 0)
         self.scheduler.start(self)
-        assign = self.scheduler.assign_tasks  # looked up once (a plug-in binds it in start)
-        self.scheduler_assign = assign
-        owner = getattr(assign, "__self__", None)
-        self.assigner = (owner if isinstance(owner, TaskAssigner) and getattr(assign, "__name__", "") == "assign_tasks"
-                         else None)
-        self.aux_applier = aux_caller(self.apply_aux)
-        bind_hooks(self)  # finish_model, on_launch, on_heartbeat: direct calls of a compiled FeatureHook
-        self.wakes = BoundedWakes(self) if BoundedWakes.applies(self) else None
-        for kind, handler in ((EV_JOB_ARRIVAL, self._on_job_arrival), (EV_TASK_DONE, self._on_task_done),
-                              (EV_HEARTBEAT, self.wakes.heartbeat if self.wakes else self._on_heartbeat),
-                              (EV_TIMER, self._on_timer)):
-            kernel.register(kind, handler)
-        kernel.sink, kernel.sink_kinds = self, EV_TIMER + 1  # the four kinds above: handle(), a direct call
-        kernel.run(None, compose_after_event(tuple(self.after_event), after_event))
+        if "assign_tasks" not in self.hook_owners:  # the plug-in registered no compiled heartbeat of its own
+            self.assign_tasks = CallAssign(self.scheduler.assign_tasks)  # looked up once, after start
+        wakes = BoundedWakes(self) if BoundedWakes.applies(self) else None
+        self.wakes = wakes
+        kernel.register(EV_JOB_ARRIVAL, JobArrivals(self))
+        kernel.register(EV_TASK_DONE, TaskCompletions(self))
+        kernel.register(EV_HEARTBEAT, Heartbeats(self) if wakes is None else BoundedHeartbeats(wakes))
+        kernel.register(EV_TIMER, Timers(self))
+        ends = list(self.after_event)
+        if after_event is not None:
+            ends.append(CallEnd(after_event))
+        kernel.run(None if not ends else ends[0] if len(ends) == 1 else EndOfEvents(ends))
 
     @property
     def now(self) -> float:
@@ -184,20 +177,6 @@ class JobTracker(EngineHooks):
         wake_free(self, None)
 
     # ----------------------------------------------------------------------------------------- handlers
-
-    def handle(self, kind: int, now: float, order: int, a: int, b: int) -> None:
-        """The kernel's compiled dispatch of the four kinds registered in :meth:`run`, to the same handlers."""
-        if kind == EV_HEARTBEAT:
-            if self.wakes is not None:
-                self.wakes.heartbeat(now, order, a, b)
-            else:
-                self._on_heartbeat(now, order, a, b)
-        elif kind == EV_TASK_DONE:
-            self._on_task_done(now, order, a, b)
-        elif kind == EV_JOB_ARRIVAL:
-            self._on_job_arrival(now, order, a, b)
-        else:
-            self._on_timer(now, order, a, b)
 
     def _on_job_arrival(self, now: float, order: int, index: int, _b: int) -> None:
         stages.job_arrived(self, self.jobs[index], now)
@@ -243,8 +222,9 @@ class JobTracker(EngineHooks):
 
     def _on_heartbeat(self, now: float, order: int, tracker_index: int, stamp: int) -> None:
         tracker = self.trackers[tracker_index]
-        if self.on_heartbeat:  # a C call when the one hook is a compiled FeatureHook's (TDAM)
-            self.hb_hook.heartbeat(tracker)
+        if self.on_heartbeat:
+            for hb_hook in self.on_heartbeat:
+                hb_hook.heartbeat(tracker)
         if stamp != tracker.hb_stamp:
             return  # superseded by an out-of-band heartbeat
         tracker.next_hb = INF
@@ -255,8 +235,8 @@ class JobTracker(EngineHooks):
                 self._apply_completion(tracker, gid, now)
             reports.clear()
         if tracker.aux_reports:
-            for code in tracker.aux_reports:  # the apply_aux hook: a C call when bound to a compiled TaskAssigner's
-                self.aux_applier.apply_aux(tracker, code, now)
+            for code in tracker.aux_reports:
+                self.apply_aux.apply_aux(tracker, code, now)
             tracker.aux_reports.clear()
         running_maps = tracker.running_maps
         running_reduces = tracker.running_reduces
@@ -273,10 +253,8 @@ class JobTracker(EngineHooks):
         if running_maps < tracker.map_slots or running_reduces < tracker.reduce_slots:
             if self.assign_first is not None and self.assign_first(tracker, now):
                 assigned = 1  # e.g. Hadoop does not call the scheduler in a heartbeat that got a setup/cleanup task
-            elif self.assigner is not None:
-                assigned = self.assigner.assign_tasks(tracker)  # a direct call of the same compiled method
             else:
-                assigned = self.scheduler_assign(tracker)
+                assigned = self.assign_tasks.assign_tasks(tracker)
         else:
             assigned = 0
         if tracker.next_hb != INF:
@@ -397,3 +375,50 @@ class JobTracker(EngineHooks):
         """Slot accounting and job counters are consistent, then every feature's own ``check_invariants``
         (``mrsim/tracker/invariants.py``). Cost O(trackers + running tasks); for tests, run after every event."""
         invariants.check_invariants(self)
+
+
+# ------------------------------------------------------------------------------------------------- event handlers
+# The kernel's table entries for the core's four kinds (``mrsim/tracker/events.py``): each calls one handler of
+# the JobTracker (compiled: C calls through the vtables, the payloads as machine values).
+
+
+class JobArrivals(EventSink):
+    def __init__(self, jt: JobTracker) -> None:
+        self.jt = jt
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.jt._on_job_arrival(time, order, a, b)
+
+
+class TaskCompletions(EventSink):
+    def __init__(self, jt: JobTracker) -> None:
+        self.jt = jt
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.jt._on_task_done(time, order, a, b)
+
+
+class Heartbeats(EventSink):
+    def __init__(self, jt: JobTracker) -> None:
+        self.jt = jt
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.jt._on_heartbeat(time, order, a, b)
+
+
+class BoundedHeartbeats(EventSink):
+    """Heartbeats on large clusters, through the bounded wake-ups (``mrsim/tracker/wakeups.py``)."""
+
+    def __init__(self, wakes: BoundedWakes) -> None:
+        self.wakes = wakes
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.wakes.heartbeat(time, order, a, b)
+
+
+class Timers(EventSink):
+    def __init__(self, jt: JobTracker) -> None:
+        self.jt = jt
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.jt._on_timer(time, order, a, b)

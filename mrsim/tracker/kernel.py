@@ -37,7 +37,7 @@ would make every call a Python-level one), register their handlers with
 from __future__ import annotations
 
 import math
-from typing import Callable, Final, Iterator, Sequence, final
+from typing import Callable, Final, Iterator, final
 
 Handler = Callable[[float, int, int, int], None]
 
@@ -105,25 +105,64 @@ class Lane:
 
 
 class EventSink:
-    """A compiled handler of the kernel's first kinds (``Kernel.sink``): :meth:`handle` is called directly by the
-    compiled run loop, where a handler in the table costs a Python-level call per event (argument parsing, boxing
-    of the payloads, a bound method). The engine core (``JobTracker``) is one; it handles kinds below
-    ``Kernel.sink_kinds`` exactly as the handlers it registered for them would."""
+    """A handler of events: the kernel's table holds one per kind (:meth:`Kernel.register`), and the run loop calls
+    its :meth:`handle` (compiled: a C call through the class's vtable, the payloads as machine values). Engine and
+    feature code compiled with the core subclass it (the JobTracker's four kinds, YARN mode's ResourceManager,
+    TDAM's epochs); a plain function is registered behind :class:`CallHandler`."""
 
     def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
         raise NotImplementedError
 
     def end_of_event(self) -> None:
-        """End-of-event work: when the ``after_event`` callable given to :meth:`Kernel.run` is a sink's bound
-        ``end_of_event`` (TDAM's epochs, ``EpochCore``), the run loop calls it directly, a C call through the vtable
-        where the bound method cost a Python-level call per event. Here: nothing to do."""
+        """End-of-event work, when this object is the ``after_event`` given to :meth:`Kernel.run` (TDAM's epochs).
+        Here: nothing to do."""
+
+
+@final
+class CallHandler(EventSink):
+    """A plain function ``handler(time, order, a, b)`` as a table entry (features written in Python): one
+    Python-level call per event."""
+
+    __slots__ = ("handler",)
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.handler(time, order, a, b)
+
+
+@final
+class CallEnd(EventSink):
+    """A plain function ``() -> None`` as the run loop's end-of-event work (invariant checks, Python features)."""
+
+    __slots__ = ("call",)
+
+    def __init__(self, call: Callable[[], None]) -> None:
+        self.call = call
+
+    def end_of_event(self) -> None:
+        self.call()
+
+
+@final
+class EndOfEvents(EventSink):
+    """Several ``end_of_event`` objects, called in order after each event."""
+
+    __slots__ = ("ends",)
+
+    def __init__(self, ends: list[EventSink]) -> None:
+        self.ends = ends
+
+    def end_of_event(self) -> None:
+        for end in self.ends:
+            end.end_of_event()
 
 
 class Kernel:
     """Clock, heap and run loop."""
 
-    __slots__ = ("heap", "spare", "lanes", "feature_lanes", "now", "order", "seq", "events", "handlers", "sink",
-                 "sink_kinds", "feature_sink", "feature_lo", "feature_hi")
+    __slots__ = ("heap", "spare", "lanes", "feature_lanes", "now", "order", "seq", "events", "handlers")
 
     def __init__(self) -> None:
         #: the queued events that wait in no lane, a binary heap by (time, order, seq)
@@ -139,15 +178,9 @@ class Kernel:
         self.order = -1  # order of the event being handled (for "same instant, later order" decisions)
         self.seq = 0  # push counter: ties at equal (time, order) pop in push order
         self.events = 0
-        self.handlers: list[Handler | None] = []  # kind -> handler (register); None: a kind nobody registered
-        #: kinds below ``sink_kinds`` go to ``sink.handle`` (a direct call in compiled code), not to the table
-        self.sink: EventSink | None = None
-        self.sink_kinds = 0
-        #: kinds ``feature_lo <= kind < feature_hi`` go to ``feature_sink.handle`` (:meth:`add_sink`: a compiled
-        #: feature's own kinds, e.g. YARN mode's ResourceManager), not to the table
-        self.feature_sink: EventSink | None = None
-        self.feature_lo = 0
-        self.feature_hi = 0
+        #: kind -> its handler (:meth:`register`), the one dispatch table; kinds nobody registered hold
+        #: :data:`UNREGISTERED`
+        self.handlers: list[EventSink] = []
 
     def schedule(self, time: float, order: int, kind: int, a: int = 0, b: int = 0) -> None:
         """Push an event; ``time`` must not be earlier than :attr:`now`. O(1) into a lane, O(log n) into the heap."""
@@ -252,22 +285,16 @@ class Kernel:
             table[kind] = lane
             self.lanes.append(lane)
 
-    def add_sink(self, lo: int, hi: int, sink: EventSink) -> None:
-        """Let ``sink.handle`` handle kinds ``lo`` to ``hi - 1`` (registered handlers of a compiled feature, which
-        handles them exactly as those handlers would): a direct call from the compiled run loop instead of a
-        Python-level call per event. One such range per kernel."""
-        if self.feature_sink is not None:
-            raise ValueError("the kernel already has a feature sink")
-        self.feature_sink, self.feature_lo, self.feature_hi = sink, lo, hi
-
-    def register(self, kind: int, handler: Handler) -> None:
-        """Handle events of ``kind`` (a small non-negative int) with ``handler(time, order, a, b)``."""
+    def register(self, kind: int, handler: "EventSink | Handler") -> None:
+        """Handle events of ``kind`` (a small non-negative int) with ``handler``: an :class:`EventSink` (its
+        ``handle(kind, time, order, a, b)``) or a function ``handler(time, order, a, b)`` (behind
+        :class:`CallHandler`). A kind has one handler."""
         table = self.handlers
         if kind >= len(table):
-            table.extend([None] * (kind + 1 - len(table)))
-        if table[kind] is not None:
+            table.extend([UNREGISTERED] * (kind + 1 - len(table)))
+        if table[kind] is not UNREGISTERED:
             raise ValueError(f"event kind {kind} already has a handler")
-        table[kind] = handler
+        table[kind] = handler if isinstance(handler, EventSink) else CallHandler(handler)
 
     def _queued(self) -> list[Event]:
         """Every queued event (stale ones included): the heap's, then each lane's. O(n)."""
@@ -311,28 +338,14 @@ class Kernel:
                 table[kind] = lane
                 self.lanes.append(lane)
 
-    def run(self, handlers: Sequence[Handler] | None = None, after_event: Callable[[], None] | None = None,
-            until: float = float("inf")) -> None:
-        """Pop and dispatch events in (time, order, seq) order until the heap is empty or ``until`` passes.
+    def run(self, after_event: EventSink | None = None, until: float = float("inf")) -> None:
+        """Pop and dispatch events in (time, order, seq) order until the queue is empty or ``until`` passes.
 
-        ``handlers[kind](time, order, a, b)`` handles each event (default: the table :meth:`register` built);
-        ``after_event`` (features' end-of-event work, invariant checks in tests) runs after every event.
+        ``handlers[kind].handle(kind, time, order, a, b)`` handles each event (the table :meth:`register` built);
+        ``after_event.end_of_event()`` (features' end-of-event work, invariant checks in tests) runs after every
+        event.
         """
-        sink: EventSink = self.sink if self.sink is not None else _NO_SINK
-        sink_kinds = self.sink_kinds if self.sink is not None else 0
-        feature_sink: EventSink = self.feature_sink if self.feature_sink is not None else _NO_SINK
-        feature_lo = self.feature_lo if self.feature_sink is not None else 0
-        feature_hi = self.feature_hi if self.feature_sink is not None else 0
-        if handlers is None:
-            handlers = [h if h is not None else _unregistered for h in self.handlers]
-        else:
-            sink_kinds = feature_hi = 0  # an explicit table handles every kind
-        # A compiled sink's end_of_event is called directly (EventSink.end_of_event); anything else is called as given.
-        end_sink: EventSink = _NO_SINK
-        ends = False
-        owner = getattr(after_event, "__self__", None)
-        if isinstance(owner, EventSink) and getattr(after_event, "__name__", "") == "end_of_event":
-            end_sink, after_event, ends = owner, None, True
+        handlers = self.handlers
         heap = self.heap
         spare = self.spare
         count = self.events
@@ -367,23 +380,19 @@ class Kernel:
                 a = event.a
                 b = event.b
                 spare.append(event)  # read: the handler's pushes may reuse it
-                if kind < sink_kinds:
-                    sink.handle(kind, time, order, a, b)
-                elif feature_lo <= kind < feature_hi:
-                    feature_sink.handle(kind, time, order, a, b)
-                else:
-                    handlers[kind](time, order, a, b)
+                if kind >= len(handlers):
+                    _unregistered(time, order, a, b)
+                handlers[kind].handle(kind, time, order, a, b)
                 count += 1
                 if after_event is not None:
-                    after_event()
-                elif ends:
-                    end_sink.end_of_event()
+                    after_event.end_of_event()
         finally:
             self.events = count
 
 
-_NO_SINK: Final = EventSink()  # stands for "no sink" in the run loop (sink_kinds is then 0)
-
-
 def _unregistered(now: float, _order: int, _a: int, _b: int) -> None:
     raise RuntimeError(f"event of an unregistered kind at t={now}")
+
+
+#: the table entry of a kind nobody registered: its events are an error
+UNREGISTERED: Final[EventSink] = CallHandler(_unregistered)

@@ -71,8 +71,7 @@ def map_stage_done(jt: "JobTracker", job: JobState, now: float) -> None:
     base = job.last_map_finish
     trackers = jt.trackers
     kernel = jt.kernel  # a direct (compiled) call, no bound method
-    finish_model = jt.finish_model
-    model = jt.model_hook  # finish_model's object: a C call when a compiled FeatureHook (hooks.bind_hooks)
+    model = jt.finish_model
     for gid in job.waiting_reduces:
         i = gid & TASK_MASK
         tracker = trackers[job.reduce_tracker[i]]
@@ -85,7 +84,7 @@ def map_stage_done(jt: "JobTracker", job: JobState, now: float) -> None:
         finish = shuffle_end + job.reduce_dur[i] / speed
         job.reduce_shuffle_end[i] = shuffle_end
         job.reduce_finish[i] = finish
-        if finish_model is None:
+        if model is None:
             kernel.schedule(finish, ORDER_TASK_DONE, EV_TASK_DONE, tracker.index, gid)
         else:
             model.finish_model(job, tracker, gid)

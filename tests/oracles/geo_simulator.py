@@ -236,7 +236,9 @@ def simulate(
     handlers = [task_finished, job_arrived]  # indexed by EV_TASK_FINISHED, EV_ARRIVAL
     if n_jobs:
         schedule(arrivals[0], ORDER_ARRIVAL, EV_ARRIVAL, 0)
-    kernel.run(handlers)
+    for kind, handler in enumerate(handlers):
+        kernel.register(kind, handler)
+    kernel.run()
     n_events = kernel.events  # every event is a task finish or a job arrival
 
     if any(math.isnan(x) for x in finish):  # pragma: no cover - would be a simulator bug

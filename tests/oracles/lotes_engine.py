@@ -225,6 +225,8 @@ def simulate(
             schedule(c[4], ORDER_SAMPLE, EV_SAMPLE)
 
     handlers = [task_finished, job_arrived, sample]  # indexed by EV_TASK_FINISHED, EV_ARRIVAL, EV_SAMPLE
+    for kind, handler in enumerate(handlers):
+        kernel.register(kind, handler)
     schedule(0.0, ORDER_SAMPLE, EV_SAMPLE)
     pending[:] = next_job()
     if pending[0] < math.inf:
@@ -237,7 +239,7 @@ def simulate(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        kernel.run(handlers, until=horizon)  # stops at the first event after the horizon, which is not handled
+        kernel.run(until=horizon)  # stops at the first event after the horizon, which is not handled
     finally:
         if gc_was_enabled:
             gc.enable()

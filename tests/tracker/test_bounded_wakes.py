@@ -119,7 +119,7 @@ def test_the_bounded_policy_applies_only_where_it_is_exact():
     assert not BoundedWakes.applies(engine(HadoopConf(outofband_heartbeat=True), bounded_wakes=True))  # phases move
     assert not BoundedWakes.applies(engine(scheduler="srpt", bounded_wakes=True))  # a plug-in that did not opt in
     jt = engine(bounded_wakes=True)
-    jt.on_heartbeat.append(lambda tracker: None)
+    jt.register("a heartbeat probe", on_heartbeat=lambda tracker: None)
     assert not BoundedWakes.applies(jt)
 
 

@@ -76,7 +76,8 @@ def test_on_a_resource_cluster_every_hook_is_set_and_fits_delegates_to_the_featu
     feature = ResourcesFeature()
     jt.attach(feature)
     assert None not in (jt.task_fits, jt.fits_request, jt.hold_resources, jt.release_resources)
-    assert jt.on_launch == [feature._launched] and jt.on_job_setup == [feature._resolve_requests]
+    assert [hook.call for hook in jt.on_launch] == [feature._launched]  # a plain function behind its adapter
+    assert jt.on_job_setup == [feature._resolve_requests]
     tracker = jt.trackers[0]
     assert tracker.capacity == (2048.0, 2.0) and tracker.free == [2048.0, 2.0]  # resource_names order
     assert jt.fits(tracker, (2048.0, 2.0)) and not jt.fits(tracker, (2048.0, 2.5))
@@ -91,9 +92,8 @@ def test_requests_are_resolved_after_the_arrival_hooks_and_before_the_job_may_be
 
     class Probe:
         def attach(self, jt: JobTracker) -> None:
-            jt.on_job_arrival.append(lambda job: seen.append(("arrival", job.map_req)))
-            jt.on_job_setup.append(lambda job: seen.append(("setup", job.map_req)))
-            jt.hold_job_start = self.hold
+            jt.register(self, on_job_arrival=lambda job: seen.append(("arrival", job.map_req)),
+                        on_job_setup=lambda job: seen.append(("setup", job.map_req)), hold_job_start=self.hold)
 
         def hold(self, job, now: float) -> bool:
             seen.append(("hold", job.map_req))

@@ -77,7 +77,7 @@ def simulate(
             i = gid & TASK_MASK
             launched.append((job.map_start[i] + origin, job.map_finish[i] + origin, job.index, tracker.datacenter))
 
-        jt.on_launch.append(on_launch)
+        jt.register("the geo study's launch log", on_launch=on_launch)
     jt.run(jt.check_invariants if check else None)
     if jt.jobs_done != len(jt.jobs):  # pragma: no cover - would be an engine bug
         raise InvariantError(f"{len(jt.jobs) - jt.jobs_done} job(s) never finished")

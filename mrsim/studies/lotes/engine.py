@@ -171,9 +171,7 @@ class LotesRun:
         self.jt = jt
         # Arrivals after every completion and heartbeat of their instant; the stop after everything at the horizon.
         self.arrival_order = ORDER_HEARTBEAT + len(jt.trackers)
-        jt.on_job_arrival.append(self.job_arrived)
-        jt.on_job_done.append(self.job_done)
-        jt.after_event.append(self.flush)
+        jt.register(self, on_job_arrival=self.job_arrived, on_job_done=self.job_done, after_event=self.flush)
         self.sample_kind = jt.register_event(self.sample)
         self.stop_kind = jt.register_event(self.stop)
         # The first job is added by an event of its own: jt.run schedules the arrivals of the jobs it holds when

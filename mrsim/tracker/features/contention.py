@@ -139,22 +139,14 @@ class ContentionFeature:
         self._validate(jt)
         # Both event kinds sort with task completions at one instant (ORDER_TASK_DONE, EpochCore queues them): after
         # arrivals, before heartbeats; ``seq`` orders them among themselves.
-        self.ev_node_done = self.core.ev_node_done = jt.register_event(self.core.on_node_done)
-        self.ev_shuffle_end = self.core.ev_shuffle_end = jt.register_event(self.core.on_shuffle_end)
-        # The compiled run loop calls the core for both kinds (a direct call where a registered handler costs a
-        # Python-level one per event), unless another feature has the kernel's one sink.
-        kernel = jt.kernel
-        if kernel.feature_sink is None and self.ev_shuffle_end == self.ev_node_done + 1:
-            kernel.add_sink(self.ev_node_done, self.ev_shuffle_end + 1, self.core)
+        # The run loop calls the core's handle for both kinds (compiled to compiled: a C call per event).
+        self.ev_node_done = self.core.ev_node_done = jt.register_event(self.core)
+        self.ev_shuffle_end = self.core.ev_shuffle_end = jt.register_event(self.core)
         hooks = EpochHooks(self.core)  # the engine calls its methods directly (compiled code to compiled code)
-        jt.finish_model = hooks.finish_model
-        jt.on_launch.append(hooks.launched)
-        jt.on_job_arrival.append(self._job_arrived)
-        jt.on_job_done.append(self._job_done)
-        jt.on_heartbeat.append(hooks.heartbeat)
-        jt.before_kill.append(self.publish_predictions)  # the engine picks its victim among tasks whose finish lies ahead
-        jt.on_kill.append(self._killed)
-        jt.after_event.append(self.core.end_of_event)
+        jt.register(self, finish_model=hooks, on_launch=hooks, on_job_arrival=self._job_arrived,
+                    on_job_done=self._job_done, on_heartbeat=hooks,
+                    before_kill=self.publish_predictions,  # the engine picks its victim among tasks whose finish lies ahead
+                    on_kill=self._killed, after_event=self.core)
 
     # ----------------------------------------------------------------------------------------- set-up
 

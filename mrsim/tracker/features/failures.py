@@ -42,10 +42,8 @@ class FailedAttemptsFeature:
         self.jt = jt
         if not any(job.template.extra.get(key) for job in jt.jobs for key, _ in self.keys):
             return  # nothing to replay: leave the hooks unset
-        jt.on_job_arrival.append(self._plan)
-        jt.attempt_length = self._attempt_length
-        jt.attempt_failed = self._attempt_failed
-        jt.on_kill.append(self._killed)
+        jt.register(self, on_job_arrival=self._plan, attempt_length=self._attempt_length,
+                    attempt_failed=self._attempt_failed, on_kill=self._killed)
 
     def _plan(self, job: JobState) -> None:
         extra = job.template.extra

@@ -102,9 +102,7 @@ class FederationFeature:
         if not jt.datacenters:
             raise ValueError("FederationFeature needs a federated cluster ([[datacenters]] in the cluster file)")
         self.jt = jt
-        jt.on_job_arrival.append(self._arrived)
-        jt.pick_task = self._pick
-        jt.on_requeue.append(self._requeued)
+        jt.register(self, on_job_arrival=self._arrived, pick_task=self._pick, on_requeue=self._requeued)
 
     def _arrived(self, job: JobState) -> None:
         """Place the job's tasks in datacenters (its sub-jobs); every sub-job's datacenter needs slots for it."""

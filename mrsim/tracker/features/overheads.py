@@ -42,13 +42,12 @@ class JobOverheadsFeature:
             return  # nothing to replay: leave the hooks unset
         self.ev_inited = jt.register_event(self._on_job_inited)
         self.ev_aux_done = jt.register_event(self._on_aux_done)
-        jt.hold_job_start = self._hold_start
+        jt.register(self, hold_job_start=self._hold_start)
         if any("setup_s" in e or "cleanup_s" in e for e in extras):
             # Only setup/cleanup tasks need a say at heartbeats; launch delays alone leave heartbeats to the
             # scheduler (and so allow bounded wake-ups, mrsim/tracker/wakeups.py).
-            jt.hold_job_finish = self._hold_finish
-            jt.assign_first = self._assign_setup_or_cleanup
-            jt.apply_aux = self._apply_aux
+            jt.register(self, hold_job_finish=self._hold_finish, assign_first=self._assign_setup_or_cleanup,
+                        apply_aux=self._apply_aux)
 
     def _hold_start(self, job: JobState, now: float) -> bool:
         delay = job.template.extra.get("launch_delay_s")

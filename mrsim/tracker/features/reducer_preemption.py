@@ -35,7 +35,7 @@ class ReducerPreemptionFeature:
         self.jt = jt
         self.delay = float(jt.conf.reducer_preempt_delay_s)
         self.ev_check = jt.register_event(self._on_check)
-        jt.on_launch.append(self._launched)
+        jt.register(self, on_launch=self._launched)
 
     def _launched(self, job: JobState, tracker: TrackerState, gid: int) -> None:
         jt = self.jt

@@ -125,13 +125,10 @@ class ResourcesFeature:
         self.plan, self.wide_maps, self.wide_reduces = plan_widths(jt.jobs, jt.trackers, self.memory_slots)
         self.node_kinds = tracker_resources(jt.trackers, jt.cluster, self.names)
         if self.names:
-            jt.on_job_setup.append(self._resolve_requests)
-            jt.on_launch.append(self._launched)
-            jt.fits_request = fits
-            jt.hold_resources = self._hold
-            jt.release_resources = self._release
+            jt.register(self, on_job_setup=self._resolve_requests, on_launch=self._launched, fits_request=fits,
+                        hold_resources=self._hold, release_resources=self._release)
         if self.names or self.wide_maps or self.wide_reduces:
-            jt.task_fits = self._task_fits
+            jt.register(self, task_fits=self._task_fits)
 
     # ----------------------------------------------------------------------------------------- hooks
 

@@ -196,10 +196,8 @@ class SpeculationFeature:
         self.maps = bool(jt.speculative_maps)
         self.reduces = bool(jt.speculative_reduces)
         self.done_kind = jt.register_event(self._on_backup_done)
-        jt.offer_backup = self.offer_backup
-        jt.on_job_arrival.append(self._job_arrived)
-        jt.on_attempt_end.append(self._attempt_ended)
-        jt.on_kill.append(self._killed)
+        jt.register(self, offer_backup=self.offer_backup, on_job_arrival=self._job_arrived,
+                    on_attempt_end=self._attempt_ended, on_kill=self._killed)
 
     def _job_arrived(self, job: JobState) -> None:
         # Running tasks per job, for find_candidate (the engine keeps them up to date while they exist).

@@ -131,8 +131,7 @@ class StreamedArrivals:
         if first is None:
             raise InputError(f"{self.workload.source or 'workload'}: no jobs to replay")
         self._origin = first.submit_s
-        jt.on_job_arrival.append(self._arrived)
-        jt.on_job_done.append(self._done)
+        jt.register(self, on_job_arrival=self._arrived, on_job_done=self._done)
         self._queue(first, pushed_by_run=True)
 
     # -------------------------------------------------------------------------------------- reading

@@ -39,9 +39,8 @@ class NodeUpdates(TaskScheduler):
     def start(self, jt: "JobTracker") -> None:
         super().start(jt)
         self.rm.start()
-        # the engine calls ``scheduler.assign_tasks`` once per heartbeat: bound to a compiled TaskAssigner's, it is
-        # called directly from compiled code (no interpreted frame, no Python-level call)
-        self.assign_tasks = self.rm.node_calls.assign_tasks  # type: ignore[method-assign]
+        # the engine calls the compiled NodeManager heartbeat directly (no interpreted frame, no Python-level call)
+        jt.register(self, assign_tasks=self.rm.node_calls)
 
     def assign_tasks(self, tracker: "TrackerState") -> int:
         return self.rm.node_heartbeat(tracker)

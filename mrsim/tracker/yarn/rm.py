@@ -63,7 +63,7 @@ ORDER_AM: Final = ORDER_APP_MASTER
 AUX_CONTAINER_EXIT: Final = 4
 
 
-class ResourceManager(EventSink):
+class ResourceManager:
     """One YARN replay's live state, a feature of the JobTracker core (:meth:`attach`). Build and run with
     :func:`mrsim.tracker.yarn.replay.replay_yarn`. The kernel's sink for its own event kinds (:meth:`handle`)."""
 
@@ -185,32 +185,17 @@ class ResourceManager(EventSink):
             # no slots on YARN: the core offers a heartbeat to its scheduler while a slot is free, and nothing
             # occupies this one (containers are the NodeManager's memory and vcores)
             tracker.map_slots, tracker.reduce_slots = 1, 0
-        jt.hold_job_start = self.submit
-        jt.apply_aux = self.node_calls.apply_aux  # release_reported, called directly by the core (NodeHeartbeats)
-        self.ev_exit = jt.register_event(self._on_exit)
-        self.ev_am_start = jt.register_event(self._on_am_start)
-        self.ev_allocate = jt.register_event(self._on_allocate)
+        # release_reported, called directly by the core (NodeHeartbeats)
+        jt.register(self, hold_job_start=self.submit, apply_aux=self.node_calls)
+        # each kind's handler calls the RM's method for it (compiled: C calls, the payloads as machine values)
+        self.ev_exit = jt.register_event(ContainerExits(self))
+        self.ev_am_start = jt.register_event(AmStarts(self))
+        self.ev_allocate = jt.register_event(AmAllocates(self))
         # an AM's next regular allocate is one interval after the one being handled, so these are pushed in key
         # order and wait in a lane (O(1)) rather than in the heap with the container exits (kernel.add_lane)
         self.kernel.add_lane(self.ev_allocate)
-        self.ev_commit = jt.register_event(self._on_commit)
+        self.ev_commit = jt.register_event(AmCommits(self))
         self.progress_kinds = frozenset({EV_JOB_ARRIVAL, self.ev_exit, self.ev_am_start, self.ev_commit})
-        # the four kinds are consecutive: the compiled run loop calls handle() for them (Kernel.add_sink), a direct
-        # call where the registered handlers cost a Python-level call per event
-        kinds = (self.ev_exit, self.ev_am_start, self.ev_allocate, self.ev_commit)
-        if max(kinds) - min(kinds) == len(kinds) - 1:
-            self.kernel.add_sink(min(kinds), max(kinds) + 1, self)
-
-    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
-        """An event of one of the RM's kinds (the kernel's sink, :meth:`attach`): its registered handler's work."""
-        if kind == self.ev_exit:
-            self._on_exit(time, order, a, b)
-        elif kind == self.ev_allocate:
-            self._on_allocate(time, order, a, b)
-        elif kind == self.ev_am_start:
-            self._on_am_start(time, order, a, b)
-        else:
-            self._on_commit(time, order, a, b)
 
     def start(self) -> None:
         """The run starts (the core's ``scheduler.start``): start the YARN scheduler."""
@@ -674,12 +659,8 @@ class ResourceManager(EventSink):
 
 class NodeHeartbeats(TaskAssigner):
     """The ResourceManager's :meth:`ResourceManager.node_heartbeat` and :meth:`ResourceManager.release_reported` as
-    the core's compiled calls (``hooks.TaskAssigner``): the plug-in's ``assign_tasks`` and the core's ``apply_aux``
-    hook are bound to this object's methods, so the JobTracker calls them through the class's vtable, a C call
-    with machine values in and out, where the bound RM methods cost a Python-level call per NodeManager heartbeat
-    and per container exit (arguments parsed and boxed, the result boxed: about 2 % of a replay's instructions).
-    A separate object because the ResourceManager's base is the kernel's ``EventSink`` and a compiled class has one
-    base. Same calls, same results."""
+    the core's ``assign_tasks`` and ``apply_aux`` hooks (``hooks.TaskAssigner``): the JobTracker calls them through
+    the class's vtable, a C call with machine values in and out."""
 
     def __init__(self, rm: ResourceManager) -> None:
         self.rm = rm
@@ -689,3 +670,38 @@ class NodeHeartbeats(TaskAssigner):
 
     def apply_aux(self, tracker: TrackerState, code: int, now: float) -> None:
         self.rm.release_reported(tracker, code, now)
+
+
+# The kernel's table entries for the RM's four kinds (:meth:`ResourceManager.attach`): each calls one method.
+
+
+class ContainerExits(EventSink):
+    def __init__(self, rm: ResourceManager) -> None:
+        self.rm = rm
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.rm._on_exit(time, order, a, b)
+
+
+class AmStarts(EventSink):
+    def __init__(self, rm: ResourceManager) -> None:
+        self.rm = rm
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.rm._on_am_start(time, order, a, b)
+
+
+class AmAllocates(EventSink):
+    def __init__(self, rm: ResourceManager) -> None:
+        self.rm = rm
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.rm._on_allocate(time, order, a, b)
+
+
+class AmCommits(EventSink):
+    def __init__(self, rm: ResourceManager) -> None:
+        self.rm = rm
+
+    def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
+        self.rm._on_commit(time, order, a, b)
