@@ -27,7 +27,7 @@ import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 from mrsim.errors import InputError
-from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.schedconf.site_file import read_site_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.yarn.schedulers.base import SchedulerApp
@@ -69,7 +69,7 @@ class Ordering:
         self.source = source
         self.max_priority = 0
         for path in site_files:
-            found = read_properties(path).get(MAX_PRIORITY)
+            found = read_site_file(path).props.get(MAX_PRIORITY)
             if found is not None:
                 self.max_priority = self._int(str(found.value), f"{path}:{found.line}", MAX_PRIORITY)
         if MAX_PRIORITY in props:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from mrsim.errors import InputError
-from mrsim.tracker.schedconf.xmlfile import read_properties
+from mrsim.tracker.schedconf.site_file import read_site_file
 
 MONITOR_ENABLE = "yarn.resourcemanager.scheduler.monitor.enable"
 MONITOR_POLICIES = "yarn.resourcemanager.scheduler.monitor.policies"
@@ -78,7 +78,7 @@ def site_values(files: tuple[str | os.PathLike[str], ...]) -> dict[str, tuple[st
     """``key -> (value, where)`` of every property of ``files`` (later files win)."""
     out: dict[str, tuple[str, str]] = {}
     for path in files:
-        for key, prop in read_properties(path).items():
+        for key, prop in read_site_file(path).props.items():
             out[key] = (str(prop.value).strip(), f"{path}:{prop.line}" if prop.line else str(path))
     return out
 
