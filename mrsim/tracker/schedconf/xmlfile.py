@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from xml.parsers import expat
 
 from mrsim.errors import InputError
@@ -27,15 +28,25 @@ class Node:
     children: list["Node"] = field(default_factory=list)
 
 
-def parse_xml(path: str | os.PathLike[str]) -> Node:
-    """Parse ``path`` into a :class:`Node` tree; missing files and malformed XML are InputErrors naming the file."""
-    p = check_input_file(path)  # a FIFO or device would block or never end
+def read_xml_bytes(path: str | os.PathLike[str]) -> tuple[Path, bytes]:
+    """``path`` checked (a FIFO or device would block or never end) and its bytes; InputErrors name the file."""
+    p = check_input_file(path)
     try:
-        data = p.read_bytes()
+        return p, p.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{p}: no such file") from None
     except OSError as exc:
         raise InputError(f"{p}: cannot read ({exc.strerror})") from None
+
+
+def parse_xml(path: str | os.PathLike[str]) -> Node:
+    """Parse ``path`` into a :class:`Node` tree; missing files and malformed XML are InputErrors naming the file."""
+    p, data = read_xml_bytes(path)
+    return parse_xml_data(p, data)
+
+
+def parse_xml_data(p: Path, data: bytes) -> Node:
+    """Parse the bytes ``data`` of the file ``p`` (named in errors) into a :class:`Node` tree."""
     parser = expat.ParserCreate()
     stack: list[Node] = []
     texts: list[list[str]] = []
