@@ -2,7 +2,7 @@
 
 Hadoop's scheduler files are read by several parts of a run: the file-kind check (:mod:`.filekind`), the MRv1
 schedulers' settings (:mod:`.fair_conf`, :mod:`.capacity_conf`), YARN mode's settings (:mod:`mrsim.tracker.yarn.config`)
-and the YARN schedulers. :func:`read_document` parses a file with :func:`mrsim.tracker.schedconf.xmlfile.parse_xml`
+and the YARN schedulers. :func:`read_document` parses a file with :func:`mrsim.tracker.schedconf.xmltree.parse_xml`
 the first time it is asked for and hands out the same frozen :class:`Element` tree afterwards, so one run parses
 each file once and no reader can change what another reads. The tree is kept by the file's name and a digest of
 its bytes, so a file rewritten between two reads (even within one tick of the file system's clock, with the same
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Iterator, Mapping
 
-from mrsim.tracker.schedconf.xmlfile import Node, parse_xml_data, read_xml_bytes
+from mrsim.tracker.schedconf.xmltree import Node, parse_xml_data, read_xml_bytes
 
 #: Files kept parsed (a run reads a handful; a sweep over many configuration files keeps the last ones).
 CACHE_SIZE = 64

@@ -21,7 +21,7 @@ from typing import Mapping
 
 from mrsim.errors import InputError
 from mrsim.tracker.schedconf.document import Element, read_document
-from mrsim.tracker.schedconf.xmlfile import Property
+from mrsim.tracker.schedconf.xmltree import Property
 
 
 @dataclass(frozen=True)
