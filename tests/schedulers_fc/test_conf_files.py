@@ -50,18 +50,25 @@ def test_site_file_refuses_another_root_naming_file_and_line(tmp_path):
         read_site_file(path)
 
 
+def _count_parses(monkeypatch) -> list[str]:
+    calls: list[str] = []
+    real = document.parse_xml_data
+    monkeypatch.setattr(document, "parse_xml_data", lambda p, data: calls.append(str(p)) or real(p, data))
+    monkeypatch.setattr(document, "_cache", {})
+    return calls
+
+
 def test_document_is_parsed_once_per_version_of_the_file(tmp_path, monkeypatch):
-    calls = []
-    real = document.parse_xml
-    monkeypatch.setattr(document, "parse_xml", lambda p: calls.append(p) or real(p))
+    calls = _count_parses(monkeypatch)
     path = tmp_path / "site.xml"
     path.write_text(SITE)
     first = read_document(path)
     assert read_document(path) is first and len(calls) == 1
     assert read_site_file(path).props["a.key"].value == "2" and len(calls) == 1  # the reader shares the parse
-    path.write_text(SITE.replace("<value>2</value>", "<value>33</value>"))
-    os.utime(path, ns=(1, 1))  # another version (mtime and size differ)
-    assert read_site_file(path).props["a.key"].value == "33" and len(calls) == 2
+    stamp = os.stat(path).st_mtime_ns
+    path.write_text(SITE.replace("<value>2</value>", "<value>3</value>"))  # same size ...
+    os.utime(path, ns=(stamp, stamp))  # ... and the same mtime: still another version
+    assert read_site_file(path).props["a.key"].value == "3" and len(calls) == 2
     with pytest.raises(TypeError):
         first.attrs["x"] = "y"  # type: ignore[index]
     assert isinstance(first.children, tuple)
@@ -97,10 +104,7 @@ def test_both_lines_read_one_parse_of_a_yarn_file(monkeypatch):
     """The MR1 and the YARN Fair (Capacity) Scheduler given one file: one parse, each line's own reading of it."""
     from mrsim.tracker.schedconf import load_allocations, load_capacity_conf
 
-    calls = []
-    real = document.parse_xml
-    monkeypatch.setattr(document, "parse_xml", lambda p: calls.append(str(p)) or real(p))
-    monkeypatch.setattr(document, "_cache", {})
+    calls = _count_parses(monkeypatch)
     fair_file = str(EXAMPLES / "yarn" / "fair-scheduler.xml")
     pools = load_allocations(fair_file)
     queues = FairScheduler({"config_file": fair_file}).queues

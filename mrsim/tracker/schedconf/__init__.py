@@ -12,7 +12,7 @@ What each MRv1 scheduler takes from them:
 * :mod:`mrsim.tracker.schedconf.fair_alloc` - allocation files (MRv1 ``<pool>``, YARN nested ``<queue>``);
 * :mod:`mrsim.tracker.schedconf.fair_conf` - ``mapred.fairscheduler.*`` / ``yarn.scheduler.fair.*`` keys + the allocations;
 * :mod:`mrsim.tracker.schedconf.capacity_conf` - ``capacity-scheduler.xml`` (MRv1 and ``yarn.scheduler.capacity.root``);
-* :mod:`mrsim.tracker.schedconf.properties`, :mod:`mrsim.tracker.schedconf.xmlfile` - layered Hadoop properties,
+* :mod:`mrsim.tracker.schedconf.properties`, :mod:`mrsim.tracker.schedconf.xmltree` - layered Hadoop properties,
   the XML reader with lines;
 * :mod:`mrsim.tracker.schedconf.livecounts` - live running counts shared by both schedulers (not configuration, but
   shared runtime support that has no better home until the engine offers a task-finished hook).

@@ -17,7 +17,7 @@ from typing import Iterable, Mapping
 
 from mrsim.tracker.schedconf.document import Dialect
 from mrsim.tracker.schedconf.site_file import SiteFile, read_site_file
-from mrsim.tracker.schedconf.xmlfile import Property
+from mrsim.tracker.schedconf.xmltree import Property
 
 MRV1_PREFIX = "mapred.capacity-scheduler."
 YARN_PREFIX = "yarn.scheduler.capacity."

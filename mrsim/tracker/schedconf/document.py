@@ -2,25 +2,27 @@
 
 Hadoop's scheduler files are read by several parts of a run: the file-kind check (:mod:`.filekind`), the MRv1
 schedulers' settings (:mod:`.fair_conf`, :mod:`.capacity_conf`), YARN mode's settings (:mod:`mrsim.tracker.yarn.config`)
-and the YARN schedulers. :func:`read_document` parses a file with :func:`mrsim.tracker.schedconf.xmlfile.parse_xml`
+and the YARN schedulers. :func:`read_document` parses a file with :func:`mrsim.tracker.schedconf.xmltree.parse_xml`
 the first time it is asked for and hands out the same frozen :class:`Element` tree afterwards, so one run parses
-each file once and no reader can change what another reads. A file changed on disk (size, mtime or inode) is
-parsed again. Errors are those of ``parse_xml``: one :class:`mrsim.errors.InputError` naming ``file:line``; an
-error is not kept, so asking again reports it again.
+each file once and no reader can change what another reads. The tree is kept by the file's name and a digest of
+its bytes, so a file rewritten between two reads (even within one tick of the file system's clock, with the same
+size) is parsed again. Errors are those of ``parse_xml``: one :class:`mrsim.errors.InputError` naming
+``file:line``; an error is not kept, so asking again reports it again.
 
-Cost: O(file size) the first time; one ``stat`` afterwards. The cache holds at most :data:`CACHE_SIZE` files.
+Cost: one read and a BLAKE2 digest of the file per call (configuration files are kilobytes); the parse, O(file
+size), the first time. The cache holds at most :data:`CACHE_SIZE` files.
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
 import os
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Iterator, Mapping
 
-from mrsim.io.safe_open import check_input_file
-from mrsim.tracker.schedconf.xmlfile import Node, parse_xml
+from mrsim.tracker.schedconf.xmltree import Node, parse_xml_data, read_xml_bytes
 
 #: Files kept parsed (a run reads a handful; a sweep over many configuration files keeps the last ones).
 CACHE_SIZE = 64
@@ -63,15 +65,11 @@ _cache: dict[tuple, Element] = {}
 
 def read_document(path: str | os.PathLike[str]) -> Element:
     """The root element of the XML file ``path`` (parsed once per version of the file; see the module docstring)."""
-    p = check_input_file(path)  # a FIFO or device would block or never end: refused every time
-    try:
-        st = os.stat(p)
-    except OSError:
-        return freeze(parse_xml(path))  # parse_xml names the problem (no such file, cannot read)
-    key = (str(path), os.path.realpath(p), st.st_ino, st.st_size, st.st_mtime_ns)
+    p, data = read_xml_bytes(path)  # special files, missing or unreadable ones: refused every time
+    key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
     root = _cache.get(key)
     if root is None:
-        root = freeze(parse_xml(path))
+        root = freeze(parse_xml_data(p, data))
         if len(_cache) >= CACHE_SIZE:
             _cache.pop(next(iter(_cache)))
         _cache[key] = root

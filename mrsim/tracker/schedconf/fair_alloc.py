@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 from mrsim.tracker.schedconf.allocation_file import AllocationFile, read_allocation_file
 from mrsim.tracker.schedconf.document import Dialect, Element
-from mrsim.tracker.schedconf.xmlfile import Where
+from mrsim.tracker.schedconf.xmltree import Where
 from mrsim.errors import InputError
 
 

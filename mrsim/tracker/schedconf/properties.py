@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from mrsim.tracker.schedconf.site_file import SiteFile, read_site_file
-from mrsim.tracker.schedconf.xmlfile import Property, Where
+from mrsim.tracker.schedconf.xmltree import Property, Where
 from mrsim.errors import InputError
 
 

@@ -1,12 +1,14 @@
-"""Hadoop ``<configuration>`` files (``mapred-site.xml``, ``yarn-site.xml``, ``capacity-scheduler.xml``, a job's
-``*_conf.xml``): one reader, frozen properties with the line each was set on.
+"""Hadoop ``<configuration>`` files (``mapred-site.xml``, ``yarn-site.xml``, ``capacity-scheduler.xml``): one
+reader, frozen properties with the line each was set on.
 
 ``Configuration.loadResource`` reads every ``<property>`` child of the root, its ``<name>`` and ``<value>``; a
 later property of the same name wins. :func:`read_site_file` does the same over the shared parse of the file
 (:func:`mrsim.tracker.schedconf.document.read_document`), so the MRv1 schedulers' layered settings
 (:mod:`mrsim.tracker.schedconf.properties`), YARN mode's settings (:mod:`mrsim.tracker.yarn.config`), the YARN
 schedulers and the user-group mapping read one :class:`SiteFile` per file. A root other than ``<configuration>``
-is an :class:`mrsim.errors.InputError` naming ``file:line``. Cost: O(properties) after the parse.
+is an :class:`mrsim.errors.InputError` naming ``file:line``. The MR1 engine's own keys of ``mapred-site.xml``
+(slots, heartbeats) are read below the tracker, by :mod:`mrsim.model.hadoop_conf`. Cost: O(properties) after the
+parse.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Mapping
 
 from mrsim.errors import InputError
 from mrsim.tracker.schedconf.document import Element, read_document
-from mrsim.tracker.schedconf.xmlfile import Property
+from mrsim.tracker.schedconf.xmltree import Property
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,6 @@
 
 from mrsim.tracker.yarn.config import LaunchLag, YarnConf, build_yarn_conf
 from mrsim.tracker.yarn.replay import replay_yarn
-from mrsim.tracker.yarn.schedulers import create_yarn_scheduler
+from mrsim.tracker.yarn.schedulers.registry import create_yarn_scheduler
 
 __all__ = ["LaunchLag", "YarnConf", "build_yarn_conf", "create_yarn_scheduler", "replay_yarn"]

@@ -18,7 +18,7 @@ from mrsim.tracker.results import ReplayResult
 from mrsim.tracker.routing import yarn_routing_note
 from mrsim.tracker.yarn.calibration import YarnCalibration
 from mrsim.tracker.yarn.config import YarnConf, build_yarn_conf, infer_nm_resources, trace_values, unmodelled_keys
-from mrsim.tracker.yarn.schedulers import YARN_SCHEDULERS, create_yarn_scheduler
+from mrsim.tracker.yarn.schedulers.registry import YARN_SCHEDULERS, create_yarn_scheduler
 from mrsim.model.yarn_version import DEFAULT as DEFAULT_VERSION, YarnVersion, parse_yarn_version, yarn_version
 from mrsim.errors import InputError
 from mrsim.tracker.schedconf.site_file import read_site_file
