@@ -11,9 +11,8 @@ scheduler's configuration is loaded over yarn-site.xml, as the RM loads it):
   ``natural_termination_factor`` (0.2), ``observe_only`` (false);
 * ``yarn.scheduler.capacity.<queue-path>.disable_preemption`` (false; a queue inherits its parent's value).
 
-Fair (``FSPreemptionThread``): ``yarn.scheduler.fair.preemption`` (false),
-``yarn.scheduler.fair.preemption.cluster-utilization-threshold`` (0.8), ``yarn.scheduler.fair.waitTimeBeforeKill``
-(15000 ms) and the allocation file's timeouts and thresholds (:mod:`mrsim.tracker.yarn.fair_preemption`).
+Fair's preemption (``FSPreemptionThread``, ``yarn.scheduler.fair.preemption``) is not modelled: the Fair Scheduler
+reports its keys as ignored.
 """
 
 from __future__ import annotations
@@ -38,13 +37,9 @@ NATURAL = PRE + "natural_termination_factor"
 OBSERVE_ONLY = PRE + "observe_only"
 DISABLE = "disable_preemption"  # yarn.scheduler.capacity.<queue-path>.disable_preemption
 
-FAIR_PREEMPTION = "yarn.scheduler.fair.preemption"
-FAIR_UTILIZATION = "yarn.scheduler.fair.preemption.cluster-utilization-threshold"
-FAIR_WAIT = "yarn.scheduler.fair.waitTimeBeforeKill"
-
 #: yarn-site keys read here (the ``--yarn-site`` check of unmodelled keys skips them)
 HONOURED = frozenset({MONITOR_ENABLE, MONITOR_POLICIES, INTERVAL, MAX_WAIT, PER_ROUND, IGNORED_OVER, NATURAL,
-                      OBSERVE_ONLY, FAIR_PREEMPTION, FAIR_UTILIZATION, FAIR_WAIT})
+                      OBSERVE_ONLY})
 
 
 def is_preemption_key(key: str) -> bool:

@@ -83,8 +83,8 @@ class CapacityPreemptionMonitor:
             return
         self.ticks += 1
         self.edit_schedule(now)
-        if now - rm.last_progress > rm.stall_after and not rm.kernel_busy():
-            return  # nothing runs or can run: the replay's own stall check reports it
+        if rm.running_tasks == 0 and now - rm.last_progress > rm.stall_after and not rm.kernel_busy():
+            return  # nothing runs or can run: the replay's own stall check reports it (kernel_busy is O(events))
         rm.kernel.schedule((k + 1) * self.settings.interval_s, ORDER_APP_MASTER, self.kind, k + 1, 0)
 
     def _snapshot(self, queue: "CSQueue", cluster: int) -> policy.TempQueue:

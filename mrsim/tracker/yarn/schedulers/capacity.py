@@ -26,19 +26,19 @@ keeps assigning until nothing fits or an off-switch container was assigned (at m
 the AMs of the active applications fit in ``maximum-am-resource-percent`` of the queue's guaranteed capacity
 (``LeafQueue.activateApplications``, Hadoop 2.6+: at least one application is always active); the others wait.
 Preemption (``ProportionalCapacityPreemptionPolicy``) is the RM's monitor, :mod:`mrsim.tracker.yarn.preemption_monitor`.
-Not modelled: reservations, node labels, priorities,
-absolute-resource and weight capacities of Hadoop 3.
+Application priorities and ordering policies: :mod:`mrsim.tracker.yarn.capacity_ordering`; Hadoop 3's weight and
+absolute-resource capacities: :mod:`mrsim.tracker.yarn.capacity_values`. Not modelled: reservations, node labels.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mrsim.tracker.schedconf.capacity_file import queue_list, read_capacity_file
 from mrsim.tracker.yarn.groups import UserGroups
-from mrsim.tracker.yarn import capacity_ordering
+from mrsim.tracker.yarn import capacity_ordering, capacity_values
 from mrsim.tracker.yarn.preemption_conf import is_preemption_key
 from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
 from mrsim.model.yarn_version import from_config
@@ -136,6 +136,8 @@ class CapacityScheduler(YarnScheduler):
         self.override = self._text(P + "queue-mappings-override.enable", "false").lower() == "true"
         default_am = self._num(P + "maximum-am-resource-percent", 0.1, None)
         default_apps = self._num(P + "maximum-applications", 10000, None)
+        # Hadoop 3's weights and absolute capacities, as percentages for the tree's checks (capacity_values)
+        self.absolute = capacity_values.rewrite(props, self.source)
         self._build(self.root, default_am, default_apps)
         self._check_mappings()
         # application priorities and ordering policies (capacity_ordering): the default serves in submission order
@@ -158,6 +160,11 @@ class CapacityScheduler(YarnScheduler):
         if self.props.get(P + "resource-calculator", ("", 0))[0].endswith("DominantResourceCalculator"):
             self.warnings.append(f"{self.source}: {P}resource-calculator DominantResourceCalculator is not modelled "
                                  "(memory only)")
+
+    def start(self, rm: Any) -> None:
+        super().start(rm)
+        # absolute capacities are fractions of the cluster's memory, known from here on
+        capacity_values.resolve(self, self.cluster_mem)
 
     # ------------------------------------------------------------------------------------------ configuration
 
