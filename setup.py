@@ -56,7 +56,7 @@ follow_imports = skip
 ignore_missing_imports = True
 warn_unused_configs = False
 
-[mypy-mrsim.tracker.*,mrsim.model.*,mrsim.errors,mrsim.rng]
+[mypy-mrsim.tracker.*,mrsim.model.*,mrsim.errors,mrsim.rng,mypy_extensions]
 follow_imports = silent
 """
 

@@ -29,14 +29,15 @@ thousands of queued jobs): O(log n) search, O(n) pointer moves worst case per in
 
 This module is compiled with the engine core by mypyc (``mrsim/compiled_core.py``; at 10,000 nodes a task costs
 about one heartbeat, and an interpreted walk is 40 % of a streamed replay's CPU). :class:`FifoCore` and
-:class:`JobQueue` are native classes; :class:`FifoScheduler` stays a regular Python class (:func:`plugin_class`),
-so plug-ins subclass it as any other.
+:class:`JobQueue` are native classes; :class:`FifoScheduler` stays a regular Python class that interpreted plug-ins
+subclass (``mypyc_attr(native_class=False, allow_interpreted_subclasses=True)``: its inherited methods then
+accept a subclass's instances).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Final, Iterator, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Protocol, TypeVar
 
 from mrsim.tracker.hooks import TaskAssigner
 from mrsim.tracker.scheduling import JobChange, Locality, TaskScheduler
@@ -56,10 +57,15 @@ _TASKS_REQUEUED: Final = JobChange.TASKS_REQUEUED
 _Class = TypeVar("_Class", bound=type)
 
 
-def plugin_class(cls: _Class) -> _Class:
-    """Keeps a plug-in class of a compiled module a regular Python class: mypyc compiles its methods but makes a
-    decorated class no native class, so interpreted plug-ins subclass it and set attributes on it freely."""
-    return cls
+def _as_written(*attrs: str, **kwattrs: object) -> Callable[[_Class], _Class]:
+    """``mypyc_attr`` where mypy's extensions are absent (at run time: mypyc reads the decorator when it compiles)."""
+    return lambda cls: cls
+
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # a run-time install: the decorator only speaks to mypyc
+    mypyc_attr = _as_written  # type: ignore[assignment, misc]
 
 
 class Admission(Protocol):
@@ -321,7 +327,7 @@ class FifoCore(TaskAssigner):
         return assigned
 
 
-@plugin_class
+@mypyc_attr(native_class=False, allow_interpreted_subclasses=True)  # a regular class: plug-ins subclass it
 class FifoScheduler(TaskScheduler):
     """Hadoop's FIFO scheduler, heartbeat by heartbeat: the plug-in interface, its flags and the admission gate
     around :class:`FifoCore`, which holds the queues and runs the heartbeat."""
