@@ -29,15 +29,15 @@ thousands of queued jobs): O(log n) search, O(n) pointer moves worst case per in
 
 This module is compiled with the engine core by mypyc (``mrsim/compiled_core.py``; at 10,000 nodes a task costs
 about one heartbeat, and an interpreted walk is 40 % of a streamed replay's CPU). :class:`FifoCore` and
-:class:`JobQueue` are native classes; :class:`FifoScheduler` stays a regular Python class that interpreted plug-ins
-subclass (``mypyc_attr(native_class=False, allow_interpreted_subclasses=True)``: its inherited methods then
-accept a subclass's instances).
+:class:`JobQueue` are native classes; so is :class:`FifoScheduler`, marked ``allow_interpreted_subclasses`` (its
+inherited methods accept a subclass's instances) with its flags as class variables, so that interpreted plug-ins
+subclass it and override them as any other.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Final, Iterator, Protocol, TypeVar
 
 from mrsim.tracker.hooks import TaskAssigner
 from mrsim.tracker.scheduling import JobChange, Locality, TaskScheduler
@@ -327,19 +327,19 @@ class FifoCore(TaskAssigner):
         return assigned
 
 
-@mypyc_attr(native_class=False, allow_interpreted_subclasses=True)  # a regular class: plug-ins subclass it
+@mypyc_attr(allow_interpreted_subclasses=True)  # plug-ins subclass it; its inherited methods accept their instances
 class FifoScheduler(TaskScheduler):
     """Hadoop's FIFO scheduler, heartbeat by heartbeat: the plug-in interface, its flags and the admission gate
     around :class:`FifoCore`, which holds the queues and runs the heartbeat."""
 
-    bounded_wakes_exact = True  # nothing launched, nothing changed when no task is pending (tests check)
+    bounded_wakes_exact: ClassVar[bool] = True  # nothing launched, nothing changed when no task is pending (tests check)
 
-    name = "fifo"
-    summary = "Hadoop 1.x JobQueueTaskScheduler: priority then submit order, load cap, padding, 1 reduce/heartbeat"
+    name: ClassVar[str] = "fifo"
+    summary: ClassVar[str] = "Hadoop 1.x JobQueueTaskScheduler: priority then submit order, load cap, padding, 1 reduce/heartbeat"
     #: resume the map walk at the job that just launched instead of the head (same decisions; tests compare both)
-    resume_walk = True
+    resume_walk: ClassVar[bool] = True
     #: never reads running tasks' predicted finishes: --contention tdam may publish them lazily (docs/tdam.md)
-    reads_task_predictions = False
+    reads_task_predictions: ClassVar[bool] = False
     #: an admission gate composed onto the FIFO walk (CA-FIFO, ``schedulers/cafifo.py``), None for plain FIFO:
     #: ``saturated(tracker)`` skips the map walk, ``admits(job, tracker, reduce)`` skips a job whose next task
     #: would not fit, ``new_walk()`` starts a walk, ``declined`` tells whether the gate refused something
