@@ -61,24 +61,6 @@ follow_imports = silent
 """
 
 
-@contextlib.contextmanager
-def _plugins_in_the_package():
-    """While mypyc reads the sources, ``mrsim/schedulers`` links to the top-level ``schedulers/`` (installed as
-    ``mrsim.schedulers``, pyproject's package-dir): mypy names a module after its directories, so the FIFO plug-in
-    compiles as ``mrsim.schedulers.fifo``. The link goes when mypyc is done: the C it wrote is all the compiler
-    reads, and setuptools places the extension by the package-dir."""
-    link = ROOT / "mrsim" / "schedulers"
-    made = False
-    if not link.exists() and (ROOT / "schedulers").is_dir():
-        link.symlink_to(Path("..") / "schedulers", target_is_directory=True)
-        made = True
-    try:
-        yield
-    finally:
-        if made:
-            link.unlink()
-
-
 def _mypyc_extensions():
     """``(extensions, "")``, or ``([], reason)`` when the pure-Python engine is installed instead."""
     if core.pure_requested():
@@ -87,13 +69,13 @@ def _mypyc_extensions():
         from mypyc.build import mypycify
     except ImportError as exc:
         return [], f"mypyc is not available ({exc})"
+    sources = [str(core.source_path(m, Path("mrsim"))) for m in core.COMPILED_MODULES]
     config = ROOT / "build" / "mypyc-build.ini"
     config.parent.mkdir(exist_ok=True)
     config.write_text(MYPY_CONFIG)
     report = io.StringIO()
     try:
-        with contextlib.redirect_stdout(report), _plugins_in_the_package():
-            sources = [str(core.source_path(m, Path("mrsim"))) for m in core.COMPILED_MODULES]
+        with contextlib.redirect_stdout(report):
             extensions = mypycify([f"--config-file={config}", *sources], opt_level="3", debug_level="0",
                                   group_name=core.GROUP_NAME)
     except (SystemExit, Exception) as exc:  # mypyc reports type errors on stdout, then exits

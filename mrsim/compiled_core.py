@@ -31,11 +31,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
-#: The engine core compiled by mypyc: the kernel and the heartbeat path's modules, MR1's and YARN's, and the FIFO
-#: plug-in's heartbeat. Not the other scheduler plug-ins (``schedulers/``) and not the features
-#: (``mrsim/tracker/features/``): users subclass and read those, and they stay plain Python (``FifoScheduler``
-#: stays a regular Python class in its compiled module). ``mrsim.tracker.scheduling`` stays interpreted too: every
-#: plug-in subclasses its ``TaskScheduler``, and a native compiled class cannot be subclassed by interpreted code.
+#: The engine core compiled by mypyc: the kernel and the heartbeat path's modules, MR1's and YARN's. Not the
+#: scheduler plug-ins (``schedulers/``) and not the features (``mrsim/tracker/features/``): users subclass and read those, and they
+#: stay plain Python. ``mrsim.tracker.scheduling`` stays interpreted too: every plug-in subclasses its
+#: ``TaskScheduler``, and a compiled class cannot be subclassed by interpreted code.
 COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.tracker.events",
     "mrsim.tracker.kernel",
@@ -48,9 +47,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "mrsim.tracker.assignment",
     "mrsim.tracker.preemption",
     "mrsim.tracker.wakeups",
-    # the FIFO plug-in (schedulers/fifo.py): its queues and heartbeat compiled, its plug-in class a regular Python
-    # class that plug-ins subclass
-    "mrsim.schedulers.fifo",
+    "mrsim.tracker.fifo_core",  # the FIFO plug-in's queues and heartbeat walk (the plug-in itself stays Python)
     # TDAM (--contention tdam): the node model, the feature's epochs and the AMVA solver of a mix (the feature
     # itself, its set-up and plug-in API stay Python; docs/performance.md, "TDAM")
     "mrsim.contention.nodemix",
@@ -92,13 +89,8 @@ def pure_requested(environ: "os._Environ[str] | dict[str, str] | None" = None) -
 
 
 def source_path(module: str, package_dir: Path = PACKAGE_DIR) -> Path:
-    """The ``.py`` source of ``mrsim.a.b`` under the package directory ``package_dir`` (``.../mrsim``). In a source
-    tree ``mrsim.schedulers`` is the top-level ``schedulers/`` beside it (pyproject's package-dir); installed, it
-    is ``mrsim/schedulers``."""
-    parts = module.split(".")[1:]
-    if parts[0] == "schedulers" and not (package_dir / "schedulers").is_dir():
-        return package_dir.parent.joinpath(*parts).with_suffix(".py")
-    return package_dir.joinpath(*parts).with_suffix(".py")
+    """The ``.py`` source of ``mrsim.a.b`` under the package directory ``package_dir`` (``.../mrsim``)."""
+    return package_dir.joinpath(*module.split(".")[1:]).with_suffix(".py")
 
 
 def source_digests(modules: Sequence[str] = COMPILED_MODULES, package_dir: Path = PACKAGE_DIR) -> dict[str, str]:

@@ -88,7 +88,7 @@ def test_fifo_padding_worked_example():
     # docs/hadoop-behaviour.md §7, JobQueueTaskScheduler.exceededPadding:
     # 10 TTs, map capacity 40, 38 maps running, jobs with reduces want 300 maps ->
     # padding = min(4, trunc(300 * 0.01)) = 3 -> 38 + 3 >= 40 -> exceeded. With 36 running: 39 < 40 -> not.
-    from mrsim.schedulers.fifo import exceeded_padding  # FifoScheduler's rule
+    from mrsim.tracker.fifo_core import exceeded_padding  # FifoScheduler's rule, compiled with the engine core
 
     assert exceeded_padding(38, 40, 300, 4, pad=0.01, padding_enabled=True, with_reduces=True)
     assert not exceeded_padding(36, 40, 300, 4, pad=0.01, padding_enabled=True, with_reduces=True)
