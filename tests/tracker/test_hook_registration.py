@@ -122,21 +122,36 @@ def test_the_core_kinds_are_table_entries_calling_one_handler_each():
 def test_the_kernel_table_holds_sinks_and_wraps_functions():
     k = Kernel()
     seen: list[tuple[int, float, int, int, int]] = []
-
-    class Sink(EventSink):
-        def handle(self, kind: int, time: float, order: int, a: int, b: int) -> None:
-            seen.append((kind, time, order, a, b))
-
-    sink = Sink()
+    # an EventSink given as it is (compiled classes take no interpreted subclass: CallHandler stands for one)
+    sink = CallHandler(lambda now, order, a, b: seen.append((1, now, order, a, b)))
     k.register(2, sink)
     k.register(5, sink)  # one object may handle several kinds
-    k.register(0, lambda now, order, a, b: seen.append((-1, now, order, a, b)))
-    assert k.handlers[2] is sink and isinstance(k.handlers[0], CallHandler)
+    k.register(0, lambda now, order, a, b: seen.append((0, now, order, a, b)))
+    assert k.handlers[2] is sink and k.handlers[5] is sink and isinstance(k.handlers[0], CallHandler)
     assert k.handlers[1] is UNREGISTERED
     k.schedule(1.0, 0, 5, 7, 8)
     k.schedule(0.5, 0, 2, 1, 2)
     k.schedule(0.5, 1, 0, 3, 4)
     k.run()
-    assert seen == [(2, 0.5, 0, 1, 2), (-1, 0.5, 1, 3, 4), (5, 1.0, 0, 7, 8)]
+    assert seen == [(1, 0.5, 0, 1, 2), (0, 0.5, 1, 3, 4), (1, 1.0, 0, 7, 8)]
     with pytest.raises(ValueError, match="already has a handler"):
         k.register(5, sink)
+
+
+def test_yarn_mode_registers_one_compiled_handler_per_resource_manager_kind():
+    from mrsim.tracker.yarn import YarnConf, create_yarn_scheduler
+    from mrsim.tracker.yarn.replay import yarn_jobtracker
+    from mrsim.tracker.yarn.rm import AmAllocates, AmCommits, AmStarts, ContainerExits, NodeHeartbeats, ResourceManager
+    from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
+    from mrsim.model.cluster import uniform_cluster
+
+    workload = facebook_like_workload(FacebookLikeSpec(jobs=4, seed=5, mean_interarrival_s=2.0))
+    cluster = uniform_cluster(2, 1, 1, cores=4)
+    rm = ResourceManager(workload, cluster, YarnConf(nm_memory_mb=3072.0, nm_vcores=3.0, am_mb=1024.0),
+                         create_yarn_scheduler("fair"), seed=5)
+    jt = yarn_jobtracker(rm, workload, cluster, 5)
+    table = jt.kernel.handlers
+    assert [type(table[kind]) for kind in (rm.ev_exit, rm.ev_am_start, rm.ev_allocate, rm.ev_commit)] == [
+        ContainerExits, AmStarts, AmAllocates, AmCommits]
+    assert jt.apply_aux is rm.node_calls and isinstance(rm.node_calls, NodeHeartbeats)
+    assert jt.hook_owners["apply_aux"] == jt.hook_owners["hold_job_start"] == "ResourceManager"
