@@ -80,8 +80,9 @@ class FifoScheduler(TaskScheduler):
         self.map_queue: JobQueue = self.core.map_queue  # running jobs with unlaunched maps
         self.reduce_queue: JobQueue = self.core.reduce_queue  # past slow start, unlaunched reduces
         self.with_reduces: JobQueue = self.core.with_reduces  # running jobs with numReduceTasks > 0
-        if jt.scheduler is self:  # the engine's plug-in (not one composed in another, e.g. CA-FIFO's)
-            # the engine calls the compiled heartbeat once per heartbeat: no interpreted frame
+        if jt.scheduler is self and type(self) is FifoScheduler:
+            # The engine's plug-in (not one composed in another, e.g. CA-FIFO's, nor a subclass, which may
+            # override assign_tasks): the engine calls the compiled heartbeat, no interpreted frame.
             jt.register(self, assign_tasks=self.core)
 
     @property
