@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mrsim.errors import InputError
-from mrsim.model.demands import DEFAULT_DISK_MB_S, apply_demand_table, apply_trace_demands, load_demand_table
+from mrsim.model.demands import DEFAULT_DISK_MB_S, apply_demand_table, load_demand_table
+from mrsim.profiler.demands import apply_trace_demands
 from mrsim.model.templates import Workload
 
 if TYPE_CHECKING:

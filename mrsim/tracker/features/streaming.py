@@ -205,7 +205,7 @@ def check_streamable(options: object, jt: "JobTracker") -> None:
     reasons = []
     if getattr(options, "task_results", False):
         reasons.append("per-task results (--out, --report)")
-    if getattr(options, "contention", None):
+    if str(getattr(options, "contention", "none")) != "none":
         reasons.append("--contention")
     calibration = getattr(options, "calibration", None)
     if calibration is not None and not calibration.is_empty():

@@ -8,7 +8,6 @@ one note for stderr, and ``spec.yarn_calibration`` of the JSON output records wh
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from mrsim.model.templates import Workload
 _UNPROFILED = ("swim", "jobspec")  # inputs without task logs
 
 
-def resolve_yarn_calibration(args: argparse.Namespace, trace: Any, workload: Workload,
+def resolve_yarn_calibration(args: Any, trace: Any, workload: Workload,
                              profiler: Any = None) -> tuple[YarnCalibration | None, str]:
     """``(calibration, note)``. ``profiler``: the replayed trace's, when the caller has it (validate)."""
     if getattr(args, "no_calibration", False):
