@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 
 from mrsim.model.modes import (Admission, BackgroundMode, CalibrationPart, Contention, CpuModel, Engine, Locality,
                                Placement, Switch)
-from mrsim.model.runspec import OptionError, RunSpec
+from mrsim.model.runspec import RunSpec
 from mrsim.run.execute import (RunContext, announce_once, early_announcer, execute_compare, execute_replay,
                                execute_validate)
 from mrsim.run.results import LOCALITY_LEVELS, ComparisonRun, Run, Trace, ValidationRun  # noqa: F401 - the API's results
@@ -140,16 +140,11 @@ def _run_spec(trace: Any, cluster: Any, **fields: Any) -> tuple[RunSpec, "Cluste
     given_cluster = cluster if isinstance(cluster, ClusterSpec) else None
     if cluster is not None and given_cluster is None:
         fields["cluster"] = str(cluster)
-    for key in ("topology", "mapred_site", "calibration_from", "yarn_site"):
+    for key in ("topology", "mapred_site", "calibration_from"):
         if fields.get(key) is not None:
             fields[key] = str(fields[key])
     fields["trace"] = None if trace is None or workload is not None else str(trace)
-    try:
-        return RunSpec(**fields), given_cluster, workload
-    except OptionError as e:
-        from mrsim.errors import InputError
-
-        raise InputError(f"{e.field}: {e.message}") from None
+    return RunSpec(**fields), given_cluster, workload
 
 
 def _run(execute: Callable[..., Any], quiet: "bool | str", spec: RunSpec, cluster: "ClusterSpec | None",

@@ -301,9 +301,9 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         return int(args._run(args) or 0)
     except InputError as exc:
-        field = getattr(exc, "field", None)  # mrsim.model.runspec.OptionError: worded as the field's flag
-        print(f"mrsim: error: --{field.replace('_', '-')}: {exc.message}" if field else f"mrsim: error: {exc}",
-              file=sys.stderr)
+        worded = getattr(exc, "worded", None)  # mrsim.errors.OptionError: each option worded as its flag
+        text = worded(lambda name: "--" + name.replace("_", "-")) if worded is not None else str(exc)
+        print(f"mrsim: error: {text}", file=sys.stderr)
         return exit_code_for(exc)
     except RecursionError:  # a reader met nesting deeper than the interpreter allows
         print("mrsim: error: input nested too deeply to read", file=sys.stderr)

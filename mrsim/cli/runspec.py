@@ -6,8 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from mrsim.errors import InputError
-from mrsim.model.runspec import FIELDS, OptionError, RunSpec
+from mrsim.model.runspec import FIELDS, RunSpec
 from mrsim.run.execute import RunContext
 
 
@@ -17,11 +16,9 @@ def flag_of(field: str) -> str:
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
-    """The RunSpec of ``mrsim replay|compare|validate``'s flags (a field without a flag keeps its default)."""
-    try:
-        return RunSpec(**{name: getattr(args, name) for name in FIELDS if hasattr(args, name)})
-    except OptionError as e:
-        raise InputError(f"{flag_of(e.field)}: {e.message}") from None
+    """The RunSpec of ``mrsim replay|compare|validate``'s flags (a field without a flag keeps its default; a value
+    no field takes raises :class:`~mrsim.errors.OptionError`, which ``mrsim.cli.main`` words with the flags)."""
+    return RunSpec(**{name: getattr(args, name) for name in FIELDS if hasattr(args, name)})
 
 
 def shows_progress(args: argparse.Namespace) -> bool:

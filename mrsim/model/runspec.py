@@ -3,28 +3,19 @@
 The API (:func:`mrsim.replay`, :func:`mrsim.compare`, :func:`mrsim.validate`) builds it from keyword arguments, the
 command line from its flags (``mrsim.cli.runspec``); :mod:`mrsim.run` turns it into a cluster, a Hadoop
 configuration, replay options and a workload. Every mode is an enum of :mod:`mrsim.model.modes`; a text given for
-one is parsed once, here, and a text no mode has is an :class:`OptionError` naming the field.
+one is parsed once, here, and a text no mode has is an :class:`~mrsim.errors.OptionError` naming the field.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.modes import (ALL_CALIBRATION_PARTS, Admission, BackgroundMode, CalibrationPart, Contention,
                                CpuModel, Engine, Locality, Model, Placement, Switch, parse_mode, parse_parts)
-
-
-class OptionError(InputError):
-    """A value a :class:`RunSpec` field cannot take. ``field`` names the field; the command line words it as its
-    flag, the API as the keyword argument."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
 
 
 #: Fields whose value is one mode of an enum, and the words an error uses for the setting.
@@ -113,7 +104,7 @@ class RunSpec:
     placement_skew: float | None = None
     rack_map: str | None = None
     engine: Engine = Engine.AUTO
-    yarn_site: str | None = None
+    yarn_site: tuple[str, ...] | None = None
     ignore_trace_conf: bool = False
     task_results: bool = True
 
@@ -125,11 +116,13 @@ class RunSpec:
         try:
             object.__setattr__(self, "calibration_parts", parse_parts(self.calibration_parts))
         except InputError as e:
-            raise OptionError("calibration_parts", str(e).replace("unknown calibration part(s)",
-                                                                  "unknown part(s)")) from None
-        if self.demands is not None:
-            demands = (self.demands,) if isinstance(self.demands, str) else tuple(str(d) for d in self.demands)
-            object.__setattr__(self, "demands", demands)
+            raise OptionError("{calibration_parts}: " + str(e).replace("unknown calibration part(s)",
+                                                                       "unknown part(s)")) from None
+        for name in ("demands", "yarn_site"):  # repeatable: one text, or several
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, (str(value),) if isinstance(value, (str, os.PathLike)) else
+                                   tuple(str(v) for v in value))
 
     def replace(self, **changes: Any) -> "RunSpec":
         """A copy with ``changes`` (checked like the constructor's arguments)."""
@@ -140,7 +133,7 @@ def _mode(name: str, kind: type, value: object, what: str) -> Any:
     try:
         return parse_mode(kind, value, what)
     except InputError as e:
-        raise OptionError(name, str(e)) from None
+        raise OptionError(f"{{{name}}}: {e}") from None
 
 
 #: The field names, in declaration order (what the API's keyword arguments and the CLI's flags map to).

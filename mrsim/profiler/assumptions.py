@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from mrsim.errors import InputError
+from mrsim.errors import OptionError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
@@ -225,16 +225,16 @@ def _build_cluster(args: Any, conf: HadoopConf, notes: list[str] | None = None) 
 
     sources = [x for x in (args.cluster, args.topology) if x]
     if len(sources) > 1:
-        raise InputError("give at most one of --cluster and --topology")
+        raise OptionError("give at most one of {cluster} and {topology}")
     overrides = {"map_slots": conf.map_slots, "reduce_slots": conf.reduce_slots, "cores": args.cores}
     if args.cluster:
         if args.nodes is not None:
-            raise InputError("--nodes cannot be combined with --cluster (the file lists the nodes)")
+            raise OptionError("{nodes} cannot be combined with {cluster} (the file lists the nodes)")
         return load_cluster_file(args.cluster, overrides if (args.map_slots or args.reduce_slots or args.cores
                                                              or args.mapred_site) else None, notes)
     if args.topology:
         if args.nodes is not None:
-            raise InputError("--nodes cannot be combined with --topology (the topology lists the hosts)")
+            raise OptionError("{nodes} cannot be combined with {topology} (the topology lists the hosts)")
         return cluster_from_rumen_topology(read_rumen_topology(args.topology), args.topology, overrides)
     return uniform_cluster(args.nodes if args.nodes is not None else 64, conf.map_slots, conf.reduce_slots,
                            args.cores if args.cores is not None else 4, args.racks or 1)

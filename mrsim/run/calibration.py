@@ -12,9 +12,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from mrsim.calibration.choice import PARTS, CalibrationChoice, choose, is_yarn_trace, measure
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.modes import CalibrationPart, parse_parts
-from mrsim.model.runspec import OptionError
 
 if TYPE_CHECKING:  # (numpy and the calibration's extractor: imported by what measures)
     from mrsim.calibration.background import Background
@@ -30,7 +29,7 @@ def _parts(value: Any) -> frozenset[CalibrationPart]:
     try:
         return parse_parts(value)
     except InputError as e:
-        raise OptionError("calibration_parts", str(e).replace("unknown calibration part(s)", "unknown part(s)")) from None
+        raise OptionError("{calibration_parts}: " + str(e).replace("unknown calibration part(s)", "unknown part(s)")) from None
 
 
 def measure_from(path: str, fmt=None) -> Calibration | None:  # type: ignore[no-untyped-def]
@@ -48,7 +47,7 @@ def resolve_calibration(args: Any, measured: Calibration | None, trackers: int,
     parts = _parts(getattr(args, "calibration_parts", ",".join(PARTS)))
     if getattr(args, "no_calibration", False):
         if getattr(args, "calibration_from", None):
-            raise InputError("give at most one of --calibration-from and --no-calibration")
+            raise OptionError("give at most one of {calibration_from} and {no_calibration}")
         return CalibrationChoice(None, parts, ("calibration: off (--no-calibration)",))
     source = getattr(args, "calibration_from", None)
     given = measure_from(source) if source else None

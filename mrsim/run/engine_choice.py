@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mrsim.errors import InputError
+from mrsim.errors import OptionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.model.templates import Workload
@@ -38,6 +38,6 @@ def use_yarn(args: Any, trace: str | None, workload: "Workload") -> bool:
 
         text = getattr(args, "hadoop_version", None)
         if parse_yarn_version(text) is not None:
-            raise InputError(f"--hadoop-version {text} names a Hadoop 2.x/3.x line, which YARN mode follows; this "
-                             "input runs on the Hadoop 1 engine (0.20, 0.22, 1.0, 1.2 or 1.x; or --engine yarn)")
+            raise OptionError(f"{{hadoop_version}} {text} names a Hadoop 2.x/3.x line, which YARN mode follows; this "
+                             "input runs on the Hadoop 1 engine (0.20, 0.22, 1.0, 1.2 or 1.x; or {engine} yarn)")
     return yarn

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from mrsim.run.results import ComparisonRun, Run, ValidationRun
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.runspec import RunSpec
 from mrsim.wording import counted
 
@@ -314,7 +314,7 @@ def execute_compare(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
     from mrsim.studies.deadlines import check_deadline_factor
 
     if args.replications < 1:
-        raise InputError(f"--replications must be at least 1, got {args.replications}")
+        raise OptionError(f"{{replications}} must be at least 1, got {args.replications}")
     if args.deadline_factor is not None:
         check_deadline_factor(args.deadline_factor)
     conf = build_conf(args)
@@ -335,7 +335,7 @@ def execute_compare(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
         from mrsim.tracker.yarn import engine as yarn_engine
 
         if args.deadline_factor is not None:
-            raise InputError("--deadline-factor is not supported in YARN mode (use --engine mr1)")
+            raise OptionError("{deadline_factor} is not supported in YARN mode (use {engine} mr1)")
         names = [normalise_name(n) for n in str(args.schedulers).split(",") if n.strip()]
         if args.schedulers in ("fifo,maxedf,minedf", DEFAULT_COMPARE):  # YARN's three, in the order YARN mode
             names = ["fifo", "capacity", "fair"]                         # has always run them
@@ -448,7 +448,7 @@ def _validate_format(args: RunSpec):
     try:
         return Format[args.format.strip().upper()]
     except KeyError:
-        raise InputError(f"unknown --format {args.format!r} (expected one of {', '.join(f.value for f in Format)})") from None
+        raise OptionError(f"unknown {{format}} {args.format!r} (expected one of {', '.join(f.value for f in Format)})") from None
 
 
 def execute_validate(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
@@ -490,8 +490,8 @@ def execute_validate(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
     if _needs_inference(args, given_cluster) and args.nodes is None:
         hosts = profiler.hosts()
         if not hosts:
-            raise InputError(f"{args.trace}: the trace names no hosts to infer the cluster from; "
-                             "give --cluster, --topology or --nodes")
+            raise OptionError(f"{args.trace}: the trace names no hosts to infer the cluster from; "
+                             "give {cluster}, {topology} or {nodes}")
         cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
                                      map_slots=args.map_slots, reduce_slots=args.reduce_slots,
                                      memory_slots=options.memory_slots)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mrsim.errors import InputError, UsageError
+from mrsim.errors import InputError, OptionError, OptionUsageError
 
 if TYPE_CHECKING:  # the engine, the cluster model and numpy: imported when a run builds them
     from mrsim.model.cluster import ClusterSpec
@@ -56,9 +56,9 @@ def build_options(args: Any) -> ReplayOptions:
             try:
                 interval = float(text)
             except ValueError:
-                raise InputError(f"--heartbeat-interval expects seconds or 'off', got {args.heartbeat_interval!r}") from None
+                raise OptionError(f"{{heartbeat_interval}} expects seconds or 'off', got {args.heartbeat_interval!r}") from None
             if not MIN_HEARTBEAT_INTERVAL_S <= interval <= MAX_HEARTBEAT_INTERVAL_S:
-                raise UsageError(f"--heartbeat-interval must be in [{MIN_HEARTBEAT_INTERVAL_S:g}, "
+                raise OptionUsageError(f"{{heartbeat_interval}} must be in [{MIN_HEARTBEAT_INTERVAL_S:g}, "
                                  f"{MAX_HEARTBEAT_INTERVAL_S:g}] seconds (or 'off'), got {args.heartbeat_interval!r}")
     contention = None if args.contention == "none" else args.contention
     return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
@@ -87,14 +87,14 @@ def scheduler_config(args: Any, scheduler: str | None = None, *, with_file: bool
         for part in str(args.threshold).split(","):
             name, _, value = part.partition("=")
             if name.strip().lower() not in THRESHOLD_RESOURCES:
-                raise UsageError(f"--threshold {part.strip()!r}: unknown resource {name.strip()!r} (CA-FIFO keeps "
+                raise OptionUsageError(f"{{threshold}} {part.strip()!r}: unknown resource {name.strip()!r} (CA-FIFO keeps "
                                  f"thresholds for {' and '.join(THRESHOLD_RESOURCES)})")
             try:
                 thresholds[name.strip()] = float(value)
             except ValueError:
-                raise InputError(f"--threshold expects RES=U pairs like cpu=0.7,disk=0.75, got {args.threshold!r}") from None
+                raise OptionError(f"{{threshold}} expects RES=U pairs like cpu=0.7,disk=0.75, got {args.threshold!r}") from None
             if not 0 < thresholds[name.strip()] <= 1.5:
-                raise InputError(f"--threshold {name.strip()}={value}: expected a utilization in (0, 1.5]")
+                raise OptionError(f"{{threshold}} {name.strip()}={value}: expected a utilization in (0, 1.5]")
         config["thresholds"] = thresholds
     if getattr(args, "cafifo_admission", None):
         config["admission"] = args.cafifo_admission
@@ -113,17 +113,17 @@ def attach_demands(args: Any, workload, trace: str):
     demands = getattr(args, "demands", None) or []
     if not demands:
         if getattr(args, "disk_mb_s", None) is not None:
-            raise InputError("--disk-mb-s needs --demands counters")
+            raise OptionError("{disk_mb_s} needs {demands} counters")
         return workload
     from mrsim.model.demands import DEFAULT_DISK_MB_S, apply_demand_table, load_demand_table
     from mrsim.profiler.demands import apply_trace_demands
 
     tables = [d for d in demands if d != "counters"]
     if len(tables) > 1:
-        raise InputError("give at most one demand table with --demands FILE")
+        raise OptionError("give at most one demand table with {demands} FILE")
     disk = args.disk_mb_s if args.disk_mb_s is not None else DEFAULT_DISK_MB_S
     if not disk > 0:
-        raise InputError("--disk-mb-s must be positive")
+        raise OptionError("{disk_mb_s} must be positive")
     if "counters" in demands:
         workload = apply_trace_demands(workload, trace, disk_mb_s=disk, fmt=getattr(args, "format", None))
     if tables:
@@ -153,9 +153,9 @@ def apply_placement(args: Any, workload, cluster: ClusterSpec):
                                  "see docs/cluster.md)")
         return workload, None
     if skew is not None and policy is not PlacementPolicy.ZIPF:
-        raise InputError("--placement-skew needs --placement zipf")
+        raise OptionError("{placement_skew} needs {placement} zipf")
     if rack_map_text and policy is not PlacementPolicy.RACKS:
-        raise InputError("--rack-map needs --placement racks")
+        raise OptionError("{rack_map} needs {placement} racks")
     spec = PlacementSpec(policy, 1.0 if skew is None else skew, parse_rack_map(rack_map_text, cluster.datacenters),
                          seed=args.seed)
     return place_workload(workload, cluster, spec)

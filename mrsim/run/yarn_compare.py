@@ -7,7 +7,7 @@ from dataclasses import replace as dc_replace
 from typing import Any
 
 from mrsim.analysis.comparison import Comparison, SchedulerRuns, result_metrics, within_replay
-from mrsim.errors import InputError
+from mrsim.errors import OptionError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 from mrsim.tracker.yarn.calibration import YarnCalibration
@@ -28,8 +28,8 @@ def compare_yarn(args: Any, workload: Workload, cluster: ClusterSpec, names: lis
     """
     for name in names:
         if name.strip().lower() not in YARN_SCHEDULERS:
-            raise InputError(f"--schedulers {name}: not a YARN scheduler in YARN mode (expected "
-                             f"{', '.join(YARN_SCHEDULERS)}; use --engine mr1 for the Hadoop 1 plug-ins)")
+            raise OptionError(f"{{schedulers}} {name}: not a YARN scheduler in YARN mode (expected "
+                             f"{', '.join(YARN_SCHEDULERS)}; use {{engine}} mr1 for the Hadoop 1 plug-ins)")
     conf, _notes = yarn_conf(args, workload, cluster, inferred_cluster)
     total = int(sum(conf.nm_memory_mb for _ in cluster.trackers) // conf.normalise(conf.map_mb, conf.map_vcores)[0])
     runs = {name: SchedulerRuns(name) for name in names}

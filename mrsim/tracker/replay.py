@@ -17,7 +17,7 @@ from mrsim.tracker.jobtracker import JobTracker
 from mrsim.tracker.replay_options import ReplayOptions
 from mrsim.tracker.results import ReplayResult, collect_result
 from mrsim.tracker.scheduling import TaskScheduler
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.modes import Contention
 from mrsim.model.hadoop_conf import HadoopConf
@@ -97,8 +97,8 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
                                      carry="carry" in parts))
     if options.background is not None and not options.background.is_empty():
         if cluster.resource_names:
-            raise InputError("--background trace: outside work is estimated in map slots; it cannot run on a "
-                             "resource-vector cluster (use --background none)")
+            raise OptionError("{background} trace: outside work is estimated in map slots; it cannot run on a "
+                              "resource-vector cluster (use {background} none)")
         from mrsim.calibration.background import BackgroundFeature
 
         jt.attach(BackgroundFeature(options.background))
