@@ -45,7 +45,7 @@ def build_conf(args: Any) -> HadoopConf:
 
 
 def build_options(args: Any) -> ReplayOptions:
-    from mrsim.tracker.replay import ReplayOptions
+    from mrsim.tracker.replay_options import ReplayOptions
 
     interval = None
     if args.heartbeat_interval is not None:
@@ -60,9 +60,8 @@ def build_options(args: Any) -> ReplayOptions:
             if not MIN_HEARTBEAT_INTERVAL_S <= interval <= MAX_HEARTBEAT_INTERVAL_S:
                 raise OptionUsageError(f"{{heartbeat_interval}} must be in [{MIN_HEARTBEAT_INTERVAL_S:g}, "
                                  f"{MAX_HEARTBEAT_INTERVAL_S:g}] seconds (or 'off'), got {args.heartbeat_interval!r}")
-    contention = None if args.contention == "none" else args.contention
     return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
-                         contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
+                         contention=args.contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
                          off_switch_slowdown=args.off_switch_slowdown, job_overheads=not args.no_job_overheads,
                          failed_attempts=not args.no_failed_attempts,
                          memory_slots=getattr(args, "memory_slots", "on") != "off",
