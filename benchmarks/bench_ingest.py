@@ -253,7 +253,7 @@ def _column_steps(trace: Path) -> None:
 
 
 #: Run in a child on a cache hit: CPU (user + system) of the interpreter's start-up, of the imports before the
-#: command runs, of loading the trace (``api._load``: the cache entry), of the engine (``engine.replay.replay``), of
+#: command runs, of loading the trace (``mrsim.run.execute._load``: the cache entry), of the engine (``engine.replay.replay``), of
 #: the ``--json`` object, and of the whole process; one line of JSON on stderr.
 _PHASES = """
 import resource, sys
@@ -262,7 +262,7 @@ def cpu():
     return r.ru_utime + r.ru_stime
 start = cpu()
 import orjson
-import mrsim.cli as cli, mrsim.api as api, mrsim.tracker.replay as er, mrsim.tracker.results as res
+import mrsim.cli as cli, mrsim.run.execute as api, mrsim.tracker.replay as er, mrsim.tracker.results as res
 spent = {}
 def timed(owner, name, label):
     f = getattr(owner, name)

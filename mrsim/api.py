@@ -4,33 +4,33 @@
 >>> run = mrsim.replay("trace.json.gz", scheduler="fair", nodes=32, map_slots=2)   # doctest: +SKIP
 >>> run.jobs.head(); run.summary["mean_completion_s"]; run.to_html("report.html")  # doctest: +SKIP
 
-Every keyword option is the long flag of the matching command with dashes as underscores (``map_slots=2`` is
-``--map-slots 2``, ``heartbeat_interval="off"``), and takes the flag's default when omitted. The CLI commands are
-thin layers over :func:`execute_replay`, :func:`execute_validate` and :func:`execute_compare`, so a command and
-its API call give the same ``summary`` (tested). What a run assumed (cluster and heartbeat, and where each came
-from) is announced on stderr unless ``quiet=True``; it is also kept in ``run.assumptions``.
+Every option is a named keyword argument (``help(mrsim.replay)`` lists them, with units), the long flag of the
+matching command with dashes as underscores (``map_slots=2`` is ``--map-slots 2``, ``heartbeat_interval="off"``),
+and takes the flag's default when omitted; an unknown name is Python's ``TypeError``. The arguments become one
+frozen :class:`~mrsim.model.runspec.RunSpec` (modes as enums, :mod:`mrsim.model.modes`; their texts are accepted
+too), run by :mod:`mrsim.run.execute` as the CLI's commands run theirs, so a command and its API call give the same
+``summary`` (tested). What a run assumed (cluster and heartbeat, and where each came from) is announced on stderr
+unless ``quiet=True``; it is also kept in ``run.assumptions``.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 
-from mrsim.api_results import LOCALITY_LEVELS, ComparisonRun, Run, Trace, ValidationRun  # noqa: F401 - the API's results
-from mrsim.errors import InputError
-from mrsim.wording import counted
+from mrsim.model.modes import (Admission, BackgroundMode, CalibrationPart, Contention, CpuModel, Engine, Locality,
+                               Placement, Switch)
+from mrsim.model.runspec import RunSpec
+from mrsim.run.execute import (RunContext, announce_once, early_announcer, execute_compare, execute_replay,
+                               execute_validate)
+from mrsim.run.results import LOCALITY_LEVELS, ComparisonRun, Run, Trace, ValidationRun  # noqa: F401 - the API's results
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.model.cluster import ClusterSpec
     from mrsim.model.templates import Workload
 
-#: Scheduler names that order jobs by deadline and so need deadlines (``--deadline-factor``) to differ from FIFO.
-DEADLINE_SCHEDULERS = frozenset({"maxedf", "minedf"})
-#: ``mrsim compare``'s and :func:`compare`'s schedulers when none are named: Hadoop's three (docs/what-if-load.md).
-DEFAULT_COMPARE = "fifo,fair,capacity"
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 
 # --------------------------------------------------------------------------------------------- public API
@@ -38,7 +38,7 @@ DEFAULT_COMPARE = "fifo,fair,capacity"
 
 def load(trace: "str | os.PathLike[str] | Workload | Trace | None" = None, format: str | None = None) -> Trace:
     """Read ``trace`` (any supported format, detected from content unless ``format`` names it; a trace store or a
-    job spec; default: the bundled trace) into a :class:`~mrsim.api_results.Trace`.
+    job spec; default: the bundled trace) into a :class:`~mrsim.run.results.Trace`.
 
     The result has ``.jobs`` (one row per job) and ``.tasks`` (one row per task) as pandas DataFrames,
     ``.to_frame()`` (a copy of ``.jobs``), ``.templates`` (the job templates), ``.workload`` and ``.warnings``. It
@@ -56,686 +56,265 @@ def load(trace: "str | os.PathLike[str] | Workload | Trace | None" = None, forma
     return Trace(load_workload(path, format), path, format)
 
 
+
+#: The docstring lines of the options the three calls share, by group (appended by :func:`_documented`).
+_CLUSTER_DOC = """
+    Cluster (without any of these a real trace runs on the cluster inferred from its hosts, a synthetic one on 64
+    nodes of 2 map + 2 reduce slots):
+        cluster: a :class:`~mrsim.model.cluster.ClusterSpec`, or a cluster file (TOML/JSON, SLS node file).
+        nodes: TaskTrackers; on a real trace the first N of its hosts, or copies of them, with their slots.
+        map_slots, reduce_slots: slots per TaskTracker (default 2, or mapred-site.xml's; they override an inferred
+            cluster's per-host counts).
+        cores: cores per TaskTracker (default 4). racks: racks for ``nodes`` (default 1).
+        topology: a Rumen topology JSON (one TaskTracker per host). mapred_site: a mapred-site.xml (slots, slow
+            start, heartbeat keys)."""
+_ENGINE_DOC = """
+    Engine:
+        engine: :class:`~mrsim.model.modes.Engine` ``"auto"`` (YARN for Hadoop 2/3 inputs), ``"yarn"`` or ``"mr1"``.
+        yarn_site: a yarn-site.xml for YARN mode.
+        hadoop_version: the heartbeat formula's Hadoop line: ``"0.20"``, ``"1.0"``, ``"1.2"`` (default), or in YARN
+            mode ``"2.x"`` / ``"3.x"``.
+        heartbeat_interval: seconds, or ``"off"`` for SimMR's task-completion-driven mode; default: Hadoop's
+            formula, or the trace's calibration.
+        oob_heartbeat: an out-of-band heartbeat when a task finishes.
+        seed: master random seed (heartbeat phases, sampled lags); the same inputs and seed give the same run.
+        slowstart: mapred.reduce.slowstart.completed.maps, a fraction of the maps (default 0.05).
+        speculative: speculative execution of maps and reduces (Hadoop 1.x's rules).
+        no_job_overheads: ignore the trace's job launch delays and setup/cleanup tasks.
+        no_failed_attempts: do not replay the trace's failed/killed attempts.
+        memory_slots: :class:`~mrsim.model.modes.Switch` ``"on"`` (a high-RAM job's task takes several slots) or
+            ``"off"``.
+        naive_heartbeats: emulate every heartbeat (slow; identical results).
+        locality: :class:`~mrsim.model.modes.Locality` ``"auto"``, ``"on"`` or ``"off"`` (map split locations).
+        rack_local_slowdown, off_switch_slowdown: factors on rack-local / off-switch map durations (default 1).
+        contention: :class:`~mrsim.model.modes.Contention` ``"none"`` (trace durations) or ``"tdam"`` (per-node
+            queueing model; needs service demands).
+        cpu_model: :class:`~mrsim.model.modes.CpuModel` ``"seidmann"`` or ``"exact"`` (TDAM's m-core CPU).
+        demands: ``"counters"`` (the trace's CPU and byte counters) and/or a demand table file (a list for both).
+        disk_mb_s: disk bandwidth (MB/s) turning counter bytes into disk demand (default 100).
+        scheduler_config: a Fair/Capacity allocation file, ``"fair=F.xml,capacity=C.xml"`` or a mapping
+            ``{"fair": "F.xml"}``.
+        threshold: CA-FIFO utilization thresholds, ``"cpu=0.7,disk=0.75"``.
+        cafifo_admission: :class:`~mrsim.model.modes.Admission` ``"current"`` or ``"predicted"`` (CA-FIFO).
+    Calibration (docs/calibration.md):
+        calibration_from: measure the cluster's overheads from this calibration TOML, trace, log or store.
+        no_calibration: replay tasks without launch/report lags and the trace's heartbeat interval.
+        calibration_parts: the :class:`~mrsim.model.modes.CalibrationPart` terms to replay (names, or one
+            comma-separated text; default all).
+        background: :class:`~mrsim.model.modes.BackgroundMode` ``"trace"`` (slots held by work outside the trace,
+            estimated from it) or ``"none"``.
+    Input and output:
+        format: force the input format (``"rumen"``, ``"jobhistory"``, ``"jhist"``, ``"sls"``, ``"swim"``,
+            ``"store"``, ``"jobspec"``).
+        quiet: True silences stderr; ``"warning"`` keeps only warnings."""
+_WHATIF_DOC = """
+    What-ifs (docs/what-if-load.md, docs/geo.md):
+        deadline_factor: draw each job's deadline in [T, DF x T], T = its completion alone (SimMR section V-B).
+        load_scale: F times the load (every inter-arrival gap x 1/F). duration: fold the trace into this many
+            seconds (needs input_cycle). input_cycle: seconds per cycle overlaid. concentration: Folder's
+            -concentration.
+        placement: :class:`~mrsim.model.modes.Placement` of maps in a federation's datacenters: ``"auto"``,
+            ``"uniform"``, ``"zipf"`` or ``"racks"``; placement_skew: the Zipf skew; rack_map: ``"/R1=DC1,..."``."""
+
+
+def _documented(*blocks: str) -> Callable[[F], F]:
+    """Append the shared option blocks to a function's docstring (``help()`` then lists every keyword)."""
+    def wrap(fn: F) -> F:
+        fn.__doc__ = (fn.__doc__ or "").rstrip() + "\n" + "".join(blocks) + "\n"
+        return fn
+
+    return wrap
+
+
+def _run_spec(trace: Any, cluster: Any, **fields: Any) -> tuple[RunSpec, "ClusterSpec | None", "Workload | None"]:
+    """The RunSpec of the call's keyword arguments, the cluster given as a value (a path becomes ``cluster``), and
+    the workload given in place of a trace (a :func:`load` result keeps its path: the run is the path's run)."""
+    from mrsim.model.cluster import ClusterSpec
+    from mrsim.model.templates import Workload
+
+    if isinstance(trace, Trace):
+        if trace.path is not None and fields.get("format") is None:
+            fields["format"] = trace.format
+        trace = trace.path if trace.path is not None else trace.workload
+    workload = trace if isinstance(trace, Workload) else None
+    given_cluster = cluster if isinstance(cluster, ClusterSpec) else None
+    if cluster is not None and given_cluster is None:
+        fields["cluster"] = str(cluster)
+    for key in ("topology", "mapred_site", "calibration_from"):
+        if fields.get(key) is not None:
+            fields[key] = str(fields[key])
+    fields["trace"] = None if trace is None or workload is not None else str(trace)
+    return RunSpec(**fields), given_cluster, workload
+
+
+def _run(execute: Callable[..., Any], quiet: "bool | str", spec: RunSpec, cluster: "ClusterSpec | None",
+         workload: "Workload | None") -> Any:
+    printed, early = early_announcer(quiet)
+    progress = quiet is not True and quiet != "error"
+    run = execute(spec, cluster, ctx=RunContext(workload=workload, early=early, progress=progress))
+    announce_once(run.assumptions, run.notes, quiet, printed)
+    return run
+
+
+@_documented(_CLUSTER_DOC, _ENGINE_DOC, _WHATIF_DOC)
 def replay(trace: "str | os.PathLike[str] | Workload | Trace | None" = None, scheduler: Any = "fifo",
-           cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, *, nodes: int | None = None,
-           map_slots: int | None = None, reduce_slots: int | None = None, seed: int = 0,
-           heartbeat_interval: "float | str | None" = None, hadoop_version: str | None = None,
-           scheduler_config: str | None = None, engine: str = "auto", quiet: "bool | str" = False,
-           **options: Any) -> Run:
-    """Replay ``trace`` under ``scheduler`` and return a :class:`~mrsim.api_results.Run` (``mrsim replay``).
+           cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, *,
+           nodes: int | None = None, map_slots: int | None = None, reduce_slots: int | None = None,
+           cores: int | None = None, racks: int | None = None, topology: "str | os.PathLike[str] | None" = None,
+           mapred_site: "str | os.PathLike[str] | None" = None,
+           engine: "Engine | str" = Engine.AUTO, yarn_site: "str | os.PathLike[str] | None" = None,
+           hadoop_version: str | None = None, heartbeat_interval: "float | str | None" = None,
+           oob_heartbeat: bool = False, seed: int = 0, slowstart: float | None = None, speculative: bool = False,
+           no_job_overheads: bool = False, no_failed_attempts: bool = False,
+           memory_slots: "Switch | str" = Switch.ON, naive_heartbeats: bool = False,
+           locality: "Locality | str" = Locality.AUTO, rack_local_slowdown: float = 1.0,
+           off_switch_slowdown: float = 1.0, contention: "Contention | str" = Contention.NONE,
+           cpu_model: "CpuModel | str | None" = None, demands: "str | Sequence[str] | None" = None,
+           disk_mb_s: float | None = None, scheduler_config: "str | Mapping[str, str] | None" = None,
+           threshold: str | None = None, cafifo_admission: "Admission | str | None" = None,
+           calibration_from: "str | os.PathLike[str] | None" = None, no_calibration: bool = False,
+           calibration_parts: "Sequence[CalibrationPart | str] | str | None" = None,
+           background: "BackgroundMode | str" = BackgroundMode.NONE,
+           deadline_factor: float | None = None, load_scale: float | None = None, duration: float | None = None,
+           input_cycle: float | None = None, concentration: float | None = None,
+           placement: "Placement | str" = Placement.AUTO, placement_skew: float | None = None,
+           rack_map: str | None = None, format: str | None = None, quiet: "bool | str" = False) -> Run:
+    """Replay ``trace`` under ``scheduler`` and return a :class:`~mrsim.run.results.Run` (``mrsim replay``).
 
     Args:
         trace: a path (any supported format), a :func:`load` result or a ``Workload``; None: the bundled trace.
         scheduler: a registered name (``mrsim schedulers``), ``"module:Class"``, a plug-in class or an instance.
-        cluster: a :class:`~mrsim.model.cluster.ClusterSpec` or a cluster file (TOML/JSON, SLS node file).
-            Without it (and without ``nodes``) a real trace runs on the cluster inferred from its hosts, a
-            synthetic one on 64 nodes of 2 map + 2 reduce slots.
-        nodes, map_slots, reduce_slots: a uniform cluster of ``nodes`` TaskTrackers (``--nodes`` ...); the slot
-            counts alone override an inferred cluster's per-host counts.
-        seed: master random seed (heartbeat phases, sampled lags); the same inputs and seed give the same run.
-        heartbeat_interval: seconds, or ``"off"`` for SimMR's task-completion-driven mode; default: Hadoop's
-            formula for ``hadoop_version`` (``"0.20"``, ``"1.0"``, ``"1.2"``), or the trace's calibration.
-        scheduler_config: a Fair/Capacity allocation file (Hadoop 1 or YARN).
-        engine: ``"auto"`` (YARN for Hadoop 2/3 inputs), ``"yarn"`` or ``"mr1"``.
-        quiet: True silences stderr; ``"warning"`` keeps only warnings.
-        **options: any other ``mrsim replay`` flag, dashes as underscores (``slowstart=0.8``, ``speculative=True``).
 
     Returns:
         a Run: ``.jobs`` / ``.tasks`` DataFrames, ``.summary`` (the ``--json`` summary), ``.spec``,
         ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``, ``.to_html(path)``.
     Raises:
-        mrsim.errors.InputError: bad input (the message is the CLI's error line); TypeError: an unknown option.
+        mrsim.errors.InputError: bad input (the message is the CLI's error line, naming the keyword argument for
+        a value no mode has); TypeError: an unknown keyword argument.
     """
-    named = dict(nodes=nodes, map_slots=map_slots, reduce_slots=reduce_slots, seed=seed,
-                 heartbeat_interval=heartbeat_interval, hadoop_version=hadoop_version,
-                 scheduler_config=scheduler_config, engine=engine)
-    args, given = _namespace("replay", trace, cluster, scheduler=scheduler, quiet=quiet, **named, **options)
-    printed = early_announcer(args, quiet)
-    run = execute_replay(args, given)
-    announce_once(run.assumptions, run.notes, quiet, printed)
-    return run
+    spec, given, workload = _run_spec(
+        trace, cluster, scheduler=scheduler, nodes=nodes, map_slots=map_slots, reduce_slots=reduce_slots,
+        cores=cores, racks=racks, topology=topology, mapred_site=mapred_site, engine=engine, yarn_site=yarn_site,
+        hadoop_version=hadoop_version, heartbeat_interval=heartbeat_interval, oob_heartbeat=oob_heartbeat,
+        seed=seed, slowstart=slowstart, speculative=speculative, no_job_overheads=no_job_overheads,
+        no_failed_attempts=no_failed_attempts, memory_slots=memory_slots, naive_heartbeats=naive_heartbeats,
+        locality=locality, rack_local_slowdown=rack_local_slowdown, off_switch_slowdown=off_switch_slowdown,
+        contention=contention, cpu_model=cpu_model, demands=demands, disk_mb_s=disk_mb_s,
+        scheduler_config=scheduler_config, threshold=threshold, cafifo_admission=cafifo_admission,
+        calibration_from=calibration_from, no_calibration=no_calibration, **_parts(calibration_parts),
+        background=background, deadline_factor=deadline_factor, load_scale=load_scale, duration=duration,
+        input_cycle=input_cycle, concentration=concentration, placement=placement, placement_skew=placement_skew,
+        rack_map=rack_map, format=format)
+    return _run(execute_replay, quiet, spec, given, workload)
 
 
-def validate(trace: "str | os.PathLike[str]", *, scheduler: str | None = None, isolate: bool = False,
-             cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, seed: int = 0,
-             no_calibration: bool = False, background: str = "trace", engine: str = "auto",
-             quiet: "bool | str" = False, **options: Any) -> ValidationRun:
+@_documented(_CLUSTER_DOC, _ENGINE_DOC)
+def validate(trace: "str | os.PathLike[str]", *, scheduler: Any = None, isolate: bool = False,
+             ignore_trace_conf: bool = False,
+             cluster: "ClusterSpec | str | os.PathLike[str] | None" = None,
+             nodes: int | None = None, map_slots: int | None = None, reduce_slots: int | None = None,
+             cores: int | None = None, racks: int | None = None, topology: "str | os.PathLike[str] | None" = None,
+             mapred_site: "str | os.PathLike[str] | None" = None,
+             engine: "Engine | str" = Engine.AUTO, yarn_site: "str | os.PathLike[str] | None" = None,
+             hadoop_version: str | None = None, heartbeat_interval: "float | str | None" = None,
+             oob_heartbeat: bool = False, seed: int = 0, slowstart: float | None = None, speculative: bool = False,
+             no_job_overheads: bool = False, no_failed_attempts: bool = False,
+             memory_slots: "Switch | str" = Switch.ON, naive_heartbeats: bool = False,
+             locality: "Locality | str" = Locality.AUTO, rack_local_slowdown: float = 1.0,
+             off_switch_slowdown: float = 1.0, contention: "Contention | str" = Contention.NONE,
+             cpu_model: "CpuModel | str | None" = None, demands: "str | Sequence[str] | None" = None,
+             disk_mb_s: float | None = None, scheduler_config: "str | Mapping[str, str] | None" = None,
+             threshold: str | None = None, cafifo_admission: "Admission | str | None" = None,
+             calibration_from: "str | os.PathLike[str] | None" = None, no_calibration: bool = False,
+             calibration_parts: "Sequence[CalibrationPart | str] | str | None" = None,
+             background: "BackgroundMode | str" = BackgroundMode.TRACE,
+             format: str | None = None, quiet: "bool | str" = False) -> ValidationRun:
     """Replay a real trace on the cluster it ran on and score each job against the trace (``mrsim validate``).
 
     Args:
         trace: a real trace or log (it must record actual completion times).
         scheduler: default: the one the trace's job confs name, else FIFO (Capacity/FIFO in YARN mode).
         isolate: replay every job alone on the cluster instead of all together.
-        cluster: a ClusterSpec or cluster file instead of the cluster inferred from the trace's hosts.
-        seed: master random seed.
-        no_calibration: replay without the launch/report lags, heartbeat and stalls measured from the trace.
-        background: ``"trace"`` (slots held by work outside the trace, estimated from it) or ``"none"``.
-        engine: ``"auto"``, ``"yarn"`` or ``"mr1"``.
-        quiet: True silences stderr; ``"warning"`` keeps only warnings.
-        **options: any other ``mrsim validate`` flag, dashes as underscores.
+        ignore_trace_conf: do not apply the Hadoop settings the trace's job confs record.
+        background: default ``"trace"`` here.
 
     Returns:
         a ValidationRun: ``.jobs`` (with ``error_pct`` and the error identity's terms), ``.tasks`` (shared
         mode), ``.summary``, ``.spec``, ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``,
         ``.to_html(path)``.
+    Raises:
+        mrsim.errors.InputError: bad input; TypeError: an unknown keyword argument.
     """
-    named = dict(scheduler=scheduler, isolate=isolate, seed=seed, no_calibration=no_calibration,
-                 background=background, engine=engine)
-    args, given = _namespace("validate", trace, cluster, quiet=quiet, **named, **options)
-    printed = early_announcer(args, quiet)
-    run = execute_validate(args, given)
-    announce_once(run.assumptions, run.notes, quiet, printed)
-    return run
+    spec, given, _ = _run_spec(
+        trace, cluster, scheduler=scheduler, isolate=isolate, ignore_trace_conf=ignore_trace_conf, nodes=nodes,
+        map_slots=map_slots, reduce_slots=reduce_slots, cores=cores, racks=racks, topology=topology,
+        mapred_site=mapred_site, engine=engine, yarn_site=yarn_site, hadoop_version=hadoop_version,
+        heartbeat_interval=heartbeat_interval, oob_heartbeat=oob_heartbeat, seed=seed, slowstart=slowstart,
+        speculative=speculative, no_job_overheads=no_job_overheads, no_failed_attempts=no_failed_attempts,
+        memory_slots=memory_slots, naive_heartbeats=naive_heartbeats, locality=locality,
+        rack_local_slowdown=rack_local_slowdown, off_switch_slowdown=off_switch_slowdown, contention=contention,
+        cpu_model=cpu_model, demands=demands, disk_mb_s=disk_mb_s, scheduler_config=scheduler_config,
+        threshold=threshold, cafifo_admission=cafifo_admission, calibration_from=calibration_from,
+        no_calibration=no_calibration, **_parts(calibration_parts), background=background, format=format)
+    return _run(execute_validate, quiet, spec, given, None)
 
 
+@_documented(_CLUSTER_DOC, _ENGINE_DOC, _WHATIF_DOC)
 def compare(trace: "str | os.PathLike[str] | Workload | Trace | None" = None,
             schedulers: Sequence[str] | str = ("fifo", "fair", "capacity"), *,
-            cluster: "ClusterSpec | str | os.PathLike[str] | None" = None, replications: int = 1,
-            deadline_factor: float | None = None, seed: int = 0, nodes: int | None = None,
-            engine: str = "auto", quiet: "bool | str" = False, **options: Any) -> ComparisonRun:
+            replications: int = 1, cluster: "ClusterSpec | str | os.PathLike[str] | None" = None,
+            nodes: int | None = None, map_slots: int | None = None, reduce_slots: int | None = None,
+            cores: int | None = None, racks: int | None = None, topology: "str | os.PathLike[str] | None" = None,
+            mapred_site: "str | os.PathLike[str] | None" = None,
+            engine: "Engine | str" = Engine.AUTO, yarn_site: "str | os.PathLike[str] | None" = None,
+            hadoop_version: str | None = None, heartbeat_interval: "float | str | None" = None,
+            oob_heartbeat: bool = False, seed: int = 0, slowstart: float | None = None, speculative: bool = False,
+            no_job_overheads: bool = False, no_failed_attempts: bool = False,
+            memory_slots: "Switch | str" = Switch.ON, naive_heartbeats: bool = False,
+            locality: "Locality | str" = Locality.AUTO, rack_local_slowdown: float = 1.0,
+            off_switch_slowdown: float = 1.0, contention: "Contention | str" = Contention.NONE,
+            cpu_model: "CpuModel | str | None" = None, demands: "str | Sequence[str] | None" = None,
+            disk_mb_s: float | None = None, scheduler_config: "str | Mapping[str, str] | None" = None,
+            threshold: str | None = None, cafifo_admission: "Admission | str | None" = None,
+            calibration_from: "str | os.PathLike[str] | None" = None, no_calibration: bool = False,
+            calibration_parts: "Sequence[CalibrationPart | str] | str | None" = None,
+            background: "BackgroundMode | str" = BackgroundMode.NONE,
+            deadline_factor: float | None = None, load_scale: float | None = None, duration: float | None = None,
+            input_cycle: float | None = None, concentration: float | None = None,
+            placement: "Placement | str" = Placement.AUTO, placement_skew: float | None = None,
+            rack_map: str | None = None, format: str | None = None, quiet: "bool | str" = False) -> ComparisonRun:
     """Replay ``trace`` under each of ``schedulers`` on the same cluster with the same seeds (``mrsim compare``).
 
     Args:
         trace: a path, a :func:`load` result or a ``Workload``; None: the bundled trace.
         schedulers: names (a list, or one comma-separated string); default Hadoop's three, as ``mrsim compare``.
-        cluster: a ClusterSpec or cluster file; default as in :func:`replay`.
         replications: runs per scheduler; replication ``r`` uses seed ``seed + r`` for every scheduler.
-        deadline_factor: draw each job's deadline in [T, DF x T], T = its completion alone (SimMR §V-B).
-        seed: master random seed of replication 0.
-        nodes: a uniform cluster of this many TaskTrackers (other cluster flags through ``options``).
-        engine: ``"auto"``, ``"yarn"`` or ``"mr1"``.
-        quiet: True silences stderr; ``"warning"`` keeps only warnings.
-        **options: any other ``mrsim compare`` flag, dashes as underscores; ``scheduler_config`` is a file,
-            ``"fair=F.xml,capacity=C.xml"`` or a mapping ``{"fair": "F.xml"}``.
 
     Returns:
         a ComparisonRun: ``.table`` (one row per scheduler, flat numeric columns: the metric means over
         replications, NaN where a metric does not apply, ``share_<queue>`` per queue), ``.runs``, ``.results``
         (replication 0 per scheduler), ``.warnings``, ``.assumptions``, ``.notes``, ``.to_json_dict()``,
         ``.to_html(path)``.
+    Raises:
+        mrsim.errors.InputError: bad input; TypeError: an unknown keyword argument.
     """
     text = schedulers if isinstance(schedulers, str) else ",".join(schedulers)
-    named = dict(replications=replications, deadline_factor=deadline_factor, seed=seed, nodes=nodes, engine=engine)
-    args, given = _namespace("compare", trace, cluster, schedulers=text, quiet=quiet, **named, **options)
-    printed = early_announcer(args, quiet)
-    run = execute_compare(args, given)
-    announce_once(run.assumptions, run.notes, quiet, printed)
-    return run
-
-
-# ------------------------------------------------------------------------------------- shared with the CLI
-
-
-def announce(assumptions: Iterable[str], notes: Iterable[str], quiet: bool | str) -> None:
-    """Print what a run assumed and its notes on stderr (one line each). ``quiet`` is True/False or a log level:
-    ``info`` prints everything, ``warning`` only warnings, ``error`` (or True) nothing."""
-    level = "error" if quiet is True else ("info" if quiet is False else str(quiet))
-    if level == "error":
-        return
-    for line in assumptions:
-        if level in ("info", "debug"):
-            print(line, file=sys.stderr)
-    for line in notes:
-        warning = line.startswith("mrsim: warning:")
-        if warning or level in ("info", "debug"):
-            print(line if line.startswith("mrsim") else f"mrsim: note: {line}", file=sys.stderr)
-
-
-def announce_warnings(warnings: Iterable[str], notes: Iterable[str], quiet: bool | str, limit: int | None = None) -> None:
-    """Print a result's warnings on stderr as ``mrsim: warning:`` lines, except those ``notes`` already printed
-    (YARN mode lists the scheduler file's unmodelled keys both in its warnings and in ``spec.scheduler.warnings``,
-    which :func:`announce` prints). A warning repeated word for word (a folded trace holds the same job twice) is
-    printed once. ``limit`` shows that many and counts the rest in one line."""
-    level = "error" if quiet is True else ("info" if quiet is False else str(quiet))
-    if level not in ("info", "warning", "debug"):
-        return
-    said = set(notes)
-    fresh = [w for w in dict.fromkeys(warnings) if f"mrsim: warning: {w}" not in said]
-    shown = fresh if limit is None else fresh[:limit]
-    for w in shown:
-        print(f"mrsim: warning: {w}", file=sys.stderr)
-    if len(fresh) > len(shown):
-        print(f"mrsim: warning: ... and {len(fresh) - len(shown)} more", file=sys.stderr)
-
-
-def _namespace(command: str, trace: Any, cluster: Any, **options: Any) -> tuple[argparse.Namespace, Any]:
-    """The command's argparse defaults updated with ``options`` (unknown names are a TypeError listing the valid
-    ones), the trace, and the cluster (a ClusterSpec is returned apart, a path becomes ``--cluster``)."""
-    from mrsim.cli.options import command_defaults
-    from mrsim.model.cluster import ClusterSpec
-    from mrsim.model.templates import Workload
-
-    defaults = command_defaults(command)
-    unknown = sorted(set(options) - set(defaults))
-    if unknown:
-        valid = ", ".join(sorted(k for k in defaults if k != "trace"))
-        raise TypeError(f"mrsim.{command}() got unknown option(s) {', '.join(unknown)}; valid options: {valid}")
-    args = argparse.Namespace(**{**defaults, **options})
-    if isinstance(trace, Trace):  # read from a file: run on the file, as its path would (hosts, calibration)
-        if trace.path is not None and getattr(args, "format", None) is None:
-            args.format = trace.format
-        trace = trace.path if trace.path is not None else trace.workload
-    given_workload = trace if isinstance(trace, Workload) else None
-    args.trace = None if trace is None or given_workload is not None else str(trace)
-    args._workload = given_workload
-    given_cluster = None
-    if isinstance(cluster, ClusterSpec):
-        given_cluster = cluster
-    elif cluster is not None:
-        args.cluster = str(cluster)
-    return args, given_cluster
-
-
-def _scheduler_warnings(spec: dict, seen: set[str] | None = None) -> list[str]:
-    """Every ignored or unmodelled scheduler-config key (file:line, key), as ``mrsim: warning:`` lines."""
-    out = []
-    for w in (spec.get("scheduler") or {}).get("warnings") or ():
-        if seen is not None:
-            if w in seen:
-                continue
-            seen.add(w)
-        out.append(f"mrsim: warning: {w}")
-    return out
-
-
-def _load(args: argparse.Namespace, need_hosts: bool):
-    """The workload (with ``--demands``) and the hosts of the trace (when a cluster may be inferred)."""
-    from mrsim.cli.options import attach_demands
-    from mrsim.profiler.assumptions import LoadedTrace, load_with_hosts
-    from mrsim.profiler.workloads import default_trace_path
-
-    given = getattr(args, "_workload", None)
-    if given is not None:
-        return LoadedTrace(given), given.source or "workload"
-    from mrsim.cli.spinner import reading
-
-    trace = args.trace or str(default_trace_path())
-    with reading(trace, _shows_progress(args)):
-        if need_hosts:
-            loaded = load_with_hosts(trace, getattr(args, "format", None))
-        else:
-            from mrsim.profiler.workloads import load_workload
-
-            loaded = LoadedTrace(load_workload(trace, getattr(args, "format", None)))
-    loaded.workload = attach_demands(args, loaded.workload, trace)
-    return loaded, trace
-
-
-def _shows_progress(args: argparse.Namespace) -> bool:
-    """Whether progress may be drawn on stderr (it still needs a terminal): not under ``--quiet`` or
-    ``--log-level error`` (``quiet=True`` from Python)."""
-    quiet = getattr(args, "quiet", False)
-    return quiet is not True and quiet != "error" and getattr(args, "log_level", "info") != "error"
-
-
-def _announce_before_work(args: argparse.Namespace, command: str, spec: dict, choice: Any, hb: str,
-                          described: dict | None = None) -> None:
-    """Print the run's assumption line now, before its replays, when the caller asked for it (``args._early``:
-    the commands and the API functions at the ``info`` level). ``spec`` holds what the line needs before the run
-    has a spec of its own: ``mode``, ``heartbeat_interval_s``, and in YARN mode ``engine``, ``cluster`` and
-    ``yarn``. The run's final line is built again from its real spec; :func:`announce_once` prints it only if it
-    differs from this one."""
-    early = getattr(args, "_early", None)
-    if early is None:
-        return
-    from mrsim.profiler.assumptions import assumption_line
-
-    cluster_text, origin = _cluster_text(spec, choice, described)
-    early(assumption_line(command, cluster_text, origin, spec, hb))
-
-
-def _mr1_pre_spec(options: Any, conf: Any, cluster: "ClusterSpec") -> dict:
-    """The MR1 engine's heartbeat interval and mode for ``options`` on ``cluster``, as its spec will say."""
-    from mrsim.tracker.replay import effective_interval
-
-    interval = effective_interval(options, conf, len(cluster.trackers))
-    return {"mode": "task" if interval <= 0.0 else "heartbeat", "heartbeat_interval_s": interval}
-
-
-def _yarn_pre_spec(args: argparse.Namespace, workload: "Workload", cluster: "ClusterSpec", inferred: bool) -> dict:
-    """What a YARN run's first line needs before the run: its NodeManagers and their heartbeat."""
-    from mrsim.tracker.yarn import engine as yarn_engine
-
-    conf = yarn_engine.yarn_conf(args, workload, cluster, inferred)[0]
-    return {"engine": "yarn", "mode": "heartbeat", "heartbeat_interval_s": conf.nm_heartbeat_s,
-            "cluster": {**cluster.describe(), "nodemanagers": len(cluster.trackers)}, "yarn": conf.describe()}
-
-
-def _stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()
-
-
-def early_announcer(args: argparse.Namespace, level: "bool | str") -> list[str]:
-    """Arrange for the assumption line to be printed before the replays start, at the ``info`` level and on a
-    terminal only (someone is watching a long run; a script or a pipe gets the line at the end, so that a run that
-    fails reads as its one error line); returns the list the printed lines are recorded in, for
-    :func:`announce_once`."""
-    printed: list[str] = []
-    lvl = "error" if level is True else ("info" if level is False else str(level))
-    if lvl in ("info", "debug") and _stderr_is_terminal():
-        def say(line: str) -> None:
-            print(line, file=sys.stderr, flush=True)
-            printed.append(line)
-
-        args._early = say
-    return printed
-
-
-def announce_once(assumptions: Iterable[str], notes: Iterable[str], quiet: "bool | str",
-                  printed: Sequence[str] = ()) -> None:
-    """:func:`announce`, without the assumption lines already printed before the work (:func:`early_announcer`)."""
-    announce([line for line in assumptions if line not in printed], notes, quiet)
-
-
-def _checked(workload: "Workload", choice: Any, yarn: bool = False) -> tuple["Workload", list[str]]:
-    """The workload with the cluster's suspicious-but-usable findings as warnings (0-slot TaskTrackers: counted and
-    explained; ``--strict`` makes them errors), and the choice's other notes. In YARN mode (``yarn``) a node has
-    memory and vcores, not map and reduce slots, so its slot counts warrant no warning."""
-    from mrsim.profiler.assumptions import zero_slot_notes
-    from mrsim.io.policy import enforce
-    from mrsim.model.sanity import with_warnings, zero_slot_warnings
-
-    zero = list(zero_slot_notes(choice.cluster)) if choice.inferred else zero_slot_warnings(choice.cluster)
-    if not yarn:
-        workload = with_warnings(workload, zero)
-    enforce(workload.warnings, workload.source or "workload")  # --strict
-    return workload, [n for n in choice.notes if n not in zero]
-
-
-def _cluster_text(spec: dict, choice: Any, described: dict | None = None) -> tuple[str, str]:
-    """``(cluster, origin)`` for a run's first stderr line and ``spec.assumed.cluster``: NodeManagers in YARN
-    mode, slots (or resources) otherwise; ``described`` is the MR1 cluster description when ``spec`` has none."""
-    from mrsim.cli.render import cluster_line, yarn_cluster_text
-
-    if spec.get("engine") == "yarn" and "yarn" in spec:
-        return yarn_cluster_text(spec, choice.origin)
-    return cluster_line(described if described is not None else spec.get("cluster", {})), choice.origin
-
-
-def _cache_use(trace: Any) -> tuple[dict, list[str]]:
-    """``(spec.trace_cache, notes)``: what the trace cache did for ``trace`` in this run (:mod:`mrsim.profiler.cache`).
-    ``status`` is ``hit``, ``miss``, ``off`` or ``unused`` (a trace store, job spec, SWIM file or Workload given)."""
-    from mrsim.analysis.validation.ingest import cache_use_of
-
-    use = cache_use_of(trace) if isinstance(trace, (str, os.PathLike)) else None
-    if use is None:
-        return {"status": "unused"}, []
-    return use.as_spec(), list(use.notes)
-
-
-def _needs_inference(args: argparse.Namespace, given: Any) -> bool:
-    """Whether the run needs the trace's hosts: to infer its cluster, or to resize it (``--nodes`` on a real
-    trace, :mod:`mrsim.whatif.cluster`)."""
-    return given is None and not (args.cluster or args.topology)
-
-
-def execute_replay(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> Run:
-    """Everything ``mrsim replay`` does short of printing (CLI and :func:`replay`)."""
-    from mrsim.whatif.announce import whatif_spec
-    from mrsim.cli.calibration_options import calibrate_run
-    from mrsim.cli.load_options import apply_load_flags
-    from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
-    from mrsim.cli.render import progress_bar
-    from mrsim.tracker.replay import replay as run_replay
-    from mrsim.tracker.routing import routing_note
-    from mrsim.tracker.schedconf.filekind import check_plugin_config
-    from mrsim.tracker.scheduling import scheduler_from
-    from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
-
-    if getattr(args, "model", "slots") != "slots":
-        raise InputError("mrsim.replay runs the slot engine; use `mrsim replay --model fluid` for the fluid model")
-    conf = build_conf(args)
-    options = build_options(args)
-    loaded, trace = _load(args, _needs_inference(args, given_cluster))
-    choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
-    cluster = choice.cluster
-    from mrsim.tracker.engine_choice import use_yarn
-
-    yarn = use_yarn(args, trace, loaded.workload)
-    workload, notes = _checked(loaded.workload, choice, yarn)
-    workload, load_spec, load_notes = apply_load_flags(args, workload)
-    notes.extend(load_notes)
-    placement = None
-    if yarn:
-        from mrsim.cli.yarn_calibration import resolve_yarn_calibration
-        from mrsim.tracker.yarn import engine as yarn_engine
-
-        calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
-        _announce_before_work(args, "replay", _yarn_pre_spec(args, workload, cluster, choice.inferred), choice,
-                              heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine="yarn"))
-        with progress_bar(len(workload), "jobs") as progress:
-            result, yarn_notes = yarn_engine.run_yarn(args, workload, cluster, scheduler_config(args), progress,
-                                                      calibration, inferred_cluster=choice.inferred)
-        result.spec["notes"] = [calibration_note]
-        notes.append(calibration_note)
-        notes.extend(yarn_notes)
-        notes.extend(f"mrsim: warning: {line}" for line in result.spec.get("site_ignored_keys", []))
-    else:
-        options, conf, calibration_notes = calibrate_run(args, trace, cluster, conf, options,
-                                                            same_cluster=choice.inferred,
-                                                            trace_cluster=choice.trace_cluster)
-        notes.extend(calibration_notes)
-        workload, placement = apply_placement(args, workload, cluster)  # before deadlines: isolated runs need it
-        if getattr(args, "deadline_factor", None) is not None:
-            from mrsim.studies.deadlines import assign_deadlines
-
-            workload = assign_deadlines(workload, cluster, conf, args.deadline_factor, args.seed, options)
-        chosen = args.scheduler or conf.scheduler or "fifo"
-        sched_config = scheduler_config(args, chosen)
-        check_plugin_config(chosen, sched_config)  # a fair or capacity file given to another scheduler
-        scheduler = scheduler_from(chosen, sched_config)
-        _announce_before_work(args, "replay", _mr1_pre_spec(options, conf, cluster), choice,
-                              heartbeat_origin(args, conf, len(cluster.trackers), options=options), cluster.describe())
-        with progress_bar(len(workload), "jobs") as progress:
-            result = run_replay(workload, cluster, conf, scheduler, options, progress=progress)
-        notes.append(routing_note(result.scheduler, scheduler, len(workload)))
-        result.spec["engine"] = "mr1"
-        result.spec["notes"] = list(calibration_notes)
-        memory = result.spec.get("memory_slots")
-        if memory and memory["jobs"]:
-            notes.append(f"mrsim: note: memory-based scheduling from the job confs (slot {memory['map_slot_mb']} MB map, "
-                         f"{memory['reduce_slot_mb']} MB reduce): {len(memory['jobs'])} job(s) take more than one "
-                         f"slot per task (Hadoop 1 JobConf.computeNumSlotsPerMap)")
-    if placement is not None:
-        result.spec["placement"] = placement.to_json()
-        notes.append(placement.describe())
-    if load_spec is not None:
-        result.spec["load"] = load_spec
-    note = result.summary.get("scheduler_stats", {}).get("note")
-    if note:
-        notes.append(note)
-    cache_spec, cache_notes = _cache_use(trace if getattr(args, "_workload", None) is None else None)
-    result.spec["trace_cache"] = cache_spec
-    notes.extend(cache_notes)
-    notes.extend(_scheduler_warnings(result.spec))
-    hb = heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine=result.spec.get("engine", "mr1"))
-    cluster_text, origin = _cluster_text(result.spec, choice)
-    line = assumption_line("replay", cluster_text, origin, result.spec, hb)
-    result.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
-    result.spec["whatif"] = whatif_spec(conf, origin, hb, choice.trace_cluster is not None and not choice.inferred,
-                                       getattr(args, "hadoop_version", None) is not None)
-    return Run(result, workload, cluster, [line], notes)
-
-
-def execute_compare(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> ComparisonRun:
-    """Everything ``mrsim compare`` does short of printing (CLI and :func:`compare`)."""
-    from mrsim.whatif.announce import whatif_spec
-    from mrsim.analysis.comparison import compare as run_compare
-    from mrsim.analysis.comparison import load_schedulers
-    from mrsim.cli.calibration_options import calibrate_run
-    from mrsim.cli.scheduler_files import normalise_name
-    from mrsim.tracker.routing import routing_note
-    from mrsim.tracker.scheduling import create_scheduler
-    from mrsim.cli.load_options import apply_load_flags
-    from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
-    from mrsim.cli.render import progress_bar
-    from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
-    from mrsim.studies.deadlines import check_deadline_factor
-
-    if args.replications < 1:
-        raise InputError(f"--replications must be at least 1, got {args.replications}")
-    if args.deadline_factor is not None:
-        check_deadline_factor(args.deadline_factor)
-    conf = build_conf(args)
-    options = build_options(args)
-    config = scheduler_config(args, with_file=False)
-    loaded, trace = _load(args, _needs_inference(args, given_cluster))
-    choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
-    cluster = choice.cluster
-    from mrsim.tracker.engine_choice import use_yarn
-
-    yarn = use_yarn(args, trace, loaded.workload)
-    workload, notes = _checked(loaded.workload, choice, yarn)
-    workload, load_spec, load_notes = apply_load_flags(args, workload)
-    notes.extend(load_notes)
-    placement = None
-    if yarn:
-        from mrsim.tracker.yarn import engine as yarn_engine
-
-        if args.deadline_factor is not None:
-            raise InputError("--deadline-factor is not supported in YARN mode (use --engine mr1)")
-        names = [normalise_name(n) for n in str(args.schedulers).split(",") if n.strip()]
-        if args.schedulers in ("fifo,maxedf,minedf", DEFAULT_COMPARE):  # YARN's three, in the order YARN mode
-            names = ["fifo", "capacity", "fair"]                         # has always run them
-        configs, file_notes = scheduler_configs(args, names, config)
-        notes.extend(file_notes)
-        from mrsim.cli.yarn_calibration import resolve_yarn_calibration
-
-        calibration, calibration_note = resolve_yarn_calibration(args, trace, workload)
-        notes.append(calibration_note)
-        _announce_before_work(args, "compare", _yarn_pre_spec(args, workload, cluster, choice.inferred), choice,
-                              heartbeat_origin(args, conf, len(cluster.trackers), options=options, engine="yarn"))
-        with progress_bar(args.replications * len(names), "replays") as progress:
-            routing: list[str] = []
-            result = yarn_engine.compare_yarn(args, workload, cluster, names, args.replications, config, progress,
-                                              calibration, inferred_cluster=choice.inferred, configs=configs,
-                                              routing=routing)
-            notes.extend(routing)
-            notes.extend(yarn_engine.yarn_conf(args, workload, cluster, choice.inferred)[1])
-    else:
-        listed = [normalise_name(n) for n in str(args.schedulers).split(",") if n.strip()]
-        configs, file_notes = scheduler_configs(args, listed, config)
-        notes.extend(file_notes)
-        names = load_schedulers(listed, config, configs=configs)  # fail before any replay
-        options, conf, calibration_notes = calibrate_run(args, trace, cluster, conf, options,
-                                                            same_cluster=choice.inferred,
-                                                            trace_cluster=choice.trace_cluster)
-        notes.extend(calibration_notes)
-        workload, placement = apply_placement(args, workload, cluster)  # one placement for every scheduler
-        edf = [n for n in names if n.lower() in DEADLINE_SCHEDULERS]
-        if edf and args.deadline_factor is None and not any(t.deadline_s is not None for t in workload.jobs):
-            notes.append(f"mrsim: warning: {', '.join(edf)} order jobs by deadline, but no job has one, so they run "
-                         "as FIFO here; give --deadline-factor DF (e.g. 2: deadlines drawn in [T, 2T], T = the "
-                         "job's completion alone, SimMR section V-B)")
-        first_instances: dict[str, Any] = {}
-
-        def factory(name: str, _config: dict | None) -> Any:  # each scheduler with its own file
-            instance = create_scheduler(name, configs[name])
-            first_instances.setdefault(name, instance)  # replication 0's, for the routing line
-            return instance
-
-        _announce_before_work(args, "compare", _mr1_pre_spec(options, conf, cluster), choice,
-                              heartbeat_origin(args, conf, len(cluster.trackers), options=options), cluster.describe())
-        from mrsim.analysis.comparison import progress_units
-
-        with progress_bar(progress_units(len(names), args.replications), "replays") as progress:
-            result = run_compare(workload, cluster, conf, names, options, deadline_factor=args.deadline_factor,
-                                 replications=args.replications, config=config, factory=factory,
-                                 progress=progress)
-        for name, run in result.runs.items():
-            for r in run.results:
-                r.spec["notes"] = list(calibration_notes)
-            notes.append(routing_note(name, first_instances[name], len(workload)))
-    seen: set[str] = set()
-    for run in result.runs.values():
-        if placement is not None:
-            for r in run.results:
-                r.spec["placement"] = placement.to_json()
-        if load_spec is not None:
-            for r in run.results:
-                r.spec["load"] = dict(load_spec)
-        notes.extend(_scheduler_warnings(run.results[0].spec, seen))
-    if placement is not None:
-        notes.append(placement.describe())
-    first = next(iter(result.runs.values())).results[0]
-    hb = heartbeat_origin(args, conf, len(cluster.trackers), options=options,
-                          engine=first.spec.get("engine", "mr1"))
-    cluster_text, origin = _cluster_text(first.spec, choice)
-    line = assumption_line("compare", cluster_text, origin, first.spec, hb)
-    cache_spec, cache_notes = _cache_use(trace if getattr(args, "_workload", None) is None else None)
-    notes.extend(cache_notes)
-    for run in result.runs.values():
-        for r in run.results:
-            r.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
-            r.spec["whatif"] = whatif_spec(conf, origin, hb, choice.trace_cluster is not None and not choice.inferred,
-                                       getattr(args, "hadoop_version", None) is not None)
-            r.spec["trace_cache"] = dict(cache_spec)
-    return ComparisonRun(result, cluster, workload, [line], notes)
-
-
-def scheduler_configs(args: argparse.Namespace, names: Sequence[str], base: dict) -> tuple[dict[str, dict], list[str]]:
-    """Each compared scheduler's constructor config: ``base`` plus its ``--scheduler-config`` file, if any
-    (:mod:`mrsim.cli.scheduler_files`); and the notes saying where a single file went."""
-    from mrsim.cli.scheduler_files import config_files
-
-    files, notes = config_files(getattr(args, "scheduler_config", None), list(names))
-    return {n: {**base, **({"config_file": files[n]} if n in files else {})} for n in names}, notes
-
-
-def _user_set_fields(args: argparse.Namespace) -> set[str]:
-    """HadoopConf fields the user set explicitly (a mapred-site.xml counts for all): the trace must not override."""
-    from mrsim.analysis.validation.trace_conf import TRACE_KEYS
-
-    if args.mapred_site:
-        return {name for name, _ in TRACE_KEYS.values()}
-    locked = set()
-    if args.slowstart is not None:
-        locked.add("slowstart_completed_maps")
-    if args.oob_heartbeat:
-        locked.add("outofband_heartbeat")
-    if getattr(args, "speculative", False):
-        locked.update(("map_speculative", "reduce_speculative"))
-    return locked
-
-
-def _validate_format(args: argparse.Namespace):
-    from mrsim.profiler.detect import Format
-
-    if not args.format:
-        return None
-    try:
-        return Format[args.format.strip().upper()]
-    except KeyError:
-        raise InputError(f"unknown --format {args.format!r} (expected one of {', '.join(f.value for f in Format)})") from None
-
-
-def execute_validate(args: argparse.Namespace, given_cluster: "ClusterSpec | None" = None) -> ValidationRun:
-    """Everything ``mrsim validate`` does short of printing (CLI and :func:`validate`)."""
-    from mrsim.whatif.announce import whatif_spec
-    from mrsim.analysis.validation.ingest import profile_input
-    from mrsim.analysis.validation.observe import require_templates
-    from mrsim.analysis.validation.report import Mode
-    from mrsim.analysis.validation.run import ValidationSetup, add_background_figures
-    from mrsim.analysis.validation.run import validate as run_validate
-    from mrsim.analysis.validation.trace_conf import apply_trace_conf
-    from mrsim.cli.calibration_options import is_yarn_trace, resolve_background, resolve_calibration
-    from mrsim.cli.options import attach_demands, build_conf, build_options, scheduler_config
-    from mrsim.cli.render import progress_bar
-    from mrsim.tracker.replay import effective_interval
-    from mrsim.profiler.assumptions import (ClusterChoice, assumption_line, choose_cluster, heartbeat_origin,
-                                          zero_slot_notes)
-    from mrsim.profiler.topology_infer import cluster_from_hosts
-    from mrsim.model.templates import Workload
-
-    if not args.trace:
-        raise InputError("validate needs a trace (a real one, with actual completion times)")
-    conf = build_conf(args)
-    options = build_options(args)
-    from mrsim.cli.spinner import reading
-
-    with reading(args.trace, _shows_progress(args)):
-        profiler = profile_input(args.trace, _validate_format(args))  # the trace cache when it has the file
-    require_templates(profiler, args.trace)
-    trace_conf_used: dict[str, str] = {}
-    if not args.ignore_trace_conf:
-        conf, trace_conf_used, conf_warnings = apply_trace_conf(conf, profiler.trace_conf, _user_set_fields(args))
-        profiler.warnings.extend(conf_warnings)
-    workload = Workload.of(profiler.templates, source=args.trace, warnings=profiler.warnings)
-    workload = attach_demands(args, workload, args.trace)
-    if not any(t.actual_completion_s is not None for t in workload.jobs):
-        raise InputError(f"{args.trace}: no job has an actual completion time (finish - submit); nothing to validate")
-    if _needs_inference(args, given_cluster) and args.nodes is None:
-        hosts = profiler.hosts()
-        if not hosts:
-            raise InputError(f"{args.trace}: the trace names no hosts to infer the cluster from; "
-                             "give --cluster, --topology or --nodes")
-        cluster = cluster_from_hosts(hosts, source=f"inferred from {args.trace}",
-                                     map_slots=args.map_slots, reduce_slots=args.reduce_slots,
-                                     memory_slots=options.memory_slots)
-        choice = ClusterChoice(cluster, f"inferred from the trace's task attempts: {counted(len(cluster.trackers), 'host')}, "
-                               "slots = peak concurrent attempts per host", True, zero_slot_notes(cluster))
-    else:
-        hosts = profiler.hosts() if _needs_inference(args, given_cluster) else None
-        choice = choose_cluster(args, conf, args.trace, hosts, given_cluster)
-    cluster = choice.cluster
-    from mrsim.tracker.engine_choice import use_yarn
-
-    workload, checked_notes = _checked(workload, choice, use_yarn(args, args.trace, workload))
-
-    runner = None
-    scheduler_name = args.scheduler or conf.scheduler or "fifo"
-    run_notes: list[str] = []
-    sched_config = scheduler_config(args)
-    if not args.scheduler and not getattr(args, "scheduler_config", None):  # the scheduler the trace names
-        from mrsim.analysis.validation.trace_conf import scheduler_settings
-
-        extra_config, sched_note = scheduler_settings(trace_conf_used)
-        sched_config.update(extra_config)
-        trace_sched_notes = [sched_note] if sched_note else []
-    else:
-        trace_sched_notes = []
-    if use_yarn(args, args.trace, workload):
-        from mrsim.tracker.yarn import engine as yarn_engine
-
-        yarn_conf, conf_notes = yarn_engine.yarn_conf(args, workload, cluster, choice.inferred)
-        scheduler_name, note = yarn_engine.scheduler_name(args, yarn_conf)
-        from mrsim.cli.yarn_calibration import resolve_yarn_calibration
-
-        yarn_calibration, calibration_note = resolve_yarn_calibration(args, args.trace, workload, profiler)
-        run_notes = [calibration_note] + ([note] if note else []) + conf_notes
-
-        def runner(w, c):  # noqa: E306 - one YARN replay per call (isolate calls it per job)
-            return yarn_engine.run_yarn(args, w, c, scheduler_config(args), calibration=yarn_calibration,
-                                        inferred_cluster=choice.inferred)[0]
-    background = None
-    if runner is None:  # calibration and outside work are modelled in the MR1 engine (docs/calibration.md)
-        calibration = resolve_calibration(args, profiler.measured_calibration(), len(cluster),
-                                          yarn=is_yarn_trace(profiler), same_cluster=choice.inferred, conf=conf,
-                                          trace_trackers=choice.trace_trackers,
-                                          trace_keys=None if args.mapred_site else conf)
-        conf = calibration.conf(conf)
-        run_notes = trace_sched_notes + list(calibration.notes)
-        options = replace(options, calibration=calibration.calibration, calibration_parts=calibration.parts)
-        if not args.isolate:  # an isolated job runs alone: nothing outside it
-            source = choice.trace_cluster or cluster  # outside work keeps the trace's cluster's slots
-            interval = effective_interval(options, conf, len(source))
-            estimate = profiler.measured_background(source.map_slots, interval, source.reduce_slots)
-            background, note = resolve_background(args, estimate)
-            if note:
-                run_notes.append(note)
-    if runner is None:
-        from mrsim.tracker.schedconf.filekind import check_plugin_config
-
-        check_plugin_config(scheduler_name, sched_config)  # a fair or capacity file given to another scheduler
-    setup = ValidationSetup(workload, cluster, conf, scheduler_name, replace(options, background=background),
-                            profiler.observations, sched_config, runner)
-    engine = "yarn" if runner is not None else "mr1"
-    pre_spec = (_yarn_pre_spec(args, workload, cluster, choice.inferred) if runner is not None
-                else _mr1_pre_spec(setup.options, conf, cluster))
-    _announce_before_work(args, "validate", pre_spec, choice,
-                          heartbeat_origin(args, conf, len(cluster.trackers), trace_conf_used, options=setup.options,
-                                           engine=engine), cluster.describe())
-    plain_too = background is not None and not background.is_empty()
-    replays = (len(workload) if args.isolate else 1) + plain_too
-    with progress_bar(replays, "jobs alone" if args.isolate else "replays") as progress:
-        report = run_validate(setup, Mode.ISOLATE if args.isolate else Mode.SHARED, progress=progress)
-        if plain_too:
-            plain = run_validate(replace(setup, options=replace(options, background=None)), Mode.SHARED,
-                                 progress=None if progress is None else
-                                 (lambda fraction, done=replays - 1: progress(done + fraction)))
-            add_background_figures(report, plain, background)
-    report.spec["notes"] = run_notes
-    report.spec.setdefault("engine", "yarn" if runner is not None else "mr1")
-    report.spec["conf_from_trace"] = trace_conf_used
-    hb = heartbeat_origin(args, conf, len(choice.cluster.trackers), trace_conf_used, options=setup.options,
-                          engine=report.spec["engine"])
-    cluster_text, origin = _cluster_text(report.spec, choice, choice.cluster.describe())
-    report.spec["assumed"] = {"cluster": origin, "heartbeat": hb}
-    report.spec["whatif"] = whatif_spec(conf, origin, hb, choice.trace_cluster is not None and not choice.inferred,
-                                       getattr(args, "hadoop_version", None) is not None)
-    cache_spec, cache_notes = _cache_use(args.trace)
-    report.spec["trace_cache"] = cache_spec
-    line = assumption_line("validate", cluster_text, origin, report.spec, hb)
-    notes = checked_notes + run_notes + cache_notes + _scheduler_warnings(report.spec)
-    notes.extend(f"mrsim: warning: {line}" for line in report.spec.get("site_ignored_keys", []))
-    return ValidationRun(report, choice.cluster, [line], notes)
+    spec, given, workload = _run_spec(
+        trace, cluster, schedulers=text, replications=replications, nodes=nodes, map_slots=map_slots,
+        reduce_slots=reduce_slots, cores=cores, racks=racks, topology=topology, mapred_site=mapred_site,
+        engine=engine, yarn_site=yarn_site, hadoop_version=hadoop_version, heartbeat_interval=heartbeat_interval,
+        oob_heartbeat=oob_heartbeat, seed=seed, slowstart=slowstart, speculative=speculative,
+        no_job_overheads=no_job_overheads, no_failed_attempts=no_failed_attempts, memory_slots=memory_slots,
+        naive_heartbeats=naive_heartbeats, locality=locality, rack_local_slowdown=rack_local_slowdown,
+        off_switch_slowdown=off_switch_slowdown, contention=contention, cpu_model=cpu_model, demands=demands,
+        disk_mb_s=disk_mb_s, scheduler_config=scheduler_config, threshold=threshold,
+        cafifo_admission=cafifo_admission, calibration_from=calibration_from, no_calibration=no_calibration,
+        **_parts(calibration_parts), background=background, deadline_factor=deadline_factor,
+        load_scale=load_scale, duration=duration, input_cycle=input_cycle, concentration=concentration,
+        placement=placement, placement_skew=placement_skew, rack_map=rack_map, format=format)
+    return _run(execute_compare, quiet, spec, given, workload)
+
+
+def _parts(parts: "Sequence[CalibrationPart | str] | str | None") -> dict[str, Any]:
+    """``calibration_parts`` when given (None keeps the spec's default: every part)."""
+    return {} if parts is None else {"calibration_parts": parts}

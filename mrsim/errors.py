@@ -8,10 +8,17 @@ and exits with :data:`EXIT_INPUT_ERROR` (1) or :data:`EXIT_USAGE_ERROR` (2; argp
 
 from __future__ import annotations
 
+import re
+from typing import Callable
+
 #: A bad input file (or a warning under ``--strict``): exit code 1.
 EXIT_INPUT_ERROR = 1
 #: A bad command line (unknown flag, flag value out of range): exit code 2, as argparse uses.
 EXIT_USAGE_ERROR = 2
+
+
+#: ``{field_name}`` in an :class:`OptionError`'s message.
+_PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
 
 class InputError(Exception):
@@ -23,6 +30,24 @@ class InputError(Exception):
 
 class UsageError(InputError):
     """A bad command-line flag or flag value (exit code 2)."""
+
+
+class OptionError(InputError):
+    """A value a run's option cannot take, or options that do not go together. The message names the options as
+    ``{field}`` placeholders (``"{nodes} cannot be combined with {cluster}"``): the command line words each as its
+    flag (``--nodes``), the API as its keyword argument (``nodes``); ``str()`` gives the API's wording."""
+
+    def __init__(self, template: str) -> None:
+        self.template = " ".join(str(template).split())
+        super().__init__(self.worded(lambda name: name))
+
+    def worded(self, name_of: Callable[[str], str]) -> str:
+        """The message with every ``{field}`` placeholder replaced by ``name_of(field)``."""
+        return _PLACEHOLDER.sub(lambda m: name_of(m.group(1)), self.template)
+
+
+class OptionUsageError(OptionError, UsageError):
+    """An :class:`OptionError` of the command line's kind (exit code 2): a malformed value."""
 
 
 class LimitError(InputError):
@@ -41,6 +66,8 @@ def exit_code_for(exc: InputError) -> int:
     """
     if isinstance(exc, StrictError):
         return EXIT_INPUT_ERROR
+    if isinstance(exc, OptionError) and exc.template.startswith("{"):  # worded as a flag first: "--nodes must"
+        return EXIT_USAGE_ERROR
     if isinstance(exc, UsageError) or str(exc).startswith("-"):
         return EXIT_USAGE_ERROR
     return EXIT_INPUT_ERROR

@@ -31,7 +31,7 @@ from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.tracker.results import ReplayResult
 from mrsim.tracker.schedconf.filekind import check_plugin_config
 from mrsim.tracker.scheduling import TaskScheduler, create_scheduler
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
@@ -101,7 +101,7 @@ def load_schedulers(names: Sequence[str], config: dict | None = None,
         if not name:
             continue
         if name in cleaned:
-            raise InputError(f"--schedulers lists {name!r} twice")
+            raise OptionError(f"{{schedulers}} lists {name!r} twice")
         chosen = configs.get(name, config) if configs is not None else config
         check_plugin_config(name, chosen)  # a fair or capacity file given to another scheduler
         try:
@@ -112,7 +112,7 @@ def load_schedulers(names: Sequence[str], config: dict | None = None,
             raise InputError(f"scheduler {name!r} failed to start: {type(exc).__name__}: {exc}") from None
         cleaned.append(name)
     if not cleaned:
-        raise InputError("--schedulers needs at least one scheduler name")
+        raise OptionError("{schedulers} needs at least one scheduler name")
     return cleaned
 
 
@@ -128,7 +128,7 @@ def compare(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, names: S
     :func:`progress_units`), with the running replay's finished share added (:func:`within_replay`).
     """
     if replications < 1:
-        raise InputError(f"--replications must be at least 1, got {replications}")
+        raise OptionError(f"{{replications}} must be at least 1, got {replications}")
     if deadline_factor is not None:
         check_deadline_factor(deadline_factor)
     names = load_schedulers(names, config) if factory is create_scheduler else list(names)

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
-
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrsim.api import Run
+    from mrsim.tracker.results import ReplayResult
+
+
+class Run(Protocol):
+    """What the outputs read of a run (:class:`mrsim.run.results.Run`): its result and notes."""
+
+    result: "ReplayResult"
+    notes: list[str]
 
 MAX_SERIES_POINTS = 200_000
 

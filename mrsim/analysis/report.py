@@ -30,7 +30,7 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -39,8 +39,42 @@ from mrsim.io import atomic_path
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from mrsim.api import ComparisonRun, Run, ValidationRun
+    from mrsim.analysis.comparison import Comparison
+    from mrsim.analysis.validation.report import ValidationReport
+    from mrsim.model.templates import Workload
     from mrsim.tracker.results import ReplayResult
+
+
+class Run(Protocol):
+    """What a replay report reads of a run (:class:`mrsim.run.results.Run`)."""
+
+    result: "ReplayResult"
+    assumptions: list[str]
+    notes: list[str]
+
+
+class ComparisonRun(Protocol):
+    """What a comparison report reads (:class:`mrsim.run.results.ComparisonRun`)."""
+
+    comparison: "Comparison"
+    workload: "Workload"
+    assumptions: list[str]
+    notes: list[str]
+
+    @property
+    def results(self) -> dict[str, "ReplayResult"]: ...
+
+
+class ValidationRun(Protocol):
+    """What a validation report reads (:class:`mrsim.run.results.ValidationRun`)."""
+
+    report: "ValidationReport"
+    assumptions: list[str]
+    notes: list[str]
+
+    @property
+    def jobs(self) -> "pd.DataFrame": ...
+
 
 GANTT_MAX_BARS = 1500
 SERIES_POINTS = 1200
@@ -416,7 +450,7 @@ def _replay_blocks(label: str, result: "ReplayResult", series: dict[str, dict[st
 
 
 def replay_report(run: "Run", path: str | os.PathLike[str], title: str | None = None) -> Path:
-    """The replay report (module docstring) for a :class:`mrsim.api.Run`."""
+    """The replay report (module docstring) for a :class:`mrsim.run.results.Run`."""
     result = run.result
     series = {result.scheduler: _series_by_queue(result)}
     s = result.summary

@@ -266,8 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr = original
     else:
         code = _run(args)
-    if process_entry:  # the output is out: skip freeing every object one by one (mrsim.cli.process_exit)
-        from mrsim.cli.process_exit import exit_now
+    if process_entry:  # the output is out: skip freeing every object one by one (mrsim.io.process_exit)
+        from mrsim.io.process_exit import exit_now
 
         exit_now(code)
     return code
@@ -301,7 +301,9 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         return int(args._run(args) or 0)
     except InputError as exc:
-        print(f"mrsim: error: {exc}", file=sys.stderr)
+        worded = getattr(exc, "worded", None)  # mrsim.errors.OptionError: each option worded as its flag
+        text = worded(lambda name: "--" + name.replace("_", "-")) if worded is not None else str(exc)
+        print(f"mrsim: error: {text}", file=sys.stderr)
         return exit_code_for(exc)
     except RecursionError:  # a reader met nesting deeper than the interpreter allows
         print("mrsim: error: input nested too deeply to read", file=sys.stderr)

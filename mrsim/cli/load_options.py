@@ -1,13 +1,9 @@
-"""The load what-if flags of ``mrsim replay`` and ``mrsim compare`` (:mod:`mrsim.model.load`, docs/what-if-load.md)."""
+"""The load what-if flags of ``mrsim replay`` and ``mrsim compare`` (:mod:`mrsim.model.load`, docs/what-if-load.md;
+applied by :mod:`mrsim.run.load`)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the model: imported when a command runs, not by its parser
-    from mrsim.model.load import LoadWhatIf
-    from mrsim.model.templates import Workload
 
 
 def add_load_arguments(p: argparse.ArgumentParser) -> None:
@@ -23,25 +19,6 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--concentration", type=float, metavar="X",
                    help="Folder's -concentration: each job kept X x (D/C) / folding-ratio times on average "
                         "(skipped or duplicated at random, seeded by --seed)")
-
-
-def load_what_if(args: argparse.Namespace) -> "LoadWhatIf":
-    """The what-if the flags ask for (all None when none is given), seeded by ``--seed``."""
-    from mrsim.model.load import LoadWhatIf, check_load_what_if
-
-    what = LoadWhatIf(load_scale=getattr(args, "load_scale", None), duration_s=getattr(args, "duration", None),
-                      input_cycle_s=getattr(args, "input_cycle", None),
-                      concentration=getattr(args, "concentration", None), seed=int(getattr(args, "seed", 0) or 0))
-    check_load_what_if(what)
-    return what
-
-
-def apply_load_flags(args: argparse.Namespace, workload: "Workload") -> tuple["Workload", dict[str, Any] | None,
-                                                                               list[str]]:
-    """``(workload, spec.load or None, stderr notes)`` for the load flags of ``args``."""
-    from mrsim.model.load import apply_load_what_if
-
-    return apply_load_what_if(workload, load_what_if(args))
 
 
 def given_load_flags(args: argparse.Namespace) -> list[str]:

@@ -1,26 +1,13 @@
-"""Command-line options shared by ``replay``, ``validate`` and ``compare``: cluster, Hadoop config, engine."""
+"""Command-line flags shared by ``replay``, ``validate`` and ``compare``: cluster, Hadoop config, engine, outputs.
+
+What the flags build (a :class:`~mrsim.model.runspec.RunSpec`, then a run's inputs) is :mod:`mrsim.cli.runspec` and
+:mod:`mrsim.run`."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-from typing import TYPE_CHECKING
 
-from mrsim.errors import InputError, UsageError
-
-if TYPE_CHECKING:  # the engine, the cluster model and numpy: imported when a command builds them, not by its parser
-    from mrsim.tracker.replay import ReplayOptions
-    from mrsim.model.cluster import ClusterSpec
-    from mrsim.model.hadoop_conf import HadoopConf
-
-#: One day: a longer heartbeat is a typo, and ``inf`` would break the phase draw.
-MAX_HEARTBEAT_INTERVAL_S = 86400.0
-#: 1 ms: a shorter interval would emulate billions of heartbeats over a day-long trace (a hang), and one as small
-#: as 5e-324 s overflows the engine's heartbeat counts.
-MIN_HEARTBEAT_INTERVAL_S = 1e-3
-#: The resources CA-FIFO keeps thresholds for (``schedulers/cafifo.py``: DEFAULT_THRESHOLDS).
-THRESHOLD_RESOURCES = ("cpu", "disk")
-
+from mrsim.errors import InputError
 
 def command_defaults(command: str) -> dict[str, object]:
     """Every option of ``mrsim COMMAND`` (argparse dest) with its default: the keyword options of :mod:`mrsim.api`."""
@@ -105,147 +92,6 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
                         "its utilization with the task added stays below it")
 
 
-def build_conf(args: argparse.Namespace) -> HadoopConf:
-    from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion, conf_from_mapred_site, validate_conf
-
-    from mrsim.model.yarn_version import parse_yarn_version
-
-    # a 2.x/3.x value is YARN mode's (mrsim.model.yarn_version); the MR1 engine refuses it (engine_choice.use_yarn)
-    text = args.hadoop_version if parse_yarn_version(args.hadoop_version) is None else None
-    conf = HadoopConf(version=HadoopVersion.parse(text or "1.2"))
-    if args.mapred_site:
-        conf = conf_from_mapred_site(args.mapred_site, conf)
-    conf = conf.with_overrides(
-        map_slots=args.map_slots, reduce_slots=args.reduce_slots, slowstart_completed_maps=args.slowstart,
-        outofband_heartbeat=True if args.oob_heartbeat else None,
-        map_speculative=True if args.speculative else None,
-        reduce_speculative=True if args.speculative else None,
-    )
-    validate_conf(conf, "command line")
-    return conf
-
-
-def build_cluster(args: argparse.Namespace, conf: HadoopConf, notes: list[str] | None = None) -> ClusterSpec:
-    """The cluster of the flags (``--cluster``, ``--topology``, ``--nodes``...); what reading a cluster file assumed
-    is appended to ``notes``."""
-    cluster = _build_cluster(args, conf, notes)
-    cpu_model = getattr(args, "cpu_model", None)
-    return cluster if cpu_model is None else build_cluster_cpu_model(cluster, cpu_model)
-
-
-def build_cluster_cpu_model(cluster: ClusterSpec, cpu_model: str) -> ClusterSpec:
-    """``--cpu-model`` overrides every node's cpu_model (TrackerSpec validates the combination)."""
-    return dataclasses.replace(
-        cluster, trackers=tuple(dataclasses.replace(t, cpu_model=cpu_model) for t in cluster.trackers))
-
-
-def _build_cluster(args: argparse.Namespace, conf: HadoopConf, notes: list[str] | None = None) -> ClusterSpec:
-    from mrsim.profiler.rumen import read_rumen_topology
-    from mrsim.model.cluster import cluster_from_rumen_topology, load_cluster_file, uniform_cluster
-
-    sources = [x for x in (args.cluster, args.topology) if x]
-    if len(sources) > 1:
-        raise InputError("give at most one of --cluster and --topology")
-    overrides = {"map_slots": conf.map_slots, "reduce_slots": conf.reduce_slots, "cores": args.cores}
-    if args.cluster:
-        if args.nodes is not None:
-            raise InputError("--nodes cannot be combined with --cluster (the file lists the nodes)")
-        return load_cluster_file(args.cluster, overrides if (args.map_slots or args.reduce_slots or args.cores
-                                                             or args.mapred_site) else None, notes)
-    if args.topology:
-        if args.nodes is not None:
-            raise InputError("--nodes cannot be combined with --topology (the topology lists the hosts)")
-        return cluster_from_rumen_topology(read_rumen_topology(args.topology), args.topology, overrides)
-    return uniform_cluster(args.nodes if args.nodes is not None else 64, conf.map_slots, conf.reduce_slots,
-                           args.cores if args.cores is not None else 4, args.racks or 1)
-
-
-def build_options(args: argparse.Namespace) -> ReplayOptions:
-    from mrsim.tracker.replay import ReplayOptions
-
-    interval = None
-    if args.heartbeat_interval is not None:
-        text = str(args.heartbeat_interval).strip().lower()
-        if text in ("off", "0", "none"):
-            interval = 0.0
-        else:
-            try:
-                interval = float(text)
-            except ValueError:
-                raise InputError(f"--heartbeat-interval expects seconds or 'off', got {args.heartbeat_interval!r}") from None
-            if not MIN_HEARTBEAT_INTERVAL_S <= interval <= MAX_HEARTBEAT_INTERVAL_S:
-                raise UsageError(f"--heartbeat-interval must be in [{MIN_HEARTBEAT_INTERVAL_S:g}, "
-                                 f"{MAX_HEARTBEAT_INTERVAL_S:g}] seconds (or 'off'), got {args.heartbeat_interval!r}")
-    contention = None if args.contention == "none" else args.contention
-    return ReplayOptions(heartbeat_interval_s=interval, naive_heartbeats=args.naive_heartbeats, seed=args.seed,
-                         contention=contention, locality=args.locality, rack_local_slowdown=args.rack_local_slowdown,
-                         off_switch_slowdown=args.off_switch_slowdown, job_overheads=not args.no_job_overheads,
-                         failed_attempts=not args.no_failed_attempts,
-                         memory_slots=getattr(args, "memory_slots", "on") != "off",
-                         task_results=getattr(args, "task_results", True))
-
-
-def scheduler_config(args: argparse.Namespace, scheduler: str | None = None, *, with_file: bool = True) -> dict:
-    """The config dict handed to the constructor of the run's scheduler ``scheduler`` (default ``--scheduler`` or
-    fifo). ``--scheduler-config NAME=FILE,...`` gives it its own entry's file (:mod:`mrsim.cli.scheduler_files`);
-    ``with_file=False`` leaves ``config_file`` out (``mrsim compare`` adds one per scheduler)."""
-    config: dict = {}
-    if with_file and getattr(args, "scheduler_config", None):
-        from mrsim.cli.scheduler_files import config_files, normalise_name
-
-        chosen = scheduler or getattr(args, "scheduler", None) or "fifo"
-        name = normalise_name(chosen if isinstance(chosen, str) else str(getattr(chosen, "name", chosen)))
-        files, _notes = config_files(args.scheduler_config, [name])
-        if name in files:
-            config["config_file"] = files[name]
-    if getattr(args, "threshold", None):
-        thresholds = {}
-        for part in str(args.threshold).split(","):
-            name, _, value = part.partition("=")
-            if name.strip().lower() not in THRESHOLD_RESOURCES:
-                raise UsageError(f"--threshold {part.strip()!r}: unknown resource {name.strip()!r} (CA-FIFO keeps "
-                                 f"thresholds for {' and '.join(THRESHOLD_RESOURCES)})")
-            try:
-                thresholds[name.strip()] = float(value)
-            except ValueError:
-                raise InputError(f"--threshold expects RES=U pairs like cpu=0.7,disk=0.75, got {args.threshold!r}") from None
-            if not 0 < thresholds[name.strip()] <= 1.5:
-                raise InputError(f"--threshold {name.strip()}={value}: expected a utilization in (0, 1.5]")
-        config["thresholds"] = thresholds
-    if getattr(args, "cafifo_admission", None):
-        config["admission"] = args.cafifo_admission
-    return config
-
-
-def load_replay_workload(args: argparse.Namespace, trace: str):
-    """The workload for a replay: any format, plus service demands when ``--demands`` asks for them."""
-    from mrsim.profiler.workloads import load_workload
-
-    return attach_demands(args, load_workload(trace, getattr(args, "format", None)), trace)
-
-
-def attach_demands(args: argparse.Namespace, workload, trace: str):
-    """Apply ``--demands counters|FILE`` (and ``--disk-mb-s``) to a loaded workload; unchanged without them."""
-    demands = getattr(args, "demands", None) or []
-    if not demands:
-        if getattr(args, "disk_mb_s", None) is not None:
-            raise InputError("--disk-mb-s needs --demands counters")
-        return workload
-    from mrsim.model.demands import DEFAULT_DISK_MB_S, apply_demand_table, apply_trace_demands, load_demand_table
-
-    tables = [d for d in demands if d != "counters"]
-    if len(tables) > 1:
-        raise InputError("give at most one demand table with --demands FILE")
-    disk = args.disk_mb_s if args.disk_mb_s is not None else DEFAULT_DISK_MB_S
-    if not disk > 0:
-        raise InputError("--disk-mb-s must be positive")
-    if "counters" in demands:
-        workload = apply_trace_demands(workload, trace, disk_mb_s=disk, fmt=getattr(args, "format", None))
-    if tables:
-        workload = apply_demand_table(workload, load_demand_table(tables[0]), source=tables[0])
-    return workload
-
-
 def add_placement_arguments(p: argparse.ArgumentParser) -> None:
     """Flags that place a workload's tasks in the datacenters of a federated cluster (docs/geo.md)."""
     g = p.add_argument_group("federations (cluster files with [[datacenters]]; docs/geo.md)")
@@ -258,36 +104,6 @@ def add_placement_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--rack-map", metavar="/R1=DC1,...",
                    help="for --placement racks: rack -> datacenter pairs (default: the cluster's own racks, then "
                         "round-robin over the trace's other racks in sorted order)")
-
-
-def apply_placement(args: argparse.Namespace, workload, cluster: ClusterSpec):
-    """Place ``workload`` on ``cluster`` per ``--placement``; returns ``(workload, report or None)``.
-
-    ``report`` is None on one-site clusters (nothing to place); ``--placement`` other than auto, ``--rack-map``
-    or ``--placement-skew`` there are errors, as are a skew without zipf and a rack map without racks.
-    """
-    text = getattr(args, "placement", "auto") or "auto"
-    skew = getattr(args, "placement_skew", None)
-    rack_map_text = getattr(args, "rack_map", None)
-    if not cluster.datacenters and str(text).strip().lower() == "auto" and skew is None and not rack_map_text:
-        return workload, None  # one site, no placement flag: nothing to place or refuse (no placement import)
-    from mrsim.studies.federation.placement import PlacementPolicy, PlacementSpec, parse_rack_map, place_workload
-
-    policy = PlacementPolicy.parse(text)
-    if not cluster.datacenters:
-        for flag, given in (("--placement " + policy.value, policy is not PlacementPolicy.AUTO),
-                            ("--placement-skew", skew is not None), ("--rack-map", bool(rack_map_text))):
-            if given:
-                raise InputError(f"{flag}: the cluster is not a federation (use a cluster file with [[datacenters]]; "
-                                 "see docs/cluster.md)")
-        return workload, None
-    if skew is not None and policy is not PlacementPolicy.ZIPF:
-        raise InputError("--placement-skew needs --placement zipf")
-    if rack_map_text and policy is not PlacementPolicy.RACKS:
-        raise InputError("--rack-map needs --placement racks")
-    spec = PlacementSpec(policy, 1.0 if skew is None else skew, parse_rack_map(rack_map_text, cluster.datacenters),
-                         seed=args.seed)
-    return place_workload(workload, cluster, spec)
 
 
 # ------------------------------------------------------------------------------ one convention for outputs
@@ -336,3 +152,12 @@ def check_report_path(args: argparse.Namespace) -> None:
 def add_scheduler_argument(p: argparse.ArgumentParser, help_text: str, default: str | None = None) -> None:
     """``--scheduler NAME|module:Class`` (``module:Class`` is imported from the current directory first)."""
     p.add_argument("--scheduler", default=default, metavar="NAME|module:Class", help=help_text)
+
+
+def add_engine_choice(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("YARN mode (docs/yarn.md)")
+    g.add_argument("--engine", choices=["auto", "yarn", "mr1"], default="auto",
+                   help="yarn: ResourceManager/NodeManager/MR AM emulation; mr1: the JobTracker engine; auto "
+                        "(default): yarn for .jhist, SLS and Rumen traces from YARN clusters")
+    g.add_argument("--yarn-site", metavar="FILE", action="append",
+                   help="yarn-site.xml (NodeManager resources, allocation sizes, heartbeat intervals); repeatable")

@@ -73,17 +73,22 @@ def refuse_unstreamable_flags(args: argparse.Namespace) -> None:
 
 
 def execute_streamed_replay(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """Everything ``mrsim replay --stream`` does short of printing; a :class:`mrsim.api.Run`."""
-    from mrsim.api import Run, _scheduler_warnings
-    from mrsim.cli.calibration_options import calibrate_run
-    from mrsim.cli.options import apply_placement, build_conf, build_options, scheduler_config
-    from mrsim.cli.render import cluster_line, progress_bar
+    """Everything ``mrsim replay --stream`` does short of printing; a :class:`mrsim.run.results.Run`."""
+    from mrsim.run.calibration import calibrate_run
+    from mrsim.run.describe import cluster_line
+    from mrsim.run.execute import _scheduler_warnings
+    from mrsim.run.options import apply_placement, build_conf, build_options, scheduler_config
+    from mrsim.run.progress import progress_bar
+    from mrsim.run.results import Run
     from mrsim.tracker.replay import replay as run_replay
     from mrsim.tracker.routing import routing_note
     from mrsim.tracker.schedconf.filekind import check_plugin_config
     from mrsim.tracker.scheduling import scheduler_from
     from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
 
+    from mrsim.cli.runspec import spec_from_args
+
+    spec_from_args(args)  # every value checked, as a replay without --stream checks them
     refuse_unstreamable_flags(args)
     trace = args.trace
     if not trace:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.io import safe_json
 from mrsim.io.fields import as_float, as_int
 from mrsim.io.limits import check_limit, limit
@@ -201,14 +201,14 @@ def uniform_cluster(nodes: int, map_slots: int = 2, reduce_slots: int = 2, cores
                     speed: float = 1.0) -> ClusterSpec:
     """``nodes`` identical TaskTrackers in contiguous blocks over ``racks`` racks (one rack: ``/default-rack``)."""
     if nodes < 1:
-        raise InputError(f"--nodes must be at least 1, got {nodes}")
+        raise OptionError(f"{{nodes}} must be at least 1, got {nodes}")
     check_limit("nodes", nodes, "--nodes")  # before allocating one TrackerSpec per node
-    for flag, value in (("--map-slots", map_slots), ("--reduce-slots", reduce_slots)):
-        check_limit("slots", value, flag)
+    for field, value in (("map_slots", map_slots), ("reduce_slots", reduce_slots)):
+        check_limit("slots", value, "--" + field.replace("_", "-"))
         if value < 0:
-            raise InputError(f"{flag} must be at least 0, got {value}")
+            raise OptionError(f"{{{field}}} must be at least 0, got {value}")
     if racks < 1 or racks > nodes:
-        raise InputError(f"--racks must be between 1 and the number of nodes, got {racks}")
+        raise OptionError(f"{{racks}} must be between 1 and the number of nodes, got {racks}")
     per_rack = -(-nodes // racks)
     trackers = []
     for i in range(nodes):

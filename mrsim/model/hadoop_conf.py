@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.io.safe_open import check_input_file
 
 
@@ -42,7 +42,7 @@ class HadoopVersion(enum.Enum):
         try:
             return aliases[text.strip().lower()]
         except KeyError:
-            raise InputError(f"unknown --hadoop-version {text!r} (expected 0.20, 0.22, 1.0, 1.2 or 1.x)") from None
+            raise OptionError(f"unknown {{hadoop_version}} {text!r} (expected 0.20, 0.22, 1.0, 1.2 or 1.x)") from None
 
     @property
     def formula(self) -> str:

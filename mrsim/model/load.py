@@ -43,7 +43,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.templates import JobTemplate, Workload
 from mrsim.rng import stream
 
@@ -77,15 +77,15 @@ class LoadWhatIf:
 
 
 def check_load_what_if(what: LoadWhatIf, where: str = "") -> None:
-    """Every given value positive and finite; ``--duration`` needs ``--input-cycle`` (Folder's rule)."""
+    """Every given value positive and finite; ``duration`` needs ``input_cycle`` (Folder's rule)."""
     prefix = f"{where}: " if where else ""
-    for name, value in (("--load-scale", what.load_scale), ("--duration", what.duration_s),
-                        ("--input-cycle", what.input_cycle_s), ("--concentration", what.concentration)):
+    for name, value in (("load_scale", what.load_scale), ("duration", what.duration_s),
+                        ("input_cycle", what.input_cycle_s), ("concentration", what.concentration)):
         if value is not None and not (math.isfinite(value) and value > 0):
-            raise InputError(f"{prefix}{name} must be a positive number, got {value:g}")
+            raise OptionError(f"{prefix}{{{name}}} must be a positive number, got {value:g}")
     if what.duration_s is not None and what.input_cycle_s is None:
-        raise InputError(f"{prefix}--duration D folds the trace into D seconds by cycles of --input-cycle C seconds: "
-                         "give --input-cycle too (Rumen's Folder has no default cycle)")
+        raise OptionError(f"{prefix}{{duration}} D folds the trace into D seconds by cycles of {{input_cycle}} C "
+                          "seconds: give {input_cycle} too (Rumen's Folder has no default cycle)")
 
 
 def scale_load(workload: Workload, factor: float) -> Workload:
@@ -94,7 +94,7 @@ def scale_load(workload: Workload, factor: float) -> Workload:
     ``factor`` 1 returns ``workload`` itself. Cost: O(jobs).
     """
     if not (math.isfinite(factor) and factor > 0):
-        raise InputError(f"--load-scale must be a positive number, got {factor:g}")
+        raise OptionError(f"{{load_scale}} must be a positive number, got {factor:g}")
     if factor == 1.0 or len(workload) == 0:
         return workload
     origin = workload.origin_s
@@ -162,8 +162,8 @@ def fold(workload: Workload, duration_s: float, input_cycle_s: float, concentrat
         for k in range(copies):
             out.append(job.with_changes(submit_s=submit, job_id=job.job_id if k == 0 else f"{job.job_id}#{k + 1}"))
     if not out:
-        raise InputError(f"{workload.source or 'workload'}: the fold kept no job (transcription probability "
-                         f"{probability:.4g}); raise --concentration or --duration")
+        raise OptionError(f"{workload.source or 'workload'}: the fold kept no job (transcription probability "
+                         f"{probability:.4g}); raise {{concentration}} or {{duration}}")
     folded = Workload.of(out, source=workload.source, warnings=workload.warnings)
     return folded, Fold(duration_s, input_cycle_s, concentration, folding_ratio, probability, n, len(out), skipped,
                         duplicated)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrsim.errors import InputError
+from mrsim.errors import OptionError
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,8 @@ def yarn_version(text: str | None) -> YarnVersion:
         return DEFAULT
     version = parse_yarn_version(text)
     if version is None:
-        raise InputError(f"--hadoop-version {text}: YARN mode follows Hadoop 2.x or 3.x (for example 2.7, 2.9 or "
-                         "3.3); the 0.20/1.x lines are the Hadoop 1 engine's (use --engine mr1)")
+        raise OptionError(f"{{hadoop_version}} {text}: YARN mode follows Hadoop 2.x or 3.x (for example 2.7, 2.9 or "
+                          "3.3); the 0.20/1.x lines are the Hadoop 1 engine's (use {engine} mr1)")
     return version
 
 

@@ -18,12 +18,13 @@ mapred-site.xml's or the trace's heartbeat keys when given. :func:`assumption_li
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from mrsim.errors import OptionError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import Workload
@@ -164,10 +165,9 @@ def zero_slot_notes(cluster: ClusterSpec) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts: list[dict[str, Any]] | None,
+def choose_cluster(args: Any, conf: HadoopConf, trace: str, hosts: list[dict[str, Any]] | None,
                    given: ClusterSpec | None = None) -> ClusterChoice:
     """The cluster by the module docstring's rule. ``args`` carries the cluster flags of ``add_cluster_arguments``."""
-    from mrsim.cli.options import build_cluster, build_cluster_cpu_model
     from mrsim.profiler.topology_infer import cluster_from_hosts
 
     if given is not None:
@@ -205,7 +205,42 @@ def choose_cluster(args: argparse.Namespace, conf: HadoopConf, trace: str, hosts
     return ClusterChoice(cluster, f"default {DEFAULT_NODES} nodes{slots} ({why}; give --nodes, --cluster or --topology)")
 
 
-def heartbeat_origin(args: argparse.Namespace, conf: HadoopConf, n_trackers: int,
+def build_cluster(args: Any, conf: HadoopConf, notes: list[str] | None = None) -> ClusterSpec:
+    """The cluster of the flags (``--cluster``, ``--topology``, ``--nodes``...); what reading a cluster file assumed
+    is appended to ``notes``."""
+    cluster = _build_cluster(args, conf, notes)
+    cpu_model = getattr(args, "cpu_model", None)
+    return cluster if cpu_model is None else build_cluster_cpu_model(cluster, cpu_model)
+
+
+def build_cluster_cpu_model(cluster: ClusterSpec, cpu_model: str) -> ClusterSpec:
+    """``--cpu-model`` overrides every node's cpu_model (TrackerSpec validates the combination)."""
+    return dataclasses.replace(
+        cluster, trackers=tuple(dataclasses.replace(t, cpu_model=str(cpu_model)) for t in cluster.trackers))
+
+
+def _build_cluster(args: Any, conf: HadoopConf, notes: list[str] | None = None) -> ClusterSpec:
+    from mrsim.model.cluster import cluster_from_rumen_topology, load_cluster_file, uniform_cluster
+    from mrsim.profiler.rumen import read_rumen_topology
+
+    sources = [x for x in (args.cluster, args.topology) if x]
+    if len(sources) > 1:
+        raise OptionError("give at most one of {cluster} and {topology}")
+    overrides = {"map_slots": conf.map_slots, "reduce_slots": conf.reduce_slots, "cores": args.cores}
+    if args.cluster:
+        if args.nodes is not None:
+            raise OptionError("{nodes} cannot be combined with {cluster} (the file lists the nodes)")
+        return load_cluster_file(args.cluster, overrides if (args.map_slots or args.reduce_slots or args.cores
+                                                             or args.mapred_site) else None, notes)
+    if args.topology:
+        if args.nodes is not None:
+            raise OptionError("{nodes} cannot be combined with {topology} (the topology lists the hosts)")
+        return cluster_from_rumen_topology(read_rumen_topology(args.topology), args.topology, overrides)
+    return uniform_cluster(args.nodes if args.nodes is not None else 64, conf.map_slots, conf.reduce_slots,
+                           args.cores if args.cores is not None else 4, args.racks or 1)
+
+
+def heartbeat_origin(args: Any, conf: HadoopConf, n_trackers: int,
                      conf_from_trace: dict[str, str] | None = None, options: Any = None, engine: str = "mr1") -> str:
     """Where the heartbeat interval came from, for :func:`assumption_line`. ``options``: the run's
     ``ReplayOptions`` (its calibration may have measured the interval); ``engine``: ``yarn`` for YARN mode, whose
@@ -215,9 +250,7 @@ def heartbeat_origin(args: argparse.Namespace, conf: HadoopConf, n_trackers: int
     if engine == "yarn":
         return "NodeManager heartbeat, yarn.resourcemanager.nodemanagers.heartbeat-interval-ms"
     if options is not None:
-        from mrsim.tracker.replay import requested_interval
-
-        if requested_interval(options) is not None:
+        if options.requested_interval() is not None:
             return f"calibration: {options.calibration.heartbeat_source}"
     version = conf.version.value
     formula = conf.version.formula

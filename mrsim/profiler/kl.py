@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.templates import JobTemplate
 
 DEFAULT_EPSILON = 1e-6
@@ -74,7 +74,7 @@ def common_edges(a: np.ndarray, b: np.ndarray, bins: int | str | Sequence[float]
             raise InputError("bin edges must be an increasing sequence of at least two values")
         return edges
     if isinstance(bins, int) and bins < 1:
-        raise InputError(f"--bins must be a positive integer or 'auto', got {bins}")
+        raise OptionError(f"{{bins}} must be a positive integer or 'auto', got {bins}")
     pooled = np.concatenate([a, b])
     return np.histogram_bin_edges(pooled, bins=bins)
 
@@ -118,7 +118,7 @@ def sample_symmetric_kl(a: Iterable[float] | np.ndarray, b: Iterable[float] | np
     if xa.size == 0 or xb.size == 0:
         raise InputError("both samples need at least one value")
     if epsilon < 0 or not math.isfinite(epsilon):
-        raise InputError(f"--epsilon must be a non-negative number, got {epsilon}")
+        raise OptionError(f"{{epsilon}} must be a non-negative number, got {epsilon}")
     edges = common_edges(xa, xb, bins)
     p = smoothed_pmf(xa, edges, epsilon)
     q = smoothed_pmf(xb, edges, epsilon)

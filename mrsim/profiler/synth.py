@@ -29,7 +29,7 @@ from typing import Iterator
 
 import numpy as np
 
-from mrsim.errors import InputError
+from mrsim.errors import OptionError
 from mrsim.model.streamed import StreamedWorkload
 from mrsim.model.templates import JobTemplate, Workload
 from mrsim.rng import stream
@@ -59,13 +59,13 @@ class FacebookLikeSpec:
 
     def validate(self) -> None:
         if self.jobs < 1:
-            raise InputError(f"--jobs must be at least 1, got {self.jobs}")
+            raise OptionError(f"{{jobs}} must be at least 1, got {self.jobs}")
         if not self.mean_interarrival_s >= 0:
-            raise InputError("--mean-interarrival must be non-negative")
+            raise OptionError("{mean_interarrival} must be non-negative")
         if not 0 <= self.shuffle_fraction < 1:
-            raise InputError("--shuffle-fraction must be in [0, 1)")
+            raise OptionError("{shuffle_fraction} must be in [0, 1)")
         if self.reduce_ratio < 0:
-            raise InputError("--reduce-ratio must be non-negative")
+            raise OptionError("{reduce_ratio} must be non-negative")
 
 
 def facebook_like_workload(spec: FacebookLikeSpec = FacebookLikeSpec()) -> Workload:

@@ -14,8 +14,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mrsim.errors import InputError
-from mrsim.model.demands import DEFAULT_DISK_MB_S, apply_demand_table, apply_trace_demands, load_demand_table
+from mrsim.errors import InputError, OptionError
+from mrsim.model.demands import DEFAULT_DISK_MB_S, apply_demand_table, load_demand_table
+from mrsim.profiler.demands import apply_trace_demands
 from mrsim.model.templates import Workload
 
 if TYPE_CHECKING:
@@ -68,7 +69,8 @@ def _load(path: str | os.PathLike[str], fmt: str | None) -> Workload:
         try:
             format_ = Format[fmt.strip().upper()]
         except KeyError:
-            raise InputError(f"unknown --format {fmt!r} (expected one of {', '.join(f.name.lower() for f in Format)})") from None
+            raise OptionError(f"unknown {{format}} {fmt!r} (expected one of "
+                              f"{', '.join(f.name.lower() for f in Format)})") from None
     else:
         format_ = detect_format(p)
     if format_ is Format.SWIM:

@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from mrsim.tracker.replay import ReplayOptions, replay
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.model.templates import (ISOLATED_KEY, Workload)  # ISOLATED_KEY: T_J (s) in JobTemplate.extra; compare imports it here
@@ -35,7 +35,7 @@ def check_deadline_factor(deadline_factor: float) -> float:
     """The factor as a float, or :class:`InputError` unless it is a finite number >= 1."""
     df = float(deadline_factor)
     if not (math.isfinite(df) and df >= 1.0):
-        raise InputError(f"--deadline-factor must be a number >= 1, got {deadline_factor}")
+        raise OptionError(f"{{deadline_factor}} must be a number >= 1, got {deadline_factor}")
     return df
 
 

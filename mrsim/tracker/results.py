@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from mrsim.tracker.jobtracker import JobTracker
-    from mrsim.tracker.replay import ReplayOptions
+    from mrsim.tracker.replay_options import ReplayOptions
     from mrsim.tracker.state import JobState
 
 
@@ -265,9 +265,8 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
     # scheduler's own statistics (controller decision times, jobs in the system) when it keeps any.
     run_stats = getattr(jt.scheduler, "run_stats", None)
     if jt.datacenters or run_stats is not None:
-        # Deferred: only federated runs need it, and the core should not load a study package (a feature's
-        # describe_run could carry it).
-        from mrsim.studies.federation.metrics import federation_summary
+        # Deferred: only federated runs and geo controllers need it.
+        from mrsim.tracker.features.federation_metrics import federation_summary
 
         summary["federation"] = federation_summary(jt, completion, makespan)
     if run_stats is not None:
@@ -280,8 +279,8 @@ def collect_result(jt: "JobTracker", options: "ReplayOptions", wall_s: float) ->
         "outofband_heartbeat": jt.conf.outofband_heartbeat,
         "speculative_execution": {"maps": jt.speculative_maps, "reduces": jt.speculative_reduces},
         "seed": options.seed,
-        "locality": options.locality,
-        "contention": options.contention or "none",
+        "locality": options.locality.value,
+        "contention": options.contention.value,
         "job_overheads": options.job_overheads,
         "failed_attempts": options.failed_attempts,
         "cluster": jt.cluster.describe(),

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import mrsim
-from mrsim.api_results import LOCALITY_LEVELS, Trace, named_locality
+from mrsim.run.results import LOCALITY_LEVELS, Trace, named_locality
 from mrsim.model.cluster import ClusterSpec, TrackerSpec, uniform_cluster
 from mrsim.model.templates import JobTemplate, Workload
 
@@ -121,23 +121,38 @@ def test_every_result_has_warnings(real_trace):
     assert validation.warnings == tuple(validation.to_json_dict()["warnings"])
 
 
-def test_main_options_are_named_keywords_with_docs():
-    for func, names in ((mrsim.replay, ("nodes", "map_slots", "reduce_slots", "seed", "heartbeat_interval",
-                                        "hadoop_version", "scheduler_config", "engine", "quiet")),
-                        (mrsim.validate, ("scheduler", "isolate", "cluster", "seed", "no_calibration",
-                                          "background", "engine", "quiet")),
-                        (mrsim.compare, ("cluster", "replications", "deadline_factor", "seed", "nodes", "engine",
-                                         "quiet"))):
-        params = inspect.signature(func).parameters
-        assert all(params[n].kind is inspect.Parameter.KEYWORD_ONLY for n in names), func.__name__
-        assert "options" in params and params["options"].kind is inspect.Parameter.VAR_KEYWORD
-        doc = inspect.getdoc(func)
-        assert "Returns:" in doc and all(n in doc for n in names if n != "quiet"), func.__name__
+#: Flags of a command that are not options of the run: outputs, and modes only the command line has.
+CLI_ONLY = {"out", "json", "report", "plot", "log_level", "quiet", "stream", "model", "load", "dn", "sigma"}
+
+
+@pytest.mark.parametrize("command", ["replay", "validate", "compare"])
+def test_every_option_is_a_named_keyword_with_docs(command):
+    """Every flag of the command is a named keyword of its API call (``help()`` and tab completion show it), a field
+    of RunSpec, and listed in the docstring; nothing hides in ``**options``."""
+    from mrsim.cli.options import command_defaults
+    from mrsim.model.runspec import FIELDS
+
+    func = getattr(mrsim, command)
+    params = inspect.signature(func).parameters
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()), command
+    flags = set(command_defaults(command)) - CLI_ONLY - {"trace"}
+    assert flags == set(params) - {"trace", "quiet"}, command
+    assert all(params[n].kind is inspect.Parameter.KEYWORD_ONLY for n in flags
+               if n not in ("scheduler", "schedulers", "cluster")), command
+    assert flags - {"schedulers"} <= set(FIELDS) and "schedulers" in FIELDS
+    doc = inspect.getdoc(func)
+    assert "Returns:" in doc and not [n for n in params if n not in doc], command
+
+
+def test_an_unknown_keyword_is_pythons_type_error():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nodez'"):
+        mrsim.replay(nodez=3)
 
 
 def test_named_and_flag_keywords_agree(real_trace):
     named = mrsim.replay(str(real_trace), nodes=3, seed=2, quiet=True)
-    through_options = mrsim.replay(str(real_trace), quiet=True, **{"nodes": 3, "seed": 2, "slowstart": 0.05})
+    through_options = mrsim.replay(str(real_trace), quiet=True, **{"nodes": 3, "seed": 2, "slowstart": 0.05,
+                                                                   "contention": "none", "locality": "auto"})
     assert named.summary["makespan_s"] == through_options.summary["makespan_s"]
     assert named.spec["cluster"]["nodes"] == 3 and named.spec["seed"] == 2
     with pytest.raises(TypeError, match="nodez"):

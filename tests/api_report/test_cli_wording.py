@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from mrsim.api import announce_warnings
+from mrsim.run.execute import announce_warnings
 from mrsim.cli import build_parser, main
 from mrsim.cli.render import cluster_line, run_cluster_line
 from mrsim.tracker.yarn.engine import print_queue_summary

@@ -1,4 +1,4 @@
-"""The command-line process ends without the interpreter's teardown (mrsim.cli.process_exit), yet as a normal
+"""The command-line process ends without the interpreter's teardown (mrsim.io.process_exit), yet as a normal
 exit would: the exit code, every line of output, the ``atexit`` handlers; and a live thread keeps the normal exit."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_exit_now_runs_handlers_flushes_and_keeps_the_code(tmp_path: Path) -> None:
     done = _python(f"""
         import atexit, sys
-        from mrsim.cli.process_exit import exit_now
+        from mrsim.io.process_exit import exit_now
         atexit.register(lambda: open({str(tmp_path / 'handler')!r}, "w").write("ran"))
         sys.stdout.write("no newline yet")  # buffered: only a flush brings it out
         sys.stderr.write("err")
@@ -34,7 +34,7 @@ def test_exit_now_runs_handlers_flushes_and_keeps_the_code(tmp_path: Path) -> No
 def test_exit_now_returns_while_another_thread_runs(tmp_path: Path) -> None:
     done = _python("""
         import sys, threading, time
-        from mrsim.cli.process_exit import exit_now
+        from mrsim.io.process_exit import exit_now
         worker = threading.Thread(target=time.sleep, args=(0.3,))
         worker.start()
         exit_now(3)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-import mrsim.cli.spinner as spinner
+import mrsim.run.spinner as spinner
 from mrsim.analysis.comparison import compare, within_replay
 from mrsim.cli import main
 from mrsim.model.cluster import uniform_cluster
@@ -96,7 +96,7 @@ def test_assumption_line_is_printed_before_the_replay_and_once(real_trace, capsy
         return original(*args, **kwargs)
 
     monkeypatch.setattr(engine, "replay", watched)
-    monkeypatch.setattr("mrsim.api._stderr_is_terminal", lambda: True)
+    monkeypatch.setattr("mrsim.run.execute._stderr_is_terminal", lambda: True)
     assert main(["replay", str(real_trace), "--no-cache"]) == 0
     after = capsys.readouterr().err
     line = next(x for x in before[0].splitlines() if x.startswith("mrsim replay: cluster "))
@@ -109,7 +109,7 @@ def test_assumption_line_is_printed_before_the_replay_and_once(real_trace, capsy
 def test_api_prints_the_line_once_too(real_trace, capsys, monkeypatch, terminal):
     import mrsim
 
-    monkeypatch.setattr("mrsim.api._stderr_is_terminal", lambda: terminal)
+    monkeypatch.setattr("mrsim.run.execute._stderr_is_terminal", lambda: terminal)
     mrsim.validate(str(real_trace))
     err = capsys.readouterr().err
     assert sum(line.startswith("mrsim validate: cluster ") for line in err.splitlines()) == 1

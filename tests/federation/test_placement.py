@@ -100,7 +100,7 @@ def test_errors_on_one_site_clusters_and_bad_parameters() -> None:
     assert same is w and report.placed == 0
     with pytest.raises(InputError, match="not a federation"):
         place_workload(w, uniform_cluster(2), PlacementSpec(PlacementPolicy.ZIPF))
-    with pytest.raises(InputError, match="needs --placement racks"):
+    with pytest.raises(InputError, match="needs placement racks"):
         place_workload(w, federation((1, 1)), PlacementSpec(PlacementPolicy.UNIFORM, rack_map={"/r": "dc0"}))
     with pytest.raises(InputError, match="skew"):
         PlacementSpec(PlacementPolicy.ZIPF, skew=-1.0)

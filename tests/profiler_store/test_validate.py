@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mrsim.cli.calibration_options import measure_from
+from mrsim.run.calibration import measure_from
 
 from mrsim.analysis.validation import error_pct, isolate_cluster
 from mrsim.tracker.replay import ReplayOptions, replay

@@ -58,5 +58,5 @@ def test_deadlines_are_uniform_in_range_and_seeded():
 def test_bad_deadline_factor():
     w = random_workload(0, 3)
     for df in (0.5, float("nan"), float("inf")):
-        with pytest.raises(InputError, match="deadline-factor"):
+        with pytest.raises(InputError, match="deadline_factor"):
             assign_deadlines(w, CLUSTER, HadoopConf(), df, seed=0)

@@ -16,7 +16,6 @@ from mrsim.model.demands import (
           TaskDemand,
           TaskKind,
           apply_demand_table,
-          apply_trace_demands,
           demand_columns,
           demand_rows,
           fallback_columns,
@@ -25,6 +24,7 @@ from mrsim.model.demands import (
           parse_demand,
       )
 from mrsim.model.templates import JobTemplate, Workload
+from mrsim.profiler.demands import apply_trace_demands
 from tests.tdam.helpers import EXAMPLES, SHARED_DATA
 
 GRIDMIX_CPU = SHARED_DATA / "gridmix-system-branch-1" / "cpu_emul_case1.json.gz"

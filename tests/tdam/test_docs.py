@@ -23,9 +23,10 @@ def test_docs_name_only_existing_api():
     import mrsim.profiler.jobspec as jobspec
     import mrsim.profiler.workloads as workloads
     import mrsim.model.demands as demands
+    import mrsim.profiler.demands as trace_demands
     import mrsim.schedulers.cafifo as cafifo
 
-    places = [demands, workloads, jobspec, cafifo, contention, contention.ContentionFeature, contention.NodeMix,
+    places = [demands, trace_demands, workloads, jobspec, cafifo, contention, contention.ContentionFeature, contention.NodeMix,
               jobtracker.JobTracker]
     text = DOC.read_text()
     names = {n for n in re.findall(r"`(?:[\w.]+\.)?(\w+)\(", text) if n[0].islower()}

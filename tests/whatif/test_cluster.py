@@ -28,7 +28,7 @@ def test_racks_and_cores_are_set_and_bad_sizes_are_input_errors():
     regrouped = resized(INFERRED, 4, racks=2, cores=8)
     assert [t.rack for t in regrouped.trackers] == ["/rack01", "/rack01", "/rack02", "/rack02"]
     assert {t.cores for t in regrouped.trackers} == {8}
-    with pytest.raises(InputError, match="--nodes must be at least 1"):
+    with pytest.raises(InputError, match="nodes must be at least 1"):
         resized(INFERRED, 0)
-    with pytest.raises(InputError, match="--racks must be between 1 and the number of nodes"):
+    with pytest.raises(InputError, match="racks must be between 1 and the number of nodes"):
         resized(INFERRED, 2, racks=3)

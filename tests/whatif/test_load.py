@@ -28,7 +28,7 @@ def test_load_scale_divides_every_gap_and_keeps_the_origin() -> None:
 
 
 def test_load_scale_refuses_non_positive_factors() -> None:
-    with pytest.raises(InputError, match="--load-scale must be a positive number, got 0"):
+    with pytest.raises(InputError, match="load_scale must be a positive number, got 0"):
         scale_load(_workload(0.0, 1.0), 0.0)
 
 
@@ -112,8 +112,10 @@ def test_no_what_if_changes_nothing() -> None:
     (LoadWhatIf(concentration=0.0), "--concentration must be a positive number, got 0"),
 ])
 def test_bad_what_ifs_are_one_line_errors(what: LoadWhatIf, message: str) -> None:
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError) as e:
         apply_load_what_if(_workload(0.0, 1.0), what)
+    assert message in e.value.worded(lambda name: "--" + name.replace("_", "-"))  # the command line's words
+    assert message.replace("--input-cycle", "input_cycle").replace("--", "") in str(e.value)  # the API's
 
 
 def test_fold_refuses_a_trace_without_a_span() -> None:

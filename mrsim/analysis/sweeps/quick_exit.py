@@ -12,6 +12,6 @@ from __future__ import annotations
 import atexit
 import functools
 
-from mrsim.cli.process_exit import end_process
+from mrsim.io.process_exit import end_process
 
 atexit.register(functools.partial(end_process, 0))

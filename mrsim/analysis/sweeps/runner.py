@@ -22,6 +22,7 @@ from mrsim.analysis.sweeps.sources import WorkloadSource
 from mrsim.analysis.sweeps.transforms import isolated_times, scale_interarrival, with_deadlines
 from mrsim.analysis.sweeps.variants import ClusterVariant, EngineOptions
 from mrsim.errors import InputError
+from mrsim.model.modes import Contention
 from mrsim.model.templates import Workload
 
 #: Metrics that measure the machine, not the model: they differ between runs of the same cell.
@@ -143,7 +144,7 @@ def _run_slots(cell: Cell) -> dict[str, Any]:
     workload = _point_workload(cell.workload, cell.seed, mean, scale, load)
     conf = engine.conf()
     options = engine.replay_options(cell.seed)
-    if (cell.workload.trace is not None and engine.calibration != "none" and options.contention is None
+    if (cell.workload.trace is not None and engine.calibration != "none" and options.contention is Contention.NONE
             and engine.engine != "yarn"):
         choice = _calibration(engine.calibration, cell.workload.trace, cell.workload.format,
                               cell.workload.digest, len(cluster.cluster), conf, engine.hadoop_version is not None)

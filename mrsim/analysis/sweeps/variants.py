@@ -5,7 +5,6 @@ Each is a frozen value with a JSON-ready ``fingerprint()`` that enters the cell 
 
 from __future__ import annotations
 
-import enum
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from mrsim.tracker.replay import ReplayOptions
 from mrsim.errors import InputError
 from mrsim.model.cluster import ClusterSpec, load_cluster_file, uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion, validate_conf
+from mrsim.model.modes import Contention
 
 
 # ------------------------------------------------------------------------------------------------ schedulers
@@ -151,13 +151,6 @@ def parse_cluster(doc: Any, index: int, base: Path, where: str) -> ClusterVarian
 
 # ------------------------------------------------------------------------------------------------ engine
 
-class Contention(enum.Enum):
-    """Task durations: as in the trace, or from per-node queueing networks (``ReplayOptions.contention``)."""
-
-    NONE = "none"
-    TDAM = "tdam"
-
-
 _ENGINE_KEYS = ("hadoop_version", "heartbeat_interval_s", "slowstart", "oob_heartbeat", "naive_heartbeats",
                 "aligned_heartbeats", "contention", "calibration", "yarn")
 
@@ -191,7 +184,7 @@ class EngineOptions:
     def replay_options(self, seed: int) -> ReplayOptions:
         return ReplayOptions(heartbeat_interval_s=self.heartbeat_interval_s, naive_heartbeats=self.naive_heartbeats,
                              seed=seed, aligned_heartbeats=self.aligned_heartbeats,
-                             contention=None if self.contention is Contention.NONE else self.contention.value)
+                             contention=self.contention)
 
     def fingerprint(self) -> dict[str, Any]:
         return {"hadoop_version": (self.hadoop_version or HadoopVersion.V1_2).value, "heartbeat_interval_s": self.heartbeat_interval_s,

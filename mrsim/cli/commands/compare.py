@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from mrsim.api import ComparisonRun, announce_once, early_announcer, execute_compare
+from mrsim.cli.runspec import context, spec_from_args
+from mrsim.run.execute import announce_once, early_announcer, execute_compare
+from mrsim.run.results import ComparisonRun
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.load_options import add_load_arguments
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
@@ -42,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    from mrsim.tracker.engine_choice import add_engine_choice
+    from mrsim.cli.options import add_engine_choice
 
     add_engine_choice(p)
     p.add_argument("--plot", metavar="FILE.png", help="write a comparison figure (PNG, atomically)")
@@ -63,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--plot writes a PNG file; give a name ending in .png, got {args.plot!r}")
     check_report_path(args)
     level = stderr_level(args)
-    printed = early_announcer(args, level)  # the assumption line before the replays
-    compared: ComparisonRun = execute_compare(args)
+    printed, early = early_announcer(level)  # the assumption line before the replays
+    compared: ComparisonRun = execute_compare(spec_from_args(args), ctx=context(args, early))
     result = compared.comparison
     if args.plot:
         from mrsim.analysis.comparison import plot_comparison

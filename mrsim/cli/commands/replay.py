@@ -7,7 +7,8 @@ import sys
 
 import orjson
 
-from mrsim.api import announce, announce_once, announce_warnings, early_announcer, execute_replay
+from mrsim.cli.runspec import context, spec_from_args
+from mrsim.run.execute import announce, announce_once, announce_warnings, early_announcer, execute_replay
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.load_options import add_load_arguments, given_load_flags
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
@@ -46,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="none")
     add_placement_arguments(p)
-    from mrsim.tracker.engine_choice import add_engine_choice
+    from mrsim.cli.options import add_engine_choice
 
     add_engine_choice(p)
     add_output_arguments(p, out="write jobs.csv, tasks.csv, attempts.csv, timeseries.csv and, in YARN mode, queues.csv "
@@ -77,13 +78,13 @@ def run(args: argparse.Namespace) -> int:
     # Per-task results only for the outputs that show them: a --json or table run drops each job's per-task
     # state when it finishes (same figures; memory grows with the jobs in flight, docs/performance.md).
     args.task_results = bool(args.out or args.report)
-    printed = early_announcer(args, level)  # the assumption line before the replay
+    printed, early = early_announcer(level)  # the assumption line before the replay
     if args.stream:
         from mrsim.cli.streamed import execute_streamed_replay
 
         replayed = execute_streamed_replay(args)
     else:
-        replayed = execute_replay(args)
+        replayed = execute_replay(spec_from_args(args), ctx=context(args, early))
     result = replayed.result
     enforce(result.warnings)  # --strict: before anything is written
     if args.out:

@@ -66,10 +66,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _exit_now(code: int) -> None:
     """End the process with ``code`` now, output flushed, without the interpreter's teardown or Dask's exit
-    handlers (:func:`mrsim.cli.process_exit.exit_now` would run them)."""
+    handlers (:func:`mrsim.io.process_exit.exit_now` would run them)."""
     import logging
 
-    from mrsim.cli.process_exit import end_process
+    from mrsim.io.process_exit import end_process
     from mrsim.profiler.cache import wait_for_saves
 
     wait_for_saves()  # a trace cache entry being saved by a child process (os._exit runs no exit handler)

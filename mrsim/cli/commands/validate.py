@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from mrsim.api import announce_once, announce_warnings, early_announcer, execute_validate
+from mrsim.cli.runspec import context, spec_from_args
+from mrsim.run.execute import announce_once, announce_warnings, early_announcer, execute_validate
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.wording import clip_left
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
@@ -35,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_cluster_arguments(p)
     add_engine_arguments(p)
     add_calibration_arguments(p, background_default="trace")
-    from mrsim.tracker.engine_choice import add_engine_choice
+    from mrsim.cli.options import add_engine_choice
 
     add_engine_choice(p)
     p.add_argument("--ignore-trace-conf", action="store_true",
@@ -55,8 +56,8 @@ def early_input(args: argparse.Namespace) -> tuple[str, str | None] | None:
 def run(args: argparse.Namespace) -> int:
     check_report_path(args)
     level = stderr_level(args)
-    printed = early_announcer(args, level)  # the assumption line before the replays
-    validated = execute_validate(args)
+    printed, early = early_announcer(level)  # the assumption line before the replays
+    validated = execute_validate(spec_from_args(args), ctx=context(args, early))
     report = validated.report
     if args.plot:
         from mrsim.analysis.validation.plot import plot_validation

@@ -2,7 +2,8 @@
 
 * :mod:`mrsim.studies.federation.placement`: place any workload's tasks in the datacenters of a federated cluster
   (``auto``, ``uniform``, ``zipf``, ``racks``), seeded.
-* :mod:`mrsim.studies.federation.metrics`: size classes, slowdowns and per-datacenter utilisation of a replay.
+* :mod:`mrsim.tracker.features.federation_metrics` (the engine's side): size classes, slowdowns and per-datacenter
+  utilisation of a replay, ``summary["federation"]``.
 * :mod:`mrsim.studies.federation.workloads`: the paper's synthetic workloads as engine job templates.
 * :mod:`mrsim.studies.federation.figures`: the paper's figure families through the engine (``python3 -m``).
 

@@ -32,7 +32,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from mrsim.errors import InputError
+from mrsim.errors import OptionError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import JobTemplate, Workload
 from mrsim.rng import stream
@@ -50,7 +50,7 @@ class PlacementPolicy(enum.Enum):
         try:
             return cls(str(text).strip().lower())
         except ValueError:
-            raise InputError(f"--placement: unknown policy {text!r} (expected auto, uniform, zipf or racks)") from None
+            raise OptionError(f"{{placement}}: unknown policy {text!r} (expected auto, uniform, zipf or racks)") from None
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class PlacementSpec:
 
     def __post_init__(self) -> None:
         if not (self.skew >= 0) or self.skew == float("inf"):
-            raise InputError(f"--placement-skew must be a finite number >= 0, got {self.skew}")
+            raise OptionError(f"{{placement_skew}} must be a finite number >= 0, got {self.skew}")
 
 
 @dataclass(frozen=True)
@@ -110,12 +110,12 @@ def parse_rack_map(text: str | None, datacenters: Sequence[str]) -> dict[str, st
         rack, eq, dc = part.partition("=")
         rack, dc = rack.strip(), dc.strip()
         if not eq or not rack or not dc:
-            raise InputError(f"--rack-map: expected RACK=DATACENTER pairs like /r1=dc1,/r2=dc2, got {part!r}")
+            raise OptionError(f"{{rack_map}}: expected RACK=DATACENTER pairs like /r1=dc1,/r2=dc2, got {part!r}")
         if datacenters and dc not in datacenters:
-            raise InputError(f"--rack-map: {rack} maps to datacenter {dc!r}, which the cluster does not have "
+            raise OptionError(f"{{rack_map}}: {rack} maps to datacenter {dc!r}, which the cluster does not have "
                              f"(it has {', '.join(datacenters)})")
         if rack in out and out[rack] != dc:
-            raise InputError(f"--rack-map: rack {rack} is mapped twice")
+            raise OptionError(f"{{rack_map}}: rack {rack} is mapped twice")
         out[rack] = dc
     return out
 
@@ -139,16 +139,16 @@ def place_workload(workload: Workload, cluster: ClusterSpec, spec: PlacementSpec
     dcs = cluster.datacenters
     if not dcs:
         if spec.policy is not PlacementPolicy.AUTO:
-            raise InputError(f"--placement {spec.policy.value}: the cluster is not a federation (give a cluster file "
+            raise OptionError(f"{{placement}} {spec.policy.value}: the cluster is not a federation (give a cluster file "
                              "with [[datacenters]]; see docs/cluster.md)")
         if spec.rack_map:
-            raise InputError("--rack-map: the cluster is not a federation")
+            raise OptionError("{rack_map}: the cluster is not a federation")
         return workload, PlacementReport("auto", spec.seed, 0, 0)
     if spec.rack_map and spec.policy is not PlacementPolicy.RACKS:
-        raise InputError("--rack-map needs --placement racks")
+        raise OptionError("{rack_map} needs {placement} racks")
     for rack, dc in spec.rack_map.items():
         if dc not in dcs:
-            raise InputError(f"--rack-map: {rack} maps to datacenter {dc!r}, which the cluster does not have "
+            raise OptionError(f"{{rack_map}}: {rack} maps to datacenter {dc!r}, which the cluster does not have "
                              f"(it has {', '.join(dcs)})")
     rng = stream(spec.seed, "placement")
     n_dc = len(dcs)

@@ -34,11 +34,11 @@ import numpy as np
 
 from mrsim.errors import InputError
 from mrsim.studies.geo.model import Federation, GeoWorkload
+from mrsim.tracker.features.federation_metrics import SIZE_CLASSES  # noqa: F401 - the paper's classes, shared
 from mrsim.studies.geo.placement import Placement, PlacementKind, job_from_counts, split_counts
 from mrsim.studies.geo.streams import named_rng
 
 #: Size classes by total tasks (the paper's fairness analysis): (name, lowest, highest) inclusive.
-SIZE_CLASSES: tuple[tuple[str, int, float], ...] = (("small", 1, 150), ("medium", 151, 500), ("large", 501, math.inf))
 
 
 class TraceType(enum.Enum):

@@ -57,7 +57,7 @@ from mrsim.contention import MixCache, NodeSpec
 from mrsim.contention.nodemix import TIE_RTOL, MixTable, NodeMix
 from mrsim.tracker.contention_core import EpochCore, EpochHooks, TaskDemands
 from mrsim.tracker.state import INF, JOB_SHIFT, REDUCE_BIT, TASK_MASK, JobState, TrackerState
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.cluster import TrackerSpec
 from mrsim.model.demands import TaskKind, demand_columns, fallback_columns, has_demands
 
@@ -98,7 +98,7 @@ class ContentionFeature:
         conf, cluster = jt.conf, jt.cluster
         if getattr(conf, "map_speculative", False) or getattr(conf, "reduce_speculative", False):
             # A backup attempt would be a second task of the same gid on another node's model.
-            raise InputError("speculative execution is not supported with --contention tdam (turn one of them off)")
+            raise OptionError("speculative execution is not supported with {contention} tdam (turn one of them off)")
         self.jt = jt
         self.jobs = jt.jobs
         self.trackers = jt.trackers

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from mrsim.tracker.scheduling import Locality
 from mrsim.tracker.state import JobState, TrackerState
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.templates import JobTemplate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,8 +80,8 @@ def task_datacenters(template: JobTemplate, datacenters: Sequence[str]) -> tuple
     index = {name: d for d, name in enumerate(datacenters)}
     extra = template.extra
     if template.n_maps and "map_datacenters" not in extra:
-        raise InputError(f"job {template.job_id}: the cluster is a federation but the job has no datacenter "
-                         "placement (give one in the job spec, or choose --placement)")
+        raise OptionError(f"job {template.job_id}: the cluster is a federation but the job has no datacenter "
+                          "placement (give one in the job spec, or choose {placement})")
     map_dc = _expand(extra.get("map_datacenters", []), template.n_maps, "map_datacenters", template.job_id, index)
     if "reduce_datacenters" in extra:
         reduce_dc = _expand(extra["reduce_datacenters"], template.n_reduces, "reduce_datacenters", template.job_id, index)

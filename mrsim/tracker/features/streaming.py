@@ -30,7 +30,7 @@ import numpy as np
 
 from mrsim.tracker.arrivals import add_job, forget_job
 from mrsim.tracker.state import JobState
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.streamed import StreamedWorkload
 from mrsim.model.templates import JobTemplate
 
@@ -149,10 +149,10 @@ class StreamedArrivals:
                     group.append(template)
                     continue
                 if template.submit_s < head.submit_s:
-                    raise InputError(f"{self.workload.source}: job {template.job_id} is submitted at "
+                    raise OptionError(f"{self.workload.source}: job {template.job_id} is submitted at "
                                      f"{template.submit_s:g} s, before job {head.job_id} ({head.submit_s:g} s) read "
                                      f"before it: a streamed trace must be in submit order (replay it without "
-                                     f"--stream to sort it)")
+                                     f"{{stream}} to sort it)")
                 self._lookahead = template
                 break
             group.sort(key=lambda t: t.job_id, reverse=True)
@@ -191,8 +191,8 @@ def _check_template(template: JobTemplate, jt: "JobTracker", source: str) -> Non
     if extra:
         for key in UNSTREAMABLE_EXTRAS:
             if extra.get(key):
-                raise InputError(f"{source}: job {template.job_id}: its trace records {key!r}, which a streamed "
-                                 f"replay cannot replay (replay without --stream)")
+                raise OptionError(f"{source}: job {template.job_id}: its trace records {key!r}, which a streamed "
+                                 f"replay cannot replay (replay without {{stream}})")
     if template.n_maps and jt.total_map_slots == 0:
         raise InputError(f"{source}: job {template.job_id} has map tasks but the cluster has no map slots")
     if template.n_reduces and jt.total_reduce_slots == 0:
@@ -204,7 +204,7 @@ def check_streamable(options: object, jt: "JobTracker") -> None:
     reasons = []
     if getattr(options, "task_results", False):
         reasons.append("per-task results (--out, --report)")
-    if getattr(options, "contention", None):
+    if str(getattr(options, "contention", "none")) != "none":
         reasons.append("--contention")
     calibration = getattr(options, "calibration", None)
     if calibration is not None and not calibration.is_empty():
@@ -221,5 +221,5 @@ def check_streamable(options: object, jt: "JobTracker") -> None:
     if hasattr(jt.scheduler, "uses_estimates"):  # the size-based plug-ins draw per-job estimates for the whole
         reasons.append(f"the {jt.scheduler.name!r} scheduler (it reads every job at start)")  # workload at start
     if reasons:
-        raise InputError(f"a streamed replay (--stream) does not support {', '.join(reasons)}; replay without "
-                         f"--stream")
+        raise OptionError(f"a streamed replay ({{stream}}) does not support {', '.join(reasons)}; replay without "
+                         f"{{stream}}")

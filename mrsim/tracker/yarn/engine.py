@@ -1,6 +1,6 @@
 """Choosing and running the engine from the command line: ``--engine auto|yarn|mr1`` and ``--yarn-site``.
 
-The flags and the choice itself live in :mod:`mrsim.tracker.engine_choice` (re-exported here), so that an MR1 replay
+The choice itself lives in :mod:`mrsim.run.engine_choice` and the flags in :mod:`mrsim.cli.options`, so that an MR1 replay
 imports none of YARN's modules. ``auto`` (the default) picks YARN for Hadoop 2/3 inputs: ``.jhist`` and SLS traces (``mrsim.profiler.detect``
 formats ``JHIST`` and ``SLS``), and Rumen traces or trace stores whose job confs carry YARN keys
 (``mapreduce.framework.name = yarn`` or any ``yarn.*`` key kept by the profiler) or whose job ids carry a
@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mrsim.tracker.engine_choice import add_engine_choice, is_yarn_input, use_yarn  # noqa: F401 - re-exported
 from mrsim.tracker.results import ReplayResult
 from mrsim.tracker.routing import yarn_routing_note
 from mrsim.tracker.yarn.calibration import YarnCalibration
@@ -138,7 +137,7 @@ def run_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec,
              progress=None, calibration: YarnCalibration | None = None,
              inferred_cluster: bool = False) -> tuple[ReplayResult, list[str]]:
     """Replay in YARN mode; returns the result and notes for stderr. ``calibration``: the jobs' commit tails
-    (``mrsim.cli.yarn_calibration`` chooses it); ``inferred_cluster``: ``cluster`` was inferred from the trace's
+    (``mrsim.run.yarn_calibration`` chooses it); ``inferred_cluster``: ``cluster`` was inferred from the trace's
     hosts (NodeManager sizes may then be inferred too, :func:`yarn_conf`)."""
     from mrsim.tracker.yarn.replay import replay_yarn
 
@@ -172,47 +171,3 @@ def print_queue_summary(result: ReplayResult, file=None) -> None:
         print(f"{clip_left(name, 30):<30} {q['mean_allocated_mb']:>13,.0f} {q['peak_allocated_mb']:>14,.0f} "
               f"{q['mean_pending_mb']:>16,.0f} {q['peak_pending_containers']:>13} {q['mean_share_mb']:>9,.0f}",
               file=file)
-
-
-def compare_yarn(args: argparse.Namespace, workload: Workload, cluster: ClusterSpec, names: list[str],
-                 replications: int, config: dict, progress=None, calibration: YarnCalibration | None = None,
-                 inferred_cluster: bool = False, configs: dict[str, dict] | None = None,
-                 routing: list[str] | None = None):
-    """``mrsim compare`` in YARN mode: every YARN scheduler in ``names`` on the same workload, seeds SEED..SEED+N-1.
-
-    Slot shares count containers: the cluster's memory in map-container units is the "slot" total. Slowdowns (which
-    need isolated MR1 replays) and deadlines are not computed in YARN mode. ``configs[name]``, when given, is
-    scheduler ``name``'s config (its own ``--scheduler-config`` file), else ``config``. ``routing``, when given,
-    receives each scheduler's line saying where replication 0's jobs went (:mod:`mrsim.tracker.routing`).
-    """
-    from dataclasses import replace as dc_replace
-
-    from mrsim.analysis.comparison import Comparison, SchedulerRuns, result_metrics, within_replay
-    from mrsim.tracker.yarn.replay import replay_yarn
-
-    for name in names:
-        if name.strip().lower() not in YARN_SCHEDULERS:
-            raise InputError(f"--schedulers {name}: not a YARN scheduler in YARN mode (expected "
-                             f"{', '.join(YARN_SCHEDULERS)}; use --engine mr1 for the Hadoop 1 plug-ins)")
-    conf, _notes = yarn_conf(args, workload, cluster, inferred_cluster)
-    total = int(sum(conf.nm_memory_mb for _ in cluster.trackers) // conf.normalise(conf.map_mb, conf.map_vcores)[0])
-    runs = {name: SchedulerRuns(name) for name in names}
-    done = 0
-    for r in range(replications):
-        seed = getattr(args, "seed", 0) + r
-        for name in names:
-            scheduler = create_yarn_scheduler(name, scheduler_settings(args, (configs or {}).get(name, config)))
-            result = replay_yarn(workload, cluster, dc_replace(conf), scheduler, seed=seed,
-                                 job_overheads=not getattr(args, "no_job_overheads", False),
-                                 locality=getattr(args, "locality", "auto"), queue_series=False,
-                                 calibration=calibration, progress=within_replay(progress, done, len(workload)))
-            result.spec["engine"] = "yarn"
-            if r == 0 and routing is not None:
-                routing.append(yarn_routing_note(name, scheduler, result))
-            runs[name].results.append(result)
-            runs[name].metrics.append(result_metrics(result, None, total))
-            runs[name].seeds.append(seed)
-            done += 1
-            if progress is not None:
-                progress(done)
-    return Comparison(runs, None, replications, getattr(args, "seed", 0), total)

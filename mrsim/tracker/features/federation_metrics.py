@@ -1,7 +1,7 @@
 """Federation metrics of one engine replay (Hung, Golubchik, Yu, SoCC'15, sec. 6): ``summary["federation"]``.
 
 * **Size classes** by a job's total tasks (maps + reduces), as the paper: small 1-150, medium 151-500,
-  large 501+ (``mrsim.studies.geo.workloads.SIZE_CLASSES``). Per class: job count, mean completion (s), mean slowdown.
+  large 501+ (:data:`SIZE_CLASSES`, which the geo study's workloads share). Per class: job count, mean completion (s), mean slowdown.
 * **Slowdown** = completion / baseline. The baseline is stated in ``slowdown_baseline``:
 
   - ``"isolated-replay"`` when every job carries ``extra["isolated_completion_s"]``, i.e. its completion when
@@ -20,17 +20,19 @@ Cost: O(tasks) once, at the end of a run (numpy; never on the hot path).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from mrsim.model.templates import ISOLATED_KEY  # where mrsim compare stores each job's isolated completion
-from mrsim.studies.geo.workloads import SIZE_CLASSES
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.jobtracker import JobTracker
     from mrsim.tracker.state import JobState
 
+#: The paper's size classes by total tasks (maps + reduces): ``(name, first, last)``, last inclusive.
+SIZE_CLASSES: tuple[tuple[str, int, float], ...] = (("small", 1, 150), ("medium", 151, 500), ("large", 501, math.inf))
 
 
 def _r(x: float) -> float | None:

@@ -8,24 +8,23 @@ one note for stderr, and ``spec.yarn_calibration`` of the JSON output records wh
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 from typing import Any
 
 from mrsim.tracker.yarn.calibration import YarnCalibration
-from mrsim.errors import InputError
+from mrsim.errors import InputError, OptionError
 from mrsim.model.templates import Workload
 
 _UNPROFILED = ("swim", "jobspec")  # inputs without task logs
 
 
-def resolve_yarn_calibration(args: argparse.Namespace, trace: Any, workload: Workload,
+def resolve_yarn_calibration(args: Any, trace: Any, workload: Workload,
                              profiler: Any = None) -> tuple[YarnCalibration | None, str]:
     """``(calibration, note)``. ``profiler``: the replayed trace's, when the caller has it (validate)."""
     if getattr(args, "no_calibration", False):
         if getattr(args, "calibration_from", None):
-            raise InputError("give at most one of --calibration-from and --no-calibration")
+            raise OptionError("give at most one of {calibration_from} and {no_calibration}")
         return None, "calibration (YARN): off (--no-calibration): every job finishes with its last task"
     source = getattr(args, "calibration_from", None)
     if source:

@@ -228,7 +228,7 @@ class Run:
         return replay_report(self, path, title=title)
 
     def _cluster(self) -> str:
-        from mrsim.cli.render import run_cluster_line
+        from mrsim.run.describe import run_cluster_line
 
         return run_cluster_line(self.spec)
 

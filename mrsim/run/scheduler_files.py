@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from mrsim.errors import UsageError
+from mrsim.errors import OptionUsageError
 
 
 def normalise_name(name: str) -> str:
@@ -30,11 +30,11 @@ def _pairs(text: str) -> dict[str, str] | None:
     for part in text.split(","):
         name, sep, path = part.partition("=")
         if not sep or not name.strip() or not path.strip():
-            raise UsageError(f"--scheduler-config {text!r}: expected FILE or NAME=FILE,... (e.g. "
+            raise OptionUsageError(f"{{scheduler_config}} {text!r}: expected FILE or NAME=FILE,... (e.g. "
                              f"fair=fair.xml,capacity=capacity-scheduler.xml), got {part!r}")
         key = normalise_name(name)
         if key in out:
-            raise UsageError(f"--scheduler-config names {key!r} twice")
+            raise OptionUsageError(f"{{scheduler_config}} names {key!r} twice")
         out[key] = path.strip()
     return out
 
@@ -48,7 +48,7 @@ def config_files(value: "str | Mapping[str, str] | None", names: Sequence[str]) 
     if pairs is not None:
         unknown = [n for n in pairs if n not in names]
         if unknown:
-            raise UsageError(f"--scheduler-config names scheduler {unknown[0]!r}, which this run does not use "
+            raise OptionUsageError(f"{{scheduler_config}} names scheduler {unknown[0]!r}, which this run does not use "
                              f"(schedulers: {', '.join(names)})")
         return pairs, []
     path = str(value)
@@ -61,8 +61,8 @@ def config_files(value: "str | Mapping[str, str] | None", names: Sequence[str]) 
     if owner is None:
         return {n: path for n in names}, []
     if owner not in names:
-        raise UsageError(f"{path}: looks like {look.describe()}, a file for the {owner} scheduler, which is not in "
-                         f"--schedulers ({', '.join(names)})")
+        raise OptionUsageError(f"{path}: looks like {look.describe()}, a file for the {owner} scheduler, which is not in "
+                         f"{{schedulers}} ({', '.join(names)})")
     others = [n for n in names if n != owner]
     return {owner: path}, [f"mrsim: note: --scheduler-config {path} looks like {look.describe()}: it goes to {owner}; "
                            f"{', '.join(others)} run without a file (a file each: --scheduler-config "

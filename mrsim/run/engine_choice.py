@@ -1,8 +1,8 @@
-"""Which engine runs a replay: ``--engine auto|yarn|mr1`` (the flags, and the rule for ``auto``).
+"""Which engine runs a replay: a spec's ``engine`` (:class:`~mrsim.model.modes.Engine` ``auto|yarn|mr1``) and the
+rule for ``auto``.
 
-Kept apart from :mod:`mrsim.tracker.yarn.engine` (which re-exports these names) so that an MR1 replay, the common
-case, never imports the YARN engine's modules: every ``replay``, ``compare`` and ``validate`` builds its parser
-with these flags and asks :func:`use_yarn` once.
+Kept apart from :mod:`mrsim.tracker.yarn.engine` so that an MR1 replay, the common case, never imports the YARN
+engine's modules: every ``replay``, ``compare`` and ``validate`` asks :func:`use_yarn` once.
 
 ``auto`` (the default) picks YARN for Hadoop 2/3 inputs: ``.jhist`` and SLS traces (``mrsim.profiler.detect``
 formats ``JHIST`` and ``SLS``), and Rumen traces or trace stores whose job confs carry YARN keys
@@ -13,22 +13,12 @@ traces of MR1 clusters, SWIM) runs on the MR1 JobTracker engine.
 
 from __future__ import annotations
 
-import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from mrsim.errors import InputError
+from mrsim.errors import OptionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrsim.model.templates import Workload
-
-
-def add_engine_choice(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("YARN mode (docs/yarn.md)")
-    g.add_argument("--engine", choices=["auto", "yarn", "mr1"], default="auto",
-                   help="yarn: ResourceManager/NodeManager/MR AM emulation; mr1: the JobTracker engine; auto "
-                        "(default): yarn for .jhist, SLS and Rumen traces from YARN clusters")
-    g.add_argument("--yarn-site", metavar="FILE", action="append",
-                   help="yarn-site.xml (NodeManager resources, allocation sizes, heartbeat intervals); repeatable")
 
 
 def is_yarn_input(trace: str | None, workload: "Workload", fmt: str | None = None) -> bool:
@@ -38,7 +28,7 @@ def is_yarn_input(trace: str | None, workload: "Workload", fmt: str | None = Non
     return is_yarn_trace(trace, workload.jobs, fmt)
 
 
-def use_yarn(args: argparse.Namespace, trace: str | None, workload: "Workload") -> bool:
+def use_yarn(args: Any, trace: str | None, workload: "Workload") -> bool:
     engine = getattr(args, "engine", "auto") or "auto"
     if engine == "yarn":
         return True
@@ -48,6 +38,6 @@ def use_yarn(args: argparse.Namespace, trace: str | None, workload: "Workload") 
 
         text = getattr(args, "hadoop_version", None)
         if parse_yarn_version(text) is not None:
-            raise InputError(f"--hadoop-version {text} names a Hadoop 2.x/3.x line, which YARN mode follows; this "
-                             "input runs on the Hadoop 1 engine (0.20, 0.22, 1.0, 1.2 or 1.x; or --engine yarn)")
+            raise OptionError(f"{{hadoop_version}} {text} names a Hadoop 2.x/3.x line, which YARN mode follows; this "
+                             "input runs on the Hadoop 1 engine (0.20, 0.22, 1.0, 1.2 or 1.x; or {engine} yarn)")
     return yarn
