@@ -18,8 +18,8 @@ Peak RSS is the largest resident set of the step's process tree (``wait4``'s ``r
 children it reaped, such as the forked reader and the cache's saving child; the largest one, not their sum).
 Bytes per task are the peak over the trace's tasks. The ``--json`` outputs of the three replays are compared (all
 but the wall-clock fields) and must be equal. The extrapolated limit assumes peak RSS grows linearly in tasks at
-the measured bytes per task above the fixed ``BASE_MB`` of a replay of an empty workload: an extrapolation, not a
-measurement.
+the first replay's bytes per task, the fixed cost of the process included (so it errs low): an extrapolation, not
+a measurement.
 """
 
 from __future__ import annotations
