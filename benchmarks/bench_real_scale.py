@@ -8,7 +8,7 @@ The input is a Rumen trace written by ``mrsim synth --jobs JOBS --seed SEED`` (t
 section V-C, in the real Rumen ``LoggedJob`` format: every command reads it as it reads a trace from a cluster).
 Each step is one ``mrsim`` process, run in a fresh trace cache (``MRSIM_CACHE_DIR`` under the work directory):
 
-* ``profile``: ``mrsim profile TRACE -o STORE`` (a trace store of the input);
+* ``profile``: ``mrsim profile TRACE -o STORE`` (a trace store of the input; ``--no-profile`` skips it);
 * ``first replay``: ``mrsim replay TRACE --nodes NODES --json`` with an empty cache (a miss: one pass over the
   input, the entry saved);
 * ``cached replay``: the same command again (a hit: the entry's store);
@@ -69,7 +69,7 @@ def _stable(raw: bytes) -> dict:
     return strip(doc)  # type: ignore[return-value]
 
 
-def measure(jobs: int, seed: int, nodes: int, work: Path) -> dict:
+def measure(jobs: int, seed: int, nodes: int, work: Path, profile: bool = True) -> dict:
     env = {**os.environ, "MRSIM_CACHE_DIR": str(work / "cache")}
     env.pop("MRSIM_NO_CACHE", None)
     trace = work / f"synth-{jobs}-{seed}.json.gz"
@@ -78,14 +78,13 @@ def measure(jobs: int, seed: int, nodes: int, work: Path) -> dict:
     steps: dict[str, dict] = {}
     outputs: dict[str, dict] = {}
     tasks = 0
-    for name, args in (("profile", ["profile", str(trace), "-o", str(work / "store")]),
-                       ("first replay", replay), ("cached replay", replay),
-                       ("no cache", [*replay, "--no-cache"])):
+    runs = [("profile", ["profile", str(trace), "-o", str(work / "store")])] if profile else []
+    for name, args in (*runs, ("first replay", replay), ("cached replay", replay), ("no cache", [*replay, "--no-cache"])):
         wall, rss, out = _run(args, env)
         steps[name] = {"wall_s": round(wall, 2), "peak_rss_mb": round(rss, 1)}
         if name != "profile":
             outputs[name] = _stable(out)
-            tasks = int(outputs[name]["summary"]["maps"]) + int(outputs[name]["summary"]["reduces"])
+            tasks = int(outputs[name]["summary"]["tasks"])
         print(f"{name:>14}: {wall:7.2f} s, peak RSS {rss:7.1f} MB", flush=True)
     first = outputs["first replay"]
     same = all(o == first for o in outputs.values())
@@ -123,13 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--nodes", type=int, default=10000)
     p.add_argument("--out", default="benchmarks/results/real_scale.json")
+    p.add_argument("--no-profile", action="store_true", help="measure the three replays only")
     p.add_argument("--render", metavar="RESULT", help="print the docs table of a result file and exit")
     args = p.parse_args(argv)
     if args.render:
         print(render(json.loads(Path(args.render).read_text())), end="")
         return 0
     with tempfile.TemporaryDirectory(prefix="mrsim-real-scale-") as tmp:
-        doc = measure(args.jobs, args.seed, args.nodes, Path(tmp))
+        doc = measure(args.jobs, args.seed, args.nodes, Path(tmp), profile=not args.no_profile)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
     print(render(doc), end="")
