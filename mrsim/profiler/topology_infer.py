@@ -28,6 +28,7 @@ Cost: O(a log a) for a attempts (one sort per host and kind); memory two int64 p
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import repeat
@@ -162,6 +163,11 @@ class HostSlots:
         return d
 
 
+def _columns(count: int) -> tuple["array[int]", ...]:
+    """``count`` empty int64 columns (8 bytes a value; a list of Python ints costs about 40)."""
+    return tuple(array("q") for _ in range(count))
+
+
 class SlotUsage:
     """Collects attempt windows per host from jobs as they stream past; :meth:`hosts` infers the slots.
 
@@ -169,7 +175,8 @@ class SlotUsage:
     """
 
     def __init__(self) -> None:
-        self._windows: dict[str, tuple[list[int], list[int], list[int], list[int]]] = {}
+        # Per host: map starts, map ends, reduce starts, reduce ends (epoch ms), int64 columns (_columns).
+        self._windows: dict[str, tuple[Any, ...]] = {}
         self._rack: dict[str, str] = {}
         self._split_rack: dict[str, str] = {}
         self.attempts = 0
@@ -177,7 +184,7 @@ class SlotUsage:
         # Memory-based scheduling: per host and kind, the index of each attempt's job into _job_mb, and per job
         # its (map MB, reduce MB) and memory keys; the slots an attempt held are only known once every conf is
         # read (the cluster's slot memory, mrsim.model.memory_slots), so weights are applied in hosts().
-        self._jobs: dict[str, tuple[list[int], list[int]]] = {}
+        self._jobs: dict[str, tuple[Any, ...]] = {}
         self._confs: list[dict[str, str]] = []
         self._named: dict[str, tuple[str | None, str] | None] = {}  # hostName -> attempt_host (no location)
 
@@ -217,10 +224,14 @@ class SlotUsage:
                 self._rack[host] = rack
             lists = self._windows.get(host)
             if lists is None:
-                lists = self._windows[host] = ([], [], [], [])
-                self._jobs[host] = ([], [])
-            lists[2 * kind].append(start)
-            lists[2 * kind + 1].append(finish)
+                lists = self._windows[host] = _columns(4)
+                self._jobs[host] = _columns(2)
+            for column, value in ((2 * kind, start), (2 * kind + 1, finish)):
+                try:
+                    lists[column].append(value)
+                except OverflowError:  # a time beyond int64: plain lists, which hosts() refuses as it always did
+                    lists = self._windows[host] = tuple(list(values) for values in lists)  # type: ignore[assignment]
+                    lists[column].append(value)
             self._jobs[host][kind].append(job_index)
             self.attempts += 1
 
@@ -257,8 +268,8 @@ class SlotUsage:
                 mid = lo + int(np.searchsorted(by_host[lo:hi], n)) if hi > lo else lo
                 lists = windows.get(host)
                 if lists is None:
-                    lists = windows[host] = ([], [], [], [])
-                    jobs[host] = ([], [])
+                    lists = windows[host] = _columns(4)
+                    jobs[host] = _columns(2)
                 for kind, a, b in ((MAP, lo, mid), (REDUCE, mid, hi)):
                     if b > a:
                         lists[2 * kind].extend(starts_list[a:b])
@@ -282,8 +293,8 @@ class SlotUsage:
                 racks[host] = rack
             lists = windows.get(host)
             if lists is None:
-                lists = windows[host] = ([], [], [], [])
-                jobs[host] = ([], [])
+                lists = windows[host] = _columns(4)
+                jobs[host] = _columns(2)
             kind = MAP if i < n else REDUCE
             lists[2 * kind].append(start)
             lists[2 * kind + 1].append(finish if finish > start else start + 1)

@@ -74,7 +74,7 @@ def _fields(result: one_pass.SingleInput) -> dict[str, object]:
 def _eager(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object] | str:
     """The pass with queueing off: no job is ever queued, every collector runs as the job is read."""
     with monkeypatch.context() as patch:
-        patch.setattr(deferred, "lite_job", lambda job, plain: None)
+        patch.setattr(deferred, "lite_job", lambda job, plain, names=None: None)
         try:
             return _fields(one_pass._read(path, Format.RUMEN))
         except Exception as exc:  # noqa: BLE001 - the error is the result to compare

@@ -13,7 +13,7 @@ job-level fields, the ``otherTasks`` and a few conf keys, all checked here); the
 first job that cannot be queued runs the queue through every collector and turns queueing off, so that job and
 all later ones take the eager path in the pass's order with every check and one-line error it had. What is kept
 per queued job: its columns as int64 arrays (the collectors' lists are rebuilt from them), its list of host names
-(the decoder's strings: about 70 bytes a task on the benchmark trace), and its job-level fields without the task
+(8 bytes a task: equal names share one string across the queue), and its job-level fields without the task
 lists and with only the conf keys the three collectors read; not the decoded job.
 """
 
@@ -48,9 +48,11 @@ def _time_ok(value: object) -> bool:
     return type(value) is not float or math.isfinite(value)  # type: ignore[arg-type]
 
 
-def lite_job(job: dict[str, Any], plain: PlainJob) -> tuple[dict[str, Any], PlainJob] | None:
+def lite_job(job: dict[str, Any], plain: PlainJob,
+             names: dict[str, str] | None = None) -> tuple[dict[str, Any], PlainJob] | None:
     """What the observation, slot usage and background need of the plain ``job`` (module docstring), or None
-    when one of them could raise on it (then it must run now, where the pass runs it)."""
+    when one of them could raise on it (then it must run now, where the pass runs it). ``names``: the host names
+    kept so far, so that equal names share one string (a decoded name is about 75 bytes, a list entry 8)."""
     if plain.any_attempt_location:  # attempt_host reads an arbitrary ``location`` object
         return None
     for key in _TIME_KEYS:
@@ -86,7 +88,11 @@ def lite_job(job: dict[str, Any], plain: PlainJob) -> tuple[dict[str, Any], Plai
                         return None
             lite[key] = [{"preferredLocations": task.get("preferredLocations")} for task in tasks]
     task_start, task_finish, attempt_start, attempt_finish = plain.arrays()
-    columns = PlainJob([], [], plain.n_maps, [], [], [], [], plain.host_names, [], [], [], [], [],
+    hosts = plain.host_names
+    if names is not None:  # one string object per distinct name across the queue, not one per attempt
+        share = names.setdefault
+        hosts = [share(name, name) for name in hosts]
+    columns = PlainJob([], [], plain.n_maps, [], [], [], [], hosts, [], [], [], [], [],
                        plain.any_locations, False, cached=(task_start, task_finish, attempt_start, attempt_finish))
     return lite, columns
 
@@ -123,6 +129,7 @@ class LaterCollectors:
         self.usage = SlotUsage()
         self.background = BackgroundCollector()
         self._queue: list[_Queued] = []
+        self._names: dict[str, str] = {}  # the queued jobs' host names, one string each
         self._pending = {"observations", "usage", "background"}
         self.queueing = True
 
@@ -131,7 +138,7 @@ class LaterCollectors:
         the caller runs this job's calls now, as every later job's."""
         if not self.queueing:
             return False
-        lite = lite_job(job, plain) if plain is not None else None
+        lite = lite_job(job, plain, self._names) if plain is not None else None
         if lite is None:
             self.run_all()
             return False
@@ -164,4 +171,5 @@ class LaterCollectors:
             call(queued, _revived(queued.columns, lists))
         if not self._pending:
             self._queue = []
+            self._names = {}
 

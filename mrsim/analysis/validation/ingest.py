@@ -35,7 +35,7 @@ import numpy as np
 from mrsim.analysis.validation.column_background import ColumnBackground as _ColumnBackground
 from mrsim.analysis.validation.deferred import LaterCollectors
 from mrsim.analysis.validation.observe import InputReport, JobObservation, Profiler
-from mrsim.calibration.background import BackgroundCollector
+from mrsim.calibration.background import BackgroundCollector, usage_arrays
 from mrsim.calibration.extract import CalibrationCollector
 from mrsim.calibration.model import Calibration
 from mrsim.errors import InputError
@@ -428,13 +428,12 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
 
     def background_fields() -> dict[str, Any]:
         later.run("background")
+        times, deltas = usage_arrays(background.usage)
+        reduce_times, reduce_deltas = usage_arrays(background.reduce_usage)
         return {
-            "background_waits": background.waits,
-            "background_times": np.array([t for t, _d in background.usage], dtype=np.float64),
-            "background_deltas": np.array([d for _t, d in background.usage], dtype=np.int8),
+            "background_waits": background.waits, "background_times": times, "background_deltas": deltas,
             "background_reduce_waits": background.reduce_gaps(),
-            "background_reduce_times": np.array([t for t, _d in background.reduce_usage], dtype=np.float64),
-            "background_reduce_deltas": np.array([d for _t, d in background.reduce_usage], dtype=np.int8)}
+            "background_reduce_times": reduce_times, "background_reduce_deltas": reduce_deltas}
 
     lazy["observations"] = observed
     for name in _BACKGROUND_FIELDS:
