@@ -70,7 +70,7 @@ def _cache_settings() -> str | None:
     compiler = {k: os.environ.get(k, "") for k in ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED")}
     return json.dumps({"mypy": mypy.version.__version__, "python": sys.version, "abi": importlib.machinery.
                        EXTENSION_SUFFIXES[0], "compiler": compiler, "config": MYPY_CONFIG,
-                       "setup": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}, sort_keys=True)
+                       "mypyc": MYPYC_OPTIONS}, sort_keys=True)
 
 
 def _cached_build(key: str) -> Path | None:
@@ -142,6 +142,10 @@ follow_imports = silent
 """
 
 
+#: mypyc's options (part of the build cache's key).
+MYPYC_OPTIONS = {"opt_level": "3", "debug_level": "0"}
+
+
 def _mypyc_extensions():
     """``(extensions, "")``, or ``([], reason)`` when the pure-Python engine is installed instead."""
     if core.pure_requested():
@@ -157,8 +161,8 @@ def _mypyc_extensions():
     report = io.StringIO()
     try:
         with contextlib.redirect_stdout(report):
-            extensions = mypycify([f"--config-file={config}", *sources], opt_level="3", debug_level="0",
-                                  group_name=core.GROUP_NAME)
+            extensions = mypycify([f"--config-file={config}", *sources], group_name=core.GROUP_NAME,
+                                  **MYPYC_OPTIONS)
     except (SystemExit, Exception) as exc:  # mypyc reports type errors on stdout, then exits
         sys.stderr.write(report.getvalue())
         errors = [line for line in report.getvalue().splitlines() if ": error:" in line]
@@ -182,10 +186,14 @@ class OptionalBuildExt(build_ext):
         if settings is not None:
             self.key = core.build_key(ROOT / "mrsim", settings)
             self.cached = _cached_build(self.key)
-        if self.cached is not None:  # nothing to compile: run() copies the cached build
-            self.distribution.ext_modules, self.skipped = [], ""
-        else:
-            self.distribution.ext_modules, self.skipped = _mypyc_extensions()
+        if self.cached is not None:
+            self.skipped = ""
+            super().finalize_options()
+            # Nothing to compile: run() copies the cached build. The placeholder extension stays on the
+            # distribution, so that setuptools still runs this command.
+            self.extensions = []
+            return
+        self.distribution.ext_modules, self.skipped = _mypyc_extensions()
         super().finalize_options()
 
     def _targets(self) -> list[Path]:
