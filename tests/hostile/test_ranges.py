@@ -88,6 +88,53 @@ def test_fair_allocation_counts_out_of_range(trace: Path, tmp_path: Path, capsys
     assert needle in err
 
 
+def _set_property(text: str, key: str, value: str) -> str:
+    """``text`` (a Hadoop XML file) with ``key`` set to ``value``: its property replaced, or one added."""
+    import re
+
+    pattern = re.compile(r"(<name>%s</name>\s*<value>)[^<]*" % re.escape(key))
+    if pattern.search(text):
+        return pattern.sub(lambda m: m.group(1) + value, text, count=1)
+    return text.replace("</configuration>", f"<property><name>{key}</name><value>{value}</value></property>\n"
+                                            "</configuration>")
+
+
+_MRV1 = "mapred.capacity-scheduler."
+_YARN = "yarn.scheduler.capacity."
+_YARN_CAPACITY = """<configuration>
+<property><name>yarn.scheduler.capacity.root.queues</name><value>default</value></property>
+<property><name>yarn.scheduler.capacity.root.default.capacity</name><value>100</value></property>
+</configuration>
+"""
+
+
+@pytest.mark.parametrize("engine, key, value, needle", [
+    ("mr1", _MRV1 + "maximum-tasks-after-offswitch", "99999999999999999999",
+     "maximum-tasks-after-offswitch: 99999999999999999999 is out of range (a Java int: at most 2,147,483,647)"),
+    ("mr1", _MRV1 + "maximum-tasks-per-heartbeat", "99999999999999999999",
+     "maximum-tasks-per-heartbeat: 99999999999999999999 is out of range (a Java int"),
+    ("mr1", _MRV1 + "default-user-limit-factor", "1e308",
+     "default-user-limit-factor: 1e+308 is out of range (a Java float: at most 3.402823e+38)"),
+    ("mr1", _MRV1 + "queue.research.user-limit-factor", "1e308",
+     "queue.research.user-limit-factor: 1e+308 is out of range (a Java float"),
+    ("yarn", _YARN + "root.default.user-limit-factor", "1e308",
+     "root.default.user-limit-factor = 1e+308 is out of range (a Java float: at most 3.402823e+38)"),
+    ("yarn", _YARN + "maximum-applications", "99999999999999999999",
+     "maximum-applications = 1e+20 is out of range (a Java int: at most 2,147,483,647)"),
+    ("yarn", _YARN + "root.default.maximum-applications", "1e308", "maximum-applications = 1e+308 is out of range"),
+    ("yarn", _YARN + "node-locality-delay", "1e308", "node-locality-delay = 1e+308 is out of range"),
+])
+def test_capacity_values_out_of_range(trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      engine: str, key: str, value: str, needle: str) -> None:
+    base = (REPO / "examples" / "capacity-scheduler.xml").read_text() if engine == "mr1" else _YARN_CAPACITY
+    xml = tmp_path / "capacity.xml"
+    xml.write_text(_set_property(base, key, value))
+    code, out, err = run_cli(["replay", str(trace), "--engine", engine, "--scheduler", "capacity",
+                              "--scheduler-config", str(xml), "--no-cache"], capsys)
+    assert_one_line_error(code, out, err, "capacity.xml:")
+    assert needle in err
+
+
 @pytest.mark.parametrize("body, needle", [
     ('[defaults]\nmap_slots = 1000000\nreduce_slots = 2\n[[racks]]\nname = "/r"\ncount = 2\n',
      "map_slots must be a non-negative integer at most 10,000, got 1000000"),
