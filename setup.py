@@ -5,15 +5,23 @@
 rejects the code or when no C compiler works, the install still succeeds with the pure-Python engine and says so
 in one line. A successful build records the sha256 of each compiled source (``mrsim/_compiled_core.json``) so that
 an edited source is never shadowed by its old compiled code.
+
+The compiled files are also kept in a build cache (``build/compiled-core-cache/<key>/``), keyed by the hash of
+every source the compilation reads and of the build's settings (:func:`_cache_settings`): an install of an
+unchanged tree (the README's second command after the first) copies them instead of running mypyc and the C
+compiler again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import importlib.machinery
 import importlib.util
 import io
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -46,6 +54,79 @@ def _record(package_dirs: list[Path], info: dict) -> None:
             (package_dir / core.BUILD_INFO).write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
 
+#: Where compiled cores are kept between installs, one directory per build key; the newest few are kept.
+CACHE_DIR = ROOT / "build" / "compiled-core-cache"
+CACHE_KEEP = 3
+CACHE_MANIFEST = "files.json"
+
+
+def _cache_settings() -> str | None:
+    """What, besides the sources, decides the compiled output: mypy's version, the interpreter and its ABI, the
+    compiler settings and this file's mypy configuration. None without mypy (nothing to reuse: no build either)."""
+    try:
+        import mypy.version
+    except ImportError:
+        return None
+    compiler = {k: os.environ.get(k, "") for k in ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED")}
+    return json.dumps({"mypy": mypy.version.__version__, "python": sys.version, "abi": importlib.machinery.
+                       EXTENSION_SUFFIXES[0], "compiler": compiler, "config": MYPY_CONFIG,
+                       "mypyc": MYPYC_OPTIONS}, sort_keys=True)
+
+
+def _cached_build(key: str) -> Path | None:
+    """The cache directory of ``key`` when it is complete and every file matches the sha256 its manifest
+    records, else None (a damaged entry is rebuilt, never loaded)."""
+    entry = CACHE_DIR / key
+    try:
+        manifest = json.loads((entry / CACHE_MANIFEST).read_text())
+        for name, digest in manifest["files"].items():
+            path = entry / name
+            if path.is_symlink() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+                return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return entry if manifest["files"] else None
+
+
+def _save_build(key: str, package_dir: Path) -> None:
+    """Copy the compiled core just built under ``package_dir`` into the cache (written aside, then renamed into
+    place); the oldest entries beyond :data:`CACHE_KEEP` are removed. A failure only costs the next install time."""
+    files = core.built_files(package_dir)
+    if not files:
+        return
+    tmp = CACHE_DIR / f".tmp-{key}-{os.getpid()}"
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        digests = {}
+        for path in files:
+            name = path.relative_to(package_dir).as_posix()
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, tmp / name)
+            digests[name] = hashlib.sha256((tmp / name).read_bytes()).hexdigest()
+        (tmp / CACHE_MANIFEST).write_text(json.dumps({"files": digests}, indent=1, sort_keys=True) + "\n")
+        shutil.rmtree(CACHE_DIR / key, ignore_errors=True)
+        tmp.rename(CACHE_DIR / key)
+        entries = sorted((p for p in CACHE_DIR.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                         key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[CACHE_KEEP:]:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        _say(f"could not keep the compiled core in {CACHE_DIR} ({exc}); the next install compiles it again")
+
+
+def _restore_build(entry: Path, targets: list[Path]) -> None:
+    manifest = json.loads((entry / CACHE_MANIFEST).read_text())
+    for package_dir in targets:
+        for name in manifest["files"]:
+            dest = package_dir / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if dest.exists() or dest.is_symlink():
+                dest.unlink()  # a loaded extension is replaced by a new file, never rewritten in place
+            shutil.copyfile(entry / name, dest)
+
+
 #: mypy's view of the code while mypyc compiles the core. Only the modules whose types the core uses are read (and
 #: their errors not reported: only the compiled modules must type-check); everything else, mrsim's other layers
 #: included, is skipped and typed ``Any``: following ``mrsim/__init__``'s imports into pandas and the rest of
@@ -59,6 +140,10 @@ warn_unused_configs = False
 [mypy-mrsim.tracker.*,mrsim.model.*,mrsim.errors,mrsim.rng]
 follow_imports = silent
 """
+
+
+#: mypyc's options (part of the build cache's key).
+MYPYC_OPTIONS = {"opt_level": "3", "debug_level": "0"}
 
 
 def _mypyc_extensions():
@@ -76,8 +161,8 @@ def _mypyc_extensions():
     report = io.StringIO()
     try:
         with contextlib.redirect_stdout(report):
-            extensions = mypycify([f"--config-file={config}", *sources], opt_level="3", debug_level="0",
-                                  group_name=core.GROUP_NAME)
+            extensions = mypycify([f"--config-file={config}", *sources], group_name=core.GROUP_NAME,
+                                  **MYPYC_OPTIONS)
     except (SystemExit, Exception) as exc:  # mypyc reports type errors on stdout, then exits
         sys.stderr.write(report.getvalue())
         errors = [line for line in report.getvalue().splitlines() if ": error:" in line]
@@ -95,6 +180,19 @@ class OptionalBuildExt(build_ext):
     """
 
     def finalize_options(self) -> None:
+        self.cached: Path | None = None
+        self.key: str | None = None
+        settings = None if core.pure_requested() else _cache_settings()
+        if settings is not None:
+            self.key = core.build_key(ROOT / "mrsim", settings)
+            self.cached = _cached_build(self.key)
+        if self.cached is not None:
+            self.skipped = ""
+            super().finalize_options()
+            # Nothing to compile: run() copies the cached build. The placeholder extension stays on the
+            # distribution, so that setuptools still runs this command.
+            self.extensions = []
+            return
         self.distribution.ext_modules, self.skipped = _mypyc_extensions()
         super().finalize_options()
 
@@ -106,6 +204,15 @@ class OptionalBuildExt(build_ext):
 
     def run(self) -> None:
         targets = self._targets()
+        if self.cached is not None:
+            import mypy.version
+
+            self._remove_partial(targets)
+            _restore_build(self.cached, targets)
+            _record(targets, {"mypy": mypy.version.__version__, "python": sys.version.split()[0],
+                              "sources": core.source_digests(core.COMPILED_MODULES, ROOT / "mrsim")})
+            _say(f"reused the compiled engine core of {self.cached.relative_to(ROOT)} (its sources are unchanged)")
+            return
         if not self.extensions:
             _say(f"installing the pure-Python engine ({self.skipped})")
             self._remove_partial(targets)
@@ -123,6 +230,8 @@ class OptionalBuildExt(build_ext):
 
         _record(targets, {"mypy": mypy.version.__version__, "python": sys.version.split()[0],
                           "sources": core.source_digests(core.COMPILED_MODULES, ROOT / "mrsim")})
+        if self.key is not None:
+            _save_build(self.key, targets[0])
         _say(f"compiled the engine core with mypyc {mypy.version.__version__} "
              f"({len(core.COMPILED_MODULES)} modules)")
 

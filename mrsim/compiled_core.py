@@ -98,6 +98,36 @@ def source_digests(modules: Sequence[str] = COMPILED_MODULES, package_dir: Path 
     return {m: hashlib.sha256(source_path(m, package_dir).read_bytes()).hexdigest() for m in modules}
 
 
+#: Sources outside the compiled modules whose types mypyc reads while compiling them (setup.py's mypy
+#: configuration follows these imports): a change to one can change the compiled code, so it is part of the build
+#: cache's key.
+TYPED_SOURCES: tuple[str, ...] = ("tracker", "model", "errors.py", "rng.py")
+
+
+def build_key(package_dir: Path, extra: str) -> str:
+    """The build cache's key: sha256 over the compiled modules' sources, every source mypyc reads types from
+    (:data:`TYPED_SOURCES`), this file and ``extra`` (the build's own settings: mypy version, Python, compiler
+    flags). Two trees with the same key compile to the same extensions. Cost: hashing about 800 kB of sources."""
+    digest = hashlib.sha256(extra.encode())
+    files = {source_path(m, package_dir) for m in COMPILED_MODULES} | {package_dir / "compiled_core.py"}
+    for name in TYPED_SOURCES:
+        entry = package_dir / name
+        files |= set(entry.rglob("*.py")) if entry.is_dir() else {entry}
+    for path in sorted(files):
+        if path.is_file():
+            digest.update(path.relative_to(package_dir).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def built_files(package_dir: Path) -> list[Path]:
+    """The compiled core's files under ``package_dir``: each module's extension and the group's shared library."""
+    found = [path for m in COMPILED_MODULES if (path := extension_path(m, package_dir)) is not None]
+    shared = GROUP_NAME.split(".")[-1] + "__mypyc"
+    found += sorted(p for p in package_dir.glob(shared + "*") if p.is_file() and p.suffix in (".so", ".pyd"))
+    return found
+
+
 def extension_path(module: str, package_dir: Path = PACKAGE_DIR) -> Path | None:
     """The compiled extension of ``module`` importable by this interpreter (its ABI suffix), or None."""
     base = source_path(module, package_dir).with_suffix("")

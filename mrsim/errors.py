@@ -54,6 +54,12 @@ class LimitError(InputError):
     """An input larger than a documented size limit (:mod:`mrsim.io.limits`), refused before allocating."""
 
 
+class StalledError(InputError, RuntimeError):
+    """A replay that stopped with jobs unfinished: the scheduler, as configured, assigns none of their tasks (a
+    pool or queue whose limits let nothing run, a plug-in that stops assigning). An input error (the configuration
+    given is at fault), and a ``RuntimeError`` as well, which a replay raised for it before."""
+
+
 class StrictError(InputError):
     """A warning turned into an error by ``--strict`` (exit code 1: the input is at fault, not the flag)."""
 

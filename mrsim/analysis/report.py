@@ -81,6 +81,8 @@ SERIES_POINTS = 1200
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
            "#17becf")
 WIDTH = 1100
+#: The least figure height (px) whose toolbar, on the right, shows every tool; a shorter figure has it above.
+TOOLBAR_BESIDE_MIN_HEIGHT = 300
 
 _HEAD_SCRIPT = """<script>
 window.mrsimErrors = [];
@@ -126,6 +128,8 @@ def _figure(title: str, x_label: str, y_label: str, height: int = 300, **kwargs:
     fig.xaxis.axis_label = x_label
     fig.yaxis.axis_label = y_label
     fig.toolbar.logo = None
+    if height < TOOLBAR_BESIDE_MIN_HEIGHT:  # beside a short figure the toolbar folds its last tools into a menu
+        fig.toolbar_location = "above"
     from bokeh.models import LinearAxis, NumeralTickFormatter
 
     for axis in (*fig.xaxis, *fig.yaxis):  # 12,500 rather than 1.250e+4; log and category axes keep their labels

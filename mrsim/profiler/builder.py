@@ -359,8 +359,8 @@ def _template(job: dict, source: str, warns: list[str]) -> JobTemplate | None:
     _check_task_limits(job, job_id, source)
     outcome = _outcome(job)
 
-    map_tasks = [t for t in job.get("mapTasks") or () if (t.get("taskType") or "MAP") == "MAP"]
-    reduce_tasks = [t for t in job.get("reduceTasks") or () if (t.get("taskType") or "REDUCE") == "REDUCE"]
+    map_tasks = _listed_tasks(job, "mapTasks", "MAP", job_id, source, warns)
+    reduce_tasks = _listed_tasks(job, "reduceTasks", "REDUCE", job_id, source, warns)
 
     unsuccessful = sum(1 for task in (*map_tasks, *reduce_tasks) for a in task.get("attempts") or ()
                        if a.get("result") in ("FAILED", "KILLED"))
@@ -466,6 +466,41 @@ def _assemble(job: dict, job_id: str, source: str, outcome: Outcome, warns: list
         map_locations=tuple(map_locations) if has_locations else None,
         extra=extra() if callable(extra) else extra,
     )
+
+
+_DECLARED = {"mapTasks": "totalMaps", "reduceTasks": "totalReduces"}
+
+
+def _listed_tasks(job: dict, key: str, kind: str, job_id: str, source: str, warns: list[str]) -> list[dict]:
+    """The tasks of ``job[key]`` (``mapTasks`` or ``reduceTasks``) whose ``taskType`` is ``kind`` or absent.
+
+    A null or missing list is empty (Rumen's ``LoggedJob``), announced with the count when the job declares tasks
+    of the kind (``totalMaps``/``totalReduces`` above 0): they have no record to replay. Any other value that is not
+    a list (``0``, ``false``, ``""``) is an :class:`InputError` naming the job and field. A task whose ``taskType``
+    names another kind is not replayed as this kind, and the warning counts them by type."""
+    tasks = job.get(key)
+    if tasks is None:
+        declared = _num(job.get(_DECLARED[key]))
+        if declared > 0:
+            warns.append(f"job {job_id}: {key} is {'null' if key in job else 'missing'} although "
+                         f"{_DECLARED[key]} is {declared}: {declared} {kind.lower()} task{'s' if declared > 1 else ''}"
+                         " with no record, not replayed")
+        return []
+    if type(tasks) is not list:
+        check_logged_job(job, source)  # raises the precise InputError (a list of objects expected)
+        raise InputError(f"{source}: job {job_id}: field '{key}' must be a list of objects, got {show_value(tasks)}")
+    kept = [t for t in tasks if (t.get("taskType") or kind) == kind]
+    if len(kept) < len(tasks):
+        others: dict[str, int] = {}
+        for t in tasks:
+            if (t.get("taskType") or kind) != kind:
+                name = show_value(t.get("taskType"))
+                others[name] = others.get(name, 0) + 1
+        listed = ", ".join(f"{count} {name}" for name, count in others.items())
+        dropped = len(tasks) - len(kept)
+        warns.append(f"job {job_id}: {dropped} task{'s' if dropped > 1 else ''} of {key} with another taskType "
+                     f"({listed}; expected {kind}) not replayed")
+    return kept
 
 
 def _report_dropped(job_id: str, outcome: Outcome, kind: str, tasks: list[dict], warns: list[str]) -> None:

@@ -29,6 +29,11 @@ from mrsim.profiler import jhist, jobhistory, sls
 from mrsim.io.compressed import open_binary
 
 HEAD_BYTES = 1 << 16
+#: Leading whitespace looked past when a head is nothing else (64 MiB: more is not a trace mrsim has met).
+MAX_LEADING_WHITESPACE = 64 << 20
+#: What counts as leading whitespace: JSON's four. Not the form feed, which starts a JobHistory bundle
+#: (``\f!!FILE=``) and is part of what its sniff reads.
+_JSON_SPACE = b" \t\r\n"
 
 _RUMEN_KEYS = re.compile(rb'"(jobID|mapTasks|reduceTasks|submitTime)"\s*:')
 _TOPOLOGY = re.compile(rb'^\{\s*"name"\s*:\s*"<root>"')
@@ -97,6 +102,41 @@ def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     return b"".join(parts)
 
 
+def head_past_whitespace(path: Path, size: int = HEAD_BYTES) -> bytes:
+    """The ``size`` bytes of ``path`` (decompressed) that follow its leading JSON whitespace, or ``b""`` when the
+    file is whitespace only; :class:`InputError` when its whitespace runs past :data:`MAX_LEADING_WHITESPACE`.
+    Called only when
+    :func:`read_head` found nothing else (a trace padded by hand or by a tool), so every other file's head, and so
+    its detection, is the one :func:`read_head` gives. Cost: one read of the whitespace, 64 KiB at a time."""
+    skipped = 0
+    parts: list[bytes] = []
+    got = 0
+    with open_binary(path) as fh:
+        try:
+            while skipped <= MAX_LEADING_WHITESPACE:
+                part = fh.read(1 << 16)
+                if not part:
+                    return b""
+                rest = part.lstrip(_JSON_SPACE)
+                skipped += len(part) - len(rest)
+                if rest:
+                    parts.append(rest)
+                    got = len(rest)
+                    break
+            else:
+                raise InputError(f"{path}: starts with more than {MAX_LEADING_WHITESPACE >> 20} MiB of whitespace; "
+                                 "not a trace")
+            while got < size:
+                part = fh.read(min(1 << 16, size - got))
+                if not part:
+                    break
+                parts.append(part)
+                got += len(part)
+        except (OSError, EOFError, zlib.error):
+            pass  # a stream cut short: what was read before the cut, as read_head does
+    return b"".join(parts)[:size]
+
+
 def sniff_format(head: bytes, name: str) -> Format | None:
     """The format ``head`` (decompressed leading bytes) looks like, or None."""
     for fmt, sniff in _SNIFFERS:
@@ -113,6 +153,9 @@ def detect_format(path: str | os.PathLike[str]) -> Format:
     if p.is_dir():
         return _detect_directory(p)
     head = read_head(p)
+    blank = bool(head) and not head.strip()
+    if len(head) >= HEAD_BYTES and not head.lstrip(_JSON_SPACE):
+        head = head_past_whitespace(p)
     fmt = sniff_format(head, p.name)
     if fmt is not None:
         return fmt
@@ -123,7 +166,7 @@ def detect_format(path: str | os.PathLike[str]) -> Format:
     if _SLS_NODES.search(head):
         raise InputError(f"{p}: is an SLS nodes file (cluster layout), not a job trace")
     if not head.strip():
-        raise InputError(f"{p}: is empty")
+        raise InputError(f"{p}: holds only whitespace" if blank else f"{p}: is empty")
     raise InputError(
         f"{p}: unrecognised format (expected a Rumen trace, JobHistory log, .jhist, SLS trace or SWIM file)"
     )
@@ -136,7 +179,10 @@ def _detect_directory(p: Path) -> Format:
             continue
         if jobhistory.is_conf_name(child.name):
             continue
-        fmt = sniff_format(read_head(child), child.name)
+        head = read_head(child)
+        if len(head) >= HEAD_BYTES and not head.lstrip(_JSON_SPACE):
+            head = head_past_whitespace(child)
+        fmt = sniff_format(head, child.name)
         if fmt is not None:
             found.setdefault(fmt, child.name)
     if not found:

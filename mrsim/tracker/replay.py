@@ -17,7 +17,7 @@ from mrsim.tracker.jobtracker import JobTracker
 from mrsim.tracker.replay_options import ReplayOptions
 from mrsim.tracker.results import ReplayResult, collect_result
 from mrsim.tracker.scheduling import TaskScheduler
-from mrsim.errors import InputError, OptionError
+from mrsim.errors import InputError, OptionError, StalledError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.modes import Contention
 from mrsim.model.hadoop_conf import HadoopConf
@@ -113,15 +113,28 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         jt.run(jt.check_invariants if options.check_invariants else None)
     wall = time.perf_counter() - started
     if jt.jobs_done != len(jt.jobs):
-        stuck = next(j for j in jt.jobs if j.finish_time < 0)
-        raise RuntimeError(
-            f"replay stalled: {len(jt.jobs) - jt.jobs_done} job(s) never finished (first: {stuck.job_id}); "
-            f"scheduler {scheduler.name!r} stopped assigning tasks"
-        )
+        raise _stalled(jt, scheduler.name)
     result = collect_result(jt, options, wall)
     if arrivals is not None:
         result.warnings = workload.stream_warnings  # found while reading, i.e. during the run
     return result
+
+
+def _stalled(jt: JobTracker, scheduler: str) -> StalledError:
+    """The one line of a replay whose event queue ran dry with jobs unfinished: how many, the first one's pool
+    (when the scheduler keeps one on the job) or queue and user, what it ran and what it never launched, and when
+    the last event happened."""
+    stuck = next(j for j in jt.jobs if j.finish_time < 0)
+    pool = getattr(getattr(stuck.sched, "pool", None), "name", None)
+    where = f"pool {pool!r}" if isinstance(pool, str) else f"queue {stuck.queue!r}"
+    never = [f"{n} {kind}{'s' if n != 1 else ''}" for n, kind in ((stuck.maps_pending, "map"),
+                                                                   (stuck.reduces_pending, "reduce")) if n]
+    done = f"{stuck.finished_maps}/{stuck.n_maps} maps and {stuck.finished_reduces}/{stuck.n_reduces} reduces done"
+    return StalledError(
+        f"replay stalled at {jt.now:.1f} s: {len(jt.jobs) - jt.jobs_done} job(s) never finished (first: "
+        f"{stuck.job_id}, {where}, user {stuck.user!r}: {done}"
+        f"{', ' + ' and '.join(never) + ' never launched' if never else ''}); scheduler {scheduler!r} assigns "
+        f"none of their tasks (a pool's or queue's limit of 0 maps or reduces, or a scheduler that stops assigning)")
 
 
 def _replayed_calibration(options: ReplayOptions) -> "Calibration | None":

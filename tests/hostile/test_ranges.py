@@ -1,21 +1,31 @@
 """Numeric fields range-checked before they reach the engine's C types: flags, environment limits, a Fair
 allocation file, a cluster file and Rumen traces. Each bad value is one error line naming the flag, file, job or
-key.
+key; a trace behind 70 KB of leading whitespace is read, and looking past whitespace changes no real file's format.
 """
 
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 from pathlib import Path
 
 import pytest
 
 from mrsim.cli import main
+from mrsim.errors import InputError
+from mrsim.io.compressed import open_binary
+from mrsim.profiler.detect import Format, detect_format, read_head, sniff_format
 from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
+from tests.data import SHARED_DATA
 from tests.profiler_store.helpers import assert_one_line_error, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def read_all(path: Path) -> bytes:
+    with open_binary(path) as fh:
+        return fh.read()
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +88,53 @@ def test_fair_allocation_counts_out_of_range(trace: Path, tmp_path: Path, capsys
     assert needle in err
 
 
+def _set_property(text: str, key: str, value: str) -> str:
+    """``text`` (a Hadoop XML file) with ``key`` set to ``value``: its property replaced, or one added."""
+    import re
+
+    pattern = re.compile(r"(<name>%s</name>\s*<value>)[^<]*" % re.escape(key))
+    if pattern.search(text):
+        return pattern.sub(lambda m: m.group(1) + value, text, count=1)
+    return text.replace("</configuration>", f"<property><name>{key}</name><value>{value}</value></property>\n"
+                                            "</configuration>")
+
+
+_MRV1 = "mapred.capacity-scheduler."
+_YARN = "yarn.scheduler.capacity."
+_YARN_CAPACITY = """<configuration>
+<property><name>yarn.scheduler.capacity.root.queues</name><value>default</value></property>
+<property><name>yarn.scheduler.capacity.root.default.capacity</name><value>100</value></property>
+</configuration>
+"""
+
+
+@pytest.mark.parametrize("engine, key, value, needle", [
+    ("mr1", _MRV1 + "maximum-tasks-after-offswitch", "99999999999999999999",
+     "maximum-tasks-after-offswitch: 99999999999999999999 is out of range (a Java int: at most 2,147,483,647)"),
+    ("mr1", _MRV1 + "maximum-tasks-per-heartbeat", "99999999999999999999",
+     "maximum-tasks-per-heartbeat: 99999999999999999999 is out of range (a Java int"),
+    ("mr1", _MRV1 + "default-user-limit-factor", "1e308",
+     "default-user-limit-factor: 1e+308 is out of range (a Java float: at most 3.402823e+38)"),
+    ("mr1", _MRV1 + "queue.research.user-limit-factor", "1e308",
+     "queue.research.user-limit-factor: 1e+308 is out of range (a Java float"),
+    ("yarn", _YARN + "root.default.user-limit-factor", "1e308",
+     "root.default.user-limit-factor = 1e+308 is out of range (a Java float: at most 3.402823e+38)"),
+    ("yarn", _YARN + "maximum-applications", "99999999999999999999",
+     "maximum-applications = 1e+20 is out of range (a Java int: at most 2,147,483,647)"),
+    ("yarn", _YARN + "root.default.maximum-applications", "1e308", "maximum-applications = 1e+308 is out of range"),
+    ("yarn", _YARN + "node-locality-delay", "1e308", "node-locality-delay = 1e+308 is out of range"),
+])
+def test_capacity_values_out_of_range(trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      engine: str, key: str, value: str, needle: str) -> None:
+    base = (REPO / "examples" / "capacity-scheduler.xml").read_text() if engine == "mr1" else _YARN_CAPACITY
+    xml = tmp_path / "capacity.xml"
+    xml.write_text(_set_property(base, key, value))
+    code, out, err = run_cli(["replay", str(trace), "--engine", engine, "--scheduler", "capacity",
+                              "--scheduler-config", str(xml), "--no-cache"], capsys)
+    assert_one_line_error(code, out, err, "capacity.xml:")
+    assert needle in err
+
+
 @pytest.mark.parametrize("body, needle", [
     ('[defaults]\nmap_slots = 1000000\nreduce_slots = 2\n[[racks]]\nname = "/r"\ncount = 2\n',
      "map_slots must be a non-negative integer at most 10,000, got 1000000"),
@@ -106,3 +163,57 @@ def test_rumen_fields_of_the_wrong_type_or_range(jobs: list[dict], tmp_path: Pat
     code, out, err = run_cli(["replay", str(path), "--no-cache"], capsys)
     assert_one_line_error(code, out, err, "bad.json")
     assert needle in err
+
+
+@pytest.mark.parametrize("suffix", [".json", ".json.gz"])
+def test_a_trace_after_70_kb_of_leading_whitespace_is_read(jobs: list[dict], trace: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str], suffix: str) -> None:
+    padded = tmp_path / f"padded{suffix}"
+    body = (" \n\t" * 24_000 + "\n".join(json.dumps(j) for j in jobs)).encode()
+    padded.write_bytes(gzip.compress(body) if suffix.endswith(".gz") else body)
+    code, plain, err = run_cli(["replay", str(trace), "--json", "--no-cache"], capsys)
+    assert code == 0, err
+    code, got, err = run_cli(["replay", str(padded), "--json", "--no-cache"], capsys)
+    assert code == 0, err
+    a, b = json.loads(plain), json.loads(got)
+    assert a["jobs"] == b["jobs"] and a["summary"]["makespan_s"] == b["summary"]["makespan_s"]
+
+
+@pytest.mark.parametrize("content, needle", [
+    (b" \n" * 40_000, "holds only whitespace"),
+    (b"\n", "holds only whitespace"),
+    (b"", "is empty"),
+])
+def test_whitespace_without_a_trace_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                content: bytes, needle: str) -> None:
+    path = tmp_path / "blank.json"
+    path.write_bytes(content)
+    code, out, err = run_cli(["replay", str(path), "--no-cache"], capsys)
+    assert_one_line_error(code, out, err, f"blank.json: {needle}")
+
+
+def test_looking_past_whitespace_leaves_every_real_file_s_format(tmp_path: Path) -> None:
+    """Every file and directory of the shared data is detected as the head it starts with says; padded with 70 KB
+    of whitespace, the JSON formats keep their format (a JobHistory bundle starts with a form feed, which is not
+    skipped: that is what the sniff reads)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("shared data absent")
+    data = SHARED_DATA
+    checked = 0
+    for path in sorted(data.rglob("*")):
+        if path.name == "MANIFEST.txt" or path.name.startswith("."):
+            continue
+        try:
+            expected: object = sniff_format(read_head(path), path.name) if path.is_file() else None
+            got: object = detect_format(path)
+        except InputError as exc:
+            got = "error"
+            assert "whitespace" not in str(exc), exc
+        if path.is_file():
+            assert got == (expected or "error"), path
+            checked += 1
+        if got in (Format.RUMEN, Format.SLS) and path.is_file() and checked % 5 == 0:
+            padded = tmp_path / path.name
+            padded.write_bytes(gzip.compress(b" \n" * 36_000 + read_all(path)))
+            assert detect_format(padded) is got, path
+    assert checked > 80

@@ -214,3 +214,27 @@ def test_this_process_reports_the_build_it_runs() -> None:
     expected = "pure" if jobtracker.__file__.endswith(".py") else "compiled"
     assert compiled_core.engine_build() == expected
     assert compiled_core.describe().startswith("engine core: " + ("compiled" if expected == "compiled" else "pure"))
+
+
+def test_the_build_cache_key_follows_every_source_mypyc_reads(tmp_path):
+    """The key of setup.py's build cache changes with a compiled module, with a module whose types mypyc reads
+    (``TYPED_SOURCES``) and with the build settings, and with nothing else."""
+    import shutil
+
+    from mrsim import compiled_core as core
+
+    package = tmp_path / "mrsim"
+    shutil.copytree(core.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    key = core.build_key(package, "settings")
+    assert core.build_key(package, "settings") == key
+    assert core.build_key(package, "other settings") != key
+    (package / "api.py").write_text((package / "api.py").read_text() + "\n# not read by mypyc\n")
+    assert core.build_key(package, "settings") == key
+    for name in ("tracker/kernel.py", "tracker/scheduling.py", "model/templates.py", "errors.py"):
+        source = package / name
+        before = source.read_bytes()
+        source.write_bytes(before + b"\n")
+        assert core.build_key(package, "settings") != key, name
+        source.write_bytes(before)
+    assert core.build_key(package, "settings") == key
+    assert core.built_files(package) == []

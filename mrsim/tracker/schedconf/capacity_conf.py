@@ -128,6 +128,31 @@ class CapacityConf:
         }
 
 
+#: Hadoop reads the task counts with ``Configuration.getInt`` (a Java int) and the factors with ``getFloat``: a
+#: larger value is no configuration Hadoop runs, and would reach the engine's C types unchecked.
+_JAVA_INT_MAX = 2**31 - 1
+_JAVA_FLOAT_MAX = 3.4028234663852886e38
+
+
+def _user_limit_factor(layers: Layers, key: str, default: float) -> float:
+    """``key``'s user-limit-factor (``default`` when unset), within a Java float (:func:`_check_queue` checks that
+    it is positive)."""
+    value = layers.number(key, default)
+    if layers.has(key) and not value <= _JAVA_FLOAT_MAX:
+        raise layers.fail(key, f"{value:g} is out of range (a Java float: at most {_JAVA_FLOAT_MAX:.7g})")
+    return value
+
+
+def _task_count(layers: Layers, key: str, default: int, least: int) -> int:
+    """``key``'s count of tasks (``default`` when unset) within [``least``, Java int max]."""
+    value = layers.integer(key, default)
+    if value < least:
+        raise layers.fail(key, "must be at least 1" if least else "must not be negative")
+    if value > _JAVA_INT_MAX:
+        raise layers.fail(key, f"{value} is out of range (a Java int: at most {_JAVA_INT_MAX:,})")
+    return value
+
+
 def _check_queue(layers: Layers, q: QueueConf, cap_key: str, max_key: str, ul_key: str, ulf_key: str) -> None:
     if not 0 <= q.capacity_pct <= 100:
         raise layers.fail(cap_key, f"capacity of queue {q.name!r} must be within [0, 100], got {q.capacity_pct:g}")
@@ -166,7 +191,7 @@ def _mrv1_queues(layers: Layers, capacity_file: str | None, warnings: list[str])
         raise layers.fail(KEY_QUEUE_NAMES, "a queue is listed twice")
     d_prio = layers.boolean(DEFAULT_SUPPORTS_PRIORITY, False)
     d_ul = layers.integer(DEFAULT_MIN_USER_LIMIT, 100)
-    d_ulf = layers.number(DEFAULT_USER_LIMIT_FACTOR, 1.0)
+    d_ulf = _user_limit_factor(layers, DEFAULT_USER_LIMIT_FACTOR, 1.0)
     queues = []
     for name in names:
         base = Q + name + "."
@@ -179,7 +204,7 @@ def _mrv1_queues(layers: Layers, capacity_file: str | None, warnings: list[str])
             name=name, capacity_pct=cap, maximum_capacity_pct=mx if mx > 0 else None,
             supports_priority=layers.boolean(base + "supports-priority", d_prio),
             minimum_user_limit_percent=layers.integer(base + "minimum-user-limit-percent", d_ul),
-            user_limit_factor=layers.number(base + "user-limit-factor", d_ulf),
+            user_limit_factor=_user_limit_factor(layers, base + "user-limit-factor", d_ulf),
         )
         _check_queue(layers, q, base + "capacity", base + "maximum-capacity", base + "minimum-user-limit-percent",
                      base + "user-limit-factor")
@@ -228,7 +253,7 @@ def _yarn_queues(layers: Layers, warnings: list[str]) -> tuple[QueueConf, ...]:
         kids = children_of(path)
         if not kids:
             mulp = layers.integer(f"{Y}{path}.minimum-user-limit-percent", 100)
-            ulf = layers.number(f"{Y}{path}.user-limit-factor", 1.0)
+            ulf = _user_limit_factor(layers, f"{Y}{path}.user-limit-factor", 1.0)
             short = path.rsplit(".", 1)[-1]
             q = QueueConf(short, abs_cap, abs_max if abs_max < 100 - 1e-9 else None, False, mulp, ulf, (path,))
             _check_queue(layers, q, f"{Y}{path}.capacity", f"{Y}{path}.maximum-capacity",
@@ -304,12 +329,8 @@ def load_capacity_conf(config: Mapping[str, object] | None = None,
         queues = _yarn_queues(layers, warnings)
     else:
         queues = _mrv1_queues(layers, str(cfg) if cfg else None, warnings)
-    per_hb = layers.integer(KEY_MAX_TASKS_PER_HEARTBEAT, 32767)
-    after = layers.integer(KEY_MAX_TASKS_AFTER_OFFSWITCH, 0)
-    if per_hb < 1:
-        raise layers.fail(KEY_MAX_TASKS_PER_HEARTBEAT, "must be at least 1")
-    if after < 0:
-        raise layers.fail(KEY_MAX_TASKS_AFTER_OFFSWITCH, "must not be negative")
+    per_hb = _task_count(layers, KEY_MAX_TASKS_PER_HEARTBEAT, 32767, 1)
+    after = _task_count(layers, KEY_MAX_TASKS_AFTER_OFFSWITCH, 0, 0)
     memory = MemoryConf(layers.number(KEY_CLUSTER_MAP_MB, -1.0), layers.number(KEY_CLUSTER_REDUCE_MB, -1.0),
                         layers.number(KEY_CLUSTER_MAX_MAP_MB, -1.0), layers.number(KEY_CLUSTER_MAX_REDUCE_MB, -1.0))
     return CapacityConf(

@@ -25,7 +25,7 @@ from mrsim.tracker.yarn.rm import ResourceManager
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.tracker.yarn.schedulers.base import YarnScheduler
 from mrsim.tracker.gc_policy import yarn_gc
-from mrsim.errors import InputError
+from mrsim.errors import InputError, StalledError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
 
@@ -64,11 +64,12 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
         wall = time.perf_counter() - started
         if rm.stalled or rm.apps_done != len(rm.apps):
             stuck = next(am for am in rm.ams if am.finish < 0)
-            raise InputError(
+            raise StalledError(
                 f"YARN replay stalled: {len(rm.apps) - rm.apps_done} application(s) never finished (first: "
                 f"{stuck.app.app_id}, AM {'running' if stuck.start >= 0 else 'never started'}); e.g. "
                 f"ApplicationMasters fill the cluster under the {scheduler.name} scheduler (use capacity with "
-                f"maximum-am-resource-percent, or fair with maxAMShare)")
+                f"maximum-am-resource-percent, or fair with maxAMShare), or a queue's running-application limit "
+                f"of 0 (maxRunningApps, userMaxAppsDefault, queueMaxAppsDefault)")
         result = collect_yarn_result(rm, wall, seed, locality, job_overheads, warnings)
         if monitor is not None:
             monitor.add_to(result)

@@ -48,6 +48,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrsim.tracker.yarn.nodemanager import NodeManager
 
 P = "yarn.scheduler.capacity."
+_JAVA_INT_MAX = 2**31 - 1
+_JAVA_FLOAT_MAX = 3.4028234663852886e38
 _QUEUE_KEYS = {"queues", "capacity", "maximum-capacity", "user-limit-factor", "minimum-user-limit-percent",
                "maximum-am-resource-percent", "maximum-applications", "state"}
 _GLOBAL_KEYS = {P + "maximum-am-resource-percent", P + "maximum-applications", P + "node-locality-delay",
@@ -131,11 +133,11 @@ class CapacityScheduler(YarnScheduler):
         self.user_groups = UserGroups.from_config(config, config.get("site_files", ()) or ())
         # CapacitySchedulerConfiguration.DEFAULT_NODE_LOCALITY_DELAY: -1 before 2.8, 40 from 2.8 on
         default_delay = 40 if self.version.at_least(2, 8) and self.version.given else -1
-        self.node_locality_delay = int(self._num(P + "node-locality-delay", default_delay, None))
+        self.node_locality_delay = self._int(P + "node-locality-delay", default_delay, None)
         self.mappings = self._mappings()
         self.override = self._text(P + "queue-mappings-override.enable", "false").lower() == "true"
         default_am = self._num(P + "maximum-am-resource-percent", 0.1, None)
-        default_apps = self._num(P + "maximum-applications", 10000, None)
+        default_apps = self._int(P + "maximum-applications", 10000, None)
         # Hadoop 3's weights and absolute capacities, as percentages for the tree's checks (capacity_values)
         self.absolute = capacity_values.rewrite(props, self.source)
         self._build(self.root, default_am, default_apps)
@@ -186,6 +188,15 @@ class CapacityScheduler(YarnScheduler):
         if not math.isfinite(value):
             raise InputError(f"{self._where(key)}: queue {queue or '(global)'}: {key} is not finite")
         return value
+
+    def _int(self, key: str, default: float, queue: str | None) -> int:
+        """A count Hadoop reads with ``getInt``: within a Java int (a larger one would reach the compiled core's
+        C types)."""
+        value = self._num(key, default, queue)
+        if not -_JAVA_INT_MAX - 1 <= value <= _JAVA_INT_MAX:
+            raise InputError(f"{self._where(key)}: queue {queue or '(global)'}: {key} = {value:g} is out of range "
+                             f"(a Java int: at most {_JAVA_INT_MAX:,})")
+        return int(value)
 
     def _mappings(self) -> list[tuple[str, str, str]]:
         """``CapacitySchedulerConfiguration.getQueueMappings``: comma-separated ``u:user:queue`` / ``g:group:queue``
@@ -242,6 +253,9 @@ class CapacityScheduler(YarnScheduler):
             child.user_limit_factor = self._num(ukey, 1.0, child.path)
             if not child.user_limit_factor > 0:
                 raise InputError(f"{self._where(ukey)}: queue {child.path}: {ukey} must be positive")
+            if child.user_limit_factor > _JAVA_FLOAT_MAX:  # getFloat: Hadoop would read infinity
+                raise InputError(f"{self._where(ukey)}: queue {child.path}: {ukey} = {child.user_limit_factor:g} is "
+                                 f"out of range (a Java float: at most {_JAVA_FLOAT_MAX:.7g})")
             lkey = f"{P}{child.path}.minimum-user-limit-percent"
             child.min_user_limit = self._num(lkey, 100.0, child.path)
             if not 0 < child.min_user_limit <= 100:
@@ -250,8 +264,8 @@ class CapacityScheduler(YarnScheduler):
             child.max_am_pct = self._num(akey, default_am, child.path)
             if not 0 < child.max_am_pct <= 1:
                 raise InputError(f"{self._where(akey)}: queue {child.path}: {akey} must be in (0, 1]")
-            child.max_apps = int(self._num(f"{P}{child.path}.maximum-applications",
-                                           default_apps * child.abs_capacity, child.path))
+            child.max_apps = self._int(f"{P}{child.path}.maximum-applications",
+                                       default_apps * child.abs_capacity, child.path)
             child.running = self._text(f"{P}{child.path}.state", "RUNNING").upper() != "STOPPED"
             total += cap
             queue.children.append(child)
