@@ -268,8 +268,6 @@ def layer_climbs(graph: dict[str, set[str]]) -> list[str]:
 KNOWN_CYCLES: dict[str, str] = {
     "mrsim.tracker.assignment -> mrsim.tracker.jobtracker -> mrsim.tracker.assignment":
         "the JobTracker core's modules write each other's state: the JobTracker by concept removes it",
-    "mrsim.tracker.yarn.appmaster -> mrsim.tracker.yarn.rm -> mrsim.tracker.yarn.appmaster":
-        "YARN mode's ResourceManager and ApplicationMasters: one settings object per file type removes it",
 }
 KNOWN_CLIMBS: dict[str, str] = {
     **{f"mrsim.profiler.{m} -> {dep}": "the one-pass trace reader lives in analysis/validation/ingest.py until it "
