@@ -115,14 +115,14 @@ def decode_only(trace: Path, repeat: int) -> None:
 
 
 def steps(trace: Path) -> None:
-    """CPU of each step of the one-pass ingest (:func:`mrsim.analysis.validation.ingest._read_pass`'s per-job
+    """CPU of each step of the one-pass ingest (:func:`mrsim.profiler.ingest._read_pass`'s per-job
     steps, streamed one job at a time as the pass reads), with the cyclic GC enabled (as before the pass paused
     it) and paused (as the pass runs now); the GC's own time from ``gc.callbacks``. Where the tree has the column
     path of plain jobs (``mrsim.profiler.plain``), a third run times it: the walk into columns, then each collector's
     column path (jobs that are not plain take the general steps)."""
     import gc
 
-    from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.profiler.trace_conf import TraceConf
     from mrsim.calibration.background import BackgroundCollector
     from mrsim.calibration.extract import CalibrationCollector
     from mrsim.profiler.detect import Format, iter_logged_jobs
@@ -162,12 +162,12 @@ def steps(trace: Path) -> None:
 
 
 def _whole_pass(trace: Path) -> None:
-    """The pass as the commands run it (:func:`mrsim.analysis.validation.ingest._read`): its CPU until it returns
+    """The pass as the commands run it (:func:`mrsim.profiler.ingest._read`): its CPU until it returns
     (what a ``--no-cache`` replay waits for: the fields built on first read are not), then reading every field (what
     ``mrsim validate`` or a cache miss reads). Min of 2."""
     import dataclasses
 
-    from mrsim.analysis.validation.ingest import _format, _read
+    from mrsim.profiler.ingest import _format, _read
 
     returned, built = [], []
     for _ in range(2):
@@ -185,7 +185,7 @@ def _whole_pass(trace: Path) -> None:
 def _general_steps(timed: Callable[..., Any], job: Any, trace: Path, usage: Any, conf: Any, lags: Any,
                    background: Any) -> None:
     """One job through the general (per-attempt dict) steps of the pass, each timed under its name."""
-    from mrsim.analysis.validation.observe import observe_job
+    from mrsim.profiler.observe import observe_job
     from mrsim.profiler.builder import template_from_logged_job
     from mrsim.profiler.topology_infer import iter_attempt_windows
 
@@ -212,11 +212,11 @@ def _column_steps(trace: Path) -> None:
     import gc
 
     try:
-        from mrsim.analysis.validation.observe import observe_plain
+        from mrsim.profiler.observe import observe_plain
         from mrsim.profiler.plain import plain_job
     except ImportError:  # an older tree: no column path
         return
-    from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.profiler.trace_conf import TraceConf
     from mrsim.calibration.background import BackgroundCollector
     from mrsim.calibration.extract import CalibrationCollector
     from mrsim.profiler.builder import template_from_logged_job

@@ -1,6 +1,6 @@
 """The one-pass ingest's two sides: CPU of this process and of the forked reader, the templates alone, the teardown.
 
-``--no-cache`` replays spend most of their parse in :func:`mrsim.analysis.validation.ingest._read`, which with the
+``--no-cache`` replays spend most of their parse in :func:`mrsim.profiler.ingest._read`, which with the
 forked reader (:mod:`mrsim.profiler.rumen_worker`) takes about the longer of two processes' busy times. This script
 runs that pass on one trace (default: ``mrsim synth --jobs 1148 --seed 7``, written to a scratch directory) and prints,
 per run, its wall time, this process's CPU (``time.process_time``) and the reader's (``RUSAGE_CHILDREN``), so that
@@ -83,7 +83,7 @@ def templates(trace: Path) -> None:
 
 
 def passes(trace: Path, args: argparse.Namespace) -> None:
-    import mrsim.analysis.validation.ingest as ingest
+    import mrsim.profiler.ingest as ingest
     from mrsim.calibration.extract import CalibrationCollector
     from mrsim.profiler import rumen_worker
 

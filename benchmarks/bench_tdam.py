@@ -50,7 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mrsim.tracker.features.contention import ContentionFeature  # noqa: E402
-from mrsim.tracker.gc_policy import engine_gc  # noqa: E402
+from mrsim.io.gc_policy import engine_gc  # noqa: E402
 from mrsim.tracker.jobtracker import JobTracker  # noqa: E402
 from mrsim.tracker.replay import ReplayOptions  # noqa: E402
 from mrsim.tracker.results import collect_result  # noqa: E402

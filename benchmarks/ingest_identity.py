@@ -2,7 +2,7 @@
 
 For every log or trace under ``$MRSIM_SHARED_DATA`` (or ``../shared/data``) that the trace cache handles (Rumen,
 JobHistory, ``.jhist``, SLS; not SWIM files or stores) and for a synthetic trace (``mrsim synth --jobs 300 --seed
-7``, or ``--trace FILE``), it runs the pass (:func:`mrsim.analysis.validation.ingest._read`) in this process and
+7``, or ``--trace FILE``), it runs the pass (:func:`mrsim.profiler.ingest._read`) in this process and
 hashes every field of the result: the templates, the warnings in their order, the hosts, the observations, the
 job-conf counts, the calibration (its TOML too), the background's waits and usage columns, the input report.
 ``--save FILE`` writes the digests; ``--check FILE`` compares with a saved set and exits 1 on any difference.
@@ -80,7 +80,7 @@ def main() -> None:
     args = ap.parse_args()
     if "mrsim" not in sys.modules and not os.environ.get("PYTHONPATH"):
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from mrsim.analysis.validation.ingest import _format, _read, cacheable
+    from mrsim.profiler.ingest import _format, _read, cacheable
 
     repo = Path(__file__).resolve().parents[1]
     shared = Path(os.environ.get("MRSIM_SHARED_DATA") or repo.parent / "shared" / "data")

@@ -27,7 +27,7 @@ def main() -> None:
     import msgspec
     import orjson
 
-    from mrsim.analysis.validation.ingest import _format, cacheable
+    from mrsim.profiler.ingest import _format, cacheable
     from mrsim.profiler import typed
     from mrsim.profiler.detect import Format
     from mrsim.profiler.plain import plain_job

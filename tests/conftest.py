@@ -90,7 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def _bundled_trace_entry(tmp_path_factory: pytest.TempPathFactory) -> _SeedEntry | None:
     """The bundled default trace's cache entry, built once per session (once per pytest-xdist worker), or None."""
-    from mrsim.analysis.validation import ingest
+    from mrsim.profiler import ingest
     from mrsim.io import policy
 
     root = tmp_path_factory.mktemp("mrsim-cache-seed")
@@ -178,7 +178,7 @@ def _private_trace_cache(_cache_dirs: Iterator[Path], monkeypatch: pytest.Monkey
     miss path itself is tested in tests/profiler_store/test_trace_cache.py. The process-wide input policy that
     CLI flags set (``--no-cache``, ``--strict``, ``--no-verify``: mrsim.io.policy) starts at its defaults, so a
     test that ran the CLI with one of them cannot change what a later test sees."""
-    from mrsim.analysis.validation import ingest
+    from mrsim.profiler import ingest
     from mrsim.io import policy
 
     policy.set_cache(True)

@@ -214,8 +214,9 @@ LAYERS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
                  "mrsim.renamed_packages")),
     ("model", 1, ("mrsim.model", "mrsim.whatif", "mrsim.calibration")),  # calibration: the model and its checks
     ("contention", 2, ("mrsim.contention",)),
-    ("profiler", 3, ("mrsim.profiler", "mrsim.calibration.extract")),
-    ("tracker", 3, ("mrsim.tracker", "mrsim.schedulers", "mrsim.calibration.feature", "mrsim.calibration.background")),
+    ("profiler", 3, ("mrsim.profiler", "mrsim.calibration.extract", "mrsim.calibration.background")),
+    ("tracker", 3, ("mrsim.tracker", "mrsim.schedulers", "mrsim.calibration.feature",
+                     "mrsim.calibration.background_feature")),
     ("analysis", 4, ("mrsim.analysis", "mrsim.studies",
                      "mrsim.calibration.choice")),  # measures a trace's calibration and decides what a run replays
     ("run", 5, ("mrsim.run",)),
@@ -270,12 +271,6 @@ KNOWN_CYCLES: dict[str, str] = {
         "the JobTracker core's modules write each other's state: the JobTracker by concept removes it",
 }
 KNOWN_CLIMBS: dict[str, str] = {
-    **{f"mrsim.profiler.{m} -> {dep}": "the one-pass trace reader lives in analysis/validation/ingest.py until it "
-       "moves into the profiler" for m in ("assumptions", "workloads")
-       for dep in ("mrsim.analysis", "mrsim.analysis.validation", "mrsim.analysis.validation.ingest")},
-    **{f"mrsim.calibration.background -> {dep}": "the background estimate (read from a trace) and its engine "
-       "feature share one module: splitting it puts the estimate in the profiler"
-       for dep in ("mrsim.calibration.extract", "mrsim.profiler", "mrsim.profiler.plain", "mrsim.profiler.store")},
     **{f"mrsim.calibration.model -> {dep}": "Distribution.sample is the compiled lag draw of tracker/lag_core.py: "
        "moving that function below the tracker changes the compiled core's module list"
        for dep in ("mrsim.tracker", "mrsim.tracker.lag_core")},
@@ -426,7 +421,7 @@ CORE_MODULES = ("mrsim.tracker.kernel", "mrsim.tracker.jobtracker", "mrsim.track
 FEATURE_MODULES = ("mrsim.tracker.features.contention", "mrsim.tracker.features.speculation",
                    "mrsim.tracker.features.overheads", "mrsim.tracker.features.failures",
                    "mrsim.tracker.features.reducer_preemption", "mrsim.tracker.features.resources",
-                   "mrsim.tracker.features.federation", "mrsim.calibration.feature", "mrsim.calibration.background")
+                   "mrsim.tracker.features.federation", "mrsim.calibration.feature", "mrsim.calibration.background_feature")
 #: Feature code the core imports, and why. Empty: overheads, failed attempts, speculation and contention are on
 #: hooks; a new entry needs a reason.
 CORE_STILL_IMPORTS: dict[str, str] = {}

@@ -27,7 +27,8 @@ real traces this fires on Gridmix ``trace_5m`` only (job 0049's ready reduces wa
 slots free of traced work; the 1.05-s launches of its reduces show the slots were held by committing reduces of
 jobs outside the trace, ``docs/validation.md``).
 
-**Replay** (:class:`BackgroundFeature`). At each step the target changes; extra slots are taken at heartbeats of
+**Replay** (:class:`mrsim.calibration.background_feature.BackgroundFeature`). At each step the target changes;
+extra slots are taken at heartbeats of
 trackers with free map (reduce) slots *before* the scheduler is asked (``JobTracker.before_assign``), as jobs ahead
 in the queue would take them; slots are given back when the target drops. Held slots count as running maps
 (reduces) in the trackers' status (they are real load for the schedulers' load caps).
@@ -40,109 +41,22 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_right
-from dataclasses import dataclass, field
 from collections.abc import Mapping
 from itertools import cycle, repeat
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from mrsim.calibration.extract import job_slowstart as _slowstart
 from mrsim.calibration.extract import rumen_ms as _ms
-from mrsim.tracker.events import ORDER_TIMER
+from mrsim.calibration.background_model import Background, _slot_seconds, _summed  # noqa: F401 - Background is this module's public name too
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from mrsim.tracker.jobtracker import JobTracker
-    from mrsim.tracker.state import TrackerState
     from mrsim.profiler.plain import PlainJob
     from mrsim.profiler.store import StoredBackground
 
 _MS = 1000.0
 GRACE_S = 5.0
-
-
-@dataclass(frozen=True)
-class Background:
-    """Map slots held by outside work: ``map_slots[i]`` from ``times[i]`` (seconds, trace clock: epoch seconds) to
-    ``times[i + 1]``; the last entry is 0. ``reduce_times`` / ``reduce_slots``: the same for reduce slots.
-    ``job_waits``: job id -> seconds of its waits (for map and reduce slots) the background explains."""
-
-    times: tuple[float, ...] = ()
-    map_slots: tuple[int, ...] = ()
-    job_waits: Mapping[str, float] = field(default_factory=dict)
-    reduce_times: tuple[float, ...] = ()
-    reduce_slots: tuple[int, ...] = ()
-
-    def is_empty(self) -> bool:
-        return not any(self.map_slots) and not any(self.reduce_slots)
-
-    @property
-    def slot_seconds(self) -> float:
-        """Map-slot seconds held."""
-        return _slot_seconds(self.times, self.map_slots)
-
-    @property
-    def reduce_slot_seconds(self) -> float:
-        return _slot_seconds(self.reduce_times, self.reduce_slots)
-
-    @classmethod
-    def combined(cls, parts: "list[Background]") -> "Background":
-        """The sum of several step functions (inputs profiled separately); one part is returned as it is."""
-        parts = [p for p in parts if not p.is_empty()]
-        if len(parts) <= 1:
-            return parts[0] if parts else cls()
-        times, levels = _summed([(p.times, p.map_slots) for p in parts])
-        r_times, r_levels = _summed([(p.reduce_times, p.reduce_slots) for p in parts])
-        waits: dict[str, float] = {}
-        for p in parts:
-            for j, v in p.job_waits.items():
-                waits[j] = waits.get(j, 0.0) + v
-        return cls(times, levels, waits, r_times, r_levels)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"times": list(self.times), "map_slots": list(self.map_slots), "job_waits": dict(self.job_waits),
-                "reduce_times": list(self.reduce_times), "reduce_slots": list(self.reduce_slots)}
-
-    @classmethod
-    def from_json(cls, doc: Mapping[str, Any]) -> "Background":
-        return cls(tuple(float(t) for t in doc.get("times", ())), tuple(int(s) for s in doc.get("map_slots", ())),
-                   {str(k): float(v) for k, v in (doc.get("job_waits") or {}).items()},
-                   tuple(float(t) for t in doc.get("reduce_times", ())),
-                   tuple(int(s) for s in doc.get("reduce_slots", ())))
-
-    def describe(self) -> str:
-        if self.is_empty():
-            return ("background: none (no traced job waited for a map or reduce slot while the trace left slots "
-                    "free)")
-        held = []
-        if any(self.map_slots):
-            held.append(f"up to {max(self.map_slots)} map slot(s), {self.slot_seconds:,.0f} slot-s")
-        if any(self.reduce_slots):
-            held.append(f"up to {max(self.reduce_slots)} reduce slot(s), {self.reduce_slot_seconds:,.0f} slot-s")
-        explained = sum(self.job_waits.values())
-        return (f"background: outside work estimated from the trace, {' and '.join(held)}; it explains "
-                f"{explained:,.0f} s of waiting over {sum(1 for v in self.job_waits.values() if v > 0)} job(s)")
-
-
-def _slot_seconds(times: tuple[float, ...], slots: tuple[int, ...]) -> float:
-    return sum(s * (b - a) for a, b, s in zip(times, times[1:], slots))
-
-
-def _summed(steps: list[tuple[tuple[float, ...], tuple[int, ...]]]) -> tuple[tuple[float, ...], tuple[int, ...]]:
-    """The sum of step functions given as (times, levels)."""
-    steps = [(t, s) for t, s in steps if any(s)]
-    if len(steps) <= 1:
-        return steps[0] if steps else ((), ())
-    times = sorted({t for ts, _s in steps for t in ts})
-    levels = []
-    for t in times:
-        total = 0
-        for ts, ss in steps:
-            i = bisect_right(ts, t) - 1
-            total += ss[i] if i >= 0 else 0
-        levels.append(total)
-    return tuple(times), tuple(levels)
 
 
 def _attempt_windows(tasks: Any) -> Iterator[tuple[int, int, Mapping[str, Any]]]:
@@ -252,7 +166,6 @@ class BackgroundCollector:
         estimate. (Store format 1 kept the usage only near the waits, as levels; several changes within one
         millisecond were then put back in level order, not event order, and the estimate differed: Gridmix
         ``3m_stream_trace``.)"""
-        import numpy as np
 
         from mrsim.profiler.store import StoredBackground
 
@@ -494,86 +407,3 @@ def _held_overlap(times: list[float], slots: list[int], a: float, b: float) -> f
         if s > 0:
             total += max(0.0, min(b, end) - max(a, t))
     return total
-
-
-class BackgroundFeature:
-    """Replays a :class:`Background` (see the module docstring). Slot clusters only."""
-
-    def __init__(self, background: Background) -> None:
-        self.background = background
-        self.target = 0
-        self.held: list[int] = []  # tracker index per held map slot (a stack: newest given back first)
-        self.reduce_target = 0
-        self.reduce_held: list[int] = []  # the same for reduce slots
-        self.jt: "JobTracker | None" = None
-        self.peak_held = 0
-        self.peak_reduce_held = 0
-
-    def attach(self, jt: "JobTracker") -> None:
-        self.jt = jt
-        kind = jt.register_event(self._on_step)
-        origin = jt.workload.origin_s
-        for i, t in enumerate(self.background.times):
-            jt.kernel.schedule(max(0.0, t - origin), ORDER_TIMER, kind, i, 0)
-        for i, t in enumerate(self.background.reduce_times):
-            jt.kernel.schedule(max(0.0, t - origin), ORDER_TIMER, kind, i, 1)
-        jt.register(self, before_assign=self._take)
-
-    def describe_run(self) -> tuple[str, dict, dict]:
-        b = self.background
-        spec = {"source": "trace", "peak_map_slots": max(b.map_slots, default=0), "slot_s": round(b.slot_seconds, 3),
-                "steps": len(b.times)}
-        stats = {"background_peak_held_map_slots": self.peak_held}
-        if b.reduce_times:  # keys added only when the reduce side is used (the --json contract is extended)
-            spec.update({"peak_reduce_slots": max(b.reduce_slots, default=0),
-                         "reduce_slot_s": round(b.reduce_slot_seconds, 3), "reduce_steps": len(b.reduce_times)})
-            stats["background_peak_held_reduce_slots"] = self.peak_reduce_held
-        return "background", spec, stats
-
-    def _on_step(self, now: float, order: int, index: int, side: int) -> None:
-        jt = self.jt
-        assert jt is not None
-        if side:
-            self.reduce_target = self.background.reduce_slots[index]
-            while len(self.reduce_held) > self.reduce_target:
-                tracker = jt.trackers[self.reduce_held.pop()]
-                tracker.running_reduces -= 1
-                jt.held_reduces -= 1
-                jt.wake(tracker)
-            if len(self.reduce_held) < self.reduce_target:
-                for t in jt.trackers:
-                    if t.running_reduces < t.reduce_slots:
-                        jt.wake(t)
-            return
-        self.target = self.background.map_slots[index]
-        while len(self.held) > self.target:
-            tracker = jt.trackers[self.held.pop()]
-            tracker.running_maps -= 1
-            jt.held_maps -= 1
-            jt.wake(tracker)
-        if len(self.held) < self.target:
-            for t in jt.trackers:
-                if t.running_maps < t.map_slots:
-                    jt.wake(t)
-
-    def _take(self, tracker: "TrackerState", now: float) -> None:
-        jt = self.jt
-        assert jt is not None
-        missing = self.target - len(self.held)
-        if missing > 0:
-            n = min(tracker.map_slots - tracker.running_maps, missing)
-            for _ in range(n):
-                tracker.running_maps += 1
-                jt.held_maps += 1
-                self.held.append(tracker.index)
-            if len(self.held) > self.peak_held:
-                self.peak_held = len(self.held)
-        missing = self.reduce_target - len(self.reduce_held)
-        if missing > 0:
-            n = min(tracker.reduce_slots - tracker.running_reduces, missing)
-            for _ in range(n):
-                tracker.running_reduces += 1
-                jt.held_reduces += 1
-                self.reduce_held.append(tracker.index)
-            if len(self.reduce_held) > self.peak_reduce_held:
-                self.peak_reduce_held = len(self.reduce_held)

@@ -20,7 +20,7 @@ from mrsim.calibration.heartbeat_check import check_interval
 from mrsim.model.hadoop_conf import HadoopConf, HadoopVersion
 
 if TYPE_CHECKING:
-    from mrsim.analysis.validation.observe import Profiler
+    from mrsim.profiler.observe import Profiler
     from mrsim.calibration.model import Calibration  # (imports numpy: not needed by the CLI's parsers, which read PARTS)
 
 PARTS = ("launch", "report", "aux", "heartbeat", "stalls", "launchers", "backups", "localize", "carry")
@@ -62,7 +62,7 @@ def measure(path: str, fmt=None) -> tuple[Calibration | None, bool]:  # type: ig
         from mrsim.calibration.model import Calibration
 
         return Calibration.load(path), False
-    from mrsim.analysis.validation.ingest import profile_input
+    from mrsim.profiler.ingest import profile_input
 
     profiler = profile_input(path, fmt)  # the trace cache when it has the file
     return profiler.measured_calibration(), is_yarn_trace(profiler)

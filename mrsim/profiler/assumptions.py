@@ -69,7 +69,7 @@ def load_with_hosts(path: str | os.PathLike[str], fmt: str | None = None) -> Loa
 
     The workload is identical to ``load_workload``'s (the same builder over the same LoggedJob stream); the hosts
     are those of :class:`mrsim.profiler.topology_infer.SlotUsage` (or those saved in a trace store). Logs and
-    traces go through :func:`mrsim.analysis.validation.ingest.ingest`: one parse shared with the calibration and the
+    traces go through :func:`mrsim.profiler.ingest.ingest`: one parse shared with the calibration and the
     background, or none when the trace cache has the file.
     """
     from mrsim.profiler.detect import Format, detect_format
@@ -92,14 +92,14 @@ def load_with_hosts(path: str | os.PathLike[str], fmt: str | None = None) -> Loa
         format_ = detect_format(p)
     if format_ is Format.SWIM:
         return LoadedTrace(load_workload(p, fmt))
-    from mrsim.analysis.validation.ingest import ingest
+    from mrsim.profiler.ingest import ingest
 
     once = ingest(p, fmt)  # one pass for every view, from the trace cache when it has the file
     return LoadedTrace(once.workload(), once.workload_hosts)
 
 
 def _load_with_hosts_uncached(p: Path, format_: Any) -> LoadedTrace:
-    """What :func:`load_with_hosts` did before :mod:`mrsim.analysis.validation.ingest` (kept for the equality tests)."""
+    """What :func:`load_with_hosts` did before :mod:`mrsim.profiler.ingest` (kept for the equality tests)."""
     from mrsim.profiler.builder import workload_from_logged_jobs
     from mrsim.profiler.detect import iter_logged_jobs
     from mrsim.profiler.topology_infer import SlotUsage

@@ -2,7 +2,7 @@
 
 Replaying a log or trace parses it (the costly part of a replay of a large trace); replaying it again reads the
 trace store (:mod:`mrsim.profiler.store`) this module kept from the first time. What an entry holds is decided by
-its writer (:mod:`mrsim.analysis.validation.observe` keeps everything one profiling pass yields: templates, observations,
+its writer (:mod:`mrsim.profiler.observe` keeps everything one profiling pass yields: templates, observations,
 hosts, the job confs' engine keys, the calibration and the background inputs, plus the warnings of the pass); this
 module only names, finds, publishes and evicts entries.
 

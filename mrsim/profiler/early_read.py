@@ -6,7 +6,7 @@ the command had imported numpy, the engine and the builders and set up its optio
 the 1148-job benchmark during which the second core had nothing to do. Now the command names its input once its
 arguments are parsed (a command module's ``early_input``), :func:`start_for_pass` decides whether the pass will
 parse it (a Rumen trace, not a store, no cache entry) and :func:`start` forks the reader there; the pass takes that
-reader (:func:`claim`, in :func:`mrsim.analysis.validation.ingest._read_pass`) instead of forking its own. What the
+reader (:func:`claim`, in :func:`mrsim.profiler.ingest._read_pass`) instead of forking its own. What the
 child sends meanwhile waits in the pipe, widened for it (:data:`mrsim.profiler.rumen_worker.PIPE_BYTES`); with a full
 pipe the child simply waits.
 
@@ -68,7 +68,7 @@ def start(path: str | os.PathLike[str]) -> bool:
 
 
 def start_for_pass(path: str | os.PathLike[str] | None, fmt: str | None = None) -> bool:
-    """:func:`start` for the input a command will read through :func:`mrsim.analysis.validation.ingest.ingest`,
+    """:func:`start` for the input a command will read through :func:`mrsim.profiler.ingest.ingest`,
     when that will parse it: a regular file in the Rumen format (detected from its content, or ``fmt``), with no
     trace-cache entry (the cache off, or a miss). A job spec (a hand-written TOML file) is not detected as Rumen,
     and a trace store or a log directory is not a regular file. Cheap: the format's sniff of the file's head and,

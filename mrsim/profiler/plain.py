@@ -2,7 +2,7 @@
 
 Most jobs of most traces are *plain*: every map and reduce task is an object of its list's type with exactly one
 attempt, that attempt succeeded, and every time the collectors read is an integer in range. For such a job every
-collector of the one-pass ingest (:mod:`mrsim.analysis.validation.ingest`: the template builder, the observation,
+collector of the one-pass ingest (:mod:`mrsim.profiler.ingest`: the template builder, the observation,
 the slot usage, the calibration lags, the background usage) reads the same few fields of the same attempts, and
 most of their branches (failed, killed, speculative and retried attempts, unknown times, malformed fields) cannot
 be taken. :func:`plain_job` reads those fields once, into one list per field, and proves the shape while doing so;

@@ -1,6 +1,6 @@
 """Plain Rumen jobs decoded straight into columns: typed JSON decoding that builds no per-attempt dict.
 
-The one-pass ingest (:mod:`mrsim.analysis.validation.ingest`) reads most jobs through
+The one-pass ingest (:mod:`mrsim.profiler.ingest`) reads most jobs through
 :func:`mrsim.profiler.plain.plain_job`: one Python walk over the dicts ``orjson`` built, proving the job's *plain*
 shape (every map and reduce task has one successful attempt with integer times in range and a host name) while
 reading a few fields of each task into lists. On the 1148-job benchmark trace, building those 900,000 dicts and

@@ -78,13 +78,13 @@ def _load(path: str | os.PathLike[str], fmt: str | None) -> Workload:
 
         swim = swim_to_templates(p)
         return Workload.of(swim.jobs, source=str(p), warnings=swim.warnings)
-    from mrsim.analysis.validation.ingest import ingest
+    from mrsim.profiler.ingest import ingest
 
     return ingest(p, fmt).workload()  # one pass shared with the calibration; the trace cache when it has the file
 
 
 def _load_uncached(p: Path, format_: "Format") -> Workload:
-    """What :func:`_load` did for logs and traces before :mod:`mrsim.analysis.validation.ingest` (for equality tests)."""
+    """What :func:`_load` did for logs and traces before :mod:`mrsim.profiler.ingest` (for equality tests)."""
     from mrsim.profiler.builder import workload_from_logged_jobs
     from mrsim.profiler.detect import iter_logged_jobs
 

@@ -73,7 +73,7 @@ def _calibration_input(trace: str) -> tuple[Calibration | None, bool] | None:
     background inputs: a trace-cache hit then never reads them); None when ``trace`` is not cacheable."""
     from types import SimpleNamespace
 
-    from mrsim.analysis.validation.ingest import cacheable, ingest
+    from mrsim.profiler.ingest import cacheable, ingest
 
     if not cacheable(trace, None):
         return None
@@ -97,8 +97,8 @@ def calibrate_run(args: Any, trace: str, cluster, conf, options, same_cluster: b
     needs_trace = wants_background or not getattr(args, "no_calibration", False)
     fmt = getattr(args, "format", None)
     if needs_trace and (fmt is None or str(fmt).lower() not in ("swim", "jobspec")):
-        from mrsim.analysis.validation.ingest import profile_input
-        from mrsim.analysis.validation.observe import Profiler
+        from mrsim.profiler.ingest import profile_input
+        from mrsim.profiler.observe import Profiler
 
         try:
             kind = Profiler().input_format(trace)

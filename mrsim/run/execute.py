@@ -194,7 +194,7 @@ def _cluster_text(spec: dict, choice: Any, described: dict | None = None) -> tup
 def _cache_use(trace: Any) -> tuple[dict, list[str]]:
     """``(spec.trace_cache, notes)``: what the trace cache did for ``trace`` in this run (:mod:`mrsim.profiler.cache`).
     ``status`` is ``hit``, ``miss``, ``off`` or ``unused`` (a trace store, job spec, SWIM file or Workload given)."""
-    from mrsim.analysis.validation.ingest import cache_use_of
+    from mrsim.profiler.ingest import cache_use_of
 
     use = cache_use_of(trace) if isinstance(trace, (str, os.PathLike)) else None
     if use is None:
@@ -426,7 +426,7 @@ def scheduler_configs(args: RunSpec, names: Sequence[str], base: dict) -> tuple[
 
 def _user_set_fields(args: RunSpec) -> set[str]:
     """HadoopConf fields the user set explicitly (a mapred-site.xml counts for all): the trace must not override."""
-    from mrsim.analysis.validation.trace_conf import TRACE_KEYS
+    from mrsim.profiler.trace_conf import TRACE_KEYS
 
     if args.mapred_site:
         return {name for name, _ in TRACE_KEYS.values()}
@@ -455,12 +455,12 @@ def execute_validate(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
                      ctx: RunContext = RunContext()) -> ValidationRun:
     """Everything ``mrsim validate`` does short of printing (CLI and :func:`validate`)."""
     from mrsim.whatif.announce import whatif_spec
-    from mrsim.analysis.validation.ingest import profile_input
-    from mrsim.analysis.validation.observe import require_templates
+    from mrsim.profiler.ingest import profile_input
+    from mrsim.profiler.observe import require_templates
     from mrsim.analysis.validation.report import Mode
     from mrsim.analysis.validation.run import ValidationSetup, add_background_figures
     from mrsim.analysis.validation.run import validate as run_validate
-    from mrsim.analysis.validation.trace_conf import apply_trace_conf
+    from mrsim.profiler.trace_conf import apply_trace_conf
     from mrsim.run.calibration import is_yarn_trace, resolve_background, resolve_calibration
     from mrsim.run.options import attach_demands, build_conf, build_options, scheduler_config
     from mrsim.run.progress import progress_bar
@@ -510,7 +510,7 @@ def execute_validate(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
     run_notes: list[str] = []
     sched_config = scheduler_config(args)
     if not args.scheduler and not getattr(args, "scheduler_config", None):  # the scheduler the trace names
-        from mrsim.analysis.validation.trace_conf import scheduler_settings
+        from mrsim.profiler.trace_conf import scheduler_settings
 
         extra_config, sched_note = scheduler_settings(trace_conf_used)
         sched_config.update(extra_config)

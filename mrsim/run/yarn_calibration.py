@@ -47,8 +47,8 @@ def resolve_yarn_calibration(args: Any, trace: Any, workload: Workload,
 def _profile(path: str, fmt: Any) -> Any:
     """The profiler of a trace, log or store (the trace cache when it has it), or None for inputs without task logs
     (SWIM, job specs)."""
-    from mrsim.analysis.validation.ingest import profile_input
-    from mrsim.analysis.validation.observe import Profiler
+    from mrsim.profiler.ingest import profile_input
+    from mrsim.profiler.observe import Profiler
 
     if fmt is not None and str(fmt).lower() in _UNPROFILED:
         return None

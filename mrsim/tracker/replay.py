@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING, Callable
 
 from mrsim.tracker.features.resources import ResourcesFeature
-from mrsim.tracker.gc_policy import engine_gc
+from mrsim.io.gc_policy import engine_gc
 from mrsim.tracker.jobtracker import JobTracker
 from mrsim.tracker.replay_options import ReplayOptions
 from mrsim.tracker.results import ReplayResult, collect_result
@@ -99,7 +99,7 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         if cluster.resource_names:
             raise OptionError("{background} trace: outside work is estimated in map slots; it cannot run on a "
                               "resource-vector cluster (use {background} none)")
-        from mrsim.calibration.background import BackgroundFeature
+        from mrsim.calibration.background_feature import BackgroundFeature
 
         jt.attach(BackgroundFeature(options.background))
     arrivals = None
@@ -109,7 +109,7 @@ def replay(workload: Workload, cluster: ClusterSpec, conf: HadoopConf, scheduler
         arrivals = StreamedArrivals(workload)
         jt.attach(arrivals)
     started = time.perf_counter()
-    with engine_gc():  # a larger generation 0 while the engine runs (mrsim.tracker.gc_policy)
+    with engine_gc():  # a larger generation 0 while the engine runs (mrsim.io.gc_policy)
         jt.run(jt.check_invariants if options.check_invariants else None)
     wall = time.perf_counter() - started
     if jt.jobs_done != len(jt.jobs):

@@ -9,7 +9,7 @@ from mrsim.model.modes import ALL_CALIBRATION_PARTS, CalibrationPart, Contention
 from mrsim.tracker.locality import LocalityMode
 
 if TYPE_CHECKING:
-    from mrsim.calibration.background import Background
+    from mrsim.calibration.background_model import Background
     from mrsim.calibration.model import Calibration
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mrsim.analysis.validation.trace_conf import CAPACITY_021, TraceConf, scheduler_settings
+from mrsim.profiler.trace_conf import CAPACITY_021, TraceConf, scheduler_settings
 from mrsim.tracker.replay import ReplayOptions, replay
 from mrsim.tracker.scheduling import scheduler_from
 from mrsim.model.hadoop_conf import HadoopConf

@@ -15,8 +15,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mrsim.analysis.validation import ingest as ingest_mod
-from mrsim.analysis.validation.ingest import ingest
+from mrsim.profiler import ingest as ingest_mod
+from mrsim.profiler.ingest import ingest
 from mrsim.errors import InputError
 from mrsim.io import confined
 from mrsim.io.sealed_json import SealError, seal, unseal

@@ -98,7 +98,7 @@ def test_a_full_disk_leaves_the_previous_outputs_intact(tmp_path: Path, small_tr
             assert _visible(disk) == before  # the old outputs, byte for byte; no half-written file
             assert sorted(os.listdir(disk)) == sorted({p.split("/")[0] for p in before})
         # A full cache is not the run's failure: one warning, the replay goes on, nothing left in the cache.
-        from mrsim.analysis.validation import ingest
+        from mrsim.profiler import ingest
 
         monkeypatch.setenv("MRSIM_CACHE_DIR", str(disk / "cache"))
         ingest.forget()  # as a new process: the trace is read again, and its entry saved

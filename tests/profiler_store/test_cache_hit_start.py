@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mrsim.analysis.validation import ingest as ingest_mod
+from mrsim.profiler import ingest as ingest_mod
 from mrsim.profiler import cache
 from mrsim.profiler import store as store_mod
 from mrsim.profiler.rumen_writer import write_rumen_trace
@@ -52,7 +52,7 @@ def test_a_hit_imports_neither_pyarrow_nor_the_yarn_engine_nor_importlib_metadat
     code = ("import sys; from mrsim.cli import main; "
             f"rc = main(['replay', {str(trace)!r}, '--nodes', '4', '--json', '--quiet']); "
             f"print('MODULES', sorted(m for m in {NOT_ON_A_HIT!r} if m in sys.modules)); "
-            "from mrsim.analysis.validation import ingest; "
+            "from mrsim.profiler import ingest; "
             "print('DEFERRED', all('_build_deferred' in s.__dict__ for s in ingest._memo.values()))")
     env = {"MRSIM_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO,

@@ -20,8 +20,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mrsim.analysis.validation import ingest as ingest_mod
-from mrsim.analysis.validation.ingest import ingest
+from mrsim.profiler import ingest as ingest_mod
+from mrsim.profiler.ingest import ingest
 from mrsim.profiler import cache
 from mrsim.profiler.rumen_writer import write_rumen_trace as _write
 from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
@@ -167,7 +167,7 @@ def _script(body: str) -> str:
     return textwrap.dedent(f"""
         import os, signal, sys, time
         from pathlib import Path
-        from mrsim.analysis.validation import ingest as ingest_mod
+        from mrsim.profiler import ingest as ingest_mod
         from mrsim.profiler import cache
         cache.save_child_wanted = lambda input_bytes: True
     """) + textwrap.dedent(body)

@@ -1,4 +1,4 @@
-"""The pass's observations, slot usage and background run when first read (``mrsim.analysis.validation.deferred``).
+"""The pass's observations, slot usage and background run when first read (``mrsim.profiler.deferred``).
 
 Oracle: the same pass with queueing off (every job through the collectors as it is read: the code before the
 queue existed). Every field of the pass's result must be equal, the same error must be raised, and a replay's
@@ -14,8 +14,8 @@ import numpy as np
 import orjson
 import pytest
 
-from mrsim.analysis.validation import deferred
-from mrsim.analysis.validation import ingest as one_pass
+from mrsim.profiler import deferred
+from mrsim.profiler import ingest as one_pass
 from mrsim.profiler.detect import Format
 
 T0 = 1_300_000_000_000

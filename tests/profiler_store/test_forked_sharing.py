@@ -96,7 +96,7 @@ def test_every_piece_shared_means_the_parent_decodes_them(tmp_path: Path, monkey
 def test_the_pass_with_shared_decoding_gives_the_same_result(tmp_path: Path, monkeypatch, share: str):
     """The whole pass (every field), with repeated job ids (their slot usage reads the task dicts: a piece decoded in
     the parent keeps its bytes; a repeat of one is read again from the input)."""
-    from mrsim.analysis.validation.ingest import _read
+    from mrsim.profiler.ingest import _read
     from mrsim.profiler.detect import Format
 
     trace = tmp_path / "s.json.gz"

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from mrsim.analysis.validation import ingest as ingest_mod
+from mrsim.profiler import ingest as ingest_mod
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.errors import InputError
 from mrsim.profiler.detect import Format

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mrsim.analysis.validation.observe import observe_job, observe_plain
+from mrsim.profiler.observe import observe_job, observe_plain
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.calibration.extract import CalibrationCollector, _Columns
 from mrsim.profiler.builder import template_from_logged_job

@@ -17,8 +17,8 @@ import numpy as np
 import orjson
 import pytest
 
-from mrsim.analysis.validation import ingest as ingest_mod
-from mrsim.analysis.validation.observe import Profiler
+from mrsim.profiler import ingest as ingest_mod
+from mrsim.profiler.observe import Profiler
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.profiler.store import FORMAT_VERSION, add_to_store, load_background_inputs, read_manifest
 from tests.tracker.helpers import SHARED_DATA

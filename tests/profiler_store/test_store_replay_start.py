@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mrsim.analysis.validation.column_background import ColumnBackground
-from mrsim.analysis.validation.observe import Profiler
+from mrsim.profiler.column_background import ColumnBackground
+from mrsim.profiler.observe import Profiler
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.cli import main as cli
 from mrsim.profiler.store import load_background_inputs

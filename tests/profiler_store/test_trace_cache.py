@@ -1,4 +1,4 @@
-"""The one-pass ingest (mrsim.analysis.validation.ingest) and the automatic trace cache (mrsim.profiler.cache).
+"""The one-pass ingest (mrsim.profiler.ingest) and the automatic trace cache (mrsim.profiler.cache).
 
 Oracles: the readers the ingest replaced (kept as ``_load_uncached`` / ``_load_with_hosts_uncached`` and
 ``Profiler.add``) on every real trace and log, for a fresh pass and for a cache hit; and the CLI's ``--json`` output,
@@ -13,9 +13,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mrsim.analysis.validation import ingest as ingest_mod
-from mrsim.analysis.validation.ingest import cacheable, ingest
-from mrsim.analysis.validation.observe import Profiler
+from mrsim.profiler import ingest as ingest_mod
+from mrsim.profiler.ingest import cacheable, ingest
+from mrsim.profiler.observe import Profiler
 from mrsim.calibration.choice import is_yarn_trace
 from mrsim.errors import InputError
 from mrsim.profiler import cache

@@ -269,7 +269,7 @@ def test_what_orjson_reads_otherwise_changes_nothing(tmp_path: Path, monkeypatch
 
 def _pass(path: Path, monkeypatch, typed: bool):
     """``_read``'s result (every field read) or its error, with the typed decoder on or off."""
-    from mrsim.analysis.validation.ingest import _read
+    from mrsim.profiler.ingest import _read
     from mrsim.profiler.detect import Format
     import mrsim.profiler.typed as typed_module
 
@@ -562,7 +562,7 @@ def test_a_typed_job_pickles_with_its_attempt_ids(ids: str | None):
 
 def _pass_forked(path: Path, monkeypatch, fork: bool) -> str:
     """Every field of the one-pass ingest of ``path`` but its cache use, with the reader forked or in process."""
-    from mrsim.analysis.validation.ingest import _read
+    from mrsim.profiler.ingest import _read
     from mrsim.profiler import rumen_worker
     from mrsim.profiler.detect import Format
 

@@ -1,4 +1,4 @@
-"""YARN mode runs with the cyclic collector off (``mrsim/tracker/gc_policy.py``): that is safe only if a replay makes
+"""YARN mode runs with the cyclic collector off (``mrsim/io/gc_policy.py``): that is safe only if a replay makes
 no garbage cycle per event or per job, which these tests check, and only if the collector's state comes back."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from mrsim.tracker.gc_policy import yarn_gc
+from mrsim.io.gc_policy import yarn_gc
 from mrsim.tracker.yarn import YarnConf, create_yarn_scheduler, replay_yarn
 from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.model.cluster import uniform_cluster

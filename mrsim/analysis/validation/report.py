@@ -17,7 +17,7 @@ is slower than the real run. A job is *scored* only when its trace outcome is SU
 is known and positive; other jobs are replayed (they occupied the cluster) but their ``error_pct`` is null.
 Summary errors are over scored jobs (null when there are none).
 
-Per-job decomposition (all seconds, exact in the JobTracker clock; see :mod:`mrsim.analysis.validation.observe`)::
+Per-job decomposition (all seconds, exact in the JobTracker clock; see :mod:`mrsim.profiler.observe`)::
 
     completion_s - actual_completion_s = (sim_launch_delay_s - trace_launch_delay_s)
                                        + (sim_task_span_s - trace_task_span_s) - trace_tail_s
@@ -39,7 +39,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from mrsim.analysis.validation.observe import JobObservation
+from mrsim.profiler.observe import JobObservation
 from mrsim.model.templates import JobTemplate, Outcome
 
 

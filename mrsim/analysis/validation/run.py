@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from mrsim.analysis.validation.observe import JobObservation
+from mrsim.profiler.observe import JobObservation
 from mrsim.tracker.replay import ReplayOptions, effective_interval, replay
 from mrsim.tracker.scheduling import create_scheduler
 from mrsim.model.cluster import ClusterSpec, TrackerSpec

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 def _measure(inputs: list[str]) -> Calibration:
     if len(inputs) == 1 and inputs[0].lower().endswith(".toml"):
         return Calibration.load(inputs[0])
-    from mrsim.analysis.validation.observe import Profiler
+    from mrsim.profiler.observe import Profiler
     from mrsim.profiler.topology_infer import cluster_from_hosts
 
     profiler = Profiler()

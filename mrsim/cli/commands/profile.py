@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_profile(args: argparse.Namespace) -> int:
-    from mrsim.analysis.validation.observe import Profiler
+    from mrsim.profiler.observe import Profiler
 
     started = time.perf_counter()
     profiler = Profiler(fmt=_format(args.format))

@@ -5,7 +5,7 @@ job's ``OutputCommitter.commitJob`` (``FileOutputCommitter`` renames the task ou
 file-system work that grows with the job's output files), then ``MRAppMaster`` writes the job's history and
 unregisters from the ResourceManager, and only then does the job's finish time get recorded. No Hadoop setting
 gives that time, but every trace records it: **job finish - latest finish of its map and reduce tasks** (the
-``tail_s`` of ``mrsim.analysis.validation.observe.JobObservation``). As the MR1 engine replays each job's own
+``tail_s`` of ``mrsim.profiler.observe.JobObservation``). As the MR1 engine replays each job's own
 cleanup task time (``docs/calibration.md``, part ``aux``), YARN mode replays each job's own commit tail: it is a
 property of the job (its output), not of the scheduler, so it holds in what-if replays of the same jobs too. A job
 the trace records no tail for draws one from the law of the recorded tails (inverse CDF, the seeded stream

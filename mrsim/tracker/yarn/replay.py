@@ -24,7 +24,7 @@ from mrsim.tracker.yarn.preemption_monitor import monitor_for
 from mrsim.tracker.yarn.rm import ResourceManager
 from mrsim.model.hadoop_conf import HadoopConf
 from mrsim.tracker.yarn.schedulers.base import YarnScheduler
-from mrsim.tracker.gc_policy import yarn_gc
+from mrsim.io.gc_policy import yarn_gc
 from mrsim.errors import InputError, StalledError
 from mrsim.model.cluster import ClusterSpec
 from mrsim.model.templates import Workload
@@ -45,7 +45,7 @@ def replay_yarn(workload: Workload, cluster: ClusterSpec, conf: YarnConf, schedu
         raise InputError(f"{workload.source or 'workload'}: no jobs to replay")
     job_ids = [t.job_id for t in workload.jobs]
     commit_s = calibration.commit_times(job_ids, seed) if calibration is not None else None
-    # no cyclic collection from the set-up to the result (mrsim.tracker.gc_policy): the set-up's and the result's
+    # no cyclic collection from the set-up to the result (mrsim.io.gc_policy): the set-up's and the result's
     # objects live as long as the replay's, so collections there would only scan them (0.03-0.05 s per 1148 jobs)
     with yarn_gc():
         rm = ResourceManager(workload, cluster, conf, scheduler, seed=seed, aligned_heartbeats=aligned_heartbeats,

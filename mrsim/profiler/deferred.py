@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from mrsim.analysis.validation.observe import JobObservation, observe_plain
+from mrsim.profiler.observe import JobObservation, observe_plain
 from mrsim.calibration.background import BackgroundCollector
 from mrsim.profiler.plain import PlainJob
 from mrsim.profiler.topology_infer import SlotUsage

@@ -9,7 +9,7 @@ Both ``mrsim profile`` and ``mrsim validate`` read their inputs through :class:`
 * records a :class:`JobObservation`: what the real run did that a template does not carry (time from submit to
   the first task, setup/cleanup tasks, the tail after the last task, wasted failed attempts, peak slots held);
 * feeds the attempts to :class:`~mrsim.profiler.topology_infer.SlotUsage` (the cluster's hosts and slots) and
-  the job conf to :class:`~mrsim.analysis.validation.trace_conf.TraceConf` (the engine keys the trace recorded).
+  the job conf to :class:`~mrsim.profiler.trace_conf.TraceConf` (the engine keys the trace recorded).
 
 A job id already taken by an earlier input is skipped (the first one is kept) and counted. SWIM files (no task
 logs) and trace stores (already templates) contribute templates only, plus the store's saved observations and
@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
-from mrsim.analysis.validation.trace_conf import TraceConf
+from mrsim.profiler.trace_conf import TraceConf
 from mrsim.calibration.background import Background, BackgroundCollector
 from mrsim.calibration.extract import CalibrationCollector
 from mrsim.calibration.model import Calibration
@@ -228,7 +228,7 @@ class Profiler:
     stored_hosts: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[InputReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    cache_use: Any = None  # mrsim.profiler.cache.CacheUse when built by mrsim.analysis.validation.ingest
+    cache_use: Any = None  # mrsim.profiler.cache.CacheUse when built by mrsim.profiler.ingest
     _seen: set[str] = field(default_factory=set)
     _seen_without_work: set[str] = field(default_factory=set)
 
@@ -323,7 +323,7 @@ class Profiler:
     def _add_store(self, p: Path, report: InputReport) -> None:
         # One read of the store (manifest, data files and their checksums once: it was five reads), and the
         # background's usage kept as its columns until read (a replay without --background trace never does).
-        from mrsim.analysis.validation.column_background import ColumnBackground
+        from mrsim.profiler.column_background import ColumnBackground
         from mrsim.profiler.store import load_store_contents
         from mrsim.io.policy import verify_checksums
 

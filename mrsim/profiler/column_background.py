@@ -1,8 +1,8 @@
 """A :class:`~mrsim.calibration.background.BackgroundCollector` whose slot usage is kept as two numpy columns
 (epoch seconds, +1/-1) and made into the collector's list of points only when read.
 
-Used by the one-pass ingest (:mod:`mrsim.analysis.validation.ingest`: a pass, a trace cache hit) and by the
-profiler's read of a trace store (:meth:`mrsim.analysis.validation.observe.Profiler.add`). It sits below both (it
+Used by the one-pass ingest (:mod:`mrsim.profiler.ingest`: a pass, a trace cache hit) and by the
+profiler's read of a trace store (:meth:`mrsim.profiler.observe.Profiler.add`). It sits below both (it
 imports neither), so that neither import makes a cycle.
 """
 

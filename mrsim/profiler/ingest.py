@@ -6,12 +6,12 @@ of logs) **once** and keeps everything the commands derive from it:
 
 * the workload view of :func:`mrsim.profiler.workloads.load_workload` and :func:`mrsim.profiler.assumptions.load_with_hosts` (the same
   templates, warnings in their order, the hosts the cluster is inferred from, or ``mrsim synth``'s placeholder);
-* the :class:`~mrsim.analysis.validation.observe.Profiler` view that ``validate``, the calibration and the background read
+* the :class:`~mrsim.profiler.observe.Profiler` view that ``validate``, the calibration and the background read
   (observations, slot usage, the job confs' engine keys, the calibration measured with the trace's own
   out-of-band setting, the background's waits and usage, the profiler's warnings in its order).
 
 Both views are built from the same per-job steps as the two readers they replace (the builder, the duplicate-id
-rule, the limits, :func:`~mrsim.analysis.validation.observe.observe_job`, the collectors), in the same order, so they are
+rule, the limits, :func:`~mrsim.profiler.observe.observe_job`, the collectors), in the same order, so they are
 equal to what those readers give; tests compare them on every real trace.
 
 The result is memoised for the process (keyed by the path as given and the file's identity) and saved in the trace
@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mrsim.analysis.validation.column_background import ColumnBackground as _ColumnBackground
-from mrsim.analysis.validation.deferred import LaterCollectors
-from mrsim.analysis.validation.observe import InputReport, JobObservation, Profiler
+from mrsim.profiler.column_background import ColumnBackground as _ColumnBackground
+from mrsim.profiler.deferred import LaterCollectors
+from mrsim.profiler.observe import InputReport, JobObservation, Profiler
 from mrsim.calibration.background import BackgroundCollector, usage_arrays
 from mrsim.calibration.extract import CalibrationCollector
 from mrsim.calibration.model import Calibration
@@ -277,9 +277,9 @@ def _read(p: Path, format_: Format) -> SingleInput:
     the job being read): about a quarter of the parse's CPU on the 1148-job trace (docs/performance.md).
     Collection resumes, as it was, when the pass returns or raises, with what the pass kept (the templates, the
     calibration, the queued collectors) in the oldest generation: a first collection over it all, 8-10 ms right
-    before the replay on that trace, would only have promoted it there (:func:`~mrsim.tracker.gc_policy
+    before the replay on that trace, would only have promoted it there (:func:`~mrsim.io.gc_policy
     .enable_after_pause`)."""
-    from mrsim.tracker.gc_policy import enable_after_pause
+    from mrsim.io.gc_policy import enable_after_pause
 
     was_enabled = gc.isenabled()
     gc.disable()
@@ -292,8 +292,8 @@ def _read(p: Path, format_: Format) -> SingleInput:
 
 def _read_pass(p: Path, format_: Format) -> SingleInput:
     """One pass: the steps of ``load_with_hosts`` and of ``Profiler.logged_jobs``, per job, in their order."""
-    from mrsim.analysis.validation.observe import observe_job, observe_plain
-    from mrsim.analysis.validation.trace_conf import TraceConf
+    from mrsim.profiler.observe import observe_job, observe_plain
+    from mrsim.profiler.trace_conf import TraceConf
     from mrsim.profiler.plain import plain_job
     from mrsim.profiler.builder import template_from_logged_job
     from mrsim.profiler.early_read import claim
@@ -310,7 +310,7 @@ def _read_pass(p: Path, format_: Format) -> SingleInput:
     copied = 0
     trace_conf, calibration = TraceConf(), CalibrationCollector()
     # The observations, slot usage and background: queued while every job is plain and safe to queue, run when
-    # read (mrsim.analysis.validation.deferred); once a job cannot be queued, run here as each job is read.
+    # read (mrsim.profiler.deferred); once a job cannot be queued, run here as each job is read.
     later = LaterCollectors()
     usage, background, observations = later.usage, later.background, later.observations
     templates: list[JobTemplate] = []
@@ -482,7 +482,7 @@ _BACKGROUND_FIELDS = ("background_waits", "background_times", "background_deltas
 class _LazyInput(SingleInput):
     """A :class:`SingleInput` of a pass whose observations, background inputs and (on a ``mrsim synth`` trace)
     profiler's hosts are built when first read, from the collectors the pass queued
-    (:mod:`mrsim.analysis.validation.deferred`). A replay without ``--background trace`` reads none of them.
+    (:mod:`mrsim.profiler.deferred`). A replay without ``--background trace`` reads none of them.
     The values are those the eager pass gave (the same code on the same columns, in the same order)."""
 
     def __getattr__(self, name: str) -> Any:
