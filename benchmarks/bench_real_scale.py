@@ -117,7 +117,7 @@ def render(doc: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     p.add_argument("--jobs", type=int, default=4000)
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--nodes", type=int, default=10000)
