@@ -286,7 +286,7 @@ def hit_phases(trace: Path, codes: dict[str, dict[str, str]], repeat: int) -> No
 
     args = [*REPLAY[:1], str(trace), *REPLAY[1:]]
     runs: dict[str, list[dict[str, float]]] = {tag: [] for tag in codes}
-    for tag, env in codes.items():
+    for env in codes.values():
         child(args, env)
     for _ in range(repeat):
         for tag, env in codes.items():

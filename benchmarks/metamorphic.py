@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from mrsim.whatif.laws import TOLERANCE, check_trace, violations
+from mrsim.whatif.laws import TOLERANCE, check_trace
 
 
 LAWS = ("fewer-nodes", "more-nodes", "more-slots", "heavier-load", "same-cluster", "one-job")

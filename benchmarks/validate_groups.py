@@ -18,7 +18,6 @@ for the 50 traces on two cores with ``--jobs 2``).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys

@@ -277,7 +277,7 @@ def simulate_all(out: Path, runs: int, seed: int, workers: int, setup: Setup) ->
         uses = SLOT[c[7]][0] if c[6] == "slot" else c[7] in FLUID_ESTIMATES
         unique.setdefault((c[0], c[3] if uses else 0.0, c[4], c[5], c[6], c[7], c[9]), []).append(c)
     groups: dict[tuple, list[tuple]] = {}
-    for key, same in unique.items():  # group by workload so each worker builds it once
+    for _key, same in unique.items():  # group by workload so each worker builds it once
         c = same[0]
         groups.setdefault((c[0], c[4], c[5], c[6] == "slot" and c[7]), []).append(c)
     jobs = sorted(groups.values(), key=len, reverse=True)

@@ -25,7 +25,7 @@ def streamed_workload(trace: str, fmt: str | None) -> tuple[StreamedWorkload, st
     """The streamed workload of ``trace`` and the format it was read as (``swim`` or ``synth``)."""
     if trace.startswith(SYNTH_PREFIX):
         return _synth(trace), "synth"
-    from mrsim.profiler.detect import Format, detect_format
+    from mrsim.profiler.detect import detect_format
     from mrsim.io.safe_open import check_input_file
 
     check_input_file(trace, allow_dir=True)

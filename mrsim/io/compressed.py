@@ -6,7 +6,6 @@ import gzip
 import io
 import os
 import zlib
-from pathlib import Path
 from typing import IO
 
 from mrsim.errors import InputError

@@ -38,7 +38,6 @@ import json
 import math
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Mapping
 
 from mrsim.errors import InputError, OptionError

@@ -45,7 +45,6 @@ from mrsim.model.templates import JobTemplate, Workload
 
 if TYPE_CHECKING:
     from mrsim.profiler.plain import PlainJob
-    from mrsim.profiler.store import StoredBackground
 
 #: The host every attempt of a ``mrsim synth`` trace names (kept equal to ``mrsim.profiler.assumptions.SYNTHETIC_HOST``).
 SYNTHETIC_HOST = "synthetic-host"

@@ -62,7 +62,6 @@ import io
 import math
 import os
 import secrets
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field

@@ -51,8 +51,7 @@ def load_workload(path: str | os.PathLike[str], fmt: str | None = None) -> Workl
 
 
 def _load(path: str | os.PathLike[str], fmt: str | None) -> Workload:
-    from mrsim.profiler.builder import workload_from_logged_jobs
-    from mrsim.profiler.detect import Format, detect_format, iter_logged_jobs
+    from mrsim.profiler.detect import Format, detect_format
 
     p = Path(path)
     if not p.exists():

@@ -118,9 +118,13 @@ def _task_columns(jt: "JobTracker") -> dict[str, np.ndarray]:
     counts = []
     for j in jobs:
         if j.n_maps:
-            ids.append(j.job_id); kinds.append(0); counts.append(j.n_maps)
+            ids.append(j.job_id)
+            kinds.append(0)
+            counts.append(j.n_maps)
         if j.n_reduces:
-            ids.append(j.job_id); kinds.append(1); counts.append(j.n_reduces)
+            ids.append(j.job_id)
+            kinds.append(1)
+            counts.append(j.n_reduces)
     total = sum(counts)
     counts_arr = np.asarray(counts, dtype=np.int64)
     starts_of_blocks = np.cumsum(counts_arr) - counts_arr

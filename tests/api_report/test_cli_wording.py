@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import io
 import re
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest

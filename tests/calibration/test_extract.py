@@ -325,7 +325,7 @@ def test_an_end_and_an_assignment_at_one_instant():
     # end on h1 at the same instant (a failed attempt of another job: an end, no launch): a host's events at one
     # instant are taken ends first, so every assignment now follows an end by 0 s, and no gap is left.
     maps, t = [], 10_000
-    for i in range(16):
+    for _i in range(16):
         maps.append(_task("MAP", t, t + 2_010, t, t + 2_000))
         t += 2_000 + 3_006
     props = {"mapreduce.tasktracker.outofband.heartbeat": "true"}

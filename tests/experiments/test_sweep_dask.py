@@ -10,7 +10,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mrsim.analysis.sweeps.executors import LOCAL_CLUSTER_CONFIG, DaskBackend, LocalBackend
+from mrsim.analysis.sweeps.cluster_start import LOCAL_CLUSTER_CONFIG
+from mrsim.analysis.sweeps.executors import DaskBackend, LocalBackend
 from mrsim.analysis.sweeps.forkserver import DASK_PRELOAD, PRELOAD
 from mrsim.cli import main
 from tests.experiments.helpers import FLUID_SPEC, write_spec

@@ -164,7 +164,7 @@ def test_an_interrupted_or_killed_child_leaves_no_entry_and_no_temporary_directo
 
 
 def _script(body: str) -> str:
-    return textwrap.dedent(f"""
+    return textwrap.dedent("""
         import os, signal, sys, time
         from pathlib import Path
         from mrsim.profiler import ingest as ingest_mod

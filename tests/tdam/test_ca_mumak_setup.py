@@ -114,6 +114,6 @@ def test_both_readings_agree_at_threshold_one_and_keep_the_6_7_2_figures():
     rows = sweep_script().read_csv(REPO / "docs" / "figures" / "cafifo" / "sweep.csv")
     at_one = {(r["setup"], r["admission"], r["nodes"], r["map_slots"]): r["makespan_s"] for r in rows
               if r["threshold"] == 1.0}
-    for (setup, admission, nodes, slots), value in at_one.items():
+    for (setup, _admission, nodes, slots), value in at_one.items():
         assert value == at_one[setup, "predicted", nodes, slots]
     assert [at_one["default", "current", 2, s] for s in (4, 6, 8, 10)] == [530.46, 509.46, 427.26, 520.86]

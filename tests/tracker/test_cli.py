@@ -10,7 +10,6 @@ import sys
 import pytest
 
 from mrsim.cli import build_parser, main
-from mrsim.cli.commands import replay as replay_cmd
 from mrsim.errors import InputError, exit_code_for
 
 CONTRACT_JOB_KEYS = {"job_id", "submit_s", "start_s", "finish_s", "completion_s", "maps", "reduces", "actual_completion_s"}

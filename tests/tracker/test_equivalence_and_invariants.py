@@ -10,7 +10,6 @@ from mrsim.tracker.scheduling import create_scheduler
 from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload
 from mrsim.model.cluster import uniform_cluster
 from mrsim.model.hadoop_conf import HadoopConf
-from mrsim.model.templates import JobTemplate, Priority, Workload
 from tests.tracker.helpers import random_workload
 
 
@@ -32,7 +31,7 @@ def test_invariants_hold_after_every_event(seed, interval, oob):
     # no task starts before its job was submitted; slots never over-used (replayed per tracker over time)
     merged = tasks.merge(r.jobs[["job_id", "submit_s"]], on="job_id")
     assert (merged.start_s >= merged.submit_s - 1e-9).all()
-    for (tracker, kind), grp in tasks.groupby(["tracker", "type"]):
+    for (_tracker, kind), grp in tasks.groupby(["tracker", "type"]):
         ev = sorted([(s, 1) for s in grp.start_s] + [(f, -1) for f in grp.finish_s], key=lambda x: (x[0], x[1]))
         level = peak = 0
         for _, d in ev:

@@ -45,7 +45,7 @@ def test_dropping_task_results_changes_no_figure(scheduler, options):
     assert _without_wall(dropped) == _without_wall(kept)
     assert dropped.jobs.equals(kept.jobs)
     with pytest.raises(ValueError, match="per-task results were not kept"):
-        dropped.tasks
+        _ = dropped.tasks
 
 
 def test_locality_counts_are_tallied_as_jobs_finish():

@@ -82,7 +82,7 @@ def test_a_killed_task_runs_again_and_the_job_completes_all_its_tasks() -> None:
     on = run(IDEAL)
     tasks = on.tasks[on.tasks.job_id == "ja"]
     assert len(tasks) == 64 and (tasks.finish_s > tasks.start_s).all()
-    for job_id, _kind, task, _node, _start, end, _r in on.lost_attempts:
+    for _job_id, _kind, task, _node, _start, end, _r in on.lost_attempts:
         row = tasks[tasks.task == task].iloc[0]
         assert row.start_s >= end  # the successful attempt starts after the kill
 

@@ -33,7 +33,7 @@ def box_figure(table: pd.DataFrame, metric: str, across: str, by: str = "schedul
     width = GROUP_WIDTH / max(1, len(groups))
     log = use_log(table[metric].to_numpy(dtype=float), yscale)
     for ax, _, rows in cells:
-        for g, value, sub in iter_groups(rows, by):
+        for _g, value, sub in iter_groups(rows, by):
             gi = groups.index(value)
             data, positions = [], []
             for xi, x in enumerate(xs):

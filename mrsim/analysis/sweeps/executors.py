@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
 from mrsim.analysis.sweeps.cells import Cell
-from mrsim.analysis.sweeps.cluster_start import LOCAL_CLUSTER_CONFIG, ClusterHost, default_workers
+from mrsim.analysis.sweeps.cluster_start import ClusterHost, default_workers
 from mrsim.analysis.sweeps.forkserver import PRELOAD, dask_installed, forkserver_context
 from mrsim.analysis.sweeps.orphans import exit_with_driver
 from mrsim.analysis.sweeps.runner import CellOutcome, run_chunk

@@ -8,7 +8,7 @@ import sys
 import orjson
 
 from mrsim.cli.runspec import context, spec_from_args
-from mrsim.run.execute import announce, announce_once, announce_warnings, early_announcer, execute_replay
+from mrsim.run.execute import announce_once, announce_warnings, early_announcer, execute_replay
 from mrsim.cli.calibration_options import add_calibration_arguments
 from mrsim.cli.load_options import add_load_arguments, given_load_flags
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,

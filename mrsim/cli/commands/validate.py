@@ -15,6 +15,9 @@ from mrsim.wording import clip_left
 from mrsim.cli.options import (add_cluster_arguments, add_engine_arguments, add_output_arguments,
                                add_scheduler_argument, check_report_path, stderr_level)
 
+if TYPE_CHECKING:
+    from mrsim.analysis.validation.report import ValidationReport
+
 NAME = "validate"
 HELP = "replay a trace as it ran and compare simulated with actual job completion times"
 DESCRIPTION = (

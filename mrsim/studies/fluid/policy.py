@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from mrsim.errors import InputError, UsageError
+from mrsim.errors import UsageError
 
 
 class FluidPolicy(enum.Enum):

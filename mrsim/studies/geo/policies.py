@@ -34,7 +34,7 @@ import enum
 import heapq
 from typing import Sequence
 
-from mrsim.errors import InputError, UsageError
+from mrsim.errors import UsageError
 
 #: One queued sub-job in a snapshot: (job position in the snapshot, queued size, sub-job id in the simulator).
 Entry = tuple[int, float, int]

@@ -116,7 +116,6 @@ class ContentionFeature:
             self.nodes.append(NodeMix(*shared))
         self.caches: tuple[MixCache, ...] = tuple(cache for cache, _, _ in caches.values())
         self.tables: tuple[MixTable, ...] = tuple(table for _, _, table in caches.values())
-        n = len(jt.trackers)
         # Predicted finishes of running tasks are written into job.map_finish / reduce_finish at every epoch for
         # schedulers that read them (preemption, size estimates). A scheduler that declares
         # ``reads_task_predictions = False`` (FIFO, CA-FIFO) gets them only on demand: the nodes changed since

@@ -116,7 +116,7 @@ def dc_utilisation(jt: "JobTracker", makespan: float) -> dict[str, dict[str, flo
     maps, reduces = jt.site_slots
     out: dict[str, dict[str, float | None]] = {}
     for d in range(n_dc):
-        def share(kind: int, slots: int) -> float | None:
+        def share(kind: int, slots: int, d: int = d) -> float | None:
             return _r(busy[kind][d] / (slots * makespan)) if slots and makespan > 0 else None
         out[names[d]] = {"map": share(0, maps[d]), "reduce": share(1, reduces[d]),
                          "map_slots": maps[d], "reduce_slots": reduces[d]}

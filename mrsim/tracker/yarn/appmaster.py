@@ -37,7 +37,7 @@ from array import array
 from typing import TYPE_CHECKING, Any
 
 from mrsim.tracker.state import JobState
-from mrsim.tracker.yarn.nodemanager import INF, MAP, REDUCE, Container
+from mrsim.tracker.yarn.nodemanager import INF, MAP, Container
 from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, PRIORITY_MAP, PRIORITY_REDUCE, RACK_LOCAL, SchedulerApp
 from mrsim.model.templates import JobTemplate
 

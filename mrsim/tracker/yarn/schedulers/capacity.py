@@ -40,7 +40,7 @@ from mrsim.tracker.schedconf.capacity_file import queue_list, read_capacity_file
 from mrsim.tracker.yarn.groups import UserGroups
 from mrsim.tracker.yarn import capacity_ordering, capacity_values
 from mrsim.tracker.yarn.preemption_conf import is_preemption_key
-from mrsim.tracker.yarn.schedulers.base import NODE_LOCAL, OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler, fits
+from mrsim.tracker.yarn.schedulers.base import OFF_SWITCH, RACK_LOCAL, SchedulerApp, YarnScheduler
 from mrsim.model.yarn_version import from_config
 from mrsim.errors import InputError
 
@@ -330,7 +330,7 @@ class CapacityScheduler(YarnScheduler):
         priority = self.ordering.priority(queue.path, self.asked_priority.get(app.index))
         if priority != 0:
             self.app_priority[app.index] = priority
-            for name, q in self.leaves.items():
+            for _name, q in self.leaves.items():
                 q.ordered = True  # priorities differ from now on: every leaf sorts
         queue.pending[app.index] = app
         app.runnable = False  # until activated (no RM bookkeeping yet: the app has no asks)

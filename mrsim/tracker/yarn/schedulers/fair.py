@@ -221,7 +221,7 @@ class FairScheduler(YarnScheduler):
         for k, v in config.items():
             if k.startswith(Y):
                 site[k] = (str(v).lower() if isinstance(v, bool) else str(v), "scheduler config")
-        for k, (v, where) in sorted(site.items()):
+        for k, (_value, where) in sorted(site.items()):
             if k.startswith(Y) and k not in _SITE_KEYS:
                 self.warnings.append(f"{where}: {k} is not modelled (ignored)")
         if alloc_path is None and Y + "allocation.file" in site:

@@ -42,7 +42,7 @@ class FifoScheduler(YarnScheduler):
     def node_update(self, node: "NodeManager") -> None:
         rm = self.rm
         assert rm is not None
-        min_mem, min_vc = rm.min_mem, rm.min_vcores
+        min_mem = rm.min_mem
         for app in list(self.apps.values()):
             while assign_one(rm, app, node, memory_only=True):
                 pass
