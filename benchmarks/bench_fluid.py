@@ -7,7 +7,7 @@ For every SWIM sample and every discipline it prints the event count, the best-o
 FSP+FIFO and FSP+PS in both the fast (virtual-time, O(log n) per event) and the naive (:mod:`mrsim.studies.fluid.naive`,
 O(n) per event) versions at each ``--naive-loads`` load, checks they agree, and prints the speed ratio. Event
 counts are asserted, so skipping work cannot pass as a speed-up. ``run_fluid`` end to end (parsing and the JSON
-contract included) is timed on FB-2009 0 against ``simulate`` alone; ``tests/fluid/test_run.py`` checks only its
+contract included) is timed on FB-2009 0 against ``simulate`` alone; ``tests/studies/fluid/test_run.py`` checks only its
 event counts. Peak RSS is printed last.
 """
 

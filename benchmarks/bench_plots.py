@@ -7,7 +7,7 @@ and at a tenth of that as the baseline in the same run, and prints tasks, artist
 best-of-``repeat`` wall and CPU seconds, and the ratio big / baseline (about 1 when rendering cost is dominated
 by the fixed per-figure work, up to 10 if it grows linearly with tasks). The artist count is asserted (at most
 two collections per axis: one per task kind, bars rasterised), so a change that draws one artist per task fails
-here rather than only getting slower. ``tests/experiments/test_plots.py`` asserts the same bound without timing.
+here rather than only getting slower. ``tests/analysis/sweeps/test_plots.py`` asserts the same bound without timing.
 """
 
 from __future__ import annotations

@@ -175,7 +175,7 @@ def _private_trace_cache(_cache_dirs: Iterator[Path], monkeypatch: pytest.Monkey
     each worker has its own temporary root). The cache starts with one entry, the bundled default trace's, built
     once per session: it is what a second ``mrsim replay`` on a user's machine finds, and it saves ~0.6 s of CPU in
     each of the many CLI tests that read that trace. Tests marked ``empty_trace_cache`` start from an empty cache; the
-    miss path itself is tested in tests/profiler_store/test_trace_cache.py. The process-wide input policy that
+    miss path itself is tested in tests/profiler/store/test_trace_cache.py. The process-wide input policy that
     CLI flags set (``--no-cache``, ``--strict``, ``--no-verify``: mrsim.io.policy) starts at its defaults, so a
     test that ran the CLI with one of them cannot change what a later test sees."""
     from mrsim.profiler import ingest

@@ -583,7 +583,7 @@ def test_yarn_mode_runs_on_the_jobtracker_core() -> None:
     from mrsim.tracker.jobtracker import JobTracker
     from mrsim.tracker.yarn import create_yarn_scheduler, replay_yarn
     from mrsim.tracker.yarn.heartbeat import NodeUpdates
-    from tests.yarn.helpers import cluster, conf, job, workload
+    from tests.tracker.yarn.helpers import cluster, conf, job, workload
 
     seen = []
     result = replay_yarn(workload(job("j1", [10.0, 10.0], [5.0]), job("j2", [4.0], submit=3.0)), cluster(2),

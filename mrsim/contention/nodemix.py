@@ -5,7 +5,7 @@
 so a residual vector stays proportional to the task's demand. It is the node model of ``--contention tdam``
 (driven by :class:`mrsim.tracker.contention_core.EpochCore`) and of the keyed :class:`mrsim.contention.NodeContention`
 (the stream dispatchers of sections 5.5 and 6.4). The literal Algorithm 7, :func:`mrsim.contention.epochs`, is the
-reference it is pinned against (``tests/contention/test_node_model_oracle.py``, ``tests/tdam/test_nodemix.py``);
+reference it is pinned against (``tests/contention/test_node_model_oracle.py``, ``tests/tracker/features/tdam/test_nodemix.py``);
 nothing runs that one but the tests and the seed tables.
 
 Why it is cheap (``docs/tdam.md``, "Explanation"):

@@ -11,7 +11,7 @@ replay) cost ~0.8 s of CPU to write, more than the replay itself. Replay outputs
 It takes the fast path only where its output provably equals pandas': 64-bit float, integer and string columns (two or more),
 string headers and values that need no quoting (no delimiter, quote or line break), and no missing strings. Any
 other table (booleans, dates, categoricals, nullable integers, float32, a value that needs quotes) goes to pandas'
-``to_csv`` unchanged. ``tests/api_report/test_csv_frame.py`` pins both paths against pandas. Cost O(rows x columns)
+``to_csv`` unchanged. ``tests/api/test_csv_frame.py`` pins both paths against pandas. Cost O(rows x columns)
 plus a sort per numeric column for the distinct values.
 """
 

@@ -12,7 +12,7 @@ series keeps a row per change. So most of the 100,000 allocations that start a g
 still alive when it runs, and each collection scans and promotes them all: on the 1148-job benchmark
 (``benchmarks/bench_yarn.py``) 40 collections took 0.22 to 0.40 CPU s of a 2 to 3 s replay (measured with
 ``gc.callbacks``), against 0.01 s for the MR1 replay, whose events mostly die before a collection. A YARN
-replay makes no garbage cycle per event either (``tests/yarn/test_gc_policy.py`` counts them: none), so nothing
+replay makes no garbage cycle per event either (``tests/tracker/yarn/test_gc_policy.py`` counts them: none), so nothing
 accumulates while the collector is off; the replay's own structures are freed when the result is.
 """
 

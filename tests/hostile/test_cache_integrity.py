@@ -24,7 +24,7 @@ from mrsim.profiler import cache
 from mrsim.profiler.rumen_writer import write_rumen_trace
 from mrsim.profiler.store import _parse_manifest, add_to_store, load_store, read_manifest
 from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
-from tests.profiler_store.helpers import assert_one_line_error, full_template, run_cli
+from tests.profiler.store.helpers import assert_one_line_error, full_template, run_cli
 
 pytestmark = pytest.mark.empty_trace_cache
 

@@ -18,7 +18,7 @@ from mrsim.io.compressed import open_binary
 from mrsim.profiler.detect import Format, detect_format, read_head, sniff_format
 from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
 from tests.data import SHARED_DATA
-from tests.profiler_store.helpers import assert_one_line_error, run_cli
+from tests.profiler.store.helpers import assert_one_line_error, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 

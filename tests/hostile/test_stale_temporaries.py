@@ -21,7 +21,7 @@ from mrsim.io.atomic import atomic_write
 from mrsim.profiler import cache
 from mrsim.profiler.store import PARTIAL_PREFIX, add_to_store
 from tests.hostile.cases import REPO
-from tests.profiler_store.helpers import full_template
+from tests.profiler.store.helpers import full_template
 
 pytestmark = pytest.mark.empty_trace_cache
 

@@ -12,7 +12,7 @@ import pytest
 
 from mrsim.errors import InputError, StalledError
 from mrsim.profiler.synth import FacebookLikeSpec, facebook_like_workload, template_to_logged_job
-from tests.profiler_store.helpers import assert_one_line_error, run_cli
+from tests.profiler.store.helpers import assert_one_line_error, run_cli
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 
 from mrsim.profiler.rumen import iter_rumen_jobs
 from tests.data import SHARED_DATA
-from tests.profiler_store.helpers import assert_one_line_error, run_cli
+from tests.profiler.store.helpers import assert_one_line_error, run_cli
 
 TRACE = SHARED_DATA / "gridmix-system-branch-1" / "5m_stream_trace.json.gz"
 

@@ -16,7 +16,7 @@ from typing import Iterator
 import pytest
 
 from mrsim.cli import main
-from tests.profiler_store.helpers import assert_one_line_error, run_cli
+from tests.profiler.store.helpers import assert_one_line_error, run_cli
 
 BUNDLED = Path(__file__).resolve().parents[2] / "rumen_traces" / "default.json.gz"
 

@@ -4,7 +4,7 @@
 task-completion mode with the federation feature and the geo controller). This module is the paper's model as a
 configuration of the event kernel alone (:class:`mrsim.tracker.kernel.Kernel`: no JobTracker, no heartbeats, no
 Hadoop slots per node, tasks launched the instant a slot frees). It lives under ``tests/`` as the reference the
-engine form is pinned against (``tests/geo/test_engine_vs_oracle.py``, ``tests/federation``): the paper's worked
+engine form is pinned against (``tests/studies/geo/test_engine_vs_oracle.py``, ``tests/studies/federation``): the paper's worked
 example exactly, seeded synthetic traces to the last bit; ``benchmarks/bench_geo.py`` times both in one run.
 Nothing under ``mrsim/`` imports it. It returns the same :class:`~mrsim.studies.geo.result.GeoResult`.
 

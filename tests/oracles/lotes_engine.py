@@ -4,8 +4,8 @@ against. Poisson job arrivals and task completions on resource-vector machines, 
 
 ``mrsim lotes`` now runs the same model on the JobTracker engine (:mod:`mrsim.studies.lotes.engine`: task mode and
 the push plug-in :mod:`mrsim.studies.lotes.push`); this module stays, under tests/, as the independent
-reference the engine is pinned against (``tests/lotes/test_oracle.py``: every figure identical on seeded runs,
-the hand-computed timelines of ``tests/lotes/test_engine.py`` on both) and the speed baseline of
+reference the engine is pinned against (``tests/studies/lotes/test_oracle.py``: every figure identical on seeded runs,
+the hand-computed timelines of ``tests/studies/lotes/test_engine.py`` on both) and the speed baseline of
 ``benchmarks/bench_lotes.py oracle``. Nothing under ``mrsim/`` imports it.
 
 **Where to read LoTES.** The model's machine rules (start a dispatched task or queue it, strict FIFO queues with

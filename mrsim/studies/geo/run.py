@@ -8,7 +8,7 @@ the federation feature (``mrsim/tracker/features/federation.py``) runs each task
 controller (``schedulers/geo_controller.py``) decides once at the end of every instant with a change, then the
 trackers launch in datacenter order. ``tests/oracles/geo_simulator.py`` is the paper's model written directly
 (a kernel configuration without a JobTracker); the tests pin this run against it on the paper's worked example
-and seeded synthetic traces (``tests/geo/test_engine_vs_oracle.py``).
+and seeded synthetic traces (``tests/studies/geo/test_engine_vs_oracle.py``).
 
 What differs from a model written directly, and why it does not show in the results:
 

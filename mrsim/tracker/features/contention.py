@@ -39,7 +39,7 @@ Slots may exceed cores: nothing caps concurrency but the slots, and the model de
 model of mrsim (eq. 5.3 accrual by shape over the node type's :class:`~mrsim.contention.MixCache`; the keyed
 :class:`mrsim.contention.NodeContention` of the stream dispatchers is the same model). Its results are pinned
 against the literal Algorithm 7, :func:`mrsim.contention.epochs` (``tests/contention/test_node_model_oracle.py``,
-``tests/tdam/test_nodemix.py``). :class:`~mrsim.contention.nodemix.NodeMix` and the epoch bookkeeping
+``tests/tracker/features/tdam/test_nodemix.py``). :class:`~mrsim.contention.nodemix.NodeMix` and the epoch bookkeeping
 (:class:`~mrsim.tracker.contention_core.EpochCore`, in :mod:`mrsim.tracker.contention_core`) are compiled with the
 engine core; this class wires them to the engine's hooks (``docs/tdam.md``, "Reference: what the engine does").
 

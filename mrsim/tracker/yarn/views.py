@@ -4,7 +4,7 @@
 series, and they call back into it. Each of them names the RM by a protocol here instead of importing the RM's
 module, so the imports point one way (``rm`` on ``appmaster``, ``schedulers`` and ``timeseries``, never back); the
 RM satisfies every protocol structurally. A YARN scheduler types its RM ``Any`` (the scheduler tests drive it
-with a stand-in, ``tests/yarn/helpers.py``). Imported for type checking only: nothing here runs. An
+with a stand-in, ``tests/tracker/yarn/helpers.py``). Imported for type checking only: nothing here runs. An
 ApplicationMaster, a scheduler's view of an application and a queue's totals are typed ``Any`` here: their
 modules name these protocols (or are below a module that does), and this module imports none of them.
 """

@@ -143,7 +143,7 @@ class YarnScheduler:
     memory_only = False  # True: fit and share by memory alone (DefaultResourceCalculator)
 
     def __init__(self) -> None:
-        # Typed Any, not ResourceManager: the scheduler tests drive schedulers with a stub RM (tests/yarn/helpers.py),
+        # Typed Any, not ResourceManager: the scheduler tests drive schedulers with a stub RM (tests/tracker/yarn/helpers.py),
         # which compiled code would reject as the wrong class
         self.rm: Any = None
         # the RM's allocate and has_room, bound at start(): a call of a bound method skips the attribute lookup a
