@@ -208,33 +208,42 @@ def _needs_inference(args: RunSpec, given: Any) -> bool:
     return given is None and not (args.cluster or args.topology)
 
 
+def _prepared(args: RunSpec, ctx: RunContext, conf: Any, given_cluster: "ClusterSpec | None") -> tuple:
+    """What replay and compare do first: the trace read (with its hosts when the cluster comes from them), the
+    cluster chosen, the engine chosen, the workload checked against the cluster and the load what-ifs applied.
+    Returns ``(loaded, trace, choice, yarn, workload, notes, load_spec)``."""
+    from mrsim.profiler.assumptions import choose_cluster
+    from mrsim.run.engine_choice import use_yarn
+    from mrsim.run.load import apply_load_flags
+
+    loaded, trace = _load(args, ctx, _needs_inference(args, given_cluster))
+    choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
+    yarn = use_yarn(args, trace, loaded.workload)
+    workload, notes = _checked(loaded.workload, choice, yarn)
+    workload, load_spec, load_notes = apply_load_flags(args, workload)
+    notes.extend(load_notes)
+    return loaded, trace, choice, yarn, workload, notes, load_spec
+
+
 def execute_replay(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
                    ctx: RunContext = RunContext()) -> Run:
     """Everything ``mrsim replay`` does short of printing (CLI and :func:`replay`)."""
     from mrsim.whatif.announce import whatif_spec
     from mrsim.run.calibration import calibrate_run
-    from mrsim.run.load import apply_load_flags
     from mrsim.run.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.run.progress import progress_bar
     from mrsim.tracker.replay import replay as run_replay
     from mrsim.tracker.routing import routing_note
     from mrsim.tracker.schedconf.filekind import check_plugin_config
     from mrsim.tracker.scheduling import scheduler_from
-    from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.profiler.assumptions import assumption_line, heartbeat_origin
 
     if getattr(args, "model", "slots") != "slots":
         raise InputError("mrsim.replay runs the slot engine; use `mrsim replay --model fluid` for the fluid model")
     conf = build_conf(args)
     options = build_options(args)
-    loaded, trace = _load(args, ctx, _needs_inference(args, given_cluster))
-    choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
+    loaded, trace, choice, yarn, workload, notes, load_spec = _prepared(args, ctx, conf, given_cluster)
     cluster = choice.cluster
-    from mrsim.run.engine_choice import use_yarn
-
-    yarn = use_yarn(args, trace, loaded.workload)
-    workload, notes = _checked(loaded.workload, choice, yarn)
-    workload, load_spec, load_notes = apply_load_flags(args, workload)
-    notes.extend(load_notes)
     placement = None
     if yarn:
         from mrsim.run.yarn_calibration import resolve_yarn_calibration
@@ -307,10 +316,9 @@ def execute_compare(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
     from mrsim.run.scheduler_files import normalise_name
     from mrsim.tracker.routing import routing_note
     from mrsim.tracker.scheduling import create_scheduler
-    from mrsim.run.load import apply_load_flags
     from mrsim.run.options import apply_placement, build_conf, build_options, scheduler_config
     from mrsim.run.progress import progress_bar
-    from mrsim.profiler.assumptions import assumption_line, choose_cluster, heartbeat_origin
+    from mrsim.profiler.assumptions import assumption_line, heartbeat_origin
     from mrsim.studies.deadlines import check_deadline_factor
 
     if args.replications < 1:
@@ -320,15 +328,8 @@ def execute_compare(args: RunSpec, given_cluster: "ClusterSpec | None" = None,
     conf = build_conf(args)
     options = build_options(args)
     config = scheduler_config(args, with_file=False)
-    loaded, trace = _load(args, ctx, _needs_inference(args, given_cluster))
-    choice = choose_cluster(args, conf, trace, loaded.hosts, given_cluster)
+    loaded, trace, choice, yarn, workload, notes, load_spec = _prepared(args, ctx, conf, given_cluster)
     cluster = choice.cluster
-    from mrsim.run.engine_choice import use_yarn
-
-    yarn = use_yarn(args, trace, loaded.workload)
-    workload, notes = _checked(loaded.workload, choice, yarn)
-    workload, load_spec, load_notes = apply_load_flags(args, workload)
-    notes.extend(load_notes)
     placement = None
     if yarn:
         from mrsim.run.yarn_compare import compare_yarn
