@@ -43,6 +43,20 @@ def conf(**changes) -> YarnConf:
     return YarnConf(**changes)
 
 
+def place_container(rm, app: SchedulerApp, ask, node: NodeManager, locality: int) -> Container:
+    """A stand-in RM's bookkeeping of one allocation, as ``ResourceManager.allocate`` does it: the ask is taken,
+    the container held on ``node``, the cluster's free totals and the app's usage and live count updated."""
+    ask.take(node.name, node.rack, locality)
+    c = Container(app.index, node.index, ask.mem, ask.vcores, 1, ask.priority, locality)
+    node.hold(c)
+    rm.free_mem -= c.mem
+    rm.free_vcores -= c.vcores
+    app.used_mem += c.mem
+    app.used_vcores += c.vcores
+    app.live += 1
+    return c
+
+
 class StubRM:
     """Just enough of ResourceManager for a scheduler's ``node_update``: one node, allocation bookkeeping."""
 
@@ -59,14 +73,7 @@ class StubRM:
         return node.free_mem >= self.min_mem and (self.memory_only or node.free_vcores >= self.min_vcores)
 
     def allocate(self, app: SchedulerApp, ask, node: NodeManager, locality: int) -> Container:
-        ask.take(node.name, node.rack, locality)
-        c = Container(app.index, node.index, ask.mem, ask.vcores, 1, ask.priority, locality)
-        node.hold(c)
-        self.free_mem -= c.mem
-        self.free_vcores -= c.vcores
-        app.used_mem += c.mem
-        app.used_vcores += c.vcores
-        app.live += 1
+        c = place_container(self, app, ask, node, locality)
         self.given[app.app_id] = self.given.get(app.app_id, 0) + 1
         self.order.append(app.app_id)
         self.scheduler.charge(app, c.mem, c.vcores, ask.priority == 0)

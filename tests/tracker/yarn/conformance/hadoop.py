@@ -13,6 +13,7 @@ from typing import Callable, TypeVar
 
 from mrsim.tracker.yarn.nodemanager import Container, NodeManager
 from mrsim.tracker.yarn.schedulers.base import SchedulerApp
+from tests.tracker.yarn.helpers import place_container
 
 F = TypeVar("F", bound=Callable)
 
@@ -61,15 +62,8 @@ class MultiNodeRM:
         return node.free_mem >= self.min_mem and (self.memory_only or node.free_vcores >= self.min_vcores)
 
     def allocate(self, app: SchedulerApp, ask, node: NodeManager, locality: int) -> Container:
-        ask.take(node.name, node.rack, locality)
-        c = Container(app.index, node.index, ask.mem, ask.vcores, 1, ask.priority, locality)
-        node.hold(c)
-        self.free_mem -= c.mem
-        self.free_vcores -= c.vcores
-        app.used_mem += c.mem
-        app.used_vcores += c.vcores
+        c = place_container(self, app, ask, node, locality)
         app.pending_mb -= c.mem
-        app.live += 1
         self.log.append((app.app_id, ask.priority, node.name, locality))
         self.scheduler.charge(app, c.mem, c.vcores, ask.priority == 0)
         return c
